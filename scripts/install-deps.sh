@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Installs everything the testbed needs on a Debian 12 machine, from Debian
+# packages and PyPI only, skipping what is already there. Idempotent.
+#   scripts/install-deps.sh            system packages (when missing) + .venv
+#   SKIP_APT=1 scripts/install-deps.sh only the Python virtual environment
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+DEBIAN_PACKAGES=(
+  g++ make cmake ninja-build pkg-config git
+  libgflags-dev libgoogle-glog-dev libtbb-dev libnuma-dev libmetis-dev
+  libgtest-dev libgmock-dev
+  python3 python3-venv python3-pip
+)
+
+missing=()
+for p in "${DEBIAN_PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [[ ${#missing[@]} -gt 0 && -z "${SKIP_APT:-}" ]]; then
+  echo "install-deps: installing Debian packages: ${missing[*]}"
+  SUDO=""
+  [[ $(id -u) -ne 0 ]] && SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+# Python virtual environment for the harness (scripts/) and its tests.
+if [[ ! -x .venv/bin/python ]]; then
+  python3 -m venv .venv
+fi
+stamp=.venv/.requirements.sha
+want=$(sha256sum requirements.txt | cut -d' ' -f1)
+if [[ ! -f $stamp || "$(cat $stamp)" != "$want" ]]; then
+  .venv/bin/python -m pip install -q --upgrade pip
+  .venv/bin/python -m pip install -q -r requirements.txt
+  echo "$want" > $stamp
+fi
+echo "install-deps: ok"

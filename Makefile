@@ -1,0 +1,99 @@
+# Entry points of the testbed. Everything builds through CMake + Ninja in one
+# build directory per compile-time configuration:
+#   build/<variant>[-native]   variant = release (default) | debug | tsan | asan
+# Release binaries go to bin/rundb-<cc>; other variants to build/<variant>/bin.
+#
+#   make deps                 install Debian packages (if missing) and .venv
+#   make build                all protocols (make CC=silo: just one)
+#   make test                 unit + stress tests (ctest) and harness tests (pytest)
+#   make test-sanitizers      TSan stress tests and ASan+UBSan unit tests
+#   make run                  the main job: a short YCSB comparison of all protocols
+#   make bench                engine benchmark (throughput, ns per transaction)
+#   make figures PROFILE=smoke|small|paper [FIGS=id1,id2]
+#   make clean
+# Options: VARIANT=debug|tsan|asan, NATIVE=1 (-march=native), JOBS=N.
+
+PROTOCOLS := nowait occ silo tictoc nocc
+VARIANT ?= release
+NATIVE ?= 0
+JOBS ?= $(shell nproc)
+PROFILE ?= smoke
+PY := .venv/bin/python
+
+# `make CC=silo` selects one protocol. Make's built-in CC (the C compiler)
+# only counts when given on the command line.
+ifeq ($(origin CC),command line)
+  ifeq ($(filter $(CC),$(PROTOCOLS)),)
+    $(error CC=$(CC) is not a protocol; allowed: $(PROTOCOLS))
+  endif
+  SELECTED := $(CC)
+else
+  SELECTED := $(PROTOCOLS)
+endif
+
+ifeq ($(filter $(VARIANT),release debug tsan asan),)
+  $(error VARIANT=$(VARIANT) is not one of release|debug|tsan|asan)
+endif
+ifeq ($(filter $(NATIVE),0 1),)
+  $(error NATIVE=$(NATIVE) must be 0 or 1)
+endif
+
+BUILD_TYPE_release := Release
+BUILD_TYPE_debug := Debug
+BUILD_TYPE_tsan := RelWithDebInfo
+BUILD_TYPE_asan := Debug
+SANITIZE_release := none
+SANITIZE_debug := none
+SANITIZE_tsan := thread
+SANITIZE_asan := address
+
+suffix := $(if $(filter 1,$(NATIVE)),-native,)
+BUILD_DIR := build/$(VARIANT)$(suffix)
+BIN_DIR := $(if $(and $(filter release,$(VARIANT)),$(filter 0,$(NATIVE))),$(CURDIR)/bin,$(CURDIR)/$(BUILD_DIR)/bin)
+# The selected protocols as a CMake list (semicolons).
+empty :=
+space := $(empty) $(empty)
+CMAKE_PROTOCOLS := $(subst $(space),;,$(strip $(PROTOCOLS)))
+
+.PHONY: all deps configure build build-all test test-cpp test-python test-sanitizers run bench figures clean
+all: build
+
+deps:
+	@scripts/install-deps.sh
+
+configure:
+	@cmake -S . -B $(BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=$(BUILD_TYPE_$(VARIANT)) \
+	  -DCCB_SANITIZE=$(SANITIZE_$(VARIANT)) -DCCB_NATIVE=$(if $(filter 1,$(NATIVE)),ON,OFF) \
+	  -DCCB_PROTOCOLS="$(CMAKE_PROTOCOLS)" -DCCB_BIN_DIR=$(BIN_DIR) >/dev/null
+
+build: configure
+	@cmake --build $(BUILD_DIR) -j $(JOBS) --target $(addprefix rundb-,$(SELECTED))
+
+# Everything (binaries, tools, test executables) of one variant.
+build-all: configure
+	@cmake --build $(BUILD_DIR) -j $(JOBS)
+
+test: deps
+	@$(MAKE) --no-print-directory build-all VARIANT=$(VARIANT)
+	@$(MAKE) --no-print-directory test-cpp test-python VARIANT=$(VARIANT)
+
+test-cpp:
+	@cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS) --timeout 600
+
+test-python:
+	@$(PY) -m pytest -q tests/python
+
+test-sanitizers: deps
+	@$(MAKE) --no-print-directory build-all VARIANT=tsan
+	@cd build/tsan && TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" ctest --output-on-failure -L stress --timeout 900
+	@$(MAKE) --no-print-directory build-all VARIANT=asan
+	@cd build/asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --output-on-failure -L unit --timeout 900
+
+run: deps build
+	@$(PY) scripts/engine_bench.py demo
+
+bench: deps build
+	@$(PY) scripts/engine_bench.py bench
+
+clean:
+	rm -rf build bin

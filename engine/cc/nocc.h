@@ -1,0 +1,42 @@
+// NoCC: execution without concurrency control, for transactions a front-end
+// has proven conflict-free (Strife's and TsPAR's conflict-free queues) and for
+// measuring the engine's own overhead. Reads go to the row in place; writes
+// are installed at commit. Concurrent conflicting transactions under NoCC are
+// NOT serializable: the checker will (rightly) flag such runs.
+#pragma once
+
+#include <cstring>
+
+#include "engine/cc/common.h"
+
+namespace ccb {
+
+class NoCC {
+ public:
+  static constexpr const char* kName = "nocc";
+  struct RowMeta {
+    uint64_t unused = 0;  // rows keep an 8-byte header so layouts stay aligned
+  };
+  struct AccessMeta {};
+  struct TxnMeta {};
+
+  void begin(Txn<NoCC>&) {}
+  RC read(Txn<NoCC>&, Access<NoCC>& a) {
+    a.data = a.row->data();
+    return RC::kOk;
+  }
+  RC write(Txn<NoCC>& txn, Access<NoCC>& a) {
+    std::memcpy(txn.make_local(a), a.row->data(), a.table->data_size());
+    return RC::kOk;
+  }
+  RC insert(Txn<NoCC>&, Access<NoCC>&) { return RC::kOk; }
+  RC commit(Txn<NoCC>& txn) {
+    for (auto& a : txn.accesses())
+      if (a.type == AccessType::kWrite) txn.install(a);
+    txn.publish_inserts([](RowMeta&) {});
+    return RC::kOk;
+  }
+  void abort(Txn<NoCC>&) {}
+};
+
+}  // namespace ccb

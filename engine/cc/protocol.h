@@ -1,0 +1,122 @@
+// The protocol concept: what a concurrency-control protocol implements.
+//
+// A protocol is a class CC, chosen at compile time as the template argument of
+// the engine (Txn<CC>, OnlineExecutor<CC, W>, ...), so no row access goes
+// through a virtual call. It supplies three nested types and six operations:
+//
+//   CC::RowMeta     per-row metadata embedded in the row header (locks, TIDs,
+//                   timestamps). Default-constructed = unlocked, loader version.
+//                   Size a multiple of 8.
+//   CC::AccessMeta  per-access state kept in the transaction's access set
+//                   (e.g. the TID observed when the row was read).
+//   CC::TxnMeta     per-transaction (and per-thread, persistent) state.
+//   CC::kName       the protocol's lower-case name ("silo"), used for the
+//                   binary name bin/rundb-<name> and in results.
+//
+//   void begin(Txn<CC>&)                 a new attempt starts
+//   RC read(Txn<CC>&, Access<CC>&)       first read of a row: make a.data
+//                                        point to a stable image of the row
+//                                        (a private copy, or the row itself
+//                                        while a lock protects it)
+//   RC write(Txn<CC>&, Access<CC>&)      the row will be written (first access
+//                                        or upgrade of a read): make a.local a
+//                                        private copy of the current image
+//                                        (read-modify-write semantics)
+//   RC insert(Txn<CC>&, Access<CC>&)     a new row (a.row, unindexed) was
+//                                        created; a.local holds its image
+//   RC commit(Txn<CC>&)                  validate; on success install every
+//                                        write with txn.install(a), publish
+//                                        inserts with txn.publish_inserts(..),
+//                                        release everything; on failure release
+//                                        everything and return the abort reason
+//   void abort(Txn<CC>&)                 the attempt failed during execution
+//                                        (an operation returned non-kOk, or the
+//                                        procedure rolled back): release all
+//
+// Any operation returning something other than RC::kOk dooms the attempt; the
+// executor then calls abort() (but never after a failed commit(), which cleans
+// up itself) and retries the request.
+//
+// Protocols may declare `static constexpr int kEpochMillis = N` to have the
+// executor call `void tick()` every N ms from a background thread (Silo's
+// epoch advancer).
+#pragma once
+
+#include <concepts>
+#include <cstdint>
+#include <cstring>
+
+#include "engine/core/rc.h"
+#include "engine/core/table.h"
+
+namespace ccb {
+
+template <class CC>
+class Txn;
+
+enum class AccessType : uint8_t { kRead, kWrite, kInsert };
+
+template <class CC>
+struct Access {
+  Row<CC>* row = nullptr;
+  Table<CC>* table = nullptr;
+  uint64_t key = 0;
+  // The image the procedure sees (version word first): a private copy or the
+  // row's own data. For writes and inserts it equals `local`.
+  uint8_t* data = nullptr;
+  uint8_t* local = nullptr;  // private copy installed at commit (writes, inserts)
+  AccessType type = AccessType::kRead;
+  uint64_t read_version = 0;  // version word observed (history recording)
+  uint64_t prev_version = 0;  // version overwritten at install (history recording)
+  typename CC::AccessMeta meta{};
+
+  bool is_write() const { return type != AccessType::kRead; }
+};
+
+template <class CC>
+concept Protocol = requires(CC cc, Txn<CC>& txn, Access<CC>& a) {
+  typename CC::RowMeta;
+  typename CC::AccessMeta;
+  typename CC::TxnMeta;
+  { CC::kName } -> std::convertible_to<const char*>;
+  { cc.begin(txn) } -> std::same_as<void>;
+  { cc.read(txn, a) } -> std::same_as<RC>;
+  { cc.write(txn, a) } -> std::same_as<RC>;
+  { cc.insert(txn, a) } -> std::same_as<RC>;
+  { cc.commit(txn) } -> std::same_as<RC>;
+  { cc.abort(txn) } -> std::same_as<void>;
+} && (sizeof(typename CC::RowMeta) % 8 == 0) && std::default_initializable<typename CC::RowMeta>;
+
+template <class CC>
+concept HasEpochTick = requires(CC cc) {
+  { CC::kEpochMillis } -> std::convertible_to<int>;
+  cc.tick();
+};
+
+// CPU relax hint for spin loops.
+inline void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield");
+#endif
+}
+
+// Copies of row data that may race with a concurrent writer. Optimistic
+// protocols (Silo, TicToc, OCC) copy a row and then check that its version did
+// not change (seqlock pattern): a torn copy is detected and discarded, so the
+// race is benign. Under ThreadSanitizer we copy word by word with relaxed
+// atomics so the tool sees no data race; elsewhere plain memcpy is fastest.
+// REQUIRES: n is a multiple of 8 and both pointers are 8-byte aligned.
+inline void racy_copy(uint8_t* dst, const uint8_t* src, size_t n) {
+#if defined(CCB_TSAN)
+  for (size_t i = 0; i < n; i += 8) {
+    uint64_t w = __atomic_load_n(reinterpret_cast<const uint64_t*>(src + i), __ATOMIC_RELAXED);
+    __atomic_store_n(reinterpret_cast<uint64_t*>(dst + i), w, __ATOMIC_RELAXED);
+  }
+#else
+  std::memcpy(dst, src, n);
+#endif
+}
+
+}  // namespace ccb

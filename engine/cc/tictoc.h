@@ -1,0 +1,134 @@
+// TicToc (Yu et al., "TicToc: Time Traveling Optimistic Concurrency Control",
+// SIGMOD 2016).
+//
+// Each row carries one word: bit 63 lock | 15-bit delta | 48-bit wts, with
+// rts = wts + delta (section 3.6, "Timestamp compression"). A read records the
+// [wts, rts] interval of the version it copied. Commit (Algorithm 2 and 3):
+//   1. lock the write set in address order;
+//   2. commit_ts = max(max wts over the read set, max rts + 1 over the locked
+//      write set) -- data-driven, no global clock;
+//   3. validate the read set: a version whose rts < commit_ts is still valid if
+//      its wts is unchanged and it is not locked by another transaction; then
+//      its rts is extended to commit_ts (CAS). If the delta would overflow,
+//      wts is advanced so the delta fits (section 3.6);
+//   4. install writes with wts = rts = commit_ts and unlock.
+#pragma once
+
+#include <algorithm>
+#include <atomic>
+
+#include "engine/cc/common.h"
+
+namespace ccb {
+
+class TicToc {
+ public:
+  static constexpr const char* kName = "tictoc";
+  static constexpr uint64_t kLockBit = uint64_t{1} << 63;
+  static constexpr int kDeltaShift = 48;
+  static constexpr uint64_t kMaxDelta = (uint64_t{1} << 15) - 1;
+  static constexpr uint64_t kWtsMask = (uint64_t{1} << kDeltaShift) - 1;
+
+  struct RowMeta {
+    std::atomic<uint64_t> word{0};
+  };
+  struct AccessMeta {
+    uint64_t wts = 0, rts = 0;
+    bool locked = false;
+  };
+  struct TxnMeta {};
+
+  static uint64_t wts_of(uint64_t w) { return w & kWtsMask; }
+  static uint64_t rts_of(uint64_t w) { return wts_of(w) + ((w >> kDeltaShift) & kMaxDelta); }
+  static uint64_t pack(uint64_t wts, uint64_t rts) { return wts | ((rts - wts) << kDeltaShift); }
+
+  void begin(Txn<TicToc>&) {}
+
+  RC read(Txn<TicToc>& txn, Access<TicToc>& a) {
+    observe(a, stable_copy(txn, a, a.row->meta.word, is_locked));
+    a.data = a.local;
+    return RC::kOk;
+  }
+  RC write(Txn<TicToc>& txn, Access<TicToc>& a) {
+    if (a.local == nullptr) observe(a, stable_copy(txn, a, a.row->meta.word, is_locked));
+    return RC::kOk;
+  }
+  RC insert(Txn<TicToc>&, Access<TicToc>&) { return RC::kOk; }
+
+  RC commit(Txn<TicToc>& txn) {
+    Access<TicToc>** writes;
+    const size_t nw =
+        sorted_accesses(txn, [](const Access<TicToc>& a) { return a.type == AccessType::kWrite; }, writes);
+    uint64_t commit_ts = 0;
+    for (size_t i = 0; i < nw; ++i) {
+      const uint64_t w = lock(writes[i]->row->meta.word);
+      writes[i]->meta.locked = true;
+      commit_ts = std::max(commit_ts, rts_of(w) + 1);
+    }
+    for (auto& a : txn.accesses())
+      if (a.type != AccessType::kInsert) commit_ts = std::max(commit_ts, a.meta.wts);
+
+    for (auto& a : txn.accesses()) {
+      if (a.type == AccessType::kInsert) continue;
+      if (a.meta.locked) {
+        // Read-modify-write: the version we read must still be the latest.
+        if (wts_of(a.row->meta.word.load(std::memory_order_relaxed)) != a.meta.wts) return fail(writes, nw);
+        continue;
+      }
+      if (a.meta.rts >= commit_ts) continue;
+      if (!extend(a, commit_ts)) return fail(writes, nw);
+    }
+
+    for (size_t i = 0; i < nw; ++i) txn.install(*writes[i]);
+    const uint64_t committed = pack(commit_ts, commit_ts);
+    txn.publish_inserts([&](RowMeta& m) { m.word.store(committed, std::memory_order_relaxed); });
+    for (size_t i = 0; i < nw; ++i) {
+      writes[i]->row->meta.word.store(committed, std::memory_order_release);
+      writes[i]->meta.locked = false;
+    }
+    return RC::kOk;
+  }
+
+  void abort(Txn<TicToc>&) {}
+
+ private:
+  static bool is_locked(uint64_t w) { return (w & kLockBit) != 0; }
+  static void observe(Access<TicToc>& a, uint64_t w) {
+    a.meta.wts = wts_of(w);
+    a.meta.rts = rts_of(w);
+  }
+  // Spins until the row is unlocked, locks it, returns the word before locking.
+  static uint64_t lock(std::atomic<uint64_t>& word) {
+    uint64_t v = word.load(std::memory_order_relaxed);
+    for (;;) {
+      if (!(v & kLockBit) && word.compare_exchange_weak(v, v | kLockBit, std::memory_order_acquire,
+                                                        std::memory_order_relaxed))
+        return v;
+      cpu_relax();
+      v = word.load(std::memory_order_relaxed);
+    }
+  }
+  // Algorithm 3, lines for a read-set entry with rts < commit_ts.
+  static bool extend(Access<TicToc>& a, uint64_t commit_ts) {
+    std::atomic<uint64_t>& word = a.row->meta.word;
+    uint64_t v = word.load(std::memory_order_acquire);
+    for (;;) {
+      if (wts_of(v) != a.meta.wts) return false;                  // overwritten since read
+      if (rts_of(v) >= commit_ts) return true;                   // someone extended it already
+      if (is_locked(v)) return false;                            // a writer will overwrite it
+      uint64_t wts = wts_of(v);
+      if (commit_ts - wts > kMaxDelta) wts = commit_ts - kMaxDelta;  // delta overflow: shift wts
+      if (word.compare_exchange_weak(v, pack(wts, commit_ts), std::memory_order_acq_rel, std::memory_order_acquire))
+        return true;
+    }
+  }
+  static RC fail(Access<TicToc>** writes, size_t nw) {
+    for (size_t i = 0; i < nw; ++i) {
+      writes[i]->row->meta.word.fetch_and(~kLockBit, std::memory_order_release);
+      writes[i]->meta.locked = false;
+    }
+    return RC::kValidation;
+  }
+};
+
+}  // namespace ccb

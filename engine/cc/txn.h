@@ -1,0 +1,194 @@
+// Txn<CC>: the transaction context stored procedures run against.
+//
+// A workload's procedure is a function template over this context (ARCHITECTURE
+// property 2), e.g.
+//   template <class TxnT> RC run(TxnT& txn, const Request& r) {
+//     uint8_t* p = txn.update(table, r.key);
+//     if (p == nullptr) return txn.failure();   // protocol said abort
+//     ...modify p...
+//     return RC::kOk;                             // executor commits
+//   }
+// Pointers returned by read()/update()/insert() point at the row's payload
+// (after the version word) and stay valid until the attempt ends.
+//
+// One Txn object per worker thread, reused for every attempt. It owns the
+// access set and the scratch arena for private row copies; the protocol owns
+// what the row header and CC::AccessMeta/TxnMeta mean.
+//
+// Thread safety: a Txn is used by its own thread only.
+#pragma once
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+#include "engine/cc/protocol.h"
+#include "engine/core/memory.h"
+#include "engine/core/txn_desc.h"
+#include "engine/verify/recorder.h"
+
+namespace ccb {
+
+template <class CC>
+class Txn {
+ public:
+  using AccessT = Access<CC>;
+  using TableT = Table<CC>;
+
+  Txn(CC& cc, uint32_t thread_id, verify::HistoryLog* log)
+      : cc_(cc), thread_id_(thread_id), log_(log) {
+    accesses_.reserve(64);
+  }
+
+  // ---- Executor interface -------------------------------------------------
+  void begin() {
+    scratch_.reset();
+    accesses_.clear();
+    rc_ = RC::kOk;
+    // Ids are unique across threads and attempts and never 0 (the loader).
+    id_ = (uint64_t{thread_id_} + 1) << 40 | ++attempt_seq_;
+    cc_.begin(*this);
+  }
+  // Validates and installs; on success records the history (if on).
+  RC commit() {
+    rc_ = cc_.commit(*this);
+    if (rc_ == RC::kOk && log_ != nullptr) record_history();
+    return rc_;
+  }
+  void abort() { cc_.abort(*this); }
+
+  // ---- Procedure interface ------------------------------------------------
+  // Payload of row `key` for reading, or nullptr (then failure() says why:
+  // RC::kNotFound or the protocol's abort reason).
+  const uint8_t* read(TableT& table, uint64_t key) {
+    AccessT* a = access(table, key, AccessType::kRead);
+    return a ? a->data + kVersionBytes : nullptr;
+  }
+  // Payload of row `key` for read-modify-write, or nullptr.
+  uint8_t* update(TableT& table, uint64_t key) {
+    AccessT* a = access(table, key, AccessType::kWrite);
+    return a ? a->local + kVersionBytes : nullptr;
+  }
+  // Zeroed payload of a new row `key`, made visible at commit, or nullptr.
+  uint8_t* insert(TableT& table, uint64_t key) {
+    AccessT& a = accesses_.emplace_back();
+    a.table = &table;
+    a.key = key;
+    a.type = AccessType::kInsert;
+    a.row = table.allocate_row(inserts_);
+    a.local = a.data = a.row->data();  // the row itself is private until published
+    a.read_version = verify::kNotRead;
+    if (!ok(cc_.insert(*this, a))) return nullptr;
+    return a.local + kVersionBytes;
+  }
+  template <class T>
+  const T* read_as(TableT& table, uint64_t key) { return reinterpret_cast<const T*>(read(table, key)); }
+  template <class T>
+  T* update_as(TableT& table, uint64_t key) { return reinterpret_cast<T*>(update(table, key)); }
+  template <class T>
+  T* insert_as(TableT& table, uint64_t key) { return reinterpret_cast<T*>(insert(table, key)); }
+
+  RC failure() const { return rc_; }
+  uint64_t id() const { return id_; }
+  uint32_t thread_id() const { return thread_id_; }
+
+  // ---- Protocol interface -------------------------------------------------
+  std::vector<AccessT>& accesses() { return accesses_; }
+  typename CC::TxnMeta& meta() { return meta_; }
+  CC& protocol() { return cc_; }
+  // Scratch memory valid until the next begin().
+  uint8_t* scratch(size_t bytes) { return static_cast<uint8_t*>(scratch_.allocate(bytes, 8)); }
+  // A private copy buffer for `a` (not yet filled).
+  uint8_t* make_local(AccessT& a) { return a.local = scratch(a.table->data_size()); }
+
+  // Copies a's private image into its row, stamping it with this
+  // transaction's version. REQUIRES: the protocol excludes concurrent writers
+  // (and, for optimistic readers, marks the row as being written).
+  void install(AccessT& a) {
+    if (log_ != nullptr) a.prev_version = image_version(a.row->data());
+    set_image_version(a.local, id_);
+    if (a.type != AccessType::kInsert) racy_copy(a.row->data(), a.local, a.table->data_size());
+  }
+  // Stamps inserted rows, lets the protocol set their committed metadata, and
+  // publishes them in the index. Call before releasing write locks, so a
+  // transaction that sees this one's writes also sees its inserts.
+  template <class SetMeta>
+  void publish_inserts(SetMeta&& set_committed_meta) {
+    for (AccessT& a : accesses_) {
+      if (a.type != AccessType::kInsert) continue;
+      set_image_version(a.local, id_);
+      set_committed_meta(a.row->meta);
+      if (!a.table->publish(a.key, a.row, inserts_)) duplicate_insert(a);
+    }
+  }
+
+ private:
+  static bool ok(RC rc) { return rc == RC::kOk; }
+  bool ok_or_fail(RC rc) {
+    rc_ = rc;
+    return rc == RC::kOk;
+  }
+
+  AccessT* access(TableT& table, uint64_t key, AccessType want) {
+    Row<CC>* row = table.lookup(key);
+    if (row == nullptr) {
+      rc_ = RC::kNotFound;
+      return nullptr;
+    }
+    // Repeated access to the same row: reuse (and upgrade) the first one.
+    for (AccessT& a : accesses_) {
+      if (a.row != row) continue;
+      if (want == AccessType::kRead || a.is_write()) return &a;
+      if (!ok_or_fail(cc_.write(*this, a))) return nullptr;
+      a.type = AccessType::kWrite;
+      a.data = a.local;
+      return &a;
+    }
+    AccessT& a = accesses_.emplace_back();
+    a.row = row;
+    a.table = &table;
+    a.key = key;
+    a.type = want;
+    if (want == AccessType::kRead) {
+      if (!ok_or_fail(cc_.read(*this, a))) return nullptr;
+    } else {
+      if (!ok_or_fail(cc_.write(*this, a))) return nullptr;
+      a.data = a.local;
+    }
+    a.read_version = image_version(a.data);
+    return &a;
+  }
+
+  // A committed insert of an existing key means the protocol (or the
+  // workload's key assignment) is broken: stop loudly rather than measure it.
+  [[noreturn]] void duplicate_insert(const AccessT& a) {
+    std::fprintf(stderr, "fatal: table %s: committed insert of existing key %llu\n", a.table->name().c_str(),
+                 static_cast<unsigned long long>(a.key));
+    std::abort();
+  }
+
+  void record_history() {
+    log_->begin_txn(id_);
+    for (const AccessT& a : accesses_) {
+      const GlobalKey gk = make_global_key(a.table->id(), a.key);
+      if (a.type == AccessType::kInsert)
+        log_->add(gk, verify::kNotRead, verify::kInitialVersion);
+      else
+        log_->add(gk, a.read_version, a.is_write() ? a.prev_version : verify::kNotRead);
+    }
+  }
+
+  CC& cc_;
+  uint32_t thread_id_;
+  verify::HistoryLog* log_;
+  uint64_t id_ = 0;
+  uint64_t attempt_seq_ = 0;
+  RC rc_ = RC::kOk;
+  std::vector<AccessT> accesses_;
+  Arena scratch_;
+  Arena inserts_{size_t{4} << 20};  // rows and index nodes inserted by this thread
+  typename CC::TxnMeta meta_{};
+};
+
+}  // namespace ccb

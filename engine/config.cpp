@@ -1,0 +1,148 @@
+#include "engine/config.h"
+
+#include <gflags/gflags.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <iostream>
+
+#include "engine/stats/json.h"
+
+DEFINE_string(workload, "ycsb", "workload to run: ycsb (tpcc, smallbank, tpcw, hot, micro arrive with the workloads issue)");
+DEFINE_int32(threads, 1, "number of worker threads (1..1024)");
+DEFINE_double(duration, 5.0, "measured interval in seconds (> 0); ignored when --measure_txns > 0");
+DEFINE_double(warmup, 1.0, "warm-up before the measured interval, in seconds (>= 0)");
+DEFINE_uint64(measure_txns, 0, "if > 0, measure until this many transactions committed (split evenly over workers) instead of --duration");
+DEFINE_uint64(seed, 1, "random seed; worker i uses a stream derived from (seed, i)");
+DEFINE_string(out, "", "path of the JSON result (written atomically); stdout if empty");
+DEFINE_bool(verify, false, "record the history of committed transactions and check it for serializability");
+DEFINE_string(frontend, "none", "front-end that plans transactions before execution: none");
+DEFINE_bool(pin, false, "pin worker i to one CPU, one per physical core first, then SMT siblings");
+DEFINE_bool(timeline, false, "add a per-second throughput timeline to the result");
+DEFINE_uint32(txn_buffer, 4096, "requests pre-generated per worker and replayed in a cycle (1..1000000)");
+DEFINE_uint32(backoff_max_us, 100, "cap in microseconds of the randomized exponential backoff after an abort (0 = retry at once; <= 1000000)");
+DEFINE_int32(load_threads, 0, "threads used to load tables (0 = --threads)");
+
+namespace ccb {
+
+void require(bool ok, const std::string& flag, const std::string& allowed) {
+  if (!ok) {
+    std::string value;
+    gflags::GetCommandLineOption(flag.c_str(), &value);
+    throw ConfigError(flag, "invalid value '" + value + "'; allowed: " + allowed);
+  }
+}
+
+static std::string join(const std::vector<std::string>& v) {
+  std::string s;
+  for (const auto& x : v) s += (s.empty() ? "" : "|") + x;
+  return s;
+}
+
+EngineConfig EngineConfig::from_flags(const char* cc_name) {
+  EngineConfig c;
+  c.cc = cc_name;
+  const auto& wl = available_workloads();
+  require(std::find(wl.begin(), wl.end(), FLAGS_workload) != wl.end(), "workload", join(wl));
+  c.workload = FLAGS_workload;
+  require(FLAGS_threads >= 1 && FLAGS_threads <= 1024, "threads", "an integer in [1, 1024]");
+  c.threads = FLAGS_threads;
+  require(std::isfinite(FLAGS_duration) && FLAGS_duration > 0 && FLAGS_duration <= 86400, "duration",
+          "seconds in (0, 86400]");
+  c.duration_s = FLAGS_duration;
+  require(std::isfinite(FLAGS_warmup) && FLAGS_warmup >= 0 && FLAGS_warmup <= 86400, "warmup", "seconds in [0, 86400]");
+  c.warmup_s = FLAGS_warmup;
+  c.measure_txns = FLAGS_measure_txns;
+  c.seed = FLAGS_seed;
+  c.out = FLAGS_out;
+  c.verify = FLAGS_verify;
+  const auto& fe = available_frontends();
+  require(std::find(fe.begin(), fe.end(), FLAGS_frontend) != fe.end(), "frontend", join(fe));
+  c.frontend = FLAGS_frontend;
+  c.pin = FLAGS_pin;
+  c.timeline = FLAGS_timeline;
+  require(FLAGS_txn_buffer >= 1 && FLAGS_txn_buffer <= 1000000, "txn_buffer", "an integer in [1, 1000000]");
+  c.txn_buffer = FLAGS_txn_buffer;
+  require(FLAGS_backoff_max_us <= 1000000, "backoff_max_us", "microseconds in [0, 1000000]");
+  c.backoff_max_us = FLAGS_backoff_max_us;
+  require(FLAGS_load_threads >= 0 && FLAGS_load_threads <= 1024, "load_threads", "an integer in [0, 1024]");
+  c.load_threads = FLAGS_load_threads == 0 ? c.threads : FLAGS_load_threads;
+  return c;
+}
+
+void EngineConfig::to_json(JsonWriter& w) const {
+  w.key("cc").value(cc);
+  w.key("workload").value(workload);
+  w.key("threads").value(threads);
+  w.key("duration").value(duration_s);
+  w.key("warmup").value(warmup_s);
+  w.key("measure_txns").value(measure_txns);
+  w.key("seed").value(seed);
+  w.key("verify").value(verify);
+  w.key("frontend").value(frontend);
+  w.key("pin").value(pin);
+  w.key("timeline").value(timeline);
+  w.key("txn_buffer").value(txn_buffer);
+  w.key("backoff_max_us").value(backoff_max_us);
+  w.key("load_threads").value(load_threads);
+}
+
+static void print_help(const char* argv0, const char* cc_name) {
+  std::printf("%s: the %s protocol on the testbed's workloads.\n\nusage: %s --workload=ycsb [flags]\n\n", argv0, cc_name,
+              argv0);
+  std::vector<gflags::CommandLineFlagInfo> flags;
+  gflags::GetAllFlags(&flags);
+  for (const auto& f : flags) {
+    const bool ours = f.filename.find("engine/") != std::string::npos || f.filename.find("workloads/") != std::string::npos;
+    if (!ours) continue;
+    std::printf("  --%s (%s, default %s)\n      %s\n", f.name.c_str(), f.type.c_str(),
+                f.default_value.empty() ? "\"\"" : f.default_value.c_str(), f.description.c_str());
+  }
+  std::printf("\nexit codes: 0 ok, 2 bad flags or configuration, 3 a correctness check failed\n");
+}
+
+bool parse_command_line(int argc, char** argv, const char* cc_name) {
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (arg.rfind("-", 0) != 0 || arg == "-" || arg == "--")
+      throw ConfigError("?", "unexpected argument '" + arg + "'; flags have the form --name=value");
+    arg.erase(0, arg[1] == '-' ? 2 : 1);
+    std::string name = arg, value;
+    const size_t eq = arg.find('=');
+    const bool has_value = eq != std::string::npos;
+    if (has_value) {
+      name = arg.substr(0, eq);
+      value = arg.substr(eq + 1);
+    }
+    if (name == "help" || name == "helpfull" || name == "h") {
+      print_help(argv[0], cc_name);
+      return false;
+    }
+    gflags::CommandLineFlagInfo info;
+    if (!gflags::GetCommandLineFlagInfo(name.c_str(), &info)) {
+      // --noflag for booleans.
+      if (!has_value && name.rfind("no", 0) == 0 && gflags::GetCommandLineFlagInfo(name.substr(2).c_str(), &info) &&
+          info.type == "bool") {
+        name = name.substr(2);
+        value = "false";
+      } else {
+        throw ConfigError(name, "unknown flag; run with --help for the list of flags");
+      }
+    } else if (!has_value) {
+      if (info.type == "bool") {
+        value = "true";
+      } else if (i + 1 < argc && std::strncmp(argv[i + 1], "--", 2) != 0) {
+        value = argv[++i];
+      } else {
+        throw ConfigError(name, "missing value (expected " + info.type + ")");
+      }
+    }
+    if (gflags::SetCommandLineOption(name.c_str(), value.c_str()).empty())
+      throw ConfigError(name, "invalid value '" + value + "' (expected " + info.type + ")");
+  }
+  return true;
+}
+
+}  // namespace ccb

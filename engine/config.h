@@ -1,0 +1,61 @@
+// Run configuration: command-line flags (gflags) -> validated EngineConfig.
+//
+// Every flag is range-checked here; a bad value raises ConfigError naming the
+// flag and what is allowed, which main() turns into one line on stderr and
+// exit code 2 before anything is loaded or written.
+#pragma once
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace ccb {
+
+class JsonWriter;
+
+struct ConfigError : std::runtime_error {
+  ConfigError(std::string flag, const std::string& what)
+      : std::runtime_error("--" + flag + ": " + what), flag(std::move(flag)) {}
+  std::string flag;
+};
+
+// Workloads this build can run (the interface contract lists the names).
+inline const std::vector<std::string>& available_workloads() {
+  static const std::vector<std::string> names = {"ycsb"};
+  return names;
+}
+inline const std::vector<std::string>& available_frontends() {
+  static const std::vector<std::string> names = {"none"};
+  return names;
+}
+
+struct EngineConfig {
+  std::string cc;  // protocol compiled into this binary
+  std::string workload;
+  int threads = 1;
+  double duration_s = 0;
+  double warmup_s = 0;
+  uint64_t measure_txns = 0;  // > 0: measure this many commits instead of a duration
+  uint64_t seed = 0;
+  std::string out;
+  bool verify = false;
+  std::string frontend;
+  bool pin = false;
+  bool timeline = false;
+  uint32_t txn_buffer = 0;       // pre-generated requests per worker
+  uint32_t backoff_max_us = 0;   // cap of randomized exponential backoff after an abort
+  int load_threads = 0;
+
+  static EngineConfig from_flags(const char* cc_name);
+  void to_json(JsonWriter& w) const;  // the runtime part of the "config" object
+};
+
+// Parses argv into gflags without letting gflags exit: unknown flags and bad
+// values throw ConfigError. Returns false if --help was printed.
+bool parse_command_line(int argc, char** argv, const char* cc_name);
+
+// Helpers for range checks with uniform messages.
+void require(bool ok, const std::string& flag, const std::string& allowed);
+
+}  // namespace ccb

@@ -1,0 +1,72 @@
+#include "engine/core/memory.h"
+
+#include <sys/mman.h>
+
+#include <cerrno>
+#include <cstring>
+#include <new>
+#include <stdexcept>
+#include <string>
+
+namespace ccb {
+
+Region::Region(size_t bytes) : bytes_(bytes) {
+  if (bytes == 0) return;
+  base_ = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+  if (base_ == MAP_FAILED) {
+    base_ = nullptr;
+    throw std::runtime_error("out of memory: cannot map " + std::to_string(bytes >> 20) +
+                             " MiB (" + std::strerror(errno) + ")");
+  }
+  // Huge pages cut TLB misses on large tables; harmless where unsupported.
+  madvise(base_, bytes, MADV_HUGEPAGE);
+}
+
+Region::~Region() {
+  if (base_ != nullptr) munmap(base_, bytes_);
+}
+
+Region& Region::operator=(Region&& o) noexcept {
+  if (this != &o) {
+    if (base_ != nullptr) munmap(base_, bytes_);
+    base_ = o.base_;
+    bytes_ = o.bytes_;
+    o.base_ = nullptr;
+    o.bytes_ = 0;
+  }
+  return *this;
+}
+
+void Arena::reset() {
+  current_ = 0;
+  if (chunks_.empty()) {
+    cursor_ = limit_ = 0;
+    return;
+  }
+  cursor_ = reinterpret_cast<uintptr_t>(chunks_[0].data());
+  limit_ = cursor_ + chunks_[0].size();
+}
+
+void* Arena::allocate_slow(size_t bytes, size_t align) {
+  // Move to the next kept chunk, or map a new one big enough.
+  for (;;) {
+    if (!chunks_.empty() && current_ + 1 < chunks_.size()) {
+      ++current_;
+    } else {
+      size_t size = chunk_bytes_;
+      while (size < bytes + align) size *= 2;
+      chunks_.emplace_back(size);
+      reserved_ += size;
+      current_ = chunks_.size() - 1;
+    }
+    cursor_ = reinterpret_cast<uintptr_t>(chunks_[current_].data());
+    limit_ = cursor_ + chunks_[current_].size();
+    uintptr_t p = (cursor_ + align - 1) & ~(uintptr_t{align} - 1);
+    if (p + bytes <= limit_) {
+      cursor_ = p + bytes;
+      return reinterpret_cast<void*>(p);
+    }
+  }
+}
+
+}  // namespace ccb

@@ -1,0 +1,108 @@
+// Tables of fixed-size rows.
+//
+// Row layout (one contiguous block per row):
+//   [ CC::RowMeta ][ version : u64 ][ payload : payload_size bytes ]
+//                  \__________ "data", data_size() bytes ____________/
+// The protocol's metadata lives in the row header (ARCHITECTURE "Protocol
+// concept"). The version word is part of the data a protocol copies, so the
+// version a transaction observed is always consistent with the bytes it read;
+// it holds the id of the transaction that installed the row image (0 = loader)
+// and feeds the serializability checker (engine/verify).
+//
+// Thread safety: load() may be called concurrently for distinct slots during
+// loading; lookup()/insert_row()/publish() are safe at any time.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <new>
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+#include "engine/core/hash_index.h"
+#include "engine/core/memory.h"
+
+namespace ccb {
+
+inline constexpr size_t kVersionBytes = sizeof(uint64_t);
+
+template <class CC>
+struct Row {
+  typename CC::RowMeta meta;
+  uint8_t* data() { return reinterpret_cast<uint8_t*>(this) + sizeof(Row); }
+  const uint8_t* data() const { return reinterpret_cast<const uint8_t*>(this) + sizeof(Row); }
+};
+
+template <class CC>
+class Table {
+ public:
+  using RowT = Row<CC>;
+  static_assert(sizeof(RowT) % 8 == 0, "CC::RowMeta must be a multiple of 8 bytes");
+
+  // payload_size is rounded up to 8 bytes. `initial_rows` slots are reserved
+  // (pre-faulted) for loading; `expected_rows` sizes the index.
+  Table(uint32_t id, std::string name, size_t payload_size, uint64_t initial_rows, uint64_t expected_rows)
+      : id_(id),
+        name_(std::move(name)),
+        payload_size_((payload_size + 7) & ~size_t{7}),
+        row_stride_(sizeof(RowT) + kVersionBytes + payload_size_),
+        initial_rows_(initial_rows),
+        rows_(row_stride_ * initial_rows),
+        nodes_(sizeof(HashIndex::Node) * initial_rows),
+        index_(expected_rows > initial_rows ? expected_rows : initial_rows) {}
+
+  uint32_t id() const { return id_; }
+  const std::string& name() const { return name_; }
+  size_t payload_size() const { return payload_size_; }
+  size_t data_size() const { return kVersionBytes + payload_size_; }
+  size_t row_stride() const { return row_stride_; }
+
+  // Loading: place row `key` in slot `slot` (< initial_rows) with version 0
+  // and index it; returns its payload to fill. Not transactional.
+  uint8_t* load(uint64_t slot, uint64_t key) {
+    RowT* row = slot_row(slot);
+    new (&row->meta) typename CC::RowMeta();
+    auto* node = reinterpret_cast<HashIndex::Node*>(nodes_.data()) + slot;
+    node->key = key;
+    node->value = row;
+    if (!index_.insert_node(node)) throw std::logic_error("table " + name_ + ": duplicate key loaded");
+    return row->data() + kVersionBytes;  // version word is already 0 (zeroed region)
+  }
+
+  RowT* lookup(uint64_t key) const { return static_cast<RowT*>(index_.lookup(key)); }
+
+  // A fresh, unindexed row for an insert (zeroed data, default metadata).
+  RowT* allocate_row(Arena& arena) {
+    void* mem = arena.allocate(row_stride_, 8);
+    std::memset(mem, 0, row_stride_);
+    RowT* row = static_cast<RowT*>(mem);
+    new (&row->meta) typename CC::RowMeta();
+    return row;
+  }
+  // Makes an inserted row visible. Returns false if the key exists.
+  bool publish(uint64_t key, RowT* row, Arena& arena) { return index_.insert(key, row, arena); }
+
+  RowT* slot_row(uint64_t slot) const { return reinterpret_cast<RowT*>(rows_.data() + slot * row_stride_); }
+  uint64_t initial_rows() const { return initial_rows_; }
+  size_t memory_bytes() const { return rows_.size() + nodes_.size() + index_.memory_bytes(); }
+
+ private:
+  uint32_t id_;
+  std::string name_;
+  size_t payload_size_, row_stride_;
+  uint64_t initial_rows_;
+  Region rows_, nodes_;
+  HashIndex index_;
+};
+
+// Reads the version word at the start of a row image.
+inline uint64_t image_version(const uint8_t* data) {
+  uint64_t v;
+  std::memcpy(&v, data, sizeof v);
+  return v;
+}
+inline void set_image_version(uint8_t* data, uint64_t v) { std::memcpy(data, &v, sizeof v); }
+
+}  // namespace ccb

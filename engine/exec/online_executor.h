@@ -1,0 +1,218 @@
+// The online executor: N worker threads, each replaying its own buffer of
+// pre-generated requests under protocol CC, retrying aborted attempts (with
+// optional randomized exponential backoff) until they commit.
+//
+// Timeline of a run: load -> generate buffers -> warm-up (--warmup seconds)
+// -> measured interval (--duration seconds, or until --measure_txns commits)
+// -> stop. Statistics count the measured interval only; workload counters for
+// invariants (ThreadState) and the recorded history cover the whole run.
+//
+// Thread safety: run() is called once, from the main thread.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <thread>
+#include <vector>
+
+#include <sched.h>
+
+#include "engine/cc/protocol.h"
+#include "engine/cc/txn.h"
+#include "engine/config.h"
+#include "engine/core/random.h"
+#include "engine/exec/topology.h"
+#include "engine/stats/thread_stats.h"
+#include "engine/verify/recorder.h"
+#include "workloads/workload.h"
+
+namespace ccb {
+
+inline uint64_t now_ns() {
+  return static_cast<uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count());
+}
+
+template <class W>
+struct RunOutcome {
+  ThreadStats stats;
+  double measured_s = 0;
+  double warmup_s = 0;
+  std::vector<typename W::ThreadState> workload_states;
+  std::vector<verify::HistoryLog> history_logs;  // one per worker, empty unless --verify
+  std::vector<int> worker_cpus;                  // pinned CPU per worker, empty if not pinned
+};
+
+template <class CC, class W>
+  requires Protocol<CC> && Workload<W, CC>
+class OnlineExecutor {
+ public:
+  OnlineExecutor(const EngineConfig& cfg, CC& cc, W& workload) : cfg_(cfg), cc_(cc), w_(workload) {}
+
+  RunOutcome<W> run() {
+    const int n = cfg_.threads;
+    RunOutcome<W> out;
+    out.workload_states.resize(n);
+    if (cfg_.verify) out.history_logs.resize(n);
+    std::vector<ThreadStats> stats(n, ThreadStats(w_.txn_types().size()));
+    if (cfg_.pin) {
+      const auto order = Topology::get().pinning_order();
+      for (int i = 0; i < n; ++i) out.worker_cpus.push_back(order[i % order.size()].cpu);
+    }
+
+    std::vector<std::thread> workers;
+    for (int i = 0; i < n; ++i) {
+      workers.emplace_back([&, i] {
+        if (cfg_.pin) pin_current_thread(out.worker_cpus[i]);
+        worker(i, stats[i], out.workload_states[i], cfg_.verify ? &out.history_logs[i] : nullptr);
+      });
+    }
+    std::thread ticker;
+    if constexpr (HasEpochTick<CC>) {
+      ticker = std::thread([this] {
+        while (phase_.load(std::memory_order_acquire) != kDone) {
+          std::this_thread::sleep_for(std::chrono::milliseconds(CC::kEpochMillis));
+          cc_.tick();
+        }
+      });
+    }
+
+    // Workers generate their buffers, then wait for the start signal.
+    while (ready_.load(std::memory_order_acquire) < n) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    const uint64_t t0 = now_ns();
+    phase_.store(kWarmup, std::memory_order_release);
+    sleep_seconds(cfg_.warmup_s);
+    measure_start_ns_.store(now_ns(), std::memory_order_release);
+    phase_.store(kMeasure, std::memory_order_release);
+    out.warmup_s = (measure_start_ns_.load() - t0) * 1e-9;
+    uint64_t end;
+    if (cfg_.measure_txns > 0) {
+      while (finished_.load(std::memory_order_acquire) < n) std::this_thread::sleep_for(std::chrono::microseconds(200));
+      end = last_finish_ns_.load(std::memory_order_acquire);
+    } else {
+      sleep_seconds(cfg_.duration_s);
+      end = now_ns();
+    }
+    phase_.store(kDone, std::memory_order_release);
+    for (auto& t : workers) t.join();
+    if (ticker.joinable()) ticker.join();
+
+    out.measured_s = (end - measure_start_ns_.load()) * 1e-9;
+    for (auto& s : stats) out.stats.merge(s);
+    return out;
+  }
+
+ private:
+  enum Phase : int { kLoad, kWarmup, kMeasure, kDone };
+
+  static void sleep_seconds(double s) {
+    std::this_thread::sleep_for(std::chrono::nanoseconds(static_cast<int64_t>(s * 1e9)));
+  }
+
+  void worker(int tid, ThreadStats& st, typename W::ThreadState& ws, verify::HistoryLog* log) {
+    Random rng(seed_for(cfg_.seed, tid));
+    std::vector<typename W::Request> buffer(cfg_.txn_buffer);
+    for (auto& r : buffer) w_.generate(rng, tid, r);
+    Txn<CC> txn(cc_, tid, log);
+    const uint64_t quota =
+        cfg_.measure_txns == 0 ? 0 : cfg_.measure_txns / cfg_.threads + (uint64_t(tid) < cfg_.measure_txns % cfg_.threads);
+
+    ready_.fetch_add(1, std::memory_order_acq_rel);
+    while (phase_.load(std::memory_order_acquire) == kLoad) std::this_thread::yield();
+
+    bool measuring = false;
+    uint64_t measure_start = 0;
+    size_t next = 0;
+    for (;;) {
+      const int phase = phase_.load(std::memory_order_acquire);
+      if (phase == kDone) break;
+      if (phase == kMeasure && !measuring) {
+        measuring = true;
+        measure_start = measure_start_ns_.load(std::memory_order_acquire);
+        if (quota == 0 && cfg_.measure_txns > 0) finish_quota();
+      }
+      const auto& req = buffer[next];
+      next = next + 1 == buffer.size() ? 0 : next + 1;
+      const uint64_t start = now_ns();
+      for (uint32_t retries = 0;; ++retries) {
+        txn.begin();
+        RC rc = w_.run(txn, req);
+        if (rc == RC::kOk) {
+          rc = txn.commit();  // cleans up itself on failure
+        } else {
+          txn.abort();
+        }
+        if (rc == RC::kOk) {
+          w_.on_commit(ws, req);
+          if (measuring) count_commit(st, req.type, start, measure_start);
+          break;
+        }
+        if (rc == RC::kUser || rc == RC::kNotFound) {  // rolled back by design: not retried
+          if (measuring) {
+            ++st.user_aborts;
+            ++st.per_type[req.type].user_aborts;
+            ++st.aborts_by_reason[static_cast<size_t>(rc)];
+          }
+          break;
+        }
+        if (measuring) {
+          ++st.aborts;
+          ++st.per_type[req.type].aborts;
+          ++st.aborts_by_reason[static_cast<size_t>(rc)];
+        }
+        if (phase_.load(std::memory_order_relaxed) == kDone) return;
+        backoff(rng, retries);
+      }
+      if (measuring && quota > 0 && st.commits == quota) {
+        finish_quota();
+        // Keep running so the others see the same contention until all finish.
+      }
+    }
+  }
+
+  void count_commit(ThreadStats& st, uint32_t type, uint64_t start, uint64_t measure_start) {
+    const uint64_t end = now_ns();
+    const uint64_t latency = end - start;
+    ++st.commits;
+    st.latency.record(latency);
+    ++st.per_type[type].commits;
+    st.per_type[type].latency_ns_sum += latency;
+    if (cfg_.timeline) {
+      const size_t second = (end - measure_start) / 1000000000ull;
+      if (st.timeline.size() <= second) st.timeline.resize(second + 1);
+      ++st.timeline[second];
+    }
+  }
+
+  void finish_quota() {
+    const uint64_t t = now_ns();
+    uint64_t prev = last_finish_ns_.load(std::memory_order_relaxed);
+    while (prev < t && !last_finish_ns_.compare_exchange_weak(prev, t, std::memory_order_acq_rel)) {
+    }
+    finished_.fetch_add(1, std::memory_order_acq_rel);
+  }
+
+  // Randomized exponential backoff: wait uniformly in [0, min(cap, 1us * 2^retries)].
+  void backoff(Random& rng, uint32_t retries) {
+    if (cfg_.backoff_max_us == 0) return;
+    const uint64_t cap_ns = uint64_t{cfg_.backoff_max_us} * 1000;
+    const uint64_t window = std::min<uint64_t>(cap_ns, uint64_t{1000} << std::min<uint32_t>(retries, 20));
+    const uint64_t deadline = now_ns() + rng.below(window + 1);
+    while (now_ns() < deadline) {
+      if (cfg_.threads > static_cast<int>(Topology::get().cpus.size())) sched_yield();  // let the holder run
+      else cpu_relax();
+    }
+  }
+
+  const EngineConfig& cfg_;
+  CC& cc_;
+  W& w_;
+  std::atomic<int> phase_{kLoad};
+  std::atomic<int> ready_{0};
+  std::atomic<int> finished_{0};
+  std::atomic<uint64_t> measure_start_ns_{0};
+  std::atomic<uint64_t> last_finish_ns_{0};
+};
+
+}  // namespace ccb

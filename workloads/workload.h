@@ -1,0 +1,56 @@
+// The workload concept: what the executors need from a workload.
+//
+// A workload W<CC> (a class template over the protocol, so its tables hold the
+// protocol's row metadata) supplies:
+//   W::kName                            "ycsb", "tpcc", ...
+//   W::Request                          one transaction's parameters (trivially
+//                                       copyable, pre-generated per worker)
+//   W::ThreadState                      per-worker counters the invariants need
+//   std::vector<std::string> txn_types() names; Request::type indexes them
+//   void load(int threads)              creates and fills the tables
+//   void generate(Random&, uint32_t thread, Request&)   deterministic per stream
+//   RC run(Txn<CC>&, const Request&)    the stored procedure (any protocol)
+//   TxnDesc describe(const Request&)    predicted access set (ARCHITECTURE 3)
+//   void on_commit(ThreadState&, const Request&)   after each commit, all phases
+//   std::vector<InvariantResult> check_invariants(const std::vector<ThreadState>&)
+//   void options_json(JsonWriter&)      the workload's knobs, for "config"
+//   size_t memory_bytes()               bytes held by its tables
+#pragma once
+
+#include <concepts>
+#include <string>
+#include <vector>
+
+#include "engine/cc/txn.h"
+#include "engine/core/random.h"
+#include "engine/core/txn_desc.h"
+
+namespace ccb {
+
+class JsonWriter;
+
+// One post-run consistency condition and whether it held.
+struct InvariantResult {
+  std::string name;
+  bool ok = false;
+  std::string detail;  // the numbers compared, always filled
+};
+
+template <class W, class CC>
+concept Workload = requires(W w, const W cw, Random& rng, typename W::Request& req, const typename W::Request& creq,
+                            Txn<CC>& txn, typename W::ThreadState& ts,
+                            const std::vector<typename W::ThreadState>& all, JsonWriter& json) {
+  { W::kName } -> std::convertible_to<const char*>;
+  { cw.txn_types() } -> std::same_as<std::vector<std::string>>;
+  w.load(1);
+  cw.generate(rng, uint32_t{0}, req);
+  { w.run(txn, creq) } -> std::same_as<RC>;
+  { cw.describe(creq) } -> std::same_as<TxnDesc>;
+  cw.on_commit(ts, creq);
+  { w.check_invariants(all) } -> std::same_as<std::vector<InvariantResult>>;
+  cw.options_json(json);
+  { cw.memory_bytes() } -> std::convertible_to<size_t>;
+  { creq.type } -> std::convertible_to<uint32_t>;
+};
+
+}  // namespace ccb

@@ -1,0 +1,145 @@
+// YCSB as in DBx1000: one table of `table_size` rows; each transaction makes
+// `req_per_txn` requests on distinct keys drawn from a Zipf(theta)
+// distribution; a request is a read with probability `read_ratio`, otherwise a
+// read-modify-write. Every write increments the row's counter (the first 8
+// payload bytes), so after a run the sum of all counters must equal the number
+// of committed writes: a lost update shows up as a broken invariant.
+//
+// Partitioned mode (--partitions=N, as in the Strife paper): the key space is
+// cut into N equal ranges; each transaction picks one range uniformly and
+// draws its keys inside it by Zipf(theta).
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "engine/cc/txn.h"
+#include "engine/core/zipf.h"
+#include "engine/core/keep_alive.h"
+#include "engine/stats/json.h"
+#include "workloads/workload.h"
+#include "workloads/ycsb/ycsb_options.h"
+
+namespace ccb {
+
+struct YcsbRequest {
+  static constexpr uint64_t kWriteBit = uint64_t{1} << 63;
+  uint32_t type = 0;
+  uint32_t n = 0;
+  uint64_t ops[YcsbOptions::kMaxRequests];  // key | kWriteBit for read-modify-writes
+
+  uint64_t key(uint32_t i) const { return ops[i] & ~kWriteBit; }
+  bool is_write(uint32_t i) const { return (ops[i] & kWriteBit) != 0; }
+  uint32_t writes() const {
+    uint32_t w = 0;
+    for (uint32_t i = 0; i < n; ++i) w += is_write(i);
+    return w;
+  }
+};
+
+template <class CC>
+class YcsbWorkload {
+ public:
+  static constexpr const char* kName = "ycsb";
+  static constexpr uint32_t kTableId = 0;
+  using Request = YcsbRequest;
+  struct ThreadState {
+    uint64_t committed_increments = 0;
+  };
+
+  explicit YcsbWorkload(const YcsbOptions& o) : opt_(o), zipf_(o.keys_per_partition(), o.theta) {}
+
+  std::vector<std::string> txn_types() const { return {"ycsb"}; }
+
+  void load(int threads) {
+    table_ = std::make_unique<Table<CC>>(kTableId, "usertable", opt_.payload_size, opt_.table_size, opt_.table_size);
+    std::vector<std::thread> loaders;
+    const uint64_t n = opt_.table_size;
+    for (int t = 0; t < threads; ++t) {
+      loaders.emplace_back([this, t, threads, n] {
+        // Rows arrive zeroed: counter 0, version 0 (the loader's).
+        for (uint64_t k = n * t / threads; k < n * (t + 1) / threads; ++k) table_->load(k, k);
+      });
+    }
+    for (auto& l : loaders) l.join();
+  }
+
+  void generate(Random& rng, uint32_t /*thread*/, Request& r) const {
+    const uint64_t base = opt_.partitions ? rng.below(opt_.partitions) * opt_.keys_per_partition() : 0;
+    r.type = 0;
+    r.n = opt_.req_per_txn;
+    for (uint32_t i = 0; i < r.n; ++i) {
+      uint64_t key;
+      do {  // keys within a transaction are distinct (as in DBx1000)
+        key = base + zipf_.sample(rng);
+      } while (contains(r, i, key));
+      r.ops[i] = key | (rng.chance(opt_.read_ratio) ? 0 : YcsbRequest::kWriteBit);
+    }
+  }
+
+  template <class TxnT>
+  RC run(TxnT& txn, const Request& r) {
+    uint64_t checksum = 0;
+    for (uint32_t i = 0; i < r.n; ++i) {
+      if (r.is_write(i)) {
+        uint8_t* p = txn.update(*table_, r.key(i));
+        if (p == nullptr) return txn.failure();
+        uint64_t counter;
+        std::memcpy(&counter, p, 8);
+        ++counter;
+        std::memcpy(p, &counter, 8);
+      } else {
+        const uint8_t* p = txn.read(*table_, r.key(i));
+        if (p == nullptr) return txn.failure();
+        uint64_t counter;
+        std::memcpy(&counter, p, 8);
+        checksum += counter;
+      }
+    }
+    keep_alive(checksum);  // the reads must not be optimized away
+    return RC::kOk;
+  }
+
+  TxnDesc describe(const Request& r) const {
+    TxnDesc d;
+    d.type = r.type;
+    for (uint32_t i = 0; i < r.n; ++i)
+      (r.is_write(i) ? d.write_set : d.read_set).push_back(make_global_key(kTableId, r.key(i)));
+    return d;
+  }
+
+  void on_commit(ThreadState& s, const Request& r) const { s.committed_increments += r.writes(); }
+
+  std::vector<InvariantResult> check_invariants(const std::vector<ThreadState>& states) {
+    uint64_t expected = 0, actual = 0;
+    for (const auto& s : states) expected += s.committed_increments;
+    for (uint64_t k = 0; k < opt_.table_size; ++k) {
+      uint64_t c;
+      std::memcpy(&c, table_->lookup(k)->data() + kVersionBytes, 8);
+      actual += c;
+    }
+    return {{"ycsb_counter_sum", actual == expected,
+             "sum of row counters " + std::to_string(actual) + ", committed increments " + std::to_string(expected)}};
+  }
+
+  void options_json(JsonWriter& w) const { opt_.to_json(w); }
+  size_t memory_bytes() const { return table_ ? table_->memory_bytes() : 0; }
+  Table<CC>& table() { return *table_; }
+
+ private:
+  static bool contains(const Request& r, uint32_t n, uint64_t key) {
+    for (uint32_t j = 0; j < n; ++j)
+      if ((r.ops[j] & ~YcsbRequest::kWriteBit) == key) return true;
+    return false;
+  }
+
+  YcsbOptions opt_;
+  ZipfDistribution zipf_;
+  std::unique_ptr<Table<CC>> table_;
+};
+
+}  // namespace ccb

@@ -1,0 +1,24 @@
+// YCSB knobs (DBx1000-compatible names), validated from flags.
+#pragma once
+
+#include <cstdint>
+
+namespace ccb {
+
+class JsonWriter;
+
+struct YcsbOptions {
+  uint64_t table_size = 0;    // rows, keys 0..table_size-1
+  uint32_t payload_size = 0;  // bytes per row besides the version word (>= 8: the counter)
+  uint32_t req_per_txn = 0;   // distinct keys per transaction
+  double read_ratio = 0;      // probability that a request is a read; the rest are read-modify-writes
+  double theta = 0;           // Zipf skew of key choice
+  uint32_t partitions = 0;    // 0: off; N: each transaction stays within one of N key ranges
+
+  static constexpr uint32_t kMaxRequests = 64;
+  static YcsbOptions from_flags();
+  void to_json(JsonWriter& w) const;
+  uint64_t keys_per_partition() const { return partitions ? table_size / partitions : table_size; }
+};
+
+}  // namespace ccb

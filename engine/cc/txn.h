@@ -119,7 +119,7 @@ class Txn {
       if (a.type != AccessType::kInsert) continue;
       set_image_version(a.local, id_);
       set_committed_meta(a.row->meta);
-      if (!a.table->publish(a.key, a.row, inserts_)) duplicate_insert(a);
+      if (!a.table->publish(a.key, a.row)) duplicate_insert(a);
     }
   }
 

@@ -1,12 +1,17 @@
-// Concurrent hash index from 64-bit keys to row pointers.
+// Concurrent chained hash indexes on 64-bit keys.
 //
-// Separate chaining over a fixed power-of-two bucket array (sized at creation
-// from the expected key count, so chains stay short; they grow gracefully if
-// a table outgrows the estimate, as TPC-C's insert tables do). Nodes are never
-// freed during a run.
+// ChainedHashIndex<Node> is intrusive: Node carries its own `key` and `next`
+// fields. Tables chain their rows through the row header, so a primary-key
+// lookup touches one bucket and then the row itself (no separate index node:
+// one cache miss less per access). HashIndex is the same structure over
+// small key -> pointer nodes, for secondary indexes.
+//
+// A fixed power-of-two bucket array is sized at creation from the expected
+// key count, so chains stay short; they grow gracefully if a table outgrows
+// the estimate (as TPC-C's insert tables do). Nodes are never freed.
 //
 // Thread safety: lookup() and insert() may run concurrently from any threads.
-// Inserts are lock-free (CAS on the bucket head); lookups are wait-free reads.
+// Inserts are lock-free (CAS on the bucket head); lookups are wait-free.
 // INVARIANT: a key appears at most once (insert() is insert-if-absent).
 #pragma once
 
@@ -18,46 +23,32 @@
 
 namespace ccb {
 
-class HashIndex {
+template <class Node>
+class ChainedHashIndex {
  public:
-  struct Node {
-    uint64_t key;
-    void* value;
-    Node* next;
-  };
-
-  explicit HashIndex(uint64_t expected_keys)
+  explicit ChainedHashIndex(uint64_t expected_keys)
       : bits_(std::bit_width(std::bit_ceil(expected_keys < 16 ? uint64_t{16} : expected_keys) - 1)),
         buckets_region_(sizeof(std::atomic<Node*>) << bits_),
         buckets_(reinterpret_cast<std::atomic<Node*>*>(buckets_region_.data())) {}
 
-  void* lookup(uint64_t key) const {
+  Node* lookup(uint64_t key) const {
     for (Node* n = buckets_[bucket_of(key)].load(std::memory_order_acquire); n != nullptr; n = n->next)
-      if (n->key == key) return n->value;
+      if (n->key == key) return n;
     return nullptr;
   }
 
-  // Inserts key -> value unless the key is present. `node_arena` supplies the
-  // node memory (the calling thread's arena). Returns false if present.
-  bool insert(uint64_t key, void* value, Arena& node_arena) {
-    Node* node = static_cast<Node*>(node_arena.allocate(sizeof(Node), alignof(Node)));
-    node->key = key;
-    node->value = value;
-    return insert_node(node);
-  }
-
-  // As insert(), with caller-provided node storage (bulk loading).
-  bool insert_node(Node* node) {
+  // Links `node` (its key set, not yet linked) unless its key is present.
+  // Returns false if present.
+  bool insert(Node* node) {
     std::atomic<Node*>& head = buckets_[bucket_of(node->key)];
     Node* first = head.load(std::memory_order_acquire);
     for (;;) {
       for (Node* n = first; n != nullptr; n = n->next)
         if (n->key == node->key) return false;
       node->next = first;
-      // On failure `first` is reloaded; only pushes change a head, so the keys
-      // already scanned need no second look, but rescanning is simpler and rare.
-      if (head.compare_exchange_weak(first, node, std::memory_order_release, std::memory_order_acquire))
-        return true;
+      // Only pushes change a head, so on failure rescanning the new prefix
+      // would suffice; rescanning the chain is simpler and rare.
+      if (head.compare_exchange_weak(first, node, std::memory_order_release, std::memory_order_acquire)) return true;
     }
   }
 
@@ -72,6 +63,32 @@ class HashIndex {
   int bits_;
   Region buckets_region_;
   std::atomic<Node*>* buckets_;
+};
+
+struct KeyValueNode {
+  uint64_t key;
+  void* value;
+  KeyValueNode* next;
+};
+
+// key -> pointer, nodes from the caller's arena.
+class HashIndex {
+ public:
+  explicit HashIndex(uint64_t expected_keys) : index_(expected_keys) {}
+  void* lookup(uint64_t key) const {
+    const KeyValueNode* n = index_.lookup(key);
+    return n ? n->value : nullptr;
+  }
+  bool insert(uint64_t key, void* value, Arena& node_arena) {
+    auto* node = static_cast<KeyValueNode*>(node_arena.allocate(sizeof(KeyValueNode), alignof(KeyValueNode)));
+    node->key = key;
+    node->value = value;
+    return index_.insert(node);
+  }
+  size_t memory_bytes() const { return index_.memory_bytes(); }
+
+ private:
+  ChainedHashIndex<KeyValueNode> index_;
 };
 
 }  // namespace ccb

@@ -12,14 +12,23 @@ namespace ccb {
 
 Region::Region(size_t bytes) : bytes_(bytes) {
   if (bytes == 0) return;
-  base_ = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+  base_ = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (base_ == MAP_FAILED) {
     base_ = nullptr;
     throw std::runtime_error("out of memory: cannot map " + std::to_string(bytes >> 20) +
                              " MiB (" + std::strerror(errno) + ")");
   }
-  // Huge pages cut TLB misses on large tables; harmless where unsupported.
+  // Transparent huge pages cut TLB misses on large tables. The advice must
+  // come before the pages are faulted in, so populate only afterwards:
+  // MADV_POPULATE_WRITE (Linux 5.14) or, failing that, one write per page.
   madvise(base_, bytes, MADV_HUGEPAGE);
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23
+#endif
+  if (madvise(base_, bytes, MADV_POPULATE_WRITE) != 0) {
+    volatile uint8_t* p = static_cast<uint8_t*>(base_);
+    for (size_t off = 0; off < bytes; off += 4096) p[off] = 0;
+  }
 }
 
 Region::~Region() {

@@ -1,8 +1,9 @@
 // Tables of fixed-size rows.
 //
 // Row layout (one contiguous block per row):
-//   [ CC::RowMeta ][ version : u64 ][ payload : payload_size bytes ]
-//                  \__________ "data", data_size() bytes ____________/
+//   [ CC::RowMeta ][ key ][ next ][ version : u64 ][ payload : payload_size bytes ]
+//                                 \__________ "data", data_size() bytes ____________/
+// `key` and `next` chain the row into its table's primary index.
 // The protocol's metadata lives in the row header (ARCHITECTURE "Protocol
 // concept"). The version word is part of the data a protocol copies, so the
 // version a transaction observed is always consistent with the bytes it read;
@@ -31,6 +32,8 @@ inline constexpr size_t kVersionBytes = sizeof(uint64_t);
 template <class CC>
 struct Row {
   typename CC::RowMeta meta;
+  uint64_t key;
+  Row* next;  // primary index chain
   uint8_t* data() { return reinterpret_cast<uint8_t*>(this) + sizeof(Row); }
   const uint8_t* data() const { return reinterpret_cast<const uint8_t*>(this) + sizeof(Row); }
 };
@@ -50,7 +53,6 @@ class Table {
         row_stride_(sizeof(RowT) + kVersionBytes + payload_size_),
         initial_rows_(initial_rows),
         rows_(row_stride_ * initial_rows),
-        nodes_(sizeof(HashIndex::Node) * initial_rows),
         index_(expected_rows > initial_rows ? expected_rows : initial_rows) {}
 
   uint32_t id() const { return id_; }
@@ -64,14 +66,12 @@ class Table {
   uint8_t* load(uint64_t slot, uint64_t key) {
     RowT* row = slot_row(slot);
     new (&row->meta) typename CC::RowMeta();
-    auto* node = reinterpret_cast<HashIndex::Node*>(nodes_.data()) + slot;
-    node->key = key;
-    node->value = row;
-    if (!index_.insert_node(node)) throw std::logic_error("table " + name_ + ": duplicate key loaded");
+    row->key = key;
+    if (!index_.insert(row)) throw std::logic_error("table " + name_ + ": duplicate key loaded");
     return row->data() + kVersionBytes;  // version word is already 0 (zeroed region)
   }
 
-  RowT* lookup(uint64_t key) const { return static_cast<RowT*>(index_.lookup(key)); }
+  RowT* lookup(uint64_t key) const { return index_.lookup(key); }
 
   // A fresh, unindexed row for an insert (zeroed data, default metadata).
   RowT* allocate_row(Arena& arena) {
@@ -82,19 +82,22 @@ class Table {
     return row;
   }
   // Makes an inserted row visible. Returns false if the key exists.
-  bool publish(uint64_t key, RowT* row, Arena& arena) { return index_.insert(key, row, arena); }
+  bool publish(uint64_t key, RowT* row) {
+    row->key = key;
+    return index_.insert(row);
+  }
 
   RowT* slot_row(uint64_t slot) const { return reinterpret_cast<RowT*>(rows_.data() + slot * row_stride_); }
   uint64_t initial_rows() const { return initial_rows_; }
-  size_t memory_bytes() const { return rows_.size() + nodes_.size() + index_.memory_bytes(); }
+  size_t memory_bytes() const { return rows_.size() + index_.memory_bytes(); }
 
  private:
   uint32_t id_;
   std::string name_;
   size_t payload_size_, row_stride_;
   uint64_t initial_rows_;
-  Region rows_, nodes_;
-  HashIndex index_;
+  Region rows_;
+  ChainedHashIndex<RowT> index_;
 };
 
 // Reads the version word at the start of a row image.

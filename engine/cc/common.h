@@ -41,16 +41,25 @@ enum class LockHeld : uint8_t { kNone, kShared, kExclusive };
 
 // The accesses selected by `pred`, ordered by row address: taking commit-time
 // locks in one global order rules out deadlock (Silo section 4.4). The array
-// lives in the transaction's scratch memory. Returns the count.
+// lives in the transaction's scratch memory, valid until the next begin().
+template <class CC>
+struct AccessList {
+  Access<CC>** items;
+  size_t n;
+  Access<CC>** begin() const { return items; }
+  Access<CC>** end() const { return items + n; }
+  size_t size() const { return n; }
+};
+
 template <class CC, class Pred>
-size_t sorted_accesses(Txn<CC>& txn, Pred pred, Access<CC>**& out) {
+AccessList<CC> sorted_accesses(Txn<CC>& txn, Pred pred) {
   auto& all = txn.accesses();
-  out = reinterpret_cast<Access<CC>**>(txn.scratch(sizeof(Access<CC>*) * (all.size() + 1)));
+  auto** out = reinterpret_cast<Access<CC>**>(txn.scratch(sizeof(Access<CC>*) * (all.size() + 1)));
   size_t n = 0;
   for (auto& a : all)
     if (pred(a)) out[n++] = &a;
   std::sort(out, out + n, [](const Access<CC>* x, const Access<CC>* y) { return x->row < y->row; });
-  return n;
+  return {out, n};
 }
 
 // Copies a row image into a.local while the row's metadata word `meta` stays

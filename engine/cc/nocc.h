@@ -20,23 +20,23 @@ class NoCC {
   struct AccessMeta {};
   struct TxnMeta {};
 
-  void begin(Txn<NoCC>&) {}
-  RC read(Txn<NoCC>&, Access<NoCC>& a) {
+  void begin(auto&) {}
+  RC read(auto&, auto& a) {
     a.data = a.row->data();
     return RC::kOk;
   }
-  RC write(Txn<NoCC>& txn, Access<NoCC>& a) {
+  RC write(auto& txn, auto& a) {
     std::memcpy(txn.make_local(a), a.row->data(), a.table->data_size());
     return RC::kOk;
   }
-  RC insert(Txn<NoCC>&, Access<NoCC>&) { return RC::kOk; }
-  RC commit(Txn<NoCC>& txn) {
+  RC insert(auto&, auto&) { return RC::kOk; }
+  RC commit(auto& txn) {
     for (auto& a : txn.accesses())
       if (a.type == AccessType::kWrite) txn.install(a);
     txn.publish_inserts([](RowMeta&) {});
     return RC::kOk;
   }
-  void abort(Txn<NoCC>&) {}
+  void abort(auto&) {}
 };
 
 }  // namespace ccb

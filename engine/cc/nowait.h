@@ -23,16 +23,16 @@ class NoWait {
   };
   struct TxnMeta {};
 
-  void begin(Txn<NoWait>&) {}
+  void begin(auto&) {}
 
-  RC read(Txn<NoWait>&, Access<NoWait>& a) {
+  RC read(auto&, auto& a) {
     if (!a.row->meta.lock.try_lock_shared()) return RC::kLockConflict;
     a.meta.held = LockHeld::kShared;
     a.data = a.row->data();
     return RC::kOk;
   }
 
-  RC write(Txn<NoWait>& txn, Access<NoWait>& a) {
+  RC write(auto& txn, auto& a) {
     RwLockWord& lock = a.row->meta.lock;
     const bool got = a.meta.held == LockHeld::kShared ? lock.try_upgrade() : lock.try_lock_exclusive();
     if (!got) return RC::kLockConflict;
@@ -41,9 +41,9 @@ class NoWait {
     return RC::kOk;
   }
 
-  RC insert(Txn<NoWait>&, Access<NoWait>&) { return RC::kOk; }  // private until published
+  RC insert(auto&, auto&) { return RC::kOk; }  // private until published
 
-  RC commit(Txn<NoWait>& txn) {
+  RC commit(auto& txn) {
     for (auto& a : txn.accesses())
       if (a.meta.held == LockHeld::kExclusive) txn.install(a);
     txn.publish_inserts([](RowMeta&) {});
@@ -51,10 +51,10 @@ class NoWait {
     return RC::kOk;
   }
 
-  void abort(Txn<NoWait>& txn) { release(txn); }
+  void abort(auto& txn) { release(txn); }
 
- private:
-  static void release(Txn<NoWait>& txn) {
+ protected:
+  static void release(auto& txn) {
     for (auto& a : txn.accesses()) {
       if (a.meta.held == LockHeld::kExclusive) a.row->meta.lock.unlock_exclusive();
       else if (a.meta.held == LockHeld::kShared) a.row->meta.lock.unlock_shared();

@@ -31,44 +31,47 @@ class Occ {
     uint64_t start_ts = 0;
   };
 
-  void begin(Txn<Occ>& txn) { txn.meta().start_ts = clock_.fetch_add(1, std::memory_order_acq_rel); }
+  void begin(auto& txn) { txn.meta().start_ts = clock_.fetch_add(1, std::memory_order_acq_rel); }
 
-  RC read(Txn<Occ>& txn, Access<Occ>& a) {
+  RC read(auto& txn, auto& a) {
     stable_copy(txn, a, a.row->meta.word, is_latched);
     a.data = a.local;
     return RC::kOk;
   }
-  RC write(Txn<Occ>& txn, Access<Occ>& a) {
+  RC write(auto& txn, auto& a) {
     if (a.local == nullptr) stable_copy(txn, a, a.row->meta.word, is_latched);
     return RC::kOk;
   }
-  RC insert(Txn<Occ>&, Access<Occ>&) { return RC::kOk; }
+  RC insert(auto&, auto&) { return RC::kOk; }
 
-  RC commit(Txn<Occ>& txn) {
-    Access<Occ>** rows;
-    const size_t n = sorted_accesses(txn, [](const Access<Occ>& a) { return a.type != AccessType::kInsert; }, rows);
-    for (size_t i = 0; i < n; ++i) latch(rows[i]->row->meta.word);
-    const uint64_t start = txn.meta().start_ts;
-    for (size_t i = 0; i < n; ++i) {
-      if ((rows[i]->row->meta.word.load(std::memory_order_relaxed) & ~kLatch) > start) {
-        for (size_t j = 0; j < n; ++j) unlatch_keep(rows[j]->row->meta.word);
-        return RC::kValidation;
-      }
+  RC commit(auto& txn) {
+    const auto rows = sorted_accesses(txn, [](const auto& a) { return a.type != AccessType::kInsert; });
+    for (auto* a : rows) latch(a->row->meta.word);
+    if (!validate(txn, rows)) {
+      for (auto* a : rows) unlatch_keep(a->row->meta.word);
+      return RC::kValidation;
     }
     const uint64_t commit_ts = clock_.fetch_add(1, std::memory_order_acq_rel);
-    for (size_t i = 0; i < n; ++i)
-      if (rows[i]->is_write()) txn.install(*rows[i]);
+    for (auto* a : rows)
+      if (a->is_write()) txn.install(*a);
     txn.publish_inserts([&](RowMeta& m) { m.word.store(commit_ts, std::memory_order_relaxed); });
-    for (size_t i = 0; i < n; ++i) {
-      if (rows[i]->is_write()) rows[i]->row->meta.word.store(commit_ts, std::memory_order_release);
-      else unlatch_keep(rows[i]->row->meta.word);
+    for (auto* a : rows) {
+      if (a->is_write()) a->row->meta.word.store(commit_ts, std::memory_order_release);
+      else unlatch_keep(a->row->meta.word);
     }
     return RC::kOk;
   }
 
-  void abort(Txn<Occ>&) {}  // nothing is held during execution
+  void abort(auto&) {}  // nothing is held during execution
 
- private:
+ protected:
+  // Backward validation: no accessed row written after this transaction
+  // started. REQUIRES: every row in `rows` latched by this transaction.
+  static bool validate(auto& txn, const auto& rows) {
+    for (auto* a : rows)
+      if ((a->row->meta.word.load(std::memory_order_relaxed) & ~kLatch) > txn.meta().start_ts) return false;
+    return true;
+  }
   static bool is_latched(uint64_t w) { return (w & kLatch) != 0; }
   static void latch(std::atomic<uint64_t>& w) {
     uint64_t v = w.load(std::memory_order_relaxed);

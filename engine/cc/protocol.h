@@ -33,6 +33,11 @@
 //                                        (an operation returned non-kOk, or the
 //                                        procedure rolled back): release all
 //
+// Write the operations as templates over the transaction (`RC read(auto& txn,
+// auto& a)`): the engine calls them with Txn<CC> and Access<CC>, and a test
+// can derive a deliberately broken variant (tests/verify/mutants.h) that
+// reuses every operation but one.
+//
 // Any operation returning something other than RC::kOk dooms the attempt; the
 // executor then calls abort() (but never after a failed commit(), which cleans
 // up itself) and retries the request.

@@ -43,58 +43,68 @@ class Silo {
 
   void tick() { epoch_.fetch_add(1, std::memory_order_release); }
 
-  void begin(Txn<Silo>&) {}
+  void begin(auto&) {}
 
-  RC read(Txn<Silo>& txn, Access<Silo>& a) {
+  RC read(auto& txn, auto& a) {
     a.meta.observed_tid = stable_copy(txn, a, a.row->meta.tid, is_locked);
     a.data = a.local;
     return RC::kOk;
   }
-  RC write(Txn<Silo>& txn, Access<Silo>& a) {
+  RC write(auto& txn, auto& a) {
     if (a.local == nullptr) a.meta.observed_tid = stable_copy(txn, a, a.row->meta.tid, is_locked);
     return RC::kOk;
   }
-  RC insert(Txn<Silo>&, Access<Silo>&) { return RC::kOk; }
+  RC insert(auto&, auto&) { return RC::kOk; }
 
-  RC commit(Txn<Silo>& txn) {
+  RC commit(auto& txn) {
     // Phase 1.
-    Access<Silo>** writes;
-    const size_t nw = sorted_accesses(txn, [](const Access<Silo>& a) { return a.type == AccessType::kWrite; }, writes);
-    for (size_t i = 0; i < nw; ++i) {
-      lock(writes[i]->row->meta.tid);
-      writes[i]->meta.locked = true;
+    const auto writes = sorted_accesses(txn, [](const auto& a) { return a.type == AccessType::kWrite; });
+    for (auto* a : writes) {
+      lock(a->row->meta.tid);
+      a->meta.locked = true;
     }
     std::atomic_thread_fence(std::memory_order_seq_cst);
     const uint64_t epoch = epoch_.load(std::memory_order_acquire);
+    // Phase 2.
+    if (!validate_reads(txn)) {
+      unlock_all(writes);
+      return RC::kValidation;
+    }
+    // Phase 3.
+    install(txn, writes, epoch);
+    return RC::kOk;
+  }
 
-    // Phase 2: every row read (read-modify-writes included) must be unchanged.
-    uint64_t max_tid = txn.meta().last_tid;
+  void abort(auto&) {}  // nothing is held during execution
+
+ protected:
+  // Phase 2: every row read (read-modify-writes included) still carries the
+  // TID observed at read time and is not locked by another transaction.
+  static bool validate_reads(auto& txn) {
     for (auto& a : txn.accesses()) {
       if (a.type == AccessType::kInsert) continue;
       const uint64_t now = a.row->meta.tid.load(std::memory_order_acquire);
       const bool locked_by_other = (now & kLockBit) && !a.meta.locked;
-      if ((now & ~kLockBit) != a.meta.observed_tid || locked_by_other) {
-        unlock_all(writes, nw);
-        return RC::kValidation;
-      }
-      max_tid = std::max(max_tid, a.meta.observed_tid);
+      if ((now & ~kLockBit) != a.meta.observed_tid || locked_by_other) return false;
     }
-
-    // Phase 3.
+    return true;
+  }
+  // Phase 3: the commit TID is larger than every TID read or written and than
+  // this worker's last one, and lies in `epoch`; writes are installed and
+  // unlocked by storing it.
+  static void install(auto& txn, const auto& writes, uint64_t epoch) {
+    uint64_t max_tid = txn.meta().last_tid;
+    for (auto& a : txn.accesses())
+      if (a.type != AccessType::kInsert) max_tid = std::max(max_tid, a.meta.observed_tid);
     const uint64_t tid = std::max(max_tid + 2, epoch << 32);
     txn.meta().last_tid = tid;
-    for (size_t i = 0; i < nw; ++i) txn.install(*writes[i]);
+    for (auto* a : writes) txn.install(*a);
     txn.publish_inserts([&](RowMeta& m) { m.tid.store(tid, std::memory_order_relaxed); });
-    for (size_t i = 0; i < nw; ++i) {
-      writes[i]->row->meta.tid.store(tid, std::memory_order_release);
-      writes[i]->meta.locked = false;
+    for (auto* a : writes) {
+      a->row->meta.tid.store(tid, std::memory_order_release);
+      a->meta.locked = false;
     }
-    return RC::kOk;
   }
-
-  void abort(Txn<Silo>&) {}  // nothing is held during execution
-
- private:
   static bool is_locked(uint64_t v) { return (v & kLockBit) != 0; }
   static void lock(std::atomic<uint64_t>& w) {
     uint64_t v = w.load(std::memory_order_relaxed);
@@ -105,10 +115,10 @@ class Silo {
       v = w.load(std::memory_order_relaxed);
     }
   }
-  static void unlock_all(Access<Silo>** writes, size_t n) {
-    for (size_t i = 0; i < n; ++i) {
-      writes[i]->row->meta.tid.fetch_and(~kLockBit, std::memory_order_release);
-      writes[i]->meta.locked = false;
+  static void unlock_all(const auto& writes) {
+    for (auto* a : writes) {
+      a->row->meta.tid.fetch_and(~kLockBit, std::memory_order_release);
+      a->meta.locked = false;
     }
   }
 

@@ -42,27 +42,25 @@ class TicToc {
   static uint64_t rts_of(uint64_t w) { return wts_of(w) + ((w >> kDeltaShift) & kMaxDelta); }
   static uint64_t pack(uint64_t wts, uint64_t rts) { return wts | ((rts - wts) << kDeltaShift); }
 
-  void begin(Txn<TicToc>&) {}
+  void begin(auto&) {}
 
-  RC read(Txn<TicToc>& txn, Access<TicToc>& a) {
+  RC read(auto& txn, auto& a) {
     observe(a, stable_copy(txn, a, a.row->meta.word, is_locked));
     a.data = a.local;
     return RC::kOk;
   }
-  RC write(Txn<TicToc>& txn, Access<TicToc>& a) {
+  RC write(auto& txn, auto& a) {
     if (a.local == nullptr) observe(a, stable_copy(txn, a, a.row->meta.word, is_locked));
     return RC::kOk;
   }
-  RC insert(Txn<TicToc>&, Access<TicToc>&) { return RC::kOk; }
+  RC insert(auto&, auto&) { return RC::kOk; }
 
-  RC commit(Txn<TicToc>& txn) {
-    Access<TicToc>** writes;
-    const size_t nw =
-        sorted_accesses(txn, [](const Access<TicToc>& a) { return a.type == AccessType::kWrite; }, writes);
+  RC commit(auto& txn) {
+    const auto writes = sorted_accesses(txn, [](const auto& a) { return a.type == AccessType::kWrite; });
     uint64_t commit_ts = 0;
-    for (size_t i = 0; i < nw; ++i) {
-      const uint64_t w = lock(writes[i]->row->meta.word);
-      writes[i]->meta.locked = true;
+    for (auto* a : writes) {
+      const uint64_t w = lock(a->row->meta.word);
+      a->meta.locked = true;
       commit_ts = std::max(commit_ts, rts_of(w) + 1);
     }
     for (auto& a : txn.accesses())
@@ -72,28 +70,28 @@ class TicToc {
       if (a.type == AccessType::kInsert) continue;
       if (a.meta.locked) {
         // Read-modify-write: the version we read must still be the latest.
-        if (wts_of(a.row->meta.word.load(std::memory_order_relaxed)) != a.meta.wts) return fail(writes, nw);
+        if (wts_of(a.row->meta.word.load(std::memory_order_relaxed)) != a.meta.wts) return fail(writes);
         continue;
       }
       if (a.meta.rts >= commit_ts) continue;
-      if (!extend(a, commit_ts)) return fail(writes, nw);
+      if (!extend(a, commit_ts)) return fail(writes);
     }
 
-    for (size_t i = 0; i < nw; ++i) txn.install(*writes[i]);
+    for (auto* a : writes) txn.install(*a);
     const uint64_t committed = pack(commit_ts, commit_ts);
     txn.publish_inserts([&](RowMeta& m) { m.word.store(committed, std::memory_order_relaxed); });
-    for (size_t i = 0; i < nw; ++i) {
-      writes[i]->row->meta.word.store(committed, std::memory_order_release);
-      writes[i]->meta.locked = false;
+    for (auto* a : writes) {
+      a->row->meta.word.store(committed, std::memory_order_release);
+      a->meta.locked = false;
     }
     return RC::kOk;
   }
 
-  void abort(Txn<TicToc>&) {}
+  void abort(auto&) {}
 
- private:
+ protected:
   static bool is_locked(uint64_t w) { return (w & kLockBit) != 0; }
-  static void observe(Access<TicToc>& a, uint64_t w) {
+  static void observe(auto& a, uint64_t w) {
     a.meta.wts = wts_of(w);
     a.meta.rts = rts_of(w);
   }
@@ -109,7 +107,7 @@ class TicToc {
     }
   }
   // Algorithm 3, lines for a read-set entry with rts < commit_ts.
-  static bool extend(Access<TicToc>& a, uint64_t commit_ts) {
+  static bool extend(auto& a, uint64_t commit_ts) {
     std::atomic<uint64_t>& word = a.row->meta.word;
     uint64_t v = word.load(std::memory_order_acquire);
     for (;;) {
@@ -122,10 +120,10 @@ class TicToc {
         return true;
     }
   }
-  static RC fail(Access<TicToc>** writes, size_t nw) {
-    for (size_t i = 0; i < nw; ++i) {
-      writes[i]->row->meta.word.fetch_and(~kLockBit, std::memory_order_release);
-      writes[i]->meta.locked = false;
+  static RC fail(const auto& writes) {
+    for (auto* a : writes) {
+      a->row->meta.word.fetch_and(~kLockBit, std::memory_order_release);
+      a->meta.locked = false;
     }
     return RC::kValidation;
   }

@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# The README's second command (and what CI runs): installs what is missing,
+# builds every variant the tests need and runs all test tiers:
+#   release: ctest (unit + stress + the binaries' contract and --verify runs)
+#            and pytest (the harness);
+#   tsan:    the multi-threaded stress tests under ThreadSanitizer;
+#   asan:    the unit tests under AddressSanitizer + UndefinedBehaviorSanitizer.
+# SKIP_SANITIZERS=1 skips the last two (for a quick local run).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/install-deps.sh
+make --no-print-directory test
+if [[ -z "${SKIP_SANITIZERS:-}" ]]; then
+  make --no-print-directory test-sanitizers
+fi

@@ -51,6 +51,15 @@ class Occ {
       for (auto* a : rows) unlatch_keep(a->row->meta.word);
       return RC::kValidation;
     }
+    install_and_unlatch(txn, rows);
+    return RC::kOk;
+  }
+
+  void abort(auto&) {}  // nothing is held during execution
+
+ protected:
+  // Takes the commit timestamp, installs the writes stamped with it, unlatches.
+  void install_and_unlatch(auto& txn, const auto& rows) {
     const uint64_t commit_ts = clock_.fetch_add(1, std::memory_order_acq_rel);
     for (auto* a : rows)
       if (a->is_write()) txn.install(*a);
@@ -59,12 +68,7 @@ class Occ {
       if (a->is_write()) a->row->meta.word.store(commit_ts, std::memory_order_release);
       else unlatch_keep(a->row->meta.word);
     }
-    return RC::kOk;
   }
-
-  void abort(auto&) {}  // nothing is held during execution
-
- protected:
   // Backward validation: no accessed row written after this transaction
   // started. REQUIRES: every row in `rows` latched by this transaction.
   static bool validate(auto& txn, const auto& rows) {

@@ -35,7 +35,7 @@
 //
 // Write the operations as templates over the transaction (`RC read(auto& txn,
 // auto& a)`): the engine calls them with Txn<CC> and Access<CC>, and a test
-// can derive a deliberately broken variant (tests/verify/mutants.h) that
+// can derive a deliberately broken variant (tests/engine/mutants.h) that
 // reuses every operation but one.
 //
 // Any operation returning something other than RC::kOk dooms the attempt; the

@@ -1,0 +1,457 @@
+// Strife clustering, Algorithm 1 of the paper (§3), with prepare, fuse and
+// allocate parallel over equal chunks of the batch (§4). See clusterer.h.
+#include "partitioners/strife/clusterer.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <functional>
+#include <limits>
+#include <queue>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <utility>
+
+namespace ccb::strife {
+namespace {
+
+using Node = ConcurrentUnionFind::Node;
+// txn_cluster_ values besides a root: no active item / several clusters.
+constexpr Node kNoCluster = std::numeric_limits<Node>::max();
+constexpr Node kMultiCluster = kNoCluster - 1;
+constexpr uint32_t kNone = std::numeric_limits<uint32_t>::max();
+constexpr size_t kChunksPerThread = 4;
+
+using Clock = std::chrono::steady_clock;
+double micros_since(Clock::time_point start) {
+  return std::chrono::duration<double, std::micro>(Clock::now() - start).count();
+}
+
+// MurmurHash3's 64-bit finalizer: keys are structured (table id in the top
+// byte, often small dense local keys), so they must be mixed before masking.
+uint64_t mix(uint64_t k) {
+  k ^= k >> 33;
+  k *= 0xff51afd7ed558ccdULL;
+  k ^= k >> 33;
+  k *= 0xc4ceb9fe1a85ec53ULL;
+  k ^= k >> 33;
+  return k;
+}
+
+void check_key(GlobalKey key) {
+  if (key == kReservedKey)
+    throw std::invalid_argument("strife: a transaction accesses key 0xffffffffffffffff, which is reserved");
+}
+
+}  // namespace
+
+void validate(const Options& o) {
+  if (!(o.alpha > 0.0 && o.alpha <= 1.0))
+    throw std::invalid_argument("strife: alpha must be in (0, 1], got " + std::to_string(o.alpha));
+  if (o.k < 1 || o.k > kMaxK)
+    throw std::invalid_argument("strife: k must be in [1, " + std::to_string(kMaxK) + "], got " + std::to_string(o.k));
+  if (o.threads < 1 || o.threads > kMaxThreads)
+    throw std::invalid_argument("strife: threads must be in [1, " + std::to_string(kMaxThreads) + "], got " +
+                                std::to_string(o.threads));
+}
+
+// Prepare's map from written keys to union-find nodes (§3.1.1 "labeling
+// records that are updated as active"): open addressing with linear probing,
+// filled concurrently. An item's node is the position in nbrs_ of the write
+// that inserted it, so the items of one transaction get neighbouring nodes
+// (locality in the union-find arrays) without a renumbering pass.
+class Clusterer::KeyTable {
+ public:
+  static constexpr Node kAbsent = kNoCluster;
+
+  // Power-of-two capacity for `n` keys at load factor <= 1/2.
+  void reserve_for(size_t n) {
+    size_t cap = 64;
+    while (cap < 2 * n) cap <<= 1;
+    if (cap != capacity_) {
+      slots_ = std::make_unique<Slot[]>(cap);
+      capacity_ = cap;
+    }
+  }
+  size_t capacity() const { return capacity_; }
+  void clear(size_t begin, size_t end) {
+    for (size_t i = begin; i < end; ++i) {
+      slots_[i].key.store(kReservedKey, std::memory_order_relaxed);
+      slots_[i].node.store(kAbsent, std::memory_order_relaxed);
+    }
+  }
+  // Returns the key's node, inserting it with node `proposed` if absent, and
+  // whether this call inserted it.
+  std::pair<Node, bool> insert(GlobalKey key, Node proposed) {
+    for (size_t i = mix(key) & (capacity_ - 1);; i = (i + 1) & (capacity_ - 1)) {
+      GlobalKey cur = slots_[i].key.load(std::memory_order_acquire);
+      if (cur == kReservedKey && slots_[i].key.compare_exchange_strong(cur, key, std::memory_order_acq_rel)) {
+        slots_[i].node.store(proposed, std::memory_order_release);
+        return {proposed, true};
+      }
+      if (cur == key) return {node_at(i), false};
+    }
+  }
+  // Probes are cache misses; prepare prefetches the next transaction's slots.
+  void prefetch(GlobalKey key) const { __builtin_prefetch(&slots_[mix(key) & (capacity_ - 1)]); }
+  Node find(GlobalKey key) const {
+    if (capacity_ == 0) return kAbsent;
+    for (size_t i = mix(key) & (capacity_ - 1);; i = (i + 1) & (capacity_ - 1)) {
+      const GlobalKey cur = slots_[i].key.load(std::memory_order_acquire);
+      if (cur == key) return node_at(i);
+      if (cur == kReservedKey) return kAbsent;
+    }
+  }
+
+ private:
+  struct Slot {  // key and node share a cache line: one miss per probe
+    std::atomic<GlobalKey> key{kReservedKey};
+    std::atomic<Node> node{kAbsent};
+  };
+  // The inserting thread publishes the node right after its CAS on the key;
+  // a concurrent reader of the same key waits for that one store.
+  Node node_at(size_t i) const {
+    Node n;
+    while ((n = slots_[i].node.load(std::memory_order_acquire)) == kAbsent) std::this_thread::yield();
+    return n;
+  }
+
+  std::unique_ptr<Slot[]> slots_;
+  size_t capacity_ = 0;
+};
+
+Clusterer::Clusterer(const Options& options) : options_(options), keys_(std::make_unique<KeyTable>()) {
+  validate(options_);
+  if (options_.threads > 1) team_ = std::make_unique<ThreadTeam>(options_.threads);
+}
+
+Clusterer::~Clusterer() = default;
+
+// §4: "the batch of transactions is divided into equal-sized chunks and
+// each chunk is processed by one thread". We cut kChunksPerThread equal
+// chunks per thread that the team's threads claim dynamically, so a thread
+// descheduled on a shared machine does not hold up the step.
+template <class Fn>
+void Clusterer::for_chunks(size_t n, Fn&& fn) {
+  if (!team_) {
+    fn(0, 0, n);
+    return;
+  }
+  const size_t chunks = team_->size() * kChunksPerThread;
+  team_->run(chunks, [&](size_t worker, size_t c) { fn(worker, n * c / chunks, n * (c + 1) / chunks); });
+}
+
+void Clusterer::collect_roots(uint32_t t, std::vector<Node>& roots) {
+  roots.clear();
+  const Node* nbr = nbrs_.data() + nbr_begin_[t];
+  for (uint32_t i = 0; i < nbr_count_[t]; ++i) roots.push_back(uf_.find(nbr[i]));
+  std::sort(roots.begin(), roots.end());  // special nodes are the largest
+  roots.erase(std::unique(roots.begin(), roots.end()), roots.end());
+}
+
+Plan Clusterer::cluster(std::span<const TxnDesc> batch) {
+  prepare(batch);
+  spot();
+  fuse();
+  merge();
+  return allocate();
+}
+
+// §3.1.1 Prepare: only items written by some transaction of the batch are
+// data nodes of the access graph; a transaction's neighbours are its written
+// items and those of its read items that someone else writes (reads of items
+// nobody writes, e.g. TPC-C's ITEM table, conflict with nothing).
+void Clusterer::prepare(std::span<const TxnDesc> batch) {
+  const auto start = Clock::now();
+  if (batch.size() >= kMultiCluster) throw std::invalid_argument("strife: batch too large (at most 2^32 - 2)");
+  batch_ = batch;
+  stats_ = Stats{};
+  stats_.batch_size = static_cast<uint32_t>(batch.size());
+  const size_t n = batch.size();
+
+  nbr_begin_.resize(n);
+  nbr_count_.resize(n);
+  size_t accesses = 0, writes = 0;
+  for (size_t t = 0; t < n; ++t) {
+    nbr_begin_[t] = static_cast<uint32_t>(accesses);
+    accesses += batch[t].read_set.size() + batch[t].write_set.size();
+    writes += batch[t].write_set.size();
+    if (accesses >= (size_t{1} << 31)) throw std::invalid_argument("strife: batch has too many accesses (at most 2^31)");
+  }
+  nbrs_.resize(accesses);
+  keys_->reserve_for(writes);
+  uf_.resize(accesses + options_.k, static_cast<Node>(accesses));  // special nodes: [accesses, +k)
+  for_chunks(keys_->capacity(), [&](size_t, size_t b, size_t e) { keys_->clear(b, e); });
+
+  std::atomic<uint64_t> active{0};
+  for_chunks(n, [&](size_t, size_t b, size_t e) {
+    uint64_t inserted_here = 0;
+    for (size_t t = b; t < e; ++t) {
+      if (t + 1 < e)
+        for (GlobalKey key : batch[t + 1].write_set) keys_->prefetch(key);
+      Node position = nbr_begin_[t];
+      for (GlobalKey key : batch[t].write_set) {
+        check_key(key);
+        const auto [node, inserted] = keys_->insert(key, position);
+        if (inserted) {
+          uf_.make_singleton(node);
+          ++inserted_here;
+        }
+        nbrs_[position++] = node;
+      }
+    }
+    active.fetch_add(inserted_here, std::memory_order_relaxed);
+  });
+  for_chunks(n, [&](size_t, size_t b, size_t e) {
+    for (size_t t = b; t < e; ++t) {
+      if (t + 1 < e)
+        for (GlobalKey key : batch[t + 1].read_set) keys_->prefetch(key);
+      Node* nbr = nbrs_.data() + nbr_begin_[t];
+      uint32_t count = static_cast<uint32_t>(batch[t].write_set.size());
+      for (GlobalKey key : batch[t].read_set) {
+        check_key(key);
+        const Node node = keys_->find(key);
+        if (node != KeyTable::kAbsent) nbr[count++] = node;
+      }
+      nbr_count_[t] = count;
+    }
+  });
+  stats_.active_items = active.load();
+  special_count_.clear();
+  pair_count_.clear();
+  stats_.time_us.prepare = micros_since(start);
+}
+
+void Clusterer::spot() {
+  const auto start = Clock::now();
+  std::vector<uint32_t> trials;
+  if (!batch_.empty()) {
+    std::seed_seq seq{options_.seed, calls_};
+    std::mt19937_64 rng(seq);
+    std::uniform_int_distribution<uint32_t> pick(0, static_cast<uint32_t>(batch_.size() - 1));
+    for (uint32_t i = 0; i < options_.k; ++i) trials.push_back(pick(rng));
+  }
+  ++calls_;
+  spot(trials);
+  stats_.time_us.spot = micros_since(start);  // sampling included
+}
+
+// §3.1.2 Spot (Alg. 1 lines 3-17): a sampled transaction connected to no
+// special cluster turns all its clusters into one new special cluster (a new
+// special node, larger than every item, becomes their root: "c.is_special =
+// true"); one connected to a special cluster is rejected.
+void Clusterer::spot(std::span<const uint32_t> trials) {
+  const auto start = Clock::now();
+  if (trials.size() > options_.k)
+    throw std::invalid_argument("strife: spot got " + std::to_string(trials.size()) + " trials, more than k = " +
+                                std::to_string(options_.k));
+  std::vector<Node> roots;
+  for (uint32_t t : trials) {
+    if (t >= batch_.size())
+      throw std::invalid_argument("strife: spot trial " + std::to_string(t) + " is not a batch index (batch size " +
+                                  std::to_string(batch_.size()) + ")");
+    collect_roots(t, roots);
+    if (roots.empty() || uf_.is_special(roots.back())) continue;  // nothing to cluster, or rejected
+    const Node special = uf_.special_threshold() + static_cast<Node>(special_count_.size());
+    uf_.make_singleton(special);
+    for (Node r : roots) uf_.unite(special, r);
+    special_count_.push_back(1);  // line 13: c.count++
+  }
+  const size_t s = special_count_.size();
+  pair_count_.assign(s * s, 0);
+  stats_.spot_clusters = static_cast<uint32_t>(s);
+  stats_.time_us.spot = micros_since(start);
+}
+
+// Alg. 1 lines 19-25 for one transaction: unless it is connected to two or
+// more special clusters, merge all its clusters, into the special one if
+// there is one. Leaves the transaction's distinct clusters in `roots` and
+// returns whether it was fused.
+bool Clusterer::fuse_one(uint32_t t, std::vector<Node>& roots) {
+  collect_roots(t, roots);
+  const auto specials = std::lower_bound(roots.begin(), roots.end(), uf_.special_threshold());
+  if (roots.end() - specials > 1) return false;
+  if (roots.empty()) return true;
+  const Node c = roots.end() - specials == 1 ? roots.back() : roots.front();
+  for (Node other : roots)
+    if (other != c) uf_.unite(c, other);
+  return true;
+}
+
+// §3.1.3 Fuse (Alg. 1 lines 18-28), parallel over chunks (§4). Union never
+// joins two special clusters, so a concurrent fuse keeps that invariant; a
+// transaction whose clusters changed between its finds and its unions may
+// end up touching two special clusters, and allocate makes it a residual.
+// A transaction connected to several special clusters is skipped and
+// counted for every pair of them. Counts are per thread and summed after the
+// join, so the hot counters are not shared cache lines.
+void Clusterer::fuse() {
+  const auto start = Clock::now();
+  const size_t s = special_count_.size();
+  const Node first_special = uf_.special_threshold();
+  const size_t stride = s + s * s;  // per thread: s special counts, then s x s pair counts
+  fuse_counts_.assign(options_.threads * stride, 0);
+  std::vector<std::vector<uint32_t>> skipped(options_.threads);
+
+  for_chunks(batch_.size(), [&](size_t worker, size_t b, size_t e) {
+    uint32_t* count = fuse_counts_.data() + worker * stride;
+    uint32_t* pairs = count + s;
+    std::vector<Node> roots;
+    for (size_t t = b; t < e; ++t) {
+      if (fuse_one(static_cast<uint32_t>(t), roots)) {
+        if (!roots.empty() && uf_.is_special(roots.back())) ++count[roots.back() - first_special];  // c.count++
+        continue;
+      }
+      skipped[worker].push_back(static_cast<uint32_t>(t));
+      const auto specials = std::lower_bound(roots.begin(), roots.end(), first_special);
+      for (auto i = specials; i != roots.end(); ++i)
+        for (auto j = i + 1; j != roots.end(); ++j) ++pairs[(*i - first_special) * s + (*j - first_special)];
+    }
+  });
+
+  skipped_.clear();
+  for (size_t worker = 0; worker < options_.threads; ++worker) {
+    const uint32_t* count = fuse_counts_.data() + worker * stride;
+    for (size_t i = 0; i < s; ++i) special_count_[i] += count[i];
+    for (size_t i = 0; i < s * s; ++i) pair_count_[i] += count[s + i];
+    skipped_.insert(skipped_.end(), skipped[worker].begin(), skipped[worker].end());
+  }
+  std::sort(skipped_.begin(), skipped_.end());  // batch order, whatever thread took which chunk
+  stats_.multi_special_txns = static_cast<uint32_t>(skipped_.size());
+  stats_.time_us.fuse = micros_since(start);
+}
+
+// §3.1.4 Merge (Alg. 1 lines 29-33): special clusters i and j are joined
+// when count[i][j] >= alpha * (|ci| + |cj| + count[i][j]), with |c| the
+// transactions fused into c. The decisions are sequential and use the
+// counts of the original spot clusters, as in the pseudo-code.
+// With fuse_after_merge, the transactions fuse skipped are then fused again
+// (in parallel), so that those now connected to a single special cluster
+// pull their remaining items into it (see Options::fuse_after_merge).
+void Clusterer::merge() {
+  const auto start = Clock::now();
+  const size_t s = special_count_.size();
+  const Node first_special = uf_.special_threshold();
+  for (size_t i = 0; i < s; ++i) {
+    for (size_t j = i + 1; j < s; ++j) {
+      const double n1 = pair_count_[i * s + j];
+      const double n2 = special_count_[i] + special_count_[j] + n1;
+      if (n1 >= options_.alpha * n2)
+        stats_.merges += uf_.unite_specials(first_special + static_cast<Node>(i), first_special + static_cast<Node>(j));
+    }
+  }
+  stats_.special_clusters = static_cast<uint32_t>(s - stats_.merges);
+
+  if (options_.fuse_after_merge && stats_.merges > 0) {
+    std::atomic<uint32_t> fused{0};
+    for_chunks(skipped_.size(), [&](size_t, size_t b, size_t e) {
+      std::vector<Node> roots;
+      uint32_t fused_here = 0;
+      for (size_t i = b; i < e; ++i) fused_here += fuse_one(skipped_[i], roots);
+      fused.fetch_add(fused_here, std::memory_order_relaxed);
+    });
+    stats_.fused_after_merge = fused.load();
+  }
+  stats_.time_us.merge = micros_since(start);
+}
+
+// §3.1.5 Allocate (Alg. 1 lines 34-43). In parallel, each transaction finds
+// its clusters: exactly one -> that cluster, several -> residual, none (it
+// touches no written item, so it conflicts with nothing) -> a unit of its
+// own. Then one sequential O(|B|) pass builds the queues in batch order:
+// a queue per special cluster and, with pack_nonspecial, every other unit
+// appended to the currently smallest queue (see Options).
+Plan Clusterer::allocate() {
+  const auto start = Clock::now();
+  const size_t n = batch_.size();
+  txn_cluster_.resize(n);
+  for_chunks(n, [&](size_t, size_t b, size_t e) {
+    std::vector<Node> roots;
+    for (size_t t = b; t < e; ++t) {
+      collect_roots(static_cast<uint32_t>(t), roots);
+      txn_cluster_[t] = roots.empty() ? kNoCluster : roots.size() == 1 ? roots[0] : kMultiCluster;
+    }
+  });
+
+  Plan plan;
+  // Units: distinct clusters in order of first appearance, plus free transactions.
+  struct Unit {
+    Node root;
+    uint32_t size;
+  };
+  std::vector<Unit> units;
+  std::vector<uint32_t> unit_of_txn(n, kNone);
+  unit_of_node_.resize(uf_.size(), kNone);
+  for (size_t t = 0; t < n; ++t) {
+    const Node c = txn_cluster_[t];
+    if (c == kMultiCluster) {
+      plan.residuals.push_back(static_cast<uint32_t>(t));
+      continue;
+    }
+    uint32_t u = c == kNoCluster ? kNone : unit_of_node_[c];
+    if (u == kNone) {
+      u = static_cast<uint32_t>(units.size());
+      units.push_back({c, 0});
+      if (c != kNoCluster) unit_of_node_[c] = u;
+    }
+    ++units[u].size;
+    unit_of_txn[t] = u;
+  }
+  auto has_special = [&](const Unit& u) { return u.root != kNoCluster && uf_.is_special(u.root); };
+  const bool pack = options_.pack_nonspecial && std::any_of(units.begin(), units.end(), has_special);
+
+  std::vector<uint32_t> queue_of_unit(units.size());
+  std::vector<uint32_t> queue_size;
+  for (size_t u = 0; u < units.size(); ++u) {
+    if (pack && !has_special(units[u])) continue;
+    queue_of_unit[u] = static_cast<uint32_t>(queue_size.size());
+    queue_size.push_back(units[u].size);
+  }
+  if (pack) {
+    using Load = std::pair<uint64_t, uint32_t>;  // (transactions, queue), smallest first
+    std::priority_queue<Load, std::vector<Load>, std::greater<>> smallest;
+    for (uint32_t q = 0; q < queue_size.size(); ++q) smallest.push({queue_size[q], q});
+    for (size_t u = 0; u < units.size(); ++u) {
+      if (has_special(units[u])) continue;
+      auto [load, q] = smallest.top();
+      smallest.pop();
+      queue_of_unit[u] = q;
+      queue_size[q] += units[u].size;
+      smallest.push({load + units[u].size, q});
+    }
+  }
+
+  const size_t num_queues = queue_size.size();
+  plan.queue_offsets.assign(num_queues + 1, 0);
+  for (size_t q = 0; q < num_queues; ++q) plan.queue_offsets[q + 1] = plan.queue_offsets[q] + queue_size[q];
+  plan.queue_txns.resize(plan.queue_offsets.back());
+  std::vector<uint32_t> fill(plan.queue_offsets.begin(), plan.queue_offsets.end() - 1);
+  for (size_t t = 0; t < n; ++t)
+    if (unit_of_txn[t] != kNone) plan.queue_txns[fill[queue_of_unit[unit_of_txn[t]]]++] = static_cast<uint32_t>(t);
+
+  for (const Unit& u : units) {
+    if (u.root != kNoCluster) {
+      unit_of_node_[u.root] = kNone;
+      ++stats_.data_clusters;
+    } else {
+      ++stats_.free_txns;
+    }
+  }
+  stats_.cf_clusters = static_cast<uint32_t>(num_queues);
+  stats_.residuals = static_cast<uint32_t>(plan.residuals.size());
+  stats_.time_us.allocate = micros_since(start);
+  plan.stats = stats_;
+  return plan;
+}
+
+std::optional<Clusterer::Node> Clusterer::cluster_of(GlobalKey key) {
+  if (key == kReservedKey) return std::nullopt;
+  const Node node = keys_->find(key);
+  if (node == KeyTable::kAbsent) return std::nullopt;
+  return uf_.find(node);
+}
+
+}  // namespace ccb::strife

@@ -1,0 +1,157 @@
+// Strife clustering: partitions a batch of transaction descriptions into
+// conflict-free (CF) clusters and a residual set.
+// Paper: Prasaad, Cheung, Suciu, "Handling Highly Contended OLTP Workloads
+// Using Fast Dynamic Partitioning", SIGMOD 2020; §3 (Algorithm 1) and §4
+// (concurrent union-find, Figure 4). README.md in this folder describes the
+// algorithm, the statistics and where this implementation fills gaps.
+//
+// Guarantee (§2): two transactions in different CF clusters never conflict
+// (neither's write set meets the other's read or write set); every
+// transaction of the batch is in exactly one CF cluster or the residuals.
+//
+// Thread safety: a Clusterer is used by one caller at a time. With
+// Options::threads > 1 it owns threads - 1 helper threads, and prepare, fuse
+// and allocate run on them and the caller (§4: equal chunks of the batch);
+// spot and the merge decisions run on the calling thread.
+//
+// REQUIRES: no key equals kReservedKey; fewer than 2^31 accesses per batch.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <vector>
+
+#include "engine/core/txn_desc.h"
+#include "partitioners/strife/thread_team.h"
+#include "partitioners/strife/union_find.h"
+
+namespace ccb::strife {
+
+// The one key value the clusterer cannot take (it marks empty hash slots):
+// table 255, local key 2^56 - 1.
+inline constexpr GlobalKey kReservedKey = ~GlobalKey{0};
+
+// Upper bound on Options::k: merge keeps a k x k pair-count matrix (§3.3).
+inline constexpr uint32_t kMaxK = 1024;
+inline constexpr unsigned kMaxThreads = 1024;
+
+struct Options {
+  uint32_t k = 100;      // spot trials, §3.1.2 ("k = 100 for 30 cores"); in [1, kMaxK]
+  double alpha = 0.2;    // residual parameter, §3.1.4 (paper default 0.2); in (0, 1]
+  unsigned threads = 1;  // threads for prepare, fuse, allocate (§4); in [1, kMaxThreads]
+  uint64_t seed = 1;     // spot sampling; call i of a Clusterer uses a stream derived from (seed, i)
+  // Allocate (§3.1.5): append each conflict-free unit that has no special
+  // cluster (a non-special data cluster, or a transaction that touches no
+  // written item) to the currently smallest special cluster's queue, so the
+  // number of CF clusters is the number of special clusters, as in the
+  // paper's Fig. 5 and Fig. 10b. false: Algorithm 1 literally, one queue per
+  // data cluster (and one per such transaction).
+  bool pack_nonspecial = true;
+  // Merge (§3.1.4): after joining special clusters, fuse again the
+  // transactions that fuse skipped, so that "transactions connected to ci and
+  // cj can now be classified into a conflict-free cluster". In Algorithm 1 as
+  // printed their other items stay in their own clusters, which keeps them
+  // residual whenever they touch an item no fused transaction touched (e.g.
+  // YCSB's cold keys; Fig. 5 reports 0 residuals at theta 0.99 after 48 spot
+  // clusters were merged into 30). false: Algorithm 1 literally.
+  bool fuse_after_merge = true;
+};
+
+// Throws std::invalid_argument naming the field and its allowed values.
+void validate(const Options& options);
+
+struct StepTimes {  // microseconds, wall clock
+  double prepare = 0, spot = 0, fuse = 0, merge = 0, allocate = 0;
+  double total() const { return prepare + spot + fuse + merge + allocate; }
+};
+
+struct Stats {
+  uint32_t batch_size = 0;
+  uint64_t active_items = 0;        // items written by some transaction (§3.1.1)
+  uint32_t spot_clusters = 0;       // special clusters created by spot (Fig. 5 row a)
+  uint32_t special_clusters = 0;    // distinct special clusters after merge
+  uint32_t merges = 0;              // special-cluster pairs joined by merge
+  uint32_t multi_special_txns = 0;  // fuse: transactions connected to >= 2 special clusters (skipped)
+  uint32_t fused_after_merge = 0;   // skipped transactions fused after merge (fuse_after_merge)
+  uint32_t data_clusters = 0;       // distinct data clusters holding an allocated transaction
+  uint32_t free_txns = 0;           // transactions touching no written item
+  uint32_t cf_clusters = 0;         // queues in the worklist (Fig. 5 row b)
+  uint32_t residuals = 0;           // Fig. 5 row d
+  StepTimes time_us;
+};
+
+// The output of one batch: queues (CF clusters) and residuals, as indices
+// into the batch. Each queue lists its transactions in batch order.
+struct Plan {
+  std::vector<uint32_t> queue_offsets{0};  // queue i is queue_txns[offsets[i], offsets[i+1])
+  std::vector<uint32_t> queue_txns;
+  std::vector<uint32_t> residuals;  // batch order
+  Stats stats;
+
+  size_t num_queues() const { return queue_offsets.size() - 1; }
+  std::span<const uint32_t> queue(size_t i) const {
+    return {queue_txns.data() + queue_offsets[i], queue_txns.data() + queue_offsets[i + 1]};
+  }
+};
+
+class Clusterer {
+ public:
+  using Node = ConcurrentUnionFind::Node;
+
+  explicit Clusterer(const Options& options);  // validates (throws std::invalid_argument)
+  ~Clusterer();
+  Clusterer(const Clusterer&) = delete;
+  Clusterer& operator=(const Clusterer&) = delete;
+
+  // Algorithm 1 end to end: prepare, spot (k random trials), fuse, merge,
+  // allocate. `batch` is only read during the call.
+  Plan cluster(std::span<const TxnDesc> batch);
+
+  // The five steps, for tests and worked examples; call them in this order.
+  // REQUIRES: `batch` outlives the allocate() call.
+  void prepare(std::span<const TxnDesc> batch);
+  void spot();                                 // k trials on random transactions
+  void spot(std::span<const uint32_t> trials);  // one trial per listed batch index
+  void fuse();
+  void merge();
+  Plan allocate();
+
+  // Between steps: the data cluster (root node) of an item, or nullopt if
+  // the item is not active (no transaction of the batch writes it).
+  std::optional<Node> cluster_of(GlobalKey key);
+  bool is_special(Node cluster) const { return uf_.is_special(cluster); }
+
+ private:
+  class KeyTable;  // written key -> node (clusterer.cc)
+
+  // Runs fn(worker, begin, end) over equal chunks of [0, n); worker < threads
+  // identifies the thread (for per-thread scratch).
+  template <class Fn>
+  void for_chunks(size_t n, Fn&& fn);
+  // The distinct clusters (roots) of transaction t, sorted; special ones last.
+  void collect_roots(uint32_t t, std::vector<Node>& roots);
+  bool fuse_one(uint32_t t, std::vector<Node>& roots);
+
+  Options options_;
+  std::unique_ptr<ThreadTeam> team_;  // null with one thread
+  std::unique_ptr<KeyTable> keys_;
+  ConcurrentUnionFind uf_;
+  uint64_t calls_ = 0;
+
+  // Per batch (reused between batches).
+  std::span<const TxnDesc> batch_;
+  std::vector<uint32_t> nbr_begin_;  // transaction t's active items: nbrs_[nbr_begin_[t], +nbr_count_[t])
+  std::vector<uint32_t> nbr_count_;
+  std::vector<Node> nbrs_;
+  std::vector<uint32_t> special_count_;  // Alg. 1 "c.count", per special id
+  std::vector<uint32_t> pair_count_;     // Alg. 1 "count[i][j]", i < j, row-major num_specials x num_specials
+  std::vector<uint32_t> fuse_counts_;    // fuse: per-thread special_count_ and pair_count_, summed after the join
+  std::vector<uint32_t> skipped_;        // fuse: transactions connected to several special clusters
+  std::vector<Node> txn_cluster_;        // allocate: a root, kNoCluster or kMultiCluster
+  std::vector<uint32_t> unit_of_node_;   // allocate scratch, all kNone between batches
+  Stats stats_;
+};
+
+}  // namespace ccb::strife

@@ -1,0 +1,5 @@
+import sys
+
+from ccbench.cli import main
+
+sys.exit(main())

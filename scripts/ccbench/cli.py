@@ -1,0 +1,172 @@
+"""Command line: python -m ccbench {list,run,plot,report,figures} ...
+
+Exit status: 0 all good; 1 some run failed or could not run (the rest is
+done and stored); 2 bad configuration or command line; 130 interrupted.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from ccbench.backends import make_backend
+from ccbench.config import FigureConfig, Profile, ResolvedFigure, figure_config_paths, find_figure, load_profiles
+from ccbench.errors import ConfigError, UsageError
+from ccbench.pipeline import FigureOutcome, load_catalog, process_figure
+from ccbench.report import ReportEntry, write_report
+from ccbench.runner import run_sweep
+from ccbench.workspace import Workspace
+
+EXIT_OK, EXIT_RUNS_FAILED, EXIT_BAD_CONFIG, EXIT_INTERRUPTED = 0, 1, 2, 130
+
+
+def _parser() -> argparse.ArgumentParser:
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--profile", default="small", help="smoke, small or paper (configs/profiles/); default small")
+    common.add_argument("--configs", type=Path, help="configs directory (default <repo>/configs)")
+    common.add_argument("--results", type=Path, help="result store and tables (default <repo>/results)")
+    common.add_argument("--out-dir", type=Path, help="figures and report (default <repo>/paper_figures)")
+    common.add_argument("--engine", help="engine command, {cc} = protocol (default bin/rundb-{cc}, built with "
+                        "make; also CCBENCH_ENGINE). A custom command is not built.")
+    running = argparse.ArgumentParser(add_help=False)
+    running.add_argument("--backend", choices=["local", "ray"], default="local",
+                         help="local: one point at a time (default); ray: one Ray task per point")
+    running.add_argument("--ray-address", help="Ray cluster to join (default: a running local one, else start one)")
+    running.add_argument("--retry-failed", action="store_true", help="run again the points stored as failed")
+    running.add_argument("--dry-run", action="store_true", help="print the commands of the runs to do; run nothing")
+    running.add_argument("--quiet", action="store_true", help="no progress bar")
+
+    parser = argparse.ArgumentParser(prog="python -m ccbench", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    commands = parser.add_subparsers(dest="command", required=True)
+    commands.add_parser("list", parents=[common], help="list the figures that have a config")
+    run = commands.add_parser("run", parents=[common, running], help="run a figure's points, then plot it")
+    run.add_argument("figures", nargs="+", help="figure ids (comma-separated allowed) or config paths")
+    plot = commands.add_parser("plot", parents=[common], help="tables, plot and claims from stored runs")
+    plot.add_argument("figures", nargs="+", help="figure ids or config paths")
+    commands.add_parser("report", parents=[common], help="write paper_figures/REPORT.md from stored runs")
+    figures = commands.add_parser("figures", parents=[common, running],
+                                  help="run and plot figures, then write the report")
+    figures.add_argument("figures", nargs="*", help="figure ids (comma-separated allowed); or --all")
+    figures.add_argument("--all", action="store_true", help="every figure that has a config")
+    return parser
+
+
+def _workspace(args) -> Workspace:
+    return Workspace.create(configs_dir=args.configs, results_dir=args.results, figures_dir=args.out_dir,
+                            engine=args.engine)
+
+
+def _profile(workspace: Workspace, name: str) -> Profile:
+    profiles = load_profiles(workspace.profiles_dir)
+    if name not in profiles:
+        raise UsageError(f"unknown profile '{name}'; profiles: {', '.join(sorted(profiles))}")
+    return profiles[name]
+
+
+def _resolve(references: list[str], workspace: Workspace, profile_name: str) -> list[ResolvedFigure]:
+    """Load and validate every named figure (ids may be comma-separated) before anything runs."""
+    profiles = load_profiles(workspace.profiles_dir)
+    _profile(workspace, profile_name)
+    ids = [part for reference in references for part in reference.split(",") if part]
+    return [FigureConfig.load(find_figure(figure_id, workspace.figure_configs_dir), profiles).resolve(profile_name)
+            for figure_id in ids]
+
+
+def _print_outcome(outcome: FigureOutcome) -> None:
+    total, ok, failed, missing = outcome.run_counts()
+    print(f"{outcome.figure_id} ({outcome.figure.profile.name}): {ok}/{total} runs ok, {failed} failed, "
+          f"{missing} not run; table {outcome.tables.table_path}")
+    for image in outcome.images:
+        print(f"  figure {image}")
+    for result in outcome.claims:
+        print(f"  [{result.label}] {result.claim['id']}: {result.detail}")
+
+
+def _run_points(figures: list[ResolvedFigure], workspace: Workspace, args) -> int:
+    summary = run_sweep(figures, workspace, make_backend(args.backend, args.ray_address),
+                        retry_failed=args.retry_failed, dry_run=args.dry_run, progress=not args.quiet)
+    if args.dry_run:
+        print("\n".join(summary.pending_commands) or "nothing to run: every point is stored")
+        return EXIT_OK
+    print(summary.describe(), file=sys.stderr)
+    return EXIT_RUNS_FAILED if summary.problems else EXIT_OK
+
+
+def _process(figures: list[ResolvedFigure], workspace: Workspace) -> dict[str, FigureOutcome]:
+    outcomes = {figure.figure_id: process_figure(figure, workspace) for figure in figures}
+    for outcome in outcomes.values():
+        _print_outcome(outcome)
+    return outcomes
+
+
+def _write_report(workspace: Workspace, profile: Profile, fresh: dict[str, FigureOutcome]) -> int:
+    """Report every figure with a config; reuse outcomes in `fresh` (by id), process the rest."""
+    catalog = load_catalog(workspace)
+    entries = [ReportEntry.of(fresh.get(figure_id) or process_figure(config.resolve(profile.name), workspace))
+               for figure_id, config in catalog.figures.items()]
+    for figure_id, error in catalog.broken.items():
+        print(error, file=sys.stderr)
+        entries.append(ReportEntry.broken(figure_id, Path(error.problems[0][0]).parent.name, figure_id,
+                                          f"invalid config: {error}"))
+    path = write_report(entries, profile, workspace)
+    print(f"report: {path} (and {path.with_suffix('.html').name})")
+    return EXIT_BAD_CONFIG if catalog.broken else EXIT_OK
+
+
+def _list_command(workspace: Workspace, args) -> int:
+    catalog = load_catalog(workspace)
+    for figure_id, config in sorted(catalog.figures.items()):
+        print(f"{config.paper:10} {figure_id:28} {config.title}")
+    for figure_id, error in sorted(catalog.broken.items()):
+        print(f"{'?':10} {figure_id:28} INVALID: {error}")
+    return EXIT_BAD_CONFIG if catalog.broken else EXIT_OK
+
+
+def _run_command(workspace: Workspace, args) -> int:
+    figures = _resolve(args.figures, workspace, args.profile)
+    status = _run_points(figures, workspace, args)
+    if not args.dry_run:
+        _process(figures, workspace)
+    return status
+
+
+def _plot_command(workspace: Workspace, args) -> int:
+    _process(_resolve(args.figures, workspace, args.profile), workspace)
+    return EXIT_OK
+
+
+def _report_command(workspace: Workspace, args) -> int:
+    return _write_report(workspace, _profile(workspace, args.profile), {})
+
+
+def _figures_command(workspace: Workspace, args) -> int:
+    if args.all == bool(args.figures):
+        raise UsageError("name the figures to make, or give --all (not both)")
+    references = list(figure_config_paths(workspace.figure_configs_dir)) if args.all else args.figures
+    figures = _resolve(references, workspace, args.profile)
+    status = _run_points(figures, workspace, args)
+    if args.dry_run:
+        return status
+    outcomes = _process(figures, workspace)
+    return max(status, _write_report(workspace, _profile(workspace, args.profile), outcomes))
+
+
+COMMANDS = {"list": _list_command, "run": _run_command, "plot": _plot_command, "report": _report_command,
+            "figures": _figures_command}
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        return COMMANDS[args.command](_workspace(args), args)
+    except ConfigError as error:
+        print(error, file=sys.stderr)
+        return EXIT_BAD_CONFIG
+    except UsageError as error:
+        print(f"ccbench: {error}", file=sys.stderr)
+        return EXIT_BAD_CONFIG
+    except KeyboardInterrupt:
+        print("ccbench: interrupted; finished runs are stored, run the same command again to resume",
+              file=sys.stderr)
+        return EXIT_INTERRUPTED

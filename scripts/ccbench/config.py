@@ -1,0 +1,373 @@
+"""Figure configs and profiles: loading, validation and resolution into points.
+
+Parameters of a point are merged in this order (later wins):
+  1. the figure's `base`                       (the paper's own setting)
+  2. the profile file's `base`                 (run length: duration, warmup, ...)
+  3. the figure's `profiles.<profile>.base`    (the figure scaled to that profile)
+  4. the series' `params`                      (what the series compares)
+  5. the swept axis values
+A parameter may not be both swept and fixed, and a figure may not set in its
+`base` what a profile file sets (it would be silently overridden).
+Repetition r of a point runs with seed = (seed or 1) + r.
+"""
+from __future__ import annotations
+
+import itertools
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ccbench import schema
+from ccbench.errors import ConfigError, UsageError
+from ccbench.fileio import load_yaml
+from ccbench.points import Point
+
+REQUIRED_PARAMETERS = ("cc", "workload", "threads")
+CC_NAME_CHARACTERS = set("abcdefghijklmnopqrstuvwxyz0123456789_")
+AXIS_EXTREMES = ("max", "min", "all")
+DEFAULT_TABLE_METRICS = ("throughput", "abort_rate", "latency_us.p99")
+# Columns of the tidy tables (tables.py); an axis of the same name would clash.
+RESERVED_AXIS_NAMES = {"series", "series_label", "repetition", "key", "status", "failure",
+                       "runs_ok", "runs_failed", "runs_missing", *DEFAULT_TABLE_METRICS}
+
+
+@dataclass(frozen=True)
+class Profile:
+    name: str
+    description: str
+    base: dict
+    repetitions: int
+    timeout_s: float
+    path: Path
+
+
+@dataclass(frozen=True)
+class Series:
+    name: str
+    label: str
+    params: dict
+    marker: str | None = None
+    color: str | None = None
+
+
+def _check(document: object, schema_doc: dict, path: Path, prefix: list[object] = ()) -> None:
+    problems = schema.validation_problems(document, schema_doc, list(prefix))
+    if problems:
+        raise ConfigError.many([(str(path), where, message) for where, message in problems])
+
+
+def load_profiles(profiles_dir: Path) -> dict[str, Profile]:
+    files = sorted(profiles_dir.glob("*.yaml"))
+    if not files:
+        raise ConfigError(profiles_dir, "", "no profile files (*.yaml) found")
+    profiles = {}
+    for path in files:
+        document = load_yaml(path)
+        _check(document, schema.PROFILE, path)
+        profiles[path.stem] = Profile(path.stem, document["description"], document["base"],
+                                      document["repetitions"], float(document["timeout_s"]), path)
+    return profiles
+
+
+def figure_config_paths(figures_dir: Path) -> dict[str, Path]:
+    """figure id -> config path for every configs/figures/<paper>/<id>.yaml."""
+    found: dict[str, Path] = {}
+    for path in sorted(figures_dir.glob("*/*.yaml")):
+        if path.stem in found:
+            raise ConfigError(path, "", f"figure id '{path.stem}' is also used by {found[path.stem]}; ids must be unique")
+        found[path.stem] = path
+    return found
+
+
+def find_figure(reference: str, figures_dir: Path) -> Path:
+    """A figure id (as in FIGURES.md) or the path of a config file."""
+    as_path = Path(reference)
+    if as_path.suffix in (".yaml", ".yml"):
+        if not as_path.is_file():
+            raise UsageError(f"no such config file: {reference}")
+        return as_path
+    known = figure_config_paths(figures_dir)
+    if reference not in known:
+        raise UsageError(f"unknown figure '{reference}'; figures with a config: {', '.join(sorted(known)) or 'none'}")
+    return known[reference]
+
+
+@dataclass
+class FigureConfig:
+    """A validated figure config. Its id is the file name, its paper the directory."""
+    figure_id: str
+    paper: str
+    path: Path
+    document: dict
+    profiles: dict[str, Profile]
+
+    @classmethod
+    def load(cls, path: Path, profiles: dict[str, Profile]) -> "FigureConfig":
+        document = load_yaml(path)
+        _check(document, schema.FIGURE, path)
+        for index, claim in enumerate(document.get("claims", [])):
+            _check(claim, schema.CLAIM_SCHEMAS[claim["kind"]], path, ["claims", index])
+        config = cls(path.stem, path.parent.name, path, document, profiles)
+        problems = _ConsistencyChecker(config).problems()
+        if problems:
+            raise ConfigError.many([(str(path), where, message) for where, message in problems])
+        return config
+
+    @property
+    def title(self) -> str:
+        return self.document["title"]
+
+    @property
+    def series(self) -> list[Series]:
+        return [Series(s["name"], s.get("label", s["name"]), s["params"], s.get("marker"), s.get("color"))
+                for s in self.document["series"]]
+
+    @property
+    def plot(self) -> dict:
+        return self.document["plot"]
+
+    @property
+    def claims(self) -> list[dict]:
+        return self.document.get("claims", [])
+
+    def resolve(self, profile_name: str) -> "ResolvedFigure":
+        if profile_name not in self.profiles:
+            raise UsageError(f"unknown profile '{profile_name}'; profiles: {', '.join(sorted(self.profiles))}")
+        profile = self.profiles[profile_name]
+        override = self.document.get("profiles", {}).get(profile_name, {})
+        base = {**self.document["base"], **profile.base, **override.get("base", {})}
+        axes = {**self.document.get("axes", {}), **override.get("axes", {})}
+        repetitions = override.get("repetitions", self.document.get("repetitions", profile.repetitions))
+        timeout_s = float(override.get("timeout_s", self.document.get("timeout_s", profile.timeout_s)))
+        return ResolvedFigure(self, profile, base, axes, repetitions, timeout_s)
+
+
+@dataclass
+class ResolvedFigure:
+    """A figure under one profile: concrete parameters, axis values and points."""
+    config: FigureConfig
+    profile: Profile
+    base: dict
+    axes: dict[str, list]
+    repetitions: int
+    timeout_s: float
+    _points: list[Point] = field(default_factory=list, repr=False)
+
+    @property
+    def figure_id(self) -> str:
+        return self.config.figure_id
+
+    def series_parameters(self, series: Series) -> dict:
+        return {**self.base, **series.params}
+
+    def points(self) -> list[Point]:
+        if self._points:
+            return self._points
+        axis_names = list(self.axes)
+        for series in self.config.series:
+            for values in itertools.product(*(self.axes[name] for name in axis_names)):
+                coords = tuple(zip(axis_names, values))
+                parameters = {**self.series_parameters(series), **dict(coords)}
+                cc = parameters.pop("cc")
+                first_seed = parameters.get("seed", 1)
+                for repetition in range(self.repetitions):
+                    flags = {**parameters, "seed": first_seed + repetition}
+                    self._points.append(Point(self.figure_id, series.name, coords, repetition, cc,
+                                              tuple(sorted(flags.items())), self.timeout_s))
+        return self._points
+
+    def max_threads(self) -> int:
+        return max(point.threads for point in self.points())
+
+    def metrics(self) -> list[str]:
+        """Every metric the tidy table carries: defaults, plotted, claimed and listed ones."""
+        plot_y = self.config.plot["y"]
+        wanted = [*DEFAULT_TABLE_METRICS, *([plot_y] if isinstance(plot_y, str) else plot_y),
+                  *self.config.document.get("metrics", []),
+                  *(claim["metric"] for claim in self.config.claims if "metric" in claim)]
+        x = self.config.plot["x"]
+        if self.config.plot["kind"] == "scatter" and x not in self.axes:
+            wanted.append(x)
+        return list(dict.fromkeys(wanted))
+
+
+class _ConsistencyChecker:
+    """Cross-field rules the schema cannot express, checked for every profile."""
+
+    def __init__(self, config: FigureConfig):
+        self.config = config
+        self.document = config.document
+        self.found: list[tuple[str, str]] = []
+
+    def problems(self) -> list[tuple[str, str]]:
+        self._check_profile_names()
+        if self.found:
+            return self.found
+        self._check_parameter_overlaps()
+        self._check_series_names()
+        self._check_plot()
+        self._check_claims()
+        for name in self.config.profiles:
+            self._check_points(name)
+        return sorted(set(self.found))
+
+    def _add(self, where: str, message: str) -> None:
+        self.found.append((where, message))
+
+    def _all_axes(self) -> dict[str, list[list]]:
+        """axis -> its value list under each profile."""
+        overrides = self.document.get("profiles", {})
+        return {axis: [overrides.get(p, {}).get("axes", {}).get(axis, values) for p in self.config.profiles]
+                for axis, values in self.document.get("axes", {}).items()}
+
+    def _check_profile_names(self) -> None:
+        known = sorted(self.config.profiles)
+        for name in self.document.get("profiles", {}):
+            if name not in self.config.profiles:
+                self._add(f"profiles.{name}", f"unknown profile; profiles: {', '.join(known)}")
+
+    def _check_parameter_overlaps(self) -> None:
+        axes = self.document.get("axes", {})
+        set_by_profiles = {key: name for name, p in self.config.profiles.items() for key in p.base}
+        for axis in axes:
+            if axis in RESERVED_AXIS_NAMES:
+                self._add(f"axes.{axis}", f"'{axis}' is a column of the result tables; it cannot be an axis")
+        for key in self.document["base"]:
+            if key in axes:
+                self._add(f"base.{key}", "is swept in axes; remove it from base")
+            elif key in set_by_profiles:
+                self._add(f"base.{key}", f"is set by the profile files (e.g. {set_by_profiles[key]}); "
+                          f"set it per profile under profiles.<name>.base instead")
+        for index, series in enumerate(self.document["series"]):
+            for key in series["params"]:
+                if key in axes:
+                    self._add(f"series[{index}].params.{key}", "is swept in axes; a series may not fix it")
+        for name, override in self.document.get("profiles", {}).items():
+            for key in override.get("axes", {}):
+                if key not in axes:
+                    self._add(f"profiles.{name}.axes.{key}",
+                              f"is not an axis of this figure; axes: {', '.join(axes) or 'none'}")
+            for key in override.get("base", {}):
+                if key in axes:
+                    self._add(f"profiles.{name}.base.{key}", "is swept in axes; override its values under axes")
+
+    def _check_series_names(self) -> None:
+        seen = set()
+        for index, series in enumerate(self.document["series"]):
+            if series["name"] in seen:
+                self._add(f"series[{index}].name", f"duplicate series name '{series['name']}'")
+            seen.add(series["name"])
+
+    def _check_plot(self) -> None:
+        plot = self.document["plot"]
+        axes = list(self.document.get("axes", {}))
+        kind, x, y = plot["kind"], plot["x"], plot["y"]
+        allowed_x = axes + (["series"] if kind in ("bar", "stacked_bar") else [])
+        if x not in allowed_x and not (kind == "scatter" and schema_metric(x)):
+            extra = "; or a metric for scatter" if kind == "scatter" else ""
+            self._add("plot.x", f"'{x}' is not allowed; allowed: {', '.join(allowed_x) or 'no axes defined'}{extra}")
+        if isinstance(y, list) and kind != "stacked_bar":
+            self._add("plot.y", f"a list of metrics needs kind stacked_bar; kind {kind} plots one metric")
+        if "y_labels" in plot and (not isinstance(y, list) or len(plot["y_labels"]) != len(y)):
+            self._add("plot.y_labels", "needs one label per metric of a list-valued plot.y")
+
+    def _check_claims(self) -> None:
+        series_names = [s["name"] for s in self.document["series"]]
+        all_axes = self._all_axes()
+        plot = self.document["plot"]
+        seen_ids = set()
+        for index, claim in enumerate(self.document.get("claims", [])):
+            where = f"claims[{index}]"
+            if claim["id"] in seen_ids:
+                self._add(f"{where}.id", f"duplicate claim id '{claim['id']}'")
+            seen_ids.add(claim["id"])
+            if claim["check"] == "conditional" and "condition" not in claim:
+                self._add(f"{where}.condition", "required when check is conditional: say what the claim needs")
+            if "metric" not in claim and isinstance(plot["y"], list):
+                self._add(f"{where}.metric", "required: plot.y is a list, so say which metric the claim is about")
+            for field_name, names in _series_references(claim):
+                for name in names:
+                    if name not in series_names:
+                        self._add(f"{where}.{field_name}",
+                                  f"'{name}' is not a series of this figure; series: {', '.join(series_names)}")
+            along = claim.get("along", plot["x"]) if claim["kind"] == "monotone" else None
+            if along is not None and along not in all_axes:
+                self._add(f"{where}.along", f"'{along}' is not an axis; axes: {', '.join(all_axes) or 'none'}")
+            if claim["kind"] == "monotone" and "series" in claim and "ratio" in claim:
+                self._add(f"{where}", "give either series or ratio, not both")
+            for axis, value in claim.get("at", {}).items():
+                self._check_selector(f"{where}.at.{axis}", axis, value, all_axes, along)
+
+    def _check_selector(self, where: str, axis: str, value: object, all_axes: dict, along: str | None) -> None:
+        if axis not in all_axes:
+            self._add(where, f"'{axis}' is not an axis; axes: {', '.join(all_axes) or 'none'}")
+        elif axis == along:
+            self._add(where, "is the axis the claim runs along; it cannot also be fixed")
+        elif value in AXIS_EXTREMES:
+            if value != "all" and not all(_is_number(v) for values in all_axes[axis] for v in values):
+                self._add(where, f"'{value}' needs a numeric axis")
+        else:
+            for profile, values in zip(self.config.profiles, all_axes[axis]):
+                if value not in values:
+                    self._add(where, f"{value!r} is not swept under profile {profile} (values: {values}); "
+                              f"use a swept value or one of {', '.join(AXIS_EXTREMES)}")
+
+    def _check_points(self, profile_name: str) -> None:
+        resolved = self.config.resolve(profile_name)
+        for index, series in enumerate(self.config.series):
+            known = {**resolved.series_parameters(series), **{axis: None for axis in resolved.axes}}
+            missing = [name for name in REQUIRED_PARAMETERS if name not in known]
+            if missing:
+                self._add(f"series[{index}]", f"under profile {profile_name}, no value for "
+                          f"{', '.join(missing)} (set it in base, the series' params or axes)")
+                continue
+            for name in ("cc", "threads"):
+                for value in resolved.axes.get(name, [known[name]]):
+                    problem = _special_value_problem(name, value)
+                    if problem:
+                        self._add(self._origin(name, index, profile_name), problem)
+
+    def _origin(self, name: str, series_index: int, profile_name: str) -> str:
+        """The field a point's parameter value comes from, for error messages."""
+        override = self.document.get("profiles", {}).get(profile_name, {})
+        if name in self.document.get("axes", {}):
+            in_override = name in override.get("axes", {})
+            return f"profiles.{profile_name}.axes.{name}" if in_override else f"axes.{name}"
+        if name in self.document["series"][series_index]["params"]:
+            return f"series[{series_index}].params.{name}"
+        if name in override.get("base", {}):
+            return f"profiles.{profile_name}.base.{name}"
+        if name in self.config.profiles[profile_name].base:
+            return f"{self.config.profiles[profile_name].path}: base.{name}"
+        return f"base.{name}"
+
+
+def _special_value_problem(name: str, value: object) -> str | None:
+    if name == "cc" and not (isinstance(value, str) and value and set(value) <= CC_NAME_CHARACTERS):
+        return (f"{value!r} is not a protocol name: cc must be lower-case letters, digits and _ "
+                f"(e.g. silo), as it names the binary bin/rundb-<cc>")
+    if name == "threads" and not (isinstance(value, int) and not isinstance(value, bool) and value >= 1):
+        return f"{value!r} is not allowed: threads must be a positive integer"
+    return None
+
+
+def _series_references(claim: dict) -> list[tuple[str, list[str]]]:
+    references = []
+    for field_name in ("numerator", "denominator", "series", "among", "ratio"):
+        value = claim.get(field_name)
+        if value is not None:
+            references.append((field_name, [value] if isinstance(value, str) else list(value)))
+    return references
+
+
+def _is_number(value: object) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def schema_metric(name: str) -> bool:
+    return re.fullmatch(schema.METRIC_NAME, name) is not None
+
+
+def hardware_threads() -> int:
+    return os.cpu_count() or 1

@@ -1,0 +1,263 @@
+"""Paper-style figures (PNG and PDF) from a figure's aggregated table.
+
+Serif fonts, one marker and colour per series (hatches on bars, so that a
+black-and-white print still tells series apart), the range of the
+repetitions as error bars, and the legend outside the data area. One panel
+per combination of the other swept axes.
+"""
+from __future__ import annotations
+
+import itertools
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")  # files only; never a display
+
+import matplotlib.pyplot as plt  # noqa: E402  (must follow matplotlib.use)
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+
+from ccbench.config import ResolvedFigure  # noqa: E402
+from ccbench.fileio import write_atomically  # noqa: E402
+
+STYLE = {
+    "font.family": "serif",
+    "font.serif": ["Times New Roman", "Nimbus Roman", "Liberation Serif", "DejaVu Serif"],
+    "font.size": 11,
+    "axes.labelsize": 11,
+    "legend.fontsize": 9,
+    "xtick.labelsize": 10,
+    "ytick.labelsize": 10,
+    "lines.linewidth": 1.4,
+    "lines.markersize": 6,
+    "axes.grid": True,
+    "grid.linestyle": ":",
+    "grid.alpha": 0.5,
+    "pdf.fonttype": 42,   # embed TrueType, as publishers ask
+    "savefig.dpi": 200,
+}
+MARKERS = ["o", "s", "^", "D", "v", "x", "+", "*", "P", "<", ">", "h"]
+HATCHES = ["", "//", "\\\\", "xx", "..", "--", "++", "oo", "||", "**"]
+COLORS = plt.get_cmap("tab10").colors
+PANEL_SIZE = (4.2, 3.1)
+
+
+def _is_numeric(values: list) -> bool:
+    return all(isinstance(value, (int, float)) and not isinstance(value, bool) for value in values)
+
+
+def _select(table: pd.DataFrame, context: dict) -> pd.DataFrame:
+    mask = pd.Series(True, index=table.index)
+    for axis, value in context.items():
+        mask &= table[axis] == value
+    return table[mask]
+
+
+class _FigureDrawer:
+    def __init__(self, figure: ResolvedFigure, table: pd.DataFrame):
+        self.figure = figure
+        self.table = table
+        self.plot = figure.config.plot
+        self.x = self.plot["x"]
+        self.factor = self.plot.get("y_factor", 1.0)
+        self.error_bars = self.plot.get("error_bars", True)
+        self.series = figure.config.series
+        self.styles = {s.name: (s.marker or MARKERS[i % len(MARKERS)], s.color or COLORS[i % len(COLORS)],
+                                HATCHES[i % len(HATCHES)]) for i, s in enumerate(self.series)}
+
+    def panels(self) -> list[dict]:
+        """One panel per combination of the swept axes that are not on the x axis."""
+        if self.plot["kind"] == "scatter" and self.x not in self.figure.axes:
+            return [{}]
+        others = {axis: values for axis, values in self.figure.axes.items()
+                  if axis != self.x and len(values) > 1}
+        return [dict(zip(others, combination)) for combination in itertools.product(*others.values())]
+
+    def x_positions(self) -> tuple[list, list, bool]:
+        """(x values in sweep order, their plotting positions, numeric?)."""
+        values = list(self.figure.axes[self.x])
+        if _is_numeric(values):
+            values = sorted(values)
+            return values, values, True
+        return values, list(range(len(values))), False
+
+    def _values(self, rows: pd.DataFrame, metric: str) -> tuple[np.ndarray, np.ndarray]:
+        """(median, [low, high] error extents) scaled by y_factor."""
+        median = rows[metric].to_numpy(dtype=float) * self.factor
+        low = rows[f"{metric}_min"].to_numpy(dtype=float) * self.factor
+        high = rows[f"{metric}_max"].to_numpy(dtype=float) * self.factor
+        return median, np.vstack([np.clip(median - low, 0, None), np.clip(high - median, 0, None)])
+
+    def _rows_in_x_order(self, panel: pd.DataFrame, series: str) -> pd.DataFrame:
+        rows = panel[panel["series"] == series]
+        order, _, _ = self.x_positions()
+        return rows.set_index(self.x).reindex(order).reset_index()
+
+    def draw_line(self, ax, panel: pd.DataFrame) -> None:
+        metric = self.plot["y"]
+        _, positions, numeric = self.x_positions()
+        for series in self.series:
+            rows = self._rows_in_x_order(panel, series.name)
+            marker, color, _ = self.styles[series.name]
+            median, extents = self._values(rows, metric)
+            ax.plot(positions, median, marker=marker, color=color, label=series.label,
+                    markerfacecolor="white" if marker not in ("x", "+") else color)
+            if self.error_bars and (rows["runs_ok"] > 1).any():
+                ax.errorbar(positions, median, yerr=extents, fmt="none", ecolor=color, capsize=2, linewidth=0.8)
+        self._x_ticks(ax, numeric)
+
+    def draw_scatter(self, ax, panel: pd.DataFrame) -> None:
+        metric = self.plot["y"]
+        for series in self.series:
+            rows = panel[panel["series"] == series.name]
+            marker, color, _ = self.styles[series.name]
+            ax.scatter(rows[self.x].to_numpy(dtype=float), rows[metric].to_numpy(dtype=float) * self.factor,
+                       marker=marker, color=color, label=series.label)
+
+    def _bar_slots(self) -> tuple[list[tuple[float, object, object]], list[float], list[str]]:
+        """Bars as (position, x value or None, series), with group tick positions and labels."""
+        if self.x == "series":
+            slots = [(float(i), None, s) for i, s in enumerate(self.series)]
+            return slots, [p for p, _, _ in slots], [s.label for s in self.series]
+        values, _, _ = self.x_positions()
+        width = 0.8 / len(self.series)
+        slots = [(group + (i - (len(self.series) - 1) / 2) * width, value, s)
+                 for group, value in enumerate(values) for i, s in enumerate(self.series)]
+        return slots, list(range(len(values))), [str(value) for value in values]
+
+    def _bar_value(self, panel: pd.DataFrame, x_value, series, metric: str) -> tuple[float, float, float]:
+        rows = panel[panel["series"] == series.name]
+        if x_value is not None:
+            rows = rows[rows[self.x] == x_value]
+        if rows.empty:
+            return np.nan, np.nan, np.nan
+        row = rows.iloc[0]
+        return tuple(float(row[column]) * self.factor for column in (metric, f"{metric}_min", f"{metric}_max"))
+
+    def draw_bar(self, ax, panel: pd.DataFrame) -> None:
+        metric = self.plot["y"]
+        slots, ticks, tick_labels = self._bar_slots()
+        width = 0.8 / (1 if self.x == "series" else len(self.series))
+        labelled = set()
+        for position, x_value, series in slots:
+            median, low, high = self._bar_value(panel, x_value, series, metric)
+            _, color, hatch = self.styles[series.name]
+            label = series.label if series.name not in labelled and self.x != "series" else None
+            labelled.add(series.name)
+            ax.bar(position, 0 if np.isnan(median) else median, width, color=color, hatch=hatch,
+                   edgecolor="black", linewidth=0.6, label=label)
+            if self.error_bars and not np.isnan(median) and high > low:
+                ax.errorbar(position, median, yerr=[[median - low], [high - median]], fmt="none",
+                            ecolor="black", capsize=2, linewidth=0.8)
+        ax.set_xticks(ticks, tick_labels)
+        ax.grid(axis="x", visible=False)
+
+    def draw_stacked_bar(self, ax, panel: pd.DataFrame) -> None:
+        metrics = self.plot["y"] if isinstance(self.plot["y"], list) else [self.plot["y"]]
+        names = self.plot.get("y_labels", metrics)
+        slots, _, _ = self._bar_slots()
+        width = 0.8 / (1 if self.x == "series" else len(self.series))
+        bottoms = np.zeros(len(slots))
+        for j, (metric, name) in enumerate(zip(metrics, names)):
+            heights = np.array([self._bar_value(panel, x_value, series, metric)[0] for _, x_value, series in slots])
+            heights = np.nan_to_num(heights)
+            ax.bar([p for p, _, _ in slots], heights, width, bottom=bottoms, label=name,
+                   color=COLORS[j % len(COLORS)], hatch=HATCHES[j % len(HATCHES)], edgecolor="black", linewidth=0.6)
+            bottoms += heights
+        several_series = len(self.series) > 1
+        labels = [series.label if x_value is None else (f"{x_value}\n{series.label}" if several_series else str(x_value))
+                  for _, x_value, series in slots]
+        ax.set_xticks([p for p, _, _ in slots], labels, fontsize=8 if several_series else None)
+        ax.grid(axis="x", visible=False)
+
+    def _x_ticks(self, ax, numeric: bool) -> None:
+        values, positions, _ = self.x_positions()
+        if numeric and self.plot.get("xscale") == "log":
+            _log_scale(ax.xaxis, ax.set_xscale)
+        if len(values) <= 12:
+            ax.set_xticks(positions, _readable_tick_labels(positions, values, numeric and
+                                                           self.plot.get("xscale") == "log"))
+
+    def label(self, ax) -> None:
+        y = self.plot["y"]
+        default_y = y if isinstance(y, str) else "value"
+        x_default = "" if self.x == "series" else self.x
+        ax.set_xlabel(self.plot.get("xlabel", x_default))
+        ax.set_ylabel(self.plot.get("ylabel", default_y))
+        if self.plot.get("yscale") == "log":
+            _log_scale(ax.yaxis, ax.set_yscale)
+        if self.plot["kind"] == "scatter" and self.plot.get("xscale") == "log":
+            _log_scale(ax.xaxis, ax.set_xscale)
+
+
+def _readable_tick_labels(positions: list, values: list, log: bool) -> list[str]:
+    """A label per swept value, left blank where it would overlap the previous
+    label (e.g. θ = 0.9 and 0.99): the tick mark stays, the text does not."""
+    coordinates = np.log10(positions) if log else np.asarray(positions, dtype=float)
+    span = float(coordinates.max() - coordinates.min()) or 1.0
+    labels, last_shown, last_length = [], None, 0
+    for coordinate, value in zip(coordinates, values):
+        text = str(value)
+        # About 3% of a panel's width per character at the tick font size.
+        needed = 0.03 * span * (last_length + len(text)) / 2
+        if last_shown is None or coordinate - last_shown >= needed:
+            labels.append(text)
+            last_shown, last_length = coordinate, len(text)
+        else:
+            labels.append("")
+    return labels
+
+
+def _log_scale(axis, set_scale) -> None:
+    """Log scale with plain numbers (16, not 1.6×10¹), labelling minor ticks only on short ranges."""
+    set_scale("log")
+    axis.set_major_formatter(matplotlib.ticker.LogFormatter(labelOnlyBase=False))
+    axis.set_minor_formatter(matplotlib.ticker.LogFormatter(labelOnlyBase=False, minor_thresholds=(1, 0.4)))
+
+
+def plot_figure(figure: ResolvedFigure, table: pd.DataFrame, image_base: Path) -> list[Path]:
+    """Draw the figure; write image_base.png and image_base.pdf; return their paths."""
+    drawer = _FigureDrawer(figure, table)
+    panels = drawer.panels()
+    draw = getattr(drawer, f"draw_{figure.config.plot['kind']}")
+    with plt.rc_context(STYLE):
+        fig, grid = plt.subplots(1, len(panels), figsize=(PANEL_SIZE[0] * len(panels), PANEL_SIZE[1]),
+                                 squeeze=False)
+        for ax, context in zip(grid[0], panels):
+            panel = _select(table, context)
+            if (panel["runs_ok"] > 0).any():
+                draw(ax, panel)
+            else:
+                ax.text(0.5, 0.5, "no successful runs", transform=ax.transAxes, ha="center", va="center")
+            drawer.label(ax)
+            if context:
+                ax.set_title(", ".join(f"{axis} = {value}" for axis, value in context.items()), fontsize=10)
+        if "title" in drawer.plot:
+            fig.suptitle(drawer.plot["title"], y=1.12 if drawer.plot.get("legend", "top") == "top" else 1.0)
+        _legend(fig, grid[0], drawer.plot.get("legend", "top"))
+        fig.tight_layout()
+        paths = []
+        for extension in ("png", "pdf"):
+            path = image_base.with_suffix(f".{extension}")
+            write_atomically(path, lambda temp: fig.savefig(temp, format=extension, bbox_inches="tight"))
+            paths.append(path)
+        plt.close(fig)
+    return paths
+
+
+def _legend(fig, axes, position: str) -> None:
+    handles, labels = {}, []
+    for ax in axes:
+        for handle, label in zip(*ax.get_legend_handles_labels()):
+            if label not in handles:
+                handles[label] = handle
+                labels.append(label)
+    if position == "none" or not labels:
+        return
+    if position == "top":
+        fig.legend([handles[label] for label in labels], labels, loc="lower center", bbox_to_anchor=(0.5, 1.0),
+                   ncol=min(len(labels), 4), frameon=False)
+    else:
+        fig.legend([handles[label] for label in labels], labels, loc="center left", bbox_to_anchor=(1.0, 0.5),
+                   frameon=False)

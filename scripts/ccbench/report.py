@@ -1,0 +1,196 @@
+"""The reproduction report: paper_figures/REPORT.md and REPORT.html.
+
+It lists every figure that has a config, with its picture, its parameters at
+the profile (inferences marked [INF]), the runs behind it, and each claim of
+the paper with whether it held at this profile and whether it is asserted.
+"""
+from __future__ import annotations
+
+import html
+import platform
+import subprocess
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+
+from ccbench.claims import FAILED, HELD, NO_DATA
+from ccbench.config import FigureConfig, Profile, hardware_threads
+from ccbench.fileio import write_text_atomically
+from ccbench.pipeline import FigureOutcome
+from ccbench.workspace import Workspace
+
+CHECK_NAMES = {"trend": "trend ✔", "absolute": "absolute ✘", "conditional": "conditional ◐"}
+
+
+@dataclass
+class ReportEntry:
+    """One figure in the report: processed (outcome) or not processable (problem)."""
+    figure_id: str
+    paper: str
+    title: str
+    outcome: FigureOutcome | None = None
+    problem: str | None = None
+
+    @classmethod
+    def of(cls, outcome: FigureOutcome) -> "ReportEntry":
+        config = outcome.figure.config
+        return cls(config.figure_id, config.paper, config.title, outcome=outcome)
+
+    @classmethod
+    def broken(cls, figure_id: str, paper: str, title: str, problem: str) -> "ReportEntry":
+        return cls(figure_id, paper, title, problem=problem)
+
+
+def _git_revision(root: Path) -> str:
+    try:
+        done = subprocess.run(["git", "describe", "--always", "--dirty"], cwd=root, capture_output=True, text=True)
+        return done.stdout.strip() or "unknown"
+    except OSError:
+        return "unknown"
+
+
+def _cell(text: str) -> str:
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def _claim_counts(outcome: FigureOutcome) -> str:
+    asserted = [r for r in outcome.claims if r.asserted]
+    held = sum(r.outcome == HELD for r in asserted)
+    failed = sum(r.outcome == FAILED for r in asserted)
+    missing = sum(r.outcome == NO_DATA for r in asserted)
+    reported = len(outcome.claims) - len(asserted)
+    return f"{held} held, {failed} failed, {missing} no data, {reported} not asserted"
+
+
+def _claim_text(claim: dict) -> str:
+    text = ("[INF] " if claim.get("inferred") else "") + claim["text"].strip()
+    return text + (f" (source: {claim['source']})" if "source" in claim else "")
+
+
+def _parameter_lines(outcome: FigureOutcome) -> list[str]:
+    figure = outcome.figure
+    inferred = {item["parameter"] for item in figure.config.document.get("inferences", [])}
+
+    def show(name: str, value: object) -> str:
+        return f"`{name}={value}`" + (" [INF]" if name in inferred else "")
+
+    lines = ["Fixed: " + ", ".join(show(name, value) for name, value in sorted(figure.base.items()))]
+    if figure.axes:
+        lines.append("Swept: " + ", ".join(f"{show(axis, values)}" for axis, values in figure.axes.items()))
+    lines.append("Series: " + "; ".join(
+        f"**{series.label}** (" + ", ".join(show(k, v) for k, v in sorted(series.params.items())) + ")"
+        for series in figure.config.series))
+    lines.append(f"Repetitions: {figure.repetitions} (median plotted, range as error bars); "
+                 f"time limit {figure.timeout_s:g} s per run.")
+    return lines
+
+
+def _markdown_entry(entry: ReportEntry, profile: Profile) -> list[str]:
+    lines = [f"### `{entry.figure_id}`: {entry.title}", ""]
+    if entry.problem:
+        return lines + [f"**Not processed:** {entry.problem}", ""]
+    outcome = entry.outcome
+    config: FigureConfig = outcome.figure.config
+    total, ok, failed, missing = outcome.run_counts()
+    if outcome.images:
+        lines += [f"![{entry.figure_id}]({profile.name}/{outcome.images[0].name}) "
+                  f"([PDF]({profile.name}/{outcome.images[1].name}))", ""]
+    else:
+        lines += ["*No successful run at this profile yet, so no picture.*", ""]
+    if "description" in config.document:
+        lines += [config.document["description"].strip(), ""]
+    if "source" in config.document:
+        lines += [f"Source: {config.document['source']}", ""]
+    lines += [f"Profile **{profile.name}**. Runs: {ok} ok, {failed} failed, {missing} not run, of {total}. "
+              f"Table: `{outcome.tables.table_path.name}` (in results/tables/{profile.name}/).", ""]
+    lines += [f"- {line}" for line in _parameter_lines(outcome)]
+    inferences = config.document.get("inferences", [])
+    if inferences:
+        lines += ["", "Inferences (not paper facts):"]
+        lines += [f"- [INF] `{item['parameter']}`: {item['note']}" for item in inferences]
+    if outcome.claims:
+        lines += ["", "| claim | check | at this profile | numbers |", "|---|---|---|---|"]
+        for result in outcome.claims:
+            claim = result.claim
+            text = _claim_text(claim)
+            status = f"**{result.label}**" + (f"<br>{result.note}" if result.note else "")
+            lines.append(f"| {_cell(text)} | {CHECK_NAMES[claim['check']]} | {_cell(status)} | {_cell(result.detail)} |")
+    failures = outcome.tables.failures()
+    if failures:
+        lines += ["", "Failed runs (stderr in the run records under results/runs/):"]
+        lines += [f"- {failure}" for failure in failures[:10]]
+    return lines + [""]
+
+
+def render_markdown(entries: list[ReportEntry], profile: Profile, workspace: Workspace) -> str:
+    now = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    lines = ["# Reproduction report", "",
+             f"Profile **{profile.name}**: {profile.description}", "",
+             f"Generated {now} on {platform.node()} ({hardware_threads()} hardware threads), "
+             f"revision `{_git_revision(workspace.root)}`. "
+             "Claims are checked on the median of the repetitions. *Trend* claims are asserted; "
+             "*absolute* claims (numbers of the authors' hardware) are reported, never asserted; "
+             "*conditional* claims are asserted only where their condition holds here. "
+             "[INF] marks an inference made for the catalog, not a fact from the paper.", "",
+             "| figure | paper | runs ok / total | claims |", "|---|---|---|---|"]
+    for entry in entries:
+        if entry.problem:
+            lines.append(f"| `{entry.figure_id}` | {entry.paper} | — | not processed |")
+        else:
+            total, ok, _, _ = entry.outcome.run_counts()
+            lines.append(f"| `{entry.figure_id}` | {entry.paper} | {ok} / {total} | {_claim_counts(entry.outcome)} |")
+    lines.append("")
+    for paper in sorted({entry.paper for entry in entries}):
+        lines += [f"## {paper}", ""]
+        for entry in (e for e in entries if e.paper == paper):
+            lines += _markdown_entry(entry, profile)
+    return "\n".join(lines)
+
+
+def render_html(entries: list[ReportEntry], profile: Profile) -> str:
+    """A self-contained page: the summary, then each figure with its image and claims."""
+    def escape(text: object) -> str:
+        return html.escape(str(text))
+
+    parts = ["<!DOCTYPE html><html><head><meta charset='utf-8'>",
+             f"<title>Reproduction report ({escape(profile.name)})</title>",
+             "<style>body{font-family:serif;max-width:1100px;margin:auto;padding:1em}"
+             "table{border-collapse:collapse}td,th{border:1px solid #bbb;padding:3px 6px;vertical-align:top}"
+             ".held{color:#060}.failed{color:#a00}.nodata{color:#777}img{max-width:100%}</style></head><body>",
+             f"<h1>Reproduction report</h1><p>Profile <b>{escape(profile.name)}</b>: {escape(profile.description)}</p>"]
+    for entry in entries:
+        parts.append(f"<h2 id='{escape(entry.figure_id)}'>{escape(entry.paper)}: <code>{escape(entry.figure_id)}</code> "
+                     f"— {escape(entry.title)}</h2>")
+        if entry.problem:
+            parts.append(f"<p><b>Not processed:</b> {escape(entry.problem)}</p>")
+            continue
+        outcome = entry.outcome
+        total, ok, failed, missing = outcome.run_counts()
+        if outcome.images:
+            parts.append(f"<img src='{escape(profile.name)}/{escape(outcome.images[0].name)}' "
+                         f"alt='{escape(entry.figure_id)}'>")
+        parts.append(f"<p>Runs: {ok} ok, {failed} failed, {missing} not run, of {total}.</p><ul>")
+        parts += [f"<li>{escape(line)}</li>" for line in _parameter_lines(outcome)]
+        parts += [f"<li>[INF] <code>{escape(i['parameter'])}</code>: {escape(i['note'])}</li>"
+                  for i in outcome.figure.config.document.get("inferences", [])]
+        parts.append("</ul>")
+        if outcome.claims:
+            parts.append("<table><tr><th>claim</th><th>check</th><th>at this profile</th><th>numbers</th></tr>")
+            for result in outcome.claims:
+                css = {HELD: "held", FAILED: "failed", NO_DATA: "nodata"}[result.outcome]
+                text = _claim_text(result.claim)
+                parts.append(f"<tr><td>{escape(text)}</td><td>{escape(CHECK_NAMES[result.claim['check']])}</td>"
+                             f"<td class='{css}'><b>{escape(result.label)}</b><br>{escape(result.note)}</td>"
+                             f"<td>{escape(result.detail)}</td></tr>")
+            parts.append("</table>")
+    parts.append("</body></html>")
+    return "\n".join(parts)
+
+
+def write_report(entries: list[ReportEntry], profile: Profile, workspace: Workspace) -> Path:
+    entries = sorted(entries, key=lambda entry: (entry.paper, entry.figure_id))
+    markdown_text = render_markdown(entries, profile, workspace)
+    report_path = workspace.figures_dir / "REPORT.md"
+    write_text_atomically(report_path, markdown_text + "\n")
+    write_text_atomically(workspace.figures_dir / "REPORT.html", render_html(entries, profile))
+    return report_path

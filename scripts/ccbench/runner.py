@@ -1,0 +1,123 @@
+"""Runs the points of one or more figures that the result store lacks."""
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, field
+from typing import Callable, Sequence
+
+from tqdm import tqdm
+
+from ccbench.config import ResolvedFigure
+from ccbench.engine import STATUS_ERROR, STATUS_FAILED, STATUS_OK, Task, build_binary
+from ccbench.store import ResultStore
+from ccbench.workspace import Workspace
+
+
+@dataclass
+class SweepSummary:
+    total: int = 0                 # distinct runs the figures need
+    cached: int = 0                # found in the store, ok
+    cached_failed: int = 0         # found in the store as failed, not retried
+    ran: int = 0
+    failed: int = 0                # of the runs done now
+    pending_commands: list[str] = field(default_factory=list)    # dry run only
+    skipped: dict[str, str] = field(default_factory=dict)         # key -> why it could not run here
+
+    @property
+    def problems(self) -> bool:
+        return bool(self.failed or self.cached_failed or self.skipped)
+
+    def describe(self) -> str:
+        text = (f"{self.total} runs: {self.cached} already stored, {self.ran} run now "
+                f"({self.failed} failed)")
+        if self.cached_failed:
+            text += f", {self.cached_failed} stored as failed (not retried; use --retry-failed)"
+        if self.skipped:
+            text += f", {len(self.skipped)} could not run here"
+        return text
+
+
+def tasks_for(figures: Sequence[ResolvedFigure], workspace: Workspace) -> dict[str, Task]:
+    """Distinct runs of all figures, by key (figures may share runs).
+
+    Ordered repetition by repetition (every point once, then every point
+    again, ...): a burst of load on the machine then disturbs one repetition
+    of many points instead of all repetitions of one, and an interrupted
+    sweep already has a first measurement of every point.
+    """
+    points = sorted((point for figure in figures for point in figure.points()), key=lambda p: p.repetition)
+    tasks: dict[str, Task] = {}
+    for point in points:
+        key = point.key(workspace.engine)
+        if key not in tasks:
+            command = (*workspace.engine_argv(point.cc), *point.flag_arguments())
+            tasks[key] = Task(key, point.cc, command, point.timeout_s, point.threads, workspace.engine)
+    return tasks
+
+
+def run_sweep(figures: Sequence[ResolvedFigure], workspace: Workspace, backend, *,
+              retry_failed: bool = False, dry_run: bool = False, progress: bool = True,
+              log: Callable[[str], None] = lambda message: print(message, file=sys.stderr)) -> SweepSummary:
+    store = ResultStore(workspace.runs_dir)
+    store.clean()
+    tasks = tasks_for(figures, workspace)
+    summary = SweepSummary(total=len(tasks))
+    pending = []
+    for key, task in tasks.items():
+        record = store.get(key)
+        if record is None or (record["status"] == STATUS_FAILED and retry_failed):
+            pending.append(task)
+        elif record["status"] == STATUS_OK:
+            summary.cached += 1
+        else:
+            summary.cached_failed += 1
+    if dry_run:
+        summary.pending_commands = [" ".join(task.command) for task in pending]
+        return summary
+
+    pending = _build_what_is_needed(pending, workspace, summary, log)
+    bar = tqdm(total=len(pending), unit="run", desc=", ".join(f.figure_id for f in figures)[:40],
+               disable=not progress or not pending, file=sys.stderr, dynamic_ncols=True,
+               mininterval=0.5 if sys.stderr.isatty() else 10)  # a log file gets a line every 10 s
+
+    def on_record(task: Task, record: dict) -> None:
+        if record["status"] == STATUS_ERROR:
+            summary.skipped[task.key] = record["failure"]
+        else:
+            store.put(record)
+            summary.ran += 1
+            if record["status"] == STATUS_FAILED:
+                summary.failed += 1
+                bar.write(f"ccbench: run failed ({record['failure']}): {' '.join(task.command)}", file=sys.stderr)
+        bar.set_postfix(failed=summary.failed, refresh=False)
+        bar.update(1)
+
+    def on_skip(task: Task, reason: str) -> None:
+        summary.skipped[task.key] = reason
+        bar.update(1)
+
+    try:
+        backend.run(pending, on_record, on_skip)
+    finally:
+        bar.close()
+    for reason in sorted(set(summary.skipped.values())):
+        log(f"ccbench: not run: {reason}")
+    return summary
+
+
+def _build_what_is_needed(pending: list[Task], workspace: Workspace, summary: SweepSummary,
+                          log: Callable[[str], None]) -> list[Task]:
+    """Build bin/rundb-<cc> for every protocol with pending runs; drop runs whose build failed."""
+    if not workspace.builds_engine:
+        return pending
+    failed_builds = {}
+    for cc in sorted({task.cc for task in pending}):
+        log(f"ccbench: make CC={cc}")
+        problem = build_binary(workspace.root, cc)
+        if problem:
+            log(f"ccbench: {problem}")
+            failed_builds[cc] = problem.splitlines()[0]
+    for task in pending:
+        if task.cc in failed_builds:
+            summary.skipped[task.key] = failed_builds[task.cc]
+    return [task for task in pending if task.cc not in failed_builds]

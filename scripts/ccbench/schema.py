@@ -1,0 +1,277 @@
+"""JSON schemas of figure configs and profiles, and readable validation errors.
+
+The schemas check structure only (field names, types, allowed values).
+Cross-field rules (a claim names a series that exists, plot.x is an axis,
+...) are checked in config.py, which reports them in the same format.
+"""
+from __future__ import annotations
+
+from typing import Iterable
+
+import jsonschema
+
+PARAMETER_NAME = "^[a-z][a-z0-9_]*$"
+SERIES_NAME = "^[A-Za-z0-9][A-Za-z0-9_.+-]*$"
+METRIC_NAME = "^[A-Za-z_][A-Za-z0-9_]*(\\.[A-Za-z0-9_]+)*$"
+CLAIM_ID = "^[a-z0-9][a-z0-9_-]*$"
+
+# Human words for the patterns above, used in error messages.
+PATTERN_MEANING = {
+    PARAMETER_NAME: "an engine flag name in lower_snake_case (e.g. table_size)",
+    SERIES_NAME: "letters, digits and _ . + - (e.g. silo, TSKD-S)",
+    METRIC_NAME: "a result-JSON field, dotted for nested ones (e.g. throughput, latency_us.p99)",
+    CLAIM_ID: "lower-case letters, digits, _ and - (e.g. silo-beats-occ)",
+}
+
+SCALAR = {"type": ["string", "number", "boolean"]}
+TEXT = {"type": "string", "minLength": 1}
+POSITIVE_INT = {"type": "integer", "minimum": 1}
+POSITIVE_NUMBER = {"type": "number", "exclusiveMinimum": 0}
+NON_NEGATIVE_NUMBER = {"type": "number", "minimum": 0}
+METRIC = {"type": "string", "pattern": METRIC_NAME}
+SERIES_REF = {"type": "string", "pattern": SERIES_NAME}
+
+PARAMETERS = {
+    "type": "object",
+    "propertyNames": {"pattern": PARAMETER_NAME},
+    "additionalProperties": SCALAR,
+}
+AXES = {
+    "type": "object",
+    "propertyNames": {"pattern": PARAMETER_NAME},
+    "additionalProperties": {"type": "array", "minItems": 1, "items": SCALAR},
+}
+
+SERIES = {
+    "type": "object",
+    "additionalProperties": False,
+    "required": ["name", "params"],
+    "properties": {
+        "name": SERIES_REF,
+        "label": TEXT,
+        "params": PARAMETERS,
+        "marker": TEXT,
+        "color": TEXT,
+    },
+}
+
+# What a figure may change per profile: sizes, swept values, repetitions and
+# the time limit. Never series, plot or claims: a profile scales a figure, it
+# does not change what is compared.
+PROFILE_OVERRIDE = {
+    "type": "object",
+    "additionalProperties": False,
+    "properties": {
+        "base": PARAMETERS,
+        "axes": AXES,
+        "repetitions": POSITIVE_INT,
+        "timeout_s": POSITIVE_NUMBER,
+    },
+}
+
+PLOT_KINDS = ["line", "bar", "stacked_bar", "scatter"]
+PLOT = {
+    "type": "object",
+    "additionalProperties": False,
+    "required": ["kind", "x", "y"],
+    "properties": {
+        "kind": {"enum": PLOT_KINDS},
+        "x": TEXT,
+        "y": {"anyOf": [METRIC, {"type": "array", "minItems": 1, "items": METRIC}]},
+        "y_labels": {"type": "array", "items": TEXT},
+        "xlabel": TEXT,
+        "ylabel": TEXT,
+        "title": TEXT,
+        "xscale": {"enum": ["linear", "log"]},
+        "yscale": {"enum": ["linear", "log"]},
+        "y_factor": POSITIVE_NUMBER,
+        "legend": {"enum": ["top", "right", "none"]},
+        "error_bars": {"type": "boolean"},
+    },
+}
+
+INFERENCE = {
+    "type": "object",
+    "additionalProperties": False,
+    "required": ["parameter", "note"],
+    "properties": {"parameter": TEXT, "note": TEXT},
+}
+
+CLAIM_KINDS = ["ratio", "order", "best", "monotone", "value"]
+CHECK_KINDS = ["trend", "absolute", "conditional"]
+COMPARISONS = [">=", ">", "<=", "<"]
+REDUCTIONS = ["every", "mean", "min", "max"]
+
+# Only `kind` is checked here; each claim is then validated against the schema
+# of its kind (CLAIM_SCHEMAS) so that errors name the exact field, instead of
+# the unreadable "is not valid under any of the given schemas" of a oneOf.
+CLAIM_ENVELOPE = {
+    "type": "object",
+    "required": ["kind"],
+    "properties": {"kind": {"enum": CLAIM_KINDS}},
+}
+
+_CLAIM_COMMON = {
+    "id": {"type": "string", "pattern": CLAIM_ID},
+    "kind": {"enum": CLAIM_KINDS},
+    "text": TEXT,
+    "check": {"enum": CHECK_KINDS},
+    "condition": TEXT,
+    "requires_hw_threads": POSITIVE_INT,
+    "inferred": {"type": "boolean"},
+    "source": TEXT,
+    "metric": METRIC,
+    "at": {"type": "object", "propertyNames": {"pattern": PARAMETER_NAME}, "additionalProperties": SCALAR},
+}
+_TOLERANCE = NON_NEGATIVE_NUMBER
+
+
+def _claim_schema(required: list[str], **specific: dict) -> dict:
+    return {
+        "type": "object",
+        "additionalProperties": False,
+        "required": ["id", "kind", "text", "check", *required],
+        "properties": {**_CLAIM_COMMON, **specific},
+    }
+
+
+CLAIM_SCHEMAS = {
+    # numerator / denominator of one metric at the selected points, compared with a bound.
+    "ratio": _claim_schema(
+        ["numerator", "denominator", "op", "bound"],
+        numerator=SERIES_REF, denominator=SERIES_REF,
+        op={"enum": COMPARISONS}, bound={"type": "number"}, reduce={"enum": REDUCTIONS}),
+    # the listed series are ordered (first highest by default) at every selected point.
+    "order": _claim_schema(
+        ["series"],
+        series={"type": "array", "minItems": 2, "items": SERIES_REF},
+        direction={"enum": ["descending", "ascending"]}, tolerance=_TOLERANCE),
+    # one series has the highest (or lowest) value among others at every selected point.
+    "best": _claim_schema(
+        ["series"],
+        series=SERIES_REF, among={"type": "array", "minItems": 1, "items": SERIES_REF},
+        direction={"enum": ["max", "min"]}, tolerance=_TOLERANCE),
+    # a series (or a ratio of two series) rises or falls along an axis.
+    "monotone": _claim_schema(
+        ["direction"],
+        series={"anyOf": [SERIES_REF, {"type": "array", "minItems": 1, "items": SERIES_REF}]},
+        ratio={"type": "array", "minItems": 2, "maxItems": 2, "items": SERIES_REF},
+        along=TEXT, direction={"enum": ["increasing", "decreasing"]},
+        tolerance=_TOLERANCE, abs_tolerance=_TOLERANCE),
+    # one series' value compared with a number (typically an absolute claim).
+    "value": _claim_schema(
+        ["series", "op", "bound"],
+        series=SERIES_REF, op={"enum": COMPARISONS}, bound={"type": "number"},
+        reduce={"enum": REDUCTIONS}),
+}
+
+FIGURE = {
+    "type": "object",
+    "additionalProperties": False,
+    "required": ["title", "base", "series", "plot"],
+    "properties": {
+        "title": TEXT,
+        "description": TEXT,
+        "source": TEXT,
+        "base": PARAMETERS,
+        "axes": AXES,
+        "series": {"type": "array", "minItems": 1, "items": SERIES},
+        "repetitions": POSITIVE_INT,
+        "timeout_s": POSITIVE_NUMBER,
+        "profiles": {"type": "object", "additionalProperties": PROFILE_OVERRIDE},
+        "plot": PLOT,
+        "metrics": {"type": "array", "items": METRIC},
+        "inferences": {"type": "array", "items": INFERENCE},
+        "claims": {"type": "array", "items": CLAIM_ENVELOPE},
+    },
+}
+
+PROFILE = {
+    "type": "object",
+    "additionalProperties": False,
+    "required": ["description", "base", "repetitions", "timeout_s"],
+    "properties": {
+        "description": TEXT,
+        "base": PARAMETERS,
+        "repetitions": POSITIVE_INT,
+        "timeout_s": POSITIVE_NUMBER,
+    },
+}
+
+
+def format_path(parts: Iterable[object]) -> str:
+    """['series', 1, 'params'] -> 'series[1].params'."""
+    text = ""
+    for part in parts:
+        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
+    return text
+
+
+def _type_name(value: object) -> str:
+    return {dict: "a mapping", list: "a list", str: "a string", bool: "a boolean",
+            int: "a number", float: "a number", type(None): "nothing (null)"}.get(type(value), type(value).__name__)
+
+
+def _describe(error: jsonschema.ValidationError, path: list[object]) -> list[tuple[str, str]]:
+    """Turn one jsonschema error into (field path, message) pairs a person can act on."""
+    where = format_path(path)
+    kind, schema, value = error.validator, error.schema, error.instance
+    if kind == "additionalProperties" and schema.get("additionalProperties") is False:
+        allowed = sorted(schema.get("properties", {}))
+        return [(format_path([*path, key]), f"unknown field; allowed fields here: {', '.join(allowed)}")
+                for key in sorted(set(value) - set(allowed))]
+    if kind == "required":
+        missing = error.validator_value
+        absent = [name for name in missing if name not in value]
+        return [(where, f"missing required field '{name}'") for name in absent]
+    if kind == "enum":
+        allowed = ", ".join(str(option) for option in error.validator_value)
+        return [(where, f"{value!r} is not allowed; allowed values: {allowed}")]
+    if kind == "type":
+        expected = error.validator_value
+        expected = " or ".join(expected) if isinstance(expected, list) else expected
+        return [(where, f"expected {expected}, got {_type_name(value)} ({value!r})")]
+    if kind == "pattern":
+        meaning = PATTERN_MEANING.get(error.validator_value, f"matching {error.validator_value}")
+        # A propertyNames failure points at the mapping; the bad name is the instance.
+        if "propertyNames" in error.schema_path:
+            return [(where, f"bad name {value!r}: must be {meaning}")]
+        return [(where, f"{value!r} is not valid: must be {meaning}")]
+    if kind in ("minItems", "maxItems"):
+        bound = error.validator_value
+        word = "at least" if kind == "minItems" else "at most"
+        return [(where, f"must have {word} {bound} item(s), has {len(value)}")]
+    if kind in ("minimum", "exclusiveMinimum", "minLength"):
+        return [(where, f"{value!r} is too small ({kind} {error.validator_value})")]
+    if kind == "anyOf":
+        # When the value has the type one option expects, that option's own
+        # errors say exactly what is wrong (e.g. plot.y[1] is not a string).
+        json_type = _json_type(value)
+        for index, option in enumerate(error.validator_value):
+            if option.get("type") == json_type:
+                sub_errors = [sub for sub in error.context if sub.schema_path and sub.schema_path[0] == index]
+                return [pair for sub in sub_errors for pair in _describe(sub, list(sub.absolute_path))]
+        return [(where, f"{value!r} is not allowed here; expected "
+                 + " or ".join(_summarize(option) for option in error.validator_value))]
+    return [(where, error.message)]
+
+
+def _json_type(value: object) -> str:
+    return {dict: "object", list: "array", str: "string", bool: "boolean"}.get(type(value), "number")
+
+
+def _summarize(schema: dict) -> str:
+    if "pattern" in schema:
+        return PATTERN_MEANING.get(schema["pattern"], f"a string matching {schema['pattern']}")
+    if schema.get("type") == "array":
+        return "a list of those"
+    return str(schema.get("type", "a value"))
+
+
+def validation_problems(document: object, schema: dict, prefix: list[object] = ()) -> list[tuple[str, str]]:
+    """All schema violations in ``document`` as (field path, message), sorted by path."""
+    validator = jsonschema.Draft202012Validator(schema)
+    problems = []
+    for error in validator.iter_errors(document):
+        problems.extend(_describe(error, [*prefix, *error.absolute_path]))
+    return sorted(set(problems))

@@ -1,0 +1,83 @@
+"""Tidy tables of a figure: one row per run, and one row per (series, axis values).
+
+The aggregated table has, for each metric m, the median of the successful
+repetitions in column m and their range in m_min and m_max, plus the counts
+runs_ok, runs_failed and runs_missing (not in the store).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+
+from ccbench.config import ResolvedFigure
+from ccbench.engine import STATUS_OK
+from ccbench.fileio import write_atomically
+from ccbench.metrics import metric_value
+from ccbench.store import ResultStore
+
+STATUS_MISSING = "missing"
+
+
+def runs_table(figure: ResolvedFigure, store: ResultStore, engine: str) -> pd.DataFrame:
+    labels = {series.name: series.label for series in figure.config.series}
+    metrics = figure.metrics()
+    rows = []
+    for point in figure.points():
+        key = point.key(engine)
+        record = store.get(key)
+        status = record["status"] if record else STATUS_MISSING
+        result = record.get("result") if record and status == STATUS_OK else None
+        row = {"series": point.series, "series_label": labels[point.series], **dict(point.coords),
+               "repetition": point.repetition, "key": key, "status": status,
+               "failure": record.get("failure") if record else None}
+        row.update({metric: metric_value(result, metric) for metric in metrics})
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def aggregate(runs: pd.DataFrame, figure: ResolvedFigure) -> pd.DataFrame:
+    group_columns = ["series", *figure.axes]
+    rows = []
+    for values, group in runs.groupby(group_columns, sort=False):
+        values = values if isinstance(values, tuple) else (values,)
+        ok = group[group["status"] == STATUS_OK]
+        row = dict(zip(group_columns, values))
+        row["series_label"] = group["series_label"].iloc[0]
+        row["runs_ok"] = len(ok)
+        row["runs_failed"] = int((group["status"] == "failed").sum())
+        row["runs_missing"] = int((group["status"] == STATUS_MISSING).sum())
+        for metric in figure.metrics():
+            column = ok[metric].dropna()
+            row[metric] = column.median() if len(column) else float("nan")
+            row[f"{metric}_min"] = column.min() if len(column) else float("nan")
+            row[f"{metric}_max"] = column.max() if len(column) else float("nan")
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+@dataclass
+class FigureTables:
+    runs: pd.DataFrame
+    table: pd.DataFrame
+    runs_path: Path
+    table_path: Path
+
+    @property
+    def has_data(self) -> bool:
+        return bool((self.table["runs_ok"] > 0).any())
+
+    def failures(self) -> list[str]:
+        failed = self.runs[self.runs["status"] == "failed"]
+        return sorted(set(failed["failure"].dropna()))
+
+
+def build_tables(figure: ResolvedFigure, store: ResultStore, engine: str, tables_dir: Path) -> FigureTables:
+    runs = runs_table(figure, store, engine)
+    table = aggregate(runs, figure)
+    runs_path = tables_dir / f"{figure.figure_id}.runs.csv"
+    table_path = tables_dir / f"{figure.figure_id}.csv"
+    write_atomically(runs_path, lambda temp: runs.to_csv(temp, index=False))
+    write_atomically(table_path, lambda temp: table.to_csv(temp, index=False))
+    return FigureTables(runs, table, runs_path, table_path)

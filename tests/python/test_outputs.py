@@ -1,0 +1,107 @@
+"""Plots (every kind, PNG and PDF) and the reproduction report."""
+from __future__ import annotations
+
+import itertools
+
+import matplotlib.image
+import pandas as pd
+import pytest
+
+from ccbench.cli import main
+from ccbench.config import FigureConfig, load_profiles
+from ccbench.plots import plot_figure
+from conftest import figure_document
+
+METRICS = ["throughput", "latency_us.p50", "phases.execute_s", "phases.abort_s"]
+
+
+def resolved(sandbox, document, figure_id="plotted"):
+    path = sandbox.add_figure(figure_id, document)
+    return FigureConfig.load(path, load_profiles(sandbox.workspace.profiles_dir)).resolve("quick")
+
+
+def hand_made_table(figure) -> pd.DataFrame:
+    """An aggregated table with made-up values for every series and axis point."""
+    rows = []
+    axes = figure.axes
+    for index, (series, values) in enumerate(itertools.product(figure.config.series,
+                                                               itertools.product(*axes.values()))):
+        row = {"series": series.name, "series_label": series.label, **dict(zip(axes, values)), "runs_ok": 3}
+        for offset, metric in enumerate(METRICS):
+            value = 10.0 + index + offset
+            row.update({metric: value, f"{metric}_min": value * 0.9, f"{metric}_max": value * 1.1})
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+PLOTS = {
+    "line": {"kind": "line", "x": "theta", "y": "throughput", "xlabel": "Zipf θ", "yscale": "log"},
+    "bar": {"kind": "bar", "x": "theta", "y": "throughput"},
+    "bar-per-series": {"kind": "bar", "x": "series", "y": "throughput", "legend": "none"},
+    "stacked": {"kind": "stacked_bar", "x": "series", "y": ["phases.execute_s", "phases.abort_s"],
+                "y_labels": ["Execute", "Abort"], "legend": "right"},
+    "stacked-grouped": {"kind": "stacked_bar", "x": "theta", "y": ["phases.execute_s", "phases.abort_s"]},
+    "scatter": {"kind": "scatter", "x": "latency_us.p50", "y": "throughput", "xscale": "log"},
+}
+
+
+def width_of(png) -> int:
+    return matplotlib.image.imread(png).shape[1]
+
+
+@pytest.mark.parametrize("name", PLOTS)
+def test_every_plot_kind_writes_a_non_empty_png_and_pdf(sandbox, name):
+    figure = resolved(sandbox, figure_document(plot=PLOTS[name], claims=None))
+    png, pdf = plot_figure(figure, hand_made_table(figure), sandbox.root / "out" / name)
+    assert png.read_bytes().startswith(b"\x89PNG") and png.stat().st_size > 5000
+    assert pdf.read_bytes().startswith(b"%PDF") and pdf.stat().st_size > 1000
+    assert not list(png.parent.glob(".tmp-*"))
+
+
+def test_each_value_of_another_swept_axis_gets_its_own_panel(sandbox):
+    one = resolved(sandbox, figure_document(claims=None), "one-panel")
+    two = resolved(sandbox, figure_document(axes={"theta": [0.0, 0.9], "table_size": [10, 20]},
+                                            base={"workload": "ycsb", "threads": 1}, claims=None), "two-panels")
+    one_png, _ = plot_figure(one, hand_made_table(one), sandbox.root / "out" / "one")
+    two_png, _ = plot_figure(two, hand_made_table(two), sandbox.root / "out" / "two")
+    assert width_of(two_png) > 1.6 * width_of(one_png)
+
+
+def test_figures_command_writes_tables_plots_and_a_report_of_every_figure(sandbox, capsys):
+    sandbox.add_figure("test-fig")
+    never_run = figure_document(title="A figure nobody ran")
+    never_run["base"]["table_size"] = 2000          # otherwise it would share test-fig's runs
+    sandbox.add_figure("never-run", never_run, paper="other")
+    status = main(sandbox.cli_arguments("figures", "test-fig", "--profile", "quick", "--quiet"))
+    assert status == 0, capsys.readouterr().err
+    workspace = sandbox.workspace
+    table = pd.read_csv(workspace.tables_dir("quick") / "test-fig.csv")
+    assert set(table["series"]) == {"silo", "occ"} and len(table) == 6
+    assert (table["runs_ok"] == 1).all() and {"throughput", "throughput_min", "throughput_max"} <= set(table.columns)
+    assert (workspace.images_dir("quick") / "test-fig.png").stat().st_size > 5000
+    assert (workspace.images_dir("quick") / "test-fig.pdf").stat().st_size > 1000
+
+    report = (workspace.figures_dir / "REPORT.md").read_text()
+    assert "Profile **quick**" in report
+    assert "![test-fig](quick/test-fig.png)" in report
+    assert "Runs: 6 ok, 0 failed, 0 not run, of 6." in report
+    # The fake engine gives Silo 1.3/0.8 = 1.6x OCC's throughput, falling with theta.
+    assert "| Silo beats OCC by 20% | trend ✔ | **held** |" in report
+    assert "| throughput falls with skew | trend ✔ | **held** |" in report
+    assert "| 1G txn/s on the authors' machine | absolute ✘ | **failed (not asserted)**" in report
+    assert "[INF] `table_size`: chosen for the test" in report and "`table_size=1000` [INF]" in report
+    assert "`never-run`: A figure nobody ran" in report and "No successful run at this profile yet" in report
+    assert "| `test-fig` | testbed | 6 / 6 | 2 held, 0 failed, 0 no data, 1 not asserted |" in report
+    page = (workspace.figures_dir / "REPORT.html").read_text()
+    assert "<img src='quick/test-fig.png'" in page and "never-run" in page
+
+
+def test_report_lists_a_broken_config_and_exits_2(sandbox, capsys):
+    sandbox.add_figure("test-fig")
+    broken = figure_document()
+    broken["plot"]["kind"] = "pie"
+    sandbox.add_figure("broken-fig", broken)
+    assert main(sandbox.cli_arguments("report", "--profile", "quick")) == 2
+    assert "broken-fig.yaml: plot.kind: 'pie' is not allowed" in capsys.readouterr().err
+    report = (sandbox.workspace.figures_dir / "REPORT.md").read_text()
+    assert "**Not processed:** invalid config:" in report and "`test-fig`" in report

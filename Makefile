@@ -7,7 +7,8 @@
 #   make build                all protocols (make CC=silo: just one)
 #   make test                 unit + stress tests (ctest) and harness tests (pytest)
 #   make test-sanitizers      TSan stress tests and ASan+UBSan unit tests
-#   make run                  the main job: a short YCSB comparison of all protocols
+#   make run                  the main job: the YCSB skew sweep at the small profile -> a figure
+#   make demo                 a 2-second YCSB run of every protocol, as a table
 #   make bench                engine benchmark (throughput, ns per transaction)
 #   make figures PROFILE=smoke|small|paper [FIGS=id1,id2]
 #   make clean
@@ -55,7 +56,7 @@ empty :=
 space := $(empty) $(empty)
 CMAKE_PROTOCOLS := $(subst $(space),;,$(strip $(PROTOCOLS)))
 
-.PHONY: all deps configure build build-all test test-cpp test-python test-sanitizers run bench figures clean
+.PHONY: all deps configure build build-all test test-cpp test-python test-sanitizers run demo bench figures clean
 all: build
 
 deps:
@@ -89,11 +90,22 @@ test-sanitizers: deps
 	@$(MAKE) --no-print-directory build-all VARIANT=asan
 	@cd build/asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --output-on-failure -L unit --timeout 900
 
+# The main job: the testbed's YCSB skew sweep (every protocol) at the small
+# profile -> paper_figures/small/ycsb-theta.png and its table.
 run: deps build
+	@PYTHONPATH=scripts $(PY) -m ccbench run ycsb-theta --profile small
+	@echo "figure: paper_figures/small/ycsb-theta.png (and .pdf); table: results/tables/small/ycsb-theta.csv"
+	@PYTHONPATH=scripts $(PY) -m ccbench report --profile small >/dev/null && echo "report: paper_figures/REPORT.md"
+
+# A quick look at every protocol (2 s each), no harness.
+demo: deps build
 	@$(PY) scripts/engine_bench.py demo
 
 bench: deps build
 	@$(PY) scripts/engine_bench.py bench
+
+figures: deps
+	@PYTHONPATH=scripts $(PY) -m ccbench figures --profile $(PROFILE) $(if $(FIGS),$(FIGS),--all)
 
 clean:
 	rm -rf build bin

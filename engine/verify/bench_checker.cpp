@@ -79,7 +79,8 @@ uint64_t to_u64(const std::string& flag, const std::string& v) {
   char* end = nullptr;
   errno = 0;
   const unsigned long long x = std::strtoull(v.c_str(), &end, 10);
-  if (v.empty() || *end != '\0' || errno != 0 || v[0] == '-') bad_flag(flag + ": '" + v + "' is not a non-negative integer");
+  if (v.empty() || *end != '\0' || errno != 0 || v[0] == '-')
+    bad_flag(flag + ": '" + v + "' is not a non-negative integer");
   return x;
 }
 
@@ -244,7 +245,8 @@ int main(int argc, char** argv) {
   const ccb::verify::CheckResult r = ccb::verify::check_serializable(h);
   const double check_cpu_s = cpu_seconds() - cpu0;
   const auto& c = r.counts;
-  std::printf("check: %.3f s wall, %.3f s cpu (wall: group %.3f, graph %.3f, scc %.3f, witness %.3f)\n", r.check_seconds, check_cpu_s,
+  std::printf("check: %.3f s wall, %.3f s cpu (wall: group %.3f, graph %.3f, scc %.3f, witness %.3f)\n",
+              r.check_seconds, check_cpu_s,
               r.phases.group_seconds, r.phases.graph_seconds, r.phases.scc_seconds, r.phases.witness_seconds);
   std::printf("edges ww=%llu wr=%llu rw=%llu graph=%llu\n", static_cast<unsigned long long>(c.edges_ww),
               static_cast<unsigned long long>(c.edges_wr), static_cast<unsigned long long>(c.edges_rw),

@@ -1,29 +1,31 @@
 // Serializability checker: see checker.h for the definitions (Adya's DSG).
 //
-// Pipeline, all single-threaded and allocation-light so that millions of
-// transactions check in seconds:
+// Pipeline, single-threaded and linear in accesses + edges (plus the sort of
+// each key's versions), so that millions of transactions check in seconds:
 //   1. validate the transaction records and look for duplicate ids (sort);
-//   2. turn every access into at most two Items (key, version, txn, role) and
-//      scatter them into hash buckets of ~16K items (two sequential passes:
-//      count, then fill), so that each bucket is sorted inside the cache;
-//   3. sort each bucket by (key, version, role); every (key, version) run then
-//      holds the readers of that version and the writers that overwrote it,
-//      and the run's installer is found among the key's writers; derive the
-//      ww/wr/rw edges (and the inconsistencies) from each run;
+//   2. turn every access into one Item (two if it read an older version than
+//      it overwrote) and scatter the Items into hash buckets of ~64K (two
+//      streaming passes over the history: count, then fill);
+//   3. per bucket, group the Items by key in the cache (KeyGrouper) and order
+//      each key's Items by version; every (key, version) run then holds the
+//      readers of that version and the writers that overwrote it, and its
+//      installer is found among the key's writers; derive the ww/wr/rw edges
+//      (and the inconsistencies) from each run (derive_key);
 //   4. build a CSR adjacency, run an iterative Tarjan SCC;
 //   5. on a cycle, BFS inside the cyclic components for a shortest cycle and
 //      label its edges by re-reading the accesses of the transactions on it.
+// docs/verify.md has the definitions, the witness format and measurements.
 #include "engine/verify/checker.h"
 
 #include <algorithm>
 #include <cassert>
 #include <chrono>
-#include <cstdio>
 #include <limits>
 #include <memory>
-#include <string_view>
 #include <tuple>
 #include <utility>
+
+#include "engine/stats/json.h"
 
 namespace ccb::verify {
 
@@ -65,7 +67,7 @@ constexpr uint32_t kMaxTxns = std::numeric_limits<uint32_t>::max() - 2;
 constexpr uint32_t kLoader = std::numeric_limits<uint32_t>::max();      // transaction 0
 constexpr uint32_t kNoTxn = std::numeric_limits<uint32_t>::max() - 1;   // "none"
 
-constexpr uint64_t kBucketItems = 65536;  // 2 MiB of items: sorted within L2/L3
+constexpr uint64_t kBucketItems = 65536;  // 2 MiB of items: grouped within L2/L3
 
 constexpr uint32_t kRoleRead = 1;   // the access read `version`
 constexpr uint32_t kRoleWrite = 2;  // the access installed a version over `version`
@@ -625,7 +627,9 @@ void Checker::find_witness() {
     v.txns.push_back(we.from_txn);
     v.edges.push_back(std::move(we));
   }
-  const char* phenomenon = all_ww ? "G0 write cycle" : all_ww_wr ? "G1c circular information flow" : "G2 anti-dependency cycle";
+  const char* phenomenon = all_ww      ? "G0 write cycle"
+                           : all_ww_wr ? "G1c circular information flow"
+                                       : "G2 anti-dependency cycle";
   v.message = std::string(phenomenon) + " of " + std::to_string(best_cycle.size()) + " transactions" +
               (v.minimal ? "" : " (search budget exhausted: may not be the shortest)") + ": " + path;
   offer(res.violation, std::move(v));
@@ -662,151 +666,95 @@ CheckResult check_serializable(const History& h, const CheckOptions& opts) {
 }
 
 // ---------------------------------------------------------------------------
-// JSON rendering. engine/stats has no JSON writer yet, so this file keeps a
-// minimal one: objects are written in a fixed order, strings escaped per
-// RFC 8259.
+// JSON rendering through the project's writer (engine/stats/json.h).
 // ---------------------------------------------------------------------------
 namespace {
 
-void append_json_string(std::string& out, std::string_view s) {
-  out += '"';
-  for (char ch : s) {
-    const auto c = static_cast<unsigned char>(ch);
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      default:
-        if (c < 0x20) {
-          char buf[8];
-          std::snprintf(buf, sizeof buf, "\\u%04x", c);
-          out += buf;
-        } else {
-          out += ch;
-        }
-    }
-  }
-  out += '"';
-}
-
-void append_key(std::string& out, std::string_view name) {
-  append_json_string(out, name);
-  out += ':';
-}
-
-void append_uint(std::string& out, std::string_view name, uint64_t v) {
-  append_key(out, name);
-  out += std::to_string(v);
-  out += ',';
-}
-
-void append_seconds(std::string& out, std::string_view name, double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.6f", v);
-  append_key(out, name);
-  out += buf;
-  out += ',';
-}
-
 // Key as its number plus its table / local split, for readers of the JSON.
-void append_key_fields(std::string& out, GlobalKey k) {
-  append_uint(out, "key", k);
-  append_uint(out, "table", table_of(k));
-  append_uint(out, "local_key", local_key_of(k));
+void write_key_fields(JsonWriter& w, GlobalKey k) {
+  w.key("key").value(k);
+  w.key("table").value(table_of(k));
+  w.key("local_key").value(local_key_of(k));
 }
 
-void close_object(std::string& out) {
-  if (out.back() == ',') out.pop_back();
-  out += '}';
+void write_violation(JsonWriter& w, const Violation& v) {
+  if (v.kind == ViolationKind::kNone) {
+    w.value(nullptr);
+    return;
+  }
+  w.begin_object();
+  w.key("kind").value(violation_kind_name(v.kind));
+  w.key("message").value(v.message);
+  w.key("txns").begin_array();
+  for (uint64_t t : v.txns) w.value(t);
+  w.end_array();
+  if (v.has_key) {
+    write_key_fields(w, v.key);
+    w.key("version").value(v.version);
+  }
+  if (v.kind == ViolationKind::kCycle) {
+    w.key("minimal").value(v.minimal);
+    w.key("edges").begin_array();
+    for (const WitnessEdge& e : v.edges) {
+      w.begin_object();
+      w.key("from").value(e.from_txn);
+      w.key("to").value(e.to_txn);
+      w.key("deps_total").value(e.deps_total);
+      w.key("deps").begin_array();
+      for (const Dependency& d : e.deps) {
+        w.begin_object();
+        w.key("kind").value(edge_kind_name(d.kind));
+        write_key_fields(w, d.key);
+        w.key("version").value(d.version);
+        w.end_object();
+      }
+      w.end_array();
+      w.end_object();
+    }
+    w.end_array();
+  }
+  w.end_object();
 }
 
 }  // namespace
 
 std::string violation_to_json(const Violation& v) {
-  if (v.kind == ViolationKind::kNone) return "null";
-  std::string out = "{";
-  append_key(out, "kind");
-  append_json_string(out, violation_kind_name(v.kind));
-  out += ',';
-  append_key(out, "message");
-  append_json_string(out, v.message);
-  out += ',';
-  append_key(out, "txns");
-  out += '[';
-  for (size_t i = 0; i < v.txns.size(); ++i) out += (i ? "," : "") + std::to_string(v.txns[i]);
-  out += "],";
-  if (v.has_key) {
-    append_key_fields(out, v.key);
-    append_uint(out, "version", v.version);
-  }
-  if (v.kind == ViolationKind::kCycle) {
-    append_key(out, "minimal");
-    out += v.minimal ? "true," : "false,";
-    append_key(out, "edges");
-    out += '[';
-    for (size_t i = 0; i < v.edges.size(); ++i) {
-      const WitnessEdge& e = v.edges[i];
-      out += i ? ",{" : "{";
-      append_uint(out, "from", e.from_txn);
-      append_uint(out, "to", e.to_txn);
-      append_uint(out, "deps_total", e.deps_total);
-      append_key(out, "deps");
-      out += '[';
-      for (size_t j = 0; j < e.deps.size(); ++j) {
-        out += j ? ",{" : "{";
-        append_key(out, "kind");
-        append_json_string(out, edge_kind_name(e.deps[j].kind));
-        out += ',';
-        append_key_fields(out, e.deps[j].key);
-        append_uint(out, "version", e.deps[j].version);
-        close_object(out);
-      }
-      out += "]}";
-    }
-    out += "],";
-  }
-  close_object(out);
-  return out;
+  JsonWriter w;
+  write_violation(w, v);
+  return w.str();
 }
 
 std::string check_result_to_json(const CheckResult& r) {
-  std::string out = "{";
-  append_key(out, "serializable");
-  out += r.serializable ? "true," : "false,";
-  append_key(out, "violation");
-  out += violation_to_json(r.violation);
-  out += ',';
+  JsonWriter w;
+  w.begin_object();
+  w.key("serializable").value(r.serializable);
+  w.key("violation");
+  write_violation(w, r.violation);
   const CheckCounts& c = r.counts;
-  append_key(out, "counts");
-  out += '{';
-  append_uint(out, "txns", c.txns);
-  append_uint(out, "accesses", c.accesses);
-  append_uint(out, "reads", c.reads);
-  append_uint(out, "writes", c.writes);
-  append_uint(out, "edges_ww", c.edges_ww);
-  append_uint(out, "edges_wr", c.edges_wr);
-  append_uint(out, "edges_rw", c.edges_rw);
-  append_uint(out, "graph_edges", c.graph_edges);
-  append_uint(out, "lost_updates", c.lost_updates);
-  append_uint(out, "aborted_reads", c.aborted_reads);
-  append_uint(out, "unknown_versions", c.unknown_versions);
-  append_uint(out, "cyclic_sccs", c.cyclic_sccs);
-  append_uint(out, "largest_scc", c.largest_scc);
-  close_object(out);
-  out += ',';
-  append_key(out, "phases");
-  out += '{';
-  append_seconds(out, "group_seconds", r.phases.group_seconds);
-  append_seconds(out, "graph_seconds", r.phases.graph_seconds);
-  append_seconds(out, "scc_seconds", r.phases.scc_seconds);
-  append_seconds(out, "witness_seconds", r.phases.witness_seconds);
-  close_object(out);
-  out += ',';
-  append_seconds(out, "check_seconds", r.check_seconds);
-  close_object(out);
-  return out;
+  w.key("counts").begin_object();
+  w.key("txns").value(c.txns);
+  w.key("accesses").value(c.accesses);
+  w.key("reads").value(c.reads);
+  w.key("writes").value(c.writes);
+  w.key("edges_ww").value(c.edges_ww);
+  w.key("edges_wr").value(c.edges_wr);
+  w.key("edges_rw").value(c.edges_rw);
+  w.key("graph_edges").value(c.graph_edges);
+  w.key("lost_updates").value(c.lost_updates);
+  w.key("aborted_reads").value(c.aborted_reads);
+  w.key("unknown_versions").value(c.unknown_versions);
+  w.key("cyclic_sccs").value(c.cyclic_sccs);
+  w.key("largest_scc").value(c.largest_scc);
+  w.end_object();
+  w.key("phases").begin_object();
+  w.key("group_seconds").value(r.phases.group_seconds);
+  w.key("graph_seconds").value(r.phases.graph_seconds);
+  w.key("scc_seconds").value(r.phases.scc_seconds);
+  w.key("witness_seconds").value(r.phases.witness_seconds);
+  w.end_object();
+  w.key("check_seconds").value(r.check_seconds);
+  w.end_object();
+  return w.str();
 }
 
 }  // namespace ccb::verify

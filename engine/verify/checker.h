@@ -149,8 +149,9 @@ struct CheckOptions {
 
 CheckResult check_serializable(const History& h, const CheckOptions& opts = {});
 
-// JSON rendering (no trailing newline). violation_to_json gives "null" when
-// there is no violation: the `violation` member of the run result.
+// JSON rendering with ccb::JsonWriter (engine/stats/json.h), no trailing
+// newline. violation_to_json gives "null" when there is no violation: it is
+// the `violation` member of the run result.
 std::string violation_to_json(const Violation& v);
 std::string check_result_to_json(const CheckResult& r);
 

@@ -360,23 +360,43 @@ TEST(Checker, ExhaustedWitnessBudgetStillGivesAValidCycle) {
   EXPECT_NE(r.violation.message.find("budget"), std::string::npos);
 }
 
+// Strips the writer's layout whitespace (outside strings) so that the
+// assertions do not depend on the pretty-printing.
+std::string compact(const std::string& json) {
+  std::string out;
+  bool in_string = false, escaped = false;
+  for (char c : json) {
+    if (in_string) {
+      out += c;
+      if (escaped) escaped = false;
+      else if (c == '\\') escaped = true;
+      else if (c == '"') in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+      out += c;
+    } else if (c != ' ' && c != '\n') {
+      out += c;
+    }
+  }
+  return out;
+}
+
 TEST(Checker, ResultRendersAsJson) {
   const CheckResult ok = check_serializable(HistoryBuilder().txn(1).rmw(kX, 0).build());
-  const std::string j = check_result_to_json(ok);
+  const std::string j = compact(check_result_to_json(ok));
   EXPECT_EQ(j.front(), '{');
   EXPECT_EQ(j.back(), '}');
-  EXPECT_NE(j.find("\"serializable\":true"), std::string::npos);
-  EXPECT_NE(j.find("\"violation\":null"), std::string::npos);
-  EXPECT_NE(j.find("\"txns\":1"), std::string::npos);
+  EXPECT_EQ(j.rfind("{\"serializable\":true,\"violation\":null,\"counts\":{\"txns\":1,", 0), 0u) << j;
   EXPECT_EQ(violation_to_json(ok.violation), "null");
 
-  const CheckResult bad = check_serializable(HistoryBuilder().txn(1).rmw(kX, 0).read(kY, 0).txn(2).read(kX, 0).rmw(kY, 0).build());
-  const std::string b = check_result_to_json(bad);
+  const CheckResult bad =
+      check_serializable(HistoryBuilder().txn(1).rmw(kX, 0).read(kY, 0).txn(2).read(kX, 0).rmw(kY, 0).build());
+  const std::string b = compact(check_result_to_json(bad));
   EXPECT_NE(b.find("\"serializable\":false"), std::string::npos);
-  EXPECT_NE(b.find("\"kind\":\"cycle\""), std::string::npos);
+  EXPECT_NE(b.find("\"violation\":{\"kind\":\"cycle\""), std::string::npos);
   EXPECT_NE(b.find("\"minimal\":true"), std::string::npos);
-  EXPECT_NE(b.find("\"kind\":\"rw\""), std::string::npos);
-  EXPECT_NE(b.find("\"table\":1,\"local_key\":10"), std::string::npos);
+  EXPECT_NE(b.find("{\"kind\":\"rw\",\"key\":" + std::to_string(kX) + ",\"table\":1,\"local_key\":10,\"version\":0}"),
+            std::string::npos) << b;
   EXPECT_NE(b.find("\"edges_rw\":2"), std::string::npos);
 }
 
@@ -384,7 +404,7 @@ TEST(Checker, JsonStringsAreEscaped) {
   Violation v;
   v.kind = ViolationKind::kMalformed;
   v.message = "a \"quoted\"\\ line\nwith\ttab and \x01";
-  EXPECT_EQ(violation_to_json(v),
+  EXPECT_EQ(compact(violation_to_json(v)),
             "{\"kind\":\"malformed\",\"message\":\"a \\\"quoted\\\"\\\\ line\\nwith\\ttab and \\u0001\",\"txns\":[]}");
 }
 

@@ -3,7 +3,8 @@
 // (bench_batches.h). Experiments (FIGURES.md §4):
 //   fig05  spot clusters / CF clusters / residuals per workload (strife-fig05)
 //   fig09  analysis throughput per thread count (strife-fig09a) and time per
-//          step (strife-fig09b), medians over --reps runs of one batch
+//          step (strife-fig09b), medians over --reps runs of one batch (the
+//          thread counts' runs interleaved)
 //   fig10  CF clusters vs alpha (strife-fig10a/b)
 // fig05 and fig10 run on one thread, where the clustering is deterministic
 // for a seed. Exit codes: 0 ok, 2 bad flag (the message names the flag).
@@ -13,6 +14,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <map>
+#include <memory>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -255,25 +257,43 @@ Fig05Row run_fig05(const Config& c, Batches& batches, const BatchSpec& p) {
   return row;
 }
 
-Fig09Row run_fig09(const Config& c, Batches& batches, const BatchSpec& p, unsigned threads) {
+// One row per thread count. The runs of the thread counts are interleaved
+// (one run of each in turn), so that load from other processes on a shared
+// machine affects them alike.
+std::vector<Fig09Row> run_fig09(const Config& c, Batches& batches, const BatchSpec& p) {
   const std::vector<TxnDesc>& batch = batches.get(p);
-  Clusterer clusterer(options(c, c.alpha, threads));
-  for (int warmup = 0; warmup < 2; ++warmup) clusterer.cluster(batch);
-  std::vector<double> total, prepare, spot, fuse, merge, allocate;
-  for (uint64_t r = 0; r < c.reps; ++r) {
-    const auto start = std::chrono::steady_clock::now();
-    const Plan plan = clusterer.cluster(batch);
-    total.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count());
-    const StepTimes& t = plan.stats.time_us;
-    prepare.push_back(t.prepare);
-    spot.push_back(t.spot);
-    fuse.push_back(t.fuse);
-    merge.push_back(t.merge);
-    allocate.push_back(t.allocate);
+  struct Series {
+    std::unique_ptr<Clusterer> clusterer;
+    std::vector<double> total, prepare, spot, fuse, merge, allocate;
+  };
+  std::vector<Series> series;
+  for (uint64_t threads : c.threads) {
+    series.emplace_back();
+    series.back().clusterer = std::make_unique<Clusterer>(options(c, c.alpha, static_cast<unsigned>(threads)));
+    for (int warmup = 0; warmup < 2; ++warmup) series.back().clusterer->cluster(batch);
   }
-  Fig09Row row{p, threads, median(total), *std::min_element(total.begin(), total.end()), {}, batch.size()};
-  row.step_us = {median(prepare), median(spot), median(fuse), median(merge), median(allocate)};
-  return row;
+  for (uint64_t r = 0; r < c.reps; ++r) {
+    for (Series& s : series) {
+      const auto start = std::chrono::steady_clock::now();
+      const Plan plan = s.clusterer->cluster(batch);
+      s.total.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count());
+      const StepTimes& t = plan.stats.time_us;
+      s.prepare.push_back(t.prepare);
+      s.spot.push_back(t.spot);
+      s.fuse.push_back(t.fuse);
+      s.merge.push_back(t.merge);
+      s.allocate.push_back(t.allocate);
+    }
+  }
+  std::vector<Fig09Row> rows;
+  for (size_t i = 0; i < series.size(); ++i) {
+    const Series& s = series[i];
+    rows.push_back({p, static_cast<unsigned>(c.threads[i]), median(s.total),
+                    *std::min_element(s.total.begin(), s.total.end()),
+                    {median(s.prepare), median(s.spot), median(s.fuse), median(s.merge), median(s.allocate)},
+                    batch.size()});
+  }
+  return rows;
 }
 
 // ------------------------------------------------------------------ output
@@ -388,7 +408,7 @@ int run(const Config& c) {
     for (const BatchSpec& p : c.fig05) f5.push_back(run_fig05(c, batches, p));
   if (wants(c, "fig09"))
     for (const BatchSpec& p : c.fig09)
-      for (uint64_t t : c.threads) f9.push_back(run_fig09(c, batches, p, static_cast<unsigned>(t)));
+      for (const Fig09Row& row : run_fig09(c, batches, p)) f9.push_back(row);
   if (wants(c, "fig10"))
     for (const BatchSpec& p : c.fig10)
       for (double a : c.alphas) {

@@ -30,8 +30,9 @@ double micros_since(Clock::time_point start) {
   return std::chrono::duration<double, std::micro>(Clock::now() - start).count();
 }
 
-// MurmurHash3's 64-bit finalizer: keys are structured (table id in the top
-// byte, often small dense local keys), so they must be mixed before masking.
+// MurmurHash3's 64-bit finalizer (a bijection): keys are structured (table id
+// in the top byte, often small dense local keys), so they are mixed before
+// masking; also derives the spot sampling seed.
 uint64_t mix(uint64_t k) {
   k ^= k >> 33;
   k *= 0xff51afd7ed558ccdULL;
@@ -229,8 +230,7 @@ void Clusterer::spot() {
   const auto start = Clock::now();
   std::vector<uint32_t> trials;
   if (!batch_.empty()) {
-    std::seed_seq seq{options_.seed, calls_};
-    std::mt19937_64 rng(seq);
+    std::mt19937_64 rng(mix(options_.seed ^ mix(calls_ + 1)));
     std::uniform_int_distribution<uint32_t> pick(0, static_cast<uint32_t>(batch_.size() - 1));
     for (uint32_t i = 0; i < options_.k; ++i) trials.push_back(pick(rng));
   }
@@ -338,7 +338,7 @@ void Clusterer::merge() {
   for (size_t i = 0; i < s; ++i) {
     for (size_t j = i + 1; j < s; ++j) {
       const double n1 = pair_count_[i * s + j];
-      const double n2 = special_count_[i] + special_count_[j] + n1;
+      const double n2 = static_cast<double>(special_count_[i]) + special_count_[j] + n1;
       if (n1 >= options_.alpha * n2)
         stats_.merges += uf_.unite_specials(first_special + static_cast<Node>(i), first_special + static_cast<Node>(j));
     }

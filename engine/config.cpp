@@ -18,6 +18,7 @@ DEFINE_uint64(measure_txns, 0, "if > 0, measure until this many transactions com
 DEFINE_uint64(seed, 1, "random seed; worker i uses a stream derived from (seed, i)");
 DEFINE_string(out, "", "path of the JSON result (written atomically); stdout if empty");
 DEFINE_bool(verify, false, "record the history of committed transactions and check it for serializability");
+DEFINE_string(history_out, "", "with --verify: also write the recorded history to this file (for bin/check_history)");
 DEFINE_string(frontend, "none", "front-end that plans transactions before execution: none");
 DEFINE_bool(pin, false, "pin worker i to one CPU, one per physical core first, then SMT siblings");
 DEFINE_bool(timeline, false, "add a per-second throughput timeline to the result");
@@ -58,6 +59,8 @@ EngineConfig EngineConfig::from_flags(const char* cc_name) {
   c.seed = FLAGS_seed;
   c.out = FLAGS_out;
   c.verify = FLAGS_verify;
+  require(FLAGS_history_out.empty() || FLAGS_verify, "history_out", "a path, only together with --verify");
+  c.history_out = FLAGS_history_out;
   const auto& fe = available_frontends();
   require(std::find(fe.begin(), fe.end(), FLAGS_frontend) != fe.end(), "frontend", join(fe));
   c.frontend = FLAGS_frontend;
@@ -81,6 +84,7 @@ void EngineConfig::to_json(JsonWriter& w) const {
   w.key("measure_txns").value(measure_txns);
   w.key("seed").value(seed);
   w.key("verify").value(verify);
+  w.key("history_out").value(history_out);
   w.key("frontend").value(frontend);
   w.key("pin").value(pin);
   w.key("timeline").value(timeline);

@@ -40,6 +40,7 @@ struct EngineConfig {
   uint64_t seed = 0;
   std::string out;
   bool verify = false;
+  std::string history_out;  // with verify: where to save the history ("" = don't)
   std::string frontend;
   bool pin = false;
   bool timeline = false;

@@ -22,6 +22,7 @@
 #include "engine/stats/json.h"
 #include "engine/stats/provenance.h"
 #include "engine/verify/checker.h"
+#include "engine/verify/history_io.h"
 #include "workloads/ycsb/ycsb.h"
 
 namespace ccb {
@@ -67,6 +68,7 @@ int run_online(const EngineConfig& cfg, W& workload) {
   if (cfg.verify) {
     verify::History h = verify::HistoryLog::merge(out.history_logs);
     check = verify::check_serializable(h);
+    if (!cfg.history_out.empty()) verify::write_history(cfg.history_out, h);
   }
 
   JsonWriter w;

@@ -48,6 +48,7 @@ TEST(CommandLine, EachBadValueNamesItsFlag) {
   EXPECT_EQ(first_bad_flag({"--table_size=100", "--partitions=101"}), "partitions");
   EXPECT_EQ(first_bad_flag({"--table_size=100", "--partitions=10", "--req_per_txn=11"}), "req_per_txn");
   EXPECT_EQ(first_bad_flag({"--txn_buffer=0"}), "txn_buffer");
+  EXPECT_EQ(first_bad_flag({"--history_out=h.bin"}), "history_out");  // needs --verify
 }
 
 TEST(CommandLine, UnknownFlagsAndStrayArgumentsAreRejected) {

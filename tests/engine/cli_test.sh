@@ -19,6 +19,11 @@ for args in "--threads=0" "--nosuchflag=1" "--workload=tpcx" "--theta=abc" "--ta
   ls "$tmp" | grep -q tmp && fail "'$args' left a temporary file"
 done
 
+# A saved history is read back by the offline checker.
+"$bin" --workload=ycsb --threads=2 --warmup=0 --duration=0.2 --table_size=100 --verify \
+  --history_out="$tmp/h.bin" --out="$tmp/h.json" 2>/dev/null || fail "history run exited $?"
+"$(dirname "$bin")/check_history" "$tmp/h.bin" >/dev/null || fail "check_history rejected the saved history"
+
 # --help exits 0 and lists the flags.
 "$bin" --help >"$tmp/help" || fail "--help exited non-zero"
 grep -q -- "--theta" "$tmp/help" || fail "--help does not list --theta"

@@ -47,6 +47,9 @@ class ConcurrentUnionFind {
   Node special_threshold() const { return special_threshold_; }
   bool is_special(Node x) const { return x >= special_threshold_; }
 
+  // The current parent of x (x itself for a root); for tests and invariant checks.
+  Node parent(Node x) const { return load(x); }
+
   // REQUIRES: x < size(); no concurrent operation reaches x.
   void make_singleton(Node x) { parent_[x].store(x, std::memory_order_relaxed); }
   void make_all_singletons() {

@@ -40,9 +40,10 @@ TEST(UnionFind, PathCompressionPointsEveryPathNodeAtTheRoot) {
   ConcurrentUnionFind uf;
   uf.resize(6, 6);
   uf.make_all_singletons();
-  for (Node x = 0; x + 1 < 6; ++x) uf.unite(x, x + 1);  // chain 0 -> 1 -> ... -> 5
+  for (Node x = 0; x + 1 < 6; ++x) uf.unite(x, x + 1);  // links roots: chain 0 -> 1 -> ... -> 5
+  for (Node x = 0; x < 5; ++x) ASSERT_EQ(uf.parent(x), x + 1);
   EXPECT_EQ(uf.find(0), 5u);
-  for (Node x = 0; x < 6; ++x) EXPECT_EQ(uf.find(x), 5u);
+  for (Node x = 0; x < 6; ++x) EXPECT_EQ(uf.parent(x), 5u);
 }
 
 // Labels each node by the smallest node of its set (a canonical partition).
@@ -108,7 +109,7 @@ TEST_P(UnionFindStress, ManyThreadsGiveTheSequentialPartition) {
   for (const auto& [a, b] : edges) ASSERT_TRUE(sequential.unite(a, b));
   EXPECT_EQ(unite_concurrently(concurrent, edges, 8), 0);
   EXPECT_EQ(canonical(concurrent), canonical(sequential));
-  for (Node x = 0; x < concurrent.size(); ++x) EXPECT_GE(concurrent.find(x), x);
+  for (Node x = 0; x < concurrent.size(); ++x) EXPECT_GE(concurrent.parent(x), x);  // parents only grow
 }
 
 INSTANTIATE_TEST_SUITE_P(Strife, UnionFindStress, ::testing::Values(false, true),

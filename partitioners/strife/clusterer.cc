@@ -2,6 +2,8 @@
 // allocate parallel over equal chunks of the batch (§4). See clusterer.h.
 #include "partitioners/strife/clusterer.h"
 
+#include "partitioners/strife/thread_team.h"
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>

@@ -24,10 +24,11 @@
 #include <vector>
 
 #include "engine/core/txn_desc.h"
-#include "partitioners/strife/thread_team.h"
 #include "partitioners/strife/union_find.h"
 
 namespace ccb::strife {
+
+class ThreadTeam;  // thread_team.h
 
 // The one key value the clusterer cannot take (it marks empty hash slots):
 // table 255, local key 2^56 - 1.

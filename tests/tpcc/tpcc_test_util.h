@@ -1,0 +1,78 @@
+// Helpers shared by the TPC-C tests: small options, running one request as
+// one transaction, reading rows directly, and the keys a committed
+// transaction touched (from the history recorder).
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <set>
+#include <string>
+#include <vector>
+
+#include "engine/cc/txn.h"
+#include "engine/verify/recorder.h"
+#include "workloads/tpcc/tpcc.h"
+
+namespace ccb::tpcc::testing {
+
+// Index headroom for a few thousand inserted orders, not the default's 500k.
+inline TpccOptions small_options(uint32_t warehouses) {
+  TpccOptions o;
+  o.warehouses = warehouses;
+  o.expected_new_orders = 20000;
+  return o;
+}
+
+// A row's payload, read directly (no transaction may be running).
+template <class T, class CC>
+T* row(Table<CC>& table, uint64_t key) {
+  return TpccDatabase<CC>::template row<T>(table, key);
+}
+
+// One attempt of `r`: begin, run, then commit or abort. Returns the outcome.
+template <class CC, class W>
+RC run_once(W& workload, Txn<CC>& txn, const TpccRequest& r) {
+  txn.begin();
+  const RC rc = workload.run(txn, r);
+  if (rc != RC::kOk) {
+    txn.abort();
+    return rc;
+  }
+  return txn.commit();
+}
+
+// Keys a committed transaction touched, split by kind.
+struct Footprint {
+  std::set<GlobalKey> read;     // read, not written
+  std::set<GlobalKey> written;  // updated or inserted
+};
+
+// The footprint of the last transaction recorded in `log`; empties the log.
+inline Footprint last_footprint(verify::HistoryLog& log) {
+  std::vector<verify::HistoryLog> logs(1);
+  std::swap(logs[0], log);
+  const verify::History h = verify::HistoryLog::merge(logs);
+  Footprint f;
+  if (h.txns.empty()) return f;
+  const verify::TxnRecord& t = h.txns.back();
+  for (uint64_t i = t.first_access; i < t.first_access + t.n_accesses; ++i) {
+    const verify::AccessRecord& a = h.accesses[i];
+    (a.wrote() ? f.written : f.read).insert(a.key);
+  }
+  return f;
+}
+
+inline void expect_all_hold(const std::vector<InvariantResult>& results) {
+  EXPECT_FALSE(results.empty());
+  for (const auto& r : results) EXPECT_TRUE(r.ok) << r.name << ": " << r.detail;
+}
+
+inline const InvariantResult& find_result(const std::vector<InvariantResult>& results, const std::string& name) {
+  for (const auto& r : results)
+    if (r.name == name) return r;
+  ADD_FAILURE() << "no invariant named " << name;
+  static const InvariantResult missing{};
+  return missing;
+}
+
+}  // namespace ccb::tpcc::testing

@@ -1,0 +1,141 @@
+// TPC-C (TPC Benchmark C, standard specification 5.11): all nine tables and
+// the five transactions, as a Workload (workloads/workload.h). README.md next
+// to this file documents the schema, key packing, knobs and deviations.
+//
+// Pieces:
+//   tpcc_schema.h      cardinalities, table ids, key packing, row payloads
+//   tpcc_options.h     the flags (--warehouses, --mix, --cross_pct, ...)
+//   tpcc_requests.h    transaction inputs, their generation, describe()
+//   tpcc_database.h    the tables and the parallel loader
+//   tpcc_procedures.h  the five stored procedures (templates over Txn)
+//   tpcc_invariants.h  post-run consistency checks
+//
+// Thread safety: load() and check_invariants() run alone; generate(), run(),
+// describe() and on_commit() run concurrently from the workers.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engine/stats/json.h"
+#include "workloads/tpcc/tpcc_database.h"
+#include "workloads/tpcc/tpcc_invariants.h"
+#include "workloads/tpcc/tpcc_procedures.h"
+#include "workloads/tpcc/tpcc_requests.h"
+#include "workloads/workload.h"
+
+namespace ccb {
+
+template <class CC>
+class TpccWorkload {
+ public:
+  static constexpr const char* kName = "tpcc";
+  using Request = TpccRequest;
+  using Database = tpcc::TpccDatabase<CC>;
+  // Committed work, for the conservation checks.
+  struct ThreadState {
+    uint64_t new_orders = 0;
+    uint64_t payments = 0;
+    int64_t payment_cents = 0;
+  };
+
+  explicit TpccWorkload(const TpccOptions& o)
+      : opt_(o), nurand_(tpcc::NurandConstants::make(o.load_seed)), generator_(o, nurand_) {}
+
+  std::vector<std::string> txn_types() const { return {tpcc::kTxnTypeNames.begin(), tpcc::kTxnTypeNames.end()}; }
+
+  void load(int threads) {
+    const uint32_t loaders = threads < 1 ? 1u : static_cast<uint32_t>(threads);
+    db_ = std::make_unique<Database>(opt_, nurand_, loaders);
+    db_->load(loaders);
+  }
+
+  void generate(Random& rng, uint32_t thread, Request& r) const { generator_.generate(rng, thread, r); }
+
+  template <class TxnT>
+  RC run(TxnT& txn, const Request& r) {
+    return tpcc::run_tpcc(txn, *db_, r);
+  }
+
+  TxnDesc describe(const Request& r) const { return describe_tpcc_request(r); }
+
+  // OrderStatus and StockLevel never write (protocols may run them as
+  // snapshot transactions; engine/cc/protocol.h, txn.read_only()).
+  bool read_only(const Request& r) const { return r.type == tpcc::kOrderStatus || r.type == tpcc::kStockLevel; }
+
+  // The table with global-key id `id` (tpcc_schema.h TableId), or nullptr:
+  // protocols that lock the predicted access set resolve keys through it.
+  Table<CC>* table_by_id(uint32_t id) {
+    if (!db_) return nullptr;
+    Database& d = *db_;
+    switch (id) {
+      case tpcc::kWarehouseTable:
+        return &d.warehouse;
+      case tpcc::kDistrictTable:
+        return &d.district;
+      case tpcc::kCustomerTable:
+        return &d.customer;
+      case tpcc::kHistoryTable:
+        return &d.history;
+      case tpcc::kNewOrderTable:
+        return &d.new_order;
+      case tpcc::kOrderTable:
+        return &d.order;
+      case tpcc::kOrderLineTable:
+        return &d.order_line;
+      case tpcc::kItemTable:
+        return &d.item;
+      case tpcc::kStockTable:
+        return &d.stock;
+      case tpcc::kCustomerLastOrderTable:
+        return &d.customer_last_order;
+      case tpcc::kDeliveryCursorTable:
+        return &d.delivery_cursor;
+      default:
+        return nullptr;
+    }
+  }
+
+  void on_commit(ThreadState& s, const Request& r) const {
+    if (r.type == tpcc::kNewOrder) {
+      ++s.new_orders;
+    } else if (r.type == tpcc::kPayment) {
+      ++s.payments;
+      s.payment_cents += r.h_amount;
+    }
+  }
+
+  std::vector<InvariantResult> check_invariants(const std::vector<ThreadState>& states) {
+    tpcc::CommittedTotals committed;
+    for (const auto& s : states) {
+      committed.new_orders += s.new_orders;
+      committed.payments += s.payments;
+      committed.payment_cents += s.payment_cents;
+    }
+    return tpcc::check_tpcc_invariants(*db_, committed);
+  }
+
+  void options_json(JsonWriter& w) const { opt_.to_json(w); }
+  size_t memory_bytes() const { return db_ ? db_->memory_bytes() : 0; }
+
+  // Reconnaissance for front-ends (Strife's OLLP): the customer a by-name
+  // Payment or OrderStatus will select, from the immutable last-name index.
+  // REQUIRES: load() has run.
+  uint32_t customer_by_last_name(uint32_t w, uint32_t d, uint32_t c_last) const {
+    return db_->names.middle(w, d, c_last);
+  }
+
+  const TpccOptions& options() const { return opt_; }
+  const TpccRequestGenerator& generator() const { return generator_; }
+  // REQUIRES: load() has run.
+  Database& db() { return *db_; }
+
+ private:
+  TpccOptions opt_;
+  tpcc::NurandConstants nurand_;
+  TpccRequestGenerator generator_;
+  std::unique_ptr<Database> db_;
+};
+
+}  // namespace ccb

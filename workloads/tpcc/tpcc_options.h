@@ -1,0 +1,47 @@
+// TPC-C knobs, validated from flags (--warehouses, --mix, --cross_pct,
+// --by_last_name_pct, --expected_new_orders; README.md describes them).
+//
+// Thread safety: an immutable value after from_flags().
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+
+namespace ccb {
+
+class JsonWriter;
+
+namespace tpcc {
+
+// Transaction types; Request::type and txn_types() use this order.
+enum TxnType : uint32_t { kNewOrder = 0, kPayment, kOrderStatus, kDelivery, kStockLevel, kTxnTypes };
+inline constexpr std::array<const char*, kTxnTypes> kTxnTypeNames = {"new_order", "payment", "order_status", "delivery",
+                                                                     "stock_level"};
+
+}  // namespace tpcc
+
+struct TpccOptions {
+  uint32_t warehouses = 1;
+  std::string mix = "standard";  // the flag's value, for the results
+  // Percentage of each transaction type, indexed by tpcc::TxnType; sums to 100.
+  std::array<uint32_t, tpcc::kTxnTypes> mix_pct = {45, 43, 4, 4, 4};
+  // -1: the spec's remote accesses (each NewOrder item supplied by another
+  // warehouse with 1%, 15% of Payments for a customer of another warehouse).
+  // c in [0, 100]: c% of NewOrders have one remote order line and c% of
+  // Payments a remote customer (TSKD's c%), nothing else is remote.
+  int32_t cross_pct = -1;
+  uint32_t by_last_name_pct = 60;  // Payment and OrderStatus select the customer by C_LAST (2.5.1.2, 2.6.1.2)
+  // NewOrders the run is expected to commit; sizes the hash indexes of the
+  // tables NewOrder and Payment insert into, so their chains stay short.
+  uint64_t expected_new_orders = 500000;
+  // Seed of the loaded database and of the NURand constants: fixed, so every
+  // run (any --seed, any thread count) starts from the same database.
+  uint64_t load_seed = 20240901;
+
+  static TpccOptions from_flags();
+  void to_json(JsonWriter& w) const;
+  bool standard_remote() const { return cross_pct < 0; }
+};
+
+}  // namespace ccb

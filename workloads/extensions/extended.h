@@ -1,0 +1,174 @@
+// Extended<W>: any workload W with TSKD's runtime skew and I/O latency
+// (extensions.h) applied around its stored procedure.
+//
+// It satisfies the Workload concept by delegating everything to W (tables,
+// generation, description, invariants) and adds to each request the two ranks
+// drawn at generation ("Transactions are assigned with a minimum runtime
+// randomly drawn", TSKD Sec. 6.1), so a request keeps its bound and delay
+// across retries and replays. run() executes W's procedure and, if it
+// succeeded, busy-waits before returning to the executor, i.e. before commit,
+// while the attempt still holds its locks (2PL) or has not yet validated
+// (optimistic protocols) -- where TSKD delays the commit:
+//   1. until attempt start + r_T * minT * t_T (runtime lower bound);
+//   2. for r_IO * minIO cycles (I/O latency "at transaction commit time").
+// An attempt that fails inside the procedure returns at once, as it never
+// reaches its commit.
+//
+// Calibration of t_T (unless --runtime_skew_t_us fixes it): each worker runs
+// its first 2 x calibration_txns commits with no delay at all. The first half
+// warms caches, arenas and branch predictors (timed, the very first
+// transactions of a run are several times slower than the steady state); in
+// the second half it times each committed attempt from the start of run() to
+// on_commit(), which the executor calls right after the commit. Then it
+// contributes the sum to the shared RuntimeCalibration and from its next
+// transaction on applies the delays with the published mean. The per-worker state travels from run() to
+// on_commit() through attempt_scratch (same thread, see its header).
+//
+// Use: with_extensions(w, ExtensionOptions::from_flags(), f) calls f(w) when
+// both extensions are off (the plain workload, no wrapper on the hot path),
+// else f(Extended<W>(w, ...)).
+//
+// Thread safety: as W; the calibration is shared and synchronized.
+#pragma once
+
+#include <atomic>
+#include <concepts>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "engine/cc/txn.h"
+#include "engine/core/random.h"
+#include "engine/stats/json.h"
+#include "workloads/common/attempt_scratch.h"
+#include "workloads/extensions/extensions.h"
+#include "workloads/workload.h"
+
+namespace ccb {
+
+template <class W>
+class Extended {
+ public:
+  static constexpr const char* kName = W::kName;
+  struct Request {
+    typename W::Request inner;
+    uint32_t type = 0;          // inner.type, for the executor's per-type statistics
+    uint32_t runtime_rank = 0;  // r_T in [1, p]; 0 = no lower bound
+    uint32_t io_rank = 0;       // r_IO in [0, l_IO]
+  };
+  struct ThreadState {
+    typename W::ThreadState inner;
+  };
+
+  Extended(W& inner, const ExtensionOptions& o)
+      : inner_(inner),
+        opt_(o),
+        runtime_(o.runtime),
+        io_(o.io),
+        calibration_(static_cast<uint64_t>(o.runtime.t_us * 1e3)),
+        instance_(next_instance_.fetch_add(1, std::memory_order_relaxed) + 1) {}
+
+  std::vector<std::string> txn_types() const { return inner_.txn_types(); }
+  void load(int threads) { inner_.load(threads); }
+
+  void generate(Random& rng, uint32_t thread, Request& r) const {
+    inner_.generate(rng, thread, r.inner);
+    r.type = r.inner.type;
+    r.runtime_rank = runtime_.draw_rank(rng);
+    r.io_rank = io_.draw_rank(rng);
+  }
+
+  template <class TxnT>
+  RC run(TxnT& txn, const Request& r) {
+    Worker& me = worker();
+    if (opt_.runtime.enabled) me.start_ns = monotonic_ns();
+    const RC rc = inner_.run(txn, r.inner);
+    if (rc != RC::kOk || me.calibrating) return rc;
+    if (r.runtime_rank > 0) spin_until_ns(me.start_ns + runtime_.bound_ns(r.runtime_rank, calibration_.t_ns()));
+    if (r.io_rank > 0) spin_cycles(io_.cycles(r.io_rank));
+    return RC::kOk;
+  }
+
+  TxnDesc describe(const Request& r) const { return inner_.describe(r.inner); }
+
+  void on_commit(ThreadState& s, const Request& r) const {
+    inner_.on_commit(s.inner, r.inner);
+    Worker& me = worker();
+    if (!me.calibrating) return;
+    const uint32_t k = opt_.runtime.calibration_txns;
+    if (++me.n <= k) return;  // warming up
+    me.sum_ns += monotonic_ns() - me.start_ns;
+    if (me.n == 2 * uint64_t{k}) {
+      calibration_.contribute(me.sum_ns, k);
+      me.calibrating = false;
+    }
+  }
+
+  std::vector<InvariantResult> check_invariants(const std::vector<ThreadState>& states) {
+    std::vector<typename W::ThreadState> inner;
+    inner.reserve(states.size());
+    for (const ThreadState& s : states) inner.push_back(s.inner);
+    return inner_.check_invariants(inner);
+  }
+
+  void options_json(JsonWriter& w) const {
+    inner_.options_json(w);
+    opt_.to_json(w);
+    w.key("runtime_skew_t_ns_used").value(calibration_.t_ns());
+    w.key("runtime_skew_calibrated_workers").value(calibration_.workers());
+  }
+  size_t memory_bytes() const { return inner_.memory_bytes(); }
+
+  // W's optional members, where W has them (engine/exec/online_executor.h).
+  auto table_by_id(uint32_t id) const
+    requires requires(const W& w, uint32_t i) { w.table_by_id(i); }
+  {
+    return inner_.table_by_id(id);
+  }
+  bool read_only(const Request& r) const
+    requires requires(const W& w, const typename W::Request& q) { { w.read_only(q) } -> std::same_as<bool>; }
+  {
+    return inner_.read_only(r.inner);
+  }
+
+  W& inner() { return inner_; }
+  const RuntimeCalibration& calibration() const { return calibration_; }
+
+ private:
+  // Per-worker state, keyed to this wrapper instance so that a thread reused
+  // by a later instance (tests) starts afresh.
+  struct Worker {
+    uint64_t instance = 0;
+    uint64_t start_ns = 0;  // start of the current attempt
+    bool calibrating = false;
+    uint64_t n = 0, sum_ns = 0;
+  };
+  Worker& worker() const {
+    Worker& me = attempt_scratch<Extended, Worker>();
+    if (me.instance != instance_) {
+      me = Worker{};
+      me.instance = instance_;
+      me.calibrating = opt_.runtime.enabled && !calibration_.fixed();
+    }
+    return me;
+  }
+
+  W& inner_;
+  ExtensionOptions opt_;
+  RuntimeSkew runtime_;
+  IoDelay io_;
+  mutable RuntimeCalibration calibration_;
+  uint64_t instance_;
+  static inline std::atomic<uint64_t> next_instance_{0};
+};
+
+// Calls f(w) when no extension is enabled, else f(e) with e an Extended<W>
+// around w; returns what f returns (both calls must return the same type).
+template <class W, class F>
+auto with_extensions(W& w, const ExtensionOptions& ext, F&& f) {
+  if (!ext.enabled()) return f(w);
+  Extended<W> e(w, ext);
+  return f(e);
+}
+
+}  // namespace ccb

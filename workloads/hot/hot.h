@@ -1,0 +1,213 @@
+// HOT, the high-contention micro-benchmark of the Strife paper (Prasaad et al.,
+// SIGMOD 2020, Sec. 5.1): "a single table database with 50M records, each
+// having an 8-byte key and twenty 8-byte integer fields. Each transaction
+// updates 10 records from the table. [...] some records (default: 100) as hot
+// and the remaining as cold. Every transaction updates one hot record and 9
+// cold records. We control partitionability of the workload by limiting
+// remote partition accesses to at most 3. By default, hot records are evenly
+// distributed across all partitions."
+//
+// Partitioning: P = --partitions (0 or 1: one partition), hash partitioning
+// as in Strife Sec. 5.4 with key mod P as the hash [INF]; partition q owns the
+// keys q, q + P, q + 2P, ... Let R = table_size / P rows per partition and
+// H = --hot_records. The first H keys of every partition (q + P*j, j < H)
+// form its hot pool: in any placement a hot record is taken from a pool, so
+// all H hot records fit even when they crowd into one partition. Cold records
+// are the keys q + P*j with H <= j < R, so they are never hot. Keys at or
+// above P*R (the remainder of table_size / P) are loaded but never accessed.
+//
+// A request: a hot slot h in [0, H), its position among the 10 updates, and 9
+// cold keys. Its home partition is h mod P (where slot h lives in the even
+// placement); each cold key lies in the home partition, except that a uniform
+// number in [0, --hot_remote_max] of them lie in other random partitions [INF:
+// the text says only "at most 3"].
+//
+// Placement of the hot records (time-varying mode, Strife Fig. 8d): requests
+// are pre-generated per worker and replayed, so they cannot carry the hot key
+// of the moment. They carry the slot h; the procedure maps h to a key with the
+// placement of the current epoch, epoch = floor(seconds since the first
+// transaction / --hot_shift_s) (always 0 when --hot_shift_s = 0):
+//   epoch 0 (and every epoch when hot_shift_s = 0): even, slot h -> partition
+//     h mod P, pool index h / P (so the hot keys are 0..H-1);
+//   epoch e >= 1: n_e = 1 + u mod (P - 1) partitions ("a random number n (<
+//     30) of partitions"), chosen as offset_e + i * stride_e (mod P), i < n_e,
+//     with stride_e coprime with P; slot h -> the (h mod n_e)-th of them, pool
+//     index h / n_e. (u, offset_e, stride_e) are drawn from (--seed, e), so a
+//     run is reproducible; options_json() logs every epoch reached.
+// describe() maps the slot with the epoch at the time of the call. A
+// front-end that describes a transaction in one epoch and runs it in the next
+// sees a stale hot key for it (with CC the run stays correct; see README).
+//
+// Every update increments field 0 of the record (a counter), so after a run
+// the counters must add up to 10 x committed transactions.
+//
+// Thread safety: run() from any number of worker threads after load();
+// generate()/describe() are thread-safe.
+#pragma once
+
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <numeric>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "engine/cc/txn.h"
+#include "engine/core/random.h"
+#include "engine/stats/json.h"
+#include "workloads/common/clock.h"
+#include "workloads/common/table_util.h"
+#include "workloads/hot/hot_options.h"
+#include "workloads/workload.h"
+
+namespace ccb {
+
+struct HotRequest {
+  static constexpr uint32_t kUpdates = HotOptions::kCold + 1;
+  uint32_t type = 0;
+  uint32_t hot_slot = 0;  // mapped to a key at execution (see header)
+  uint32_t hot_pos = 0;   // index of the hot update among the kUpdates
+  uint64_t cold[HotOptions::kCold];
+};
+
+template <class CC>
+class HotWorkload {
+ public:
+  static constexpr const char* kName = "hot";
+  static constexpr uint32_t kTableId = 40;
+  static constexpr size_t kPayload = HotOptions::kFields * 8;
+  static constexpr uint64_t kMaxLoggedEpochs = 1000;
+  using Request = HotRequest;
+  struct ThreadState {
+    uint64_t updates = 0;
+  };
+  // Where the hot records are in one epoch: the (h mod n)-th used partition
+  // is (offset + (h mod n) * stride) mod P.
+  struct Placement {
+    uint32_t n, offset, stride;
+  };
+
+  explicit HotWorkload(const HotOptions& o)
+      : opt_(o), parts_(o.parts()), rows_per_part_(o.rows_per_partition()),
+        shift_ns_(static_cast<uint64_t>(o.shift_s * 1e9)) {
+    for (uint32_t s = 1; s < parts_; ++s)
+      if (std::gcd(s, parts_) == 1) strides_.push_back(s);
+  }
+
+  std::vector<std::string> txn_types() const { return {"hot"}; }
+
+  void load(int threads) {
+    table_ = std::make_unique<Table<CC>>(kTableId, "hot", kPayload, opt_.table_size, opt_.table_size);
+    parallel_for(threads, opt_.table_size, [this](uint64_t k) { table_->load(k, k); });  // all fields 0
+  }
+
+  void generate(Random& rng, uint32_t /*thread*/, Request& r) const {
+    r.type = 0;
+    r.hot_slot = static_cast<uint32_t>(rng.below(opt_.hot_records));
+    r.hot_pos = static_cast<uint32_t>(rng.below(HotRequest::kUpdates));
+    const uint32_t home = r.hot_slot % parts_;
+    const uint32_t remote = parts_ > 1 ? static_cast<uint32_t>(rng.between(0, opt_.remote_max)) : 0;
+    for (uint32_t i = 0; i < HotOptions::kCold; ++i) {
+      uint64_t key;
+      do {
+        uint32_t q = home;
+        if (i < remote) q = (home + 1 + static_cast<uint32_t>(rng.below(parts_ - 1))) % parts_;
+        key = q + uint64_t{parts_} * rng.between(opt_.hot_records, rows_per_part_ - 1);
+      } while (contains(r.cold, i, key));
+      r.cold[i] = key;
+    }
+    for (uint32_t i = HotOptions::kCold - 1; i > 0; --i) std::swap(r.cold[i], r.cold[rng.below(i + 1)]);
+  }
+
+  template <class TxnT>
+  RC run(TxnT& txn, const Request& r) {
+    const uint64_t hot = hot_key(r.hot_slot, placement(epoch()));
+    for (uint32_t i = 0; i < HotRequest::kUpdates; ++i) {
+      const uint64_t key = i == r.hot_pos ? hot : r.cold[i - (i > r.hot_pos)];
+      uint8_t* p = txn.update(*table_, key);
+      if (p == nullptr) return txn.failure();
+      store_field<uint64_t>(p, 0, load_field<uint64_t>(p, 0) + 1);
+    }
+    return RC::kOk;
+  }
+
+  TxnDesc describe(const Request& r) const {
+    TxnDesc d;
+    d.type = r.type;
+    const uint64_t hot = hot_key(r.hot_slot, placement(epoch()));
+    for (uint32_t i = 0; i < HotRequest::kUpdates; ++i)
+      d.write_set.push_back(make_global_key(kTableId, i == r.hot_pos ? hot : r.cold[i - (i > r.hot_pos)]));
+    return d;
+  }
+
+  void on_commit(ThreadState& s, const Request&) const { s.updates += HotRequest::kUpdates; }
+
+  std::vector<InvariantResult> check_invariants(const std::vector<ThreadState>& states) {
+    return {equality_invariant("hot_counter_sum", "sum of record counters", sum_field<uint64_t>(*table_, 0),
+                               "committed updates", sum_states(states, &ThreadState::updates))};
+  }
+
+  void options_json(JsonWriter& w) const {
+    opt_.to_json(w);
+    // The placements the run went through (Strife Fig. 8d: "The random n per
+    // phase must be seeded and logged").
+    w.key("hot_schedule").begin_array();
+    const uint64_t last = std::min(max_epoch_.load(std::memory_order_relaxed), kMaxLoggedEpochs - 1);
+    for (uint64_t e = 0; e <= last; ++e) {
+      const Placement p = placement(e);
+      w.begin_object().key("epoch").value(e).key("start_s").value(static_cast<double>(e) * opt_.shift_s);
+      w.key("hot_partitions").value(p.n).key("offset").value(p.offset).key("stride").value(p.stride).end_object();
+    }
+    w.end_array();
+  }
+  size_t memory_bytes() const { return table_ ? table_->memory_bytes() : 0; }
+  // For protocols that lock the predicted access set (engine/cc/protocol.h).
+  Table<CC>* table_by_id(uint32_t id) const { return id == kTableId ? table_.get() : nullptr; }
+
+  // Placement of epoch e (see header). Pure function of (options, e).
+  Placement placement(uint64_t e) const {
+    if (e == 0 || parts_ == 1) return {parts_, 0, 1};
+    uint64_t s = opt_.shift_seed ^ (0x9E3779B97F4A7C15ull * e);
+    const uint64_t u = splitmix64(s), off = splitmix64(s), st = splitmix64(s);
+    return {1 + static_cast<uint32_t>(u % (parts_ - 1)), static_cast<uint32_t>(off % parts_),
+            strides_[st % strides_.size()]};
+  }
+  uint64_t hot_key(uint32_t slot, const Placement& p) const {
+    const uint64_t q = (p.offset + uint64_t{slot % p.n} * p.stride) % parts_;
+    return q + uint64_t{parts_} * (slot / p.n);
+  }
+  uint32_t partition_of(uint64_t key) const { return static_cast<uint32_t>(key % parts_); }
+  // The epoch now; starts the epoch clock on first use.
+  uint64_t epoch() const {
+    if (shift_ns_ == 0) return 0;
+    const uint64_t now = monotonic_ns();
+    uint64_t origin = origin_ns_.load(std::memory_order_acquire);
+    if (origin == 0 && origin_ns_.compare_exchange_strong(origin, now, std::memory_order_acq_rel)) origin = now;
+    const uint64_t e = now > origin ? (now - origin) / shift_ns_ : 0;
+    uint64_t seen = max_epoch_.load(std::memory_order_relaxed);
+    while (e > seen && !max_epoch_.compare_exchange_weak(seen, e, std::memory_order_relaxed)) {
+    }
+    return e;
+  }
+  Table<CC>& table() { return *table_; }
+
+ private:
+  static bool contains(const uint64_t* keys, uint32_t n, uint64_t key) {
+    for (uint32_t j = 0; j < n; ++j)
+      if (keys[j] == key) return true;
+    return false;
+  }
+
+  HotOptions opt_;
+  uint32_t parts_;
+  uint64_t rows_per_part_;
+  uint64_t shift_ns_;
+  std::vector<uint32_t> strides_;  // values in [1, P) coprime with P
+  std::unique_ptr<Table<CC>> table_;
+  mutable std::atomic<uint64_t> origin_ns_{0};
+  mutable std::atomic<uint64_t> max_epoch_{0};
+};
+
+}  // namespace ccb

@@ -1,0 +1,21 @@
+// Knobs of the key-value micro benchmark of the batching-and-reordering paper,
+// validated from flags (--micro_objects and the shared --theta).
+#pragma once
+
+#include <cstdint>
+
+namespace ccb {
+
+class JsonWriter;
+
+struct MicroOptions {
+  static constexpr uint32_t kReads = 5, kWrites = 5;  // "reads 5 objects and writes to 5 objects"
+  static constexpr uint32_t kKeys = kReads + kWrites - 1;  // one read and one write on the same object
+  uint64_t objects = 100000;  // "100K objects"
+  double theta = 0.0;         // Zipf skew of key choice (the x axis of most ding figures)
+
+  static MicroOptions from_flags();
+  void to_json(JsonWriter& w) const;
+};
+
+}  // namespace ccb

@@ -3,6 +3,7 @@
 #include <gflags/gflags.h>
 #include <gtest/gtest.h>
 
+#include <concepts>
 #include <type_traits>
 #include <vector>
 
@@ -31,10 +32,17 @@ using Ext = Extended<Micro>;
 using ccb::testing::expect_all_ok;
 static_assert(Workload<Ext, CC>, "Extended<W> must satisfy the Workload concept");
 static_assert(Workload<Extended<MicroWorkload<Silo>>, Silo>);
-// The wrapper forwards W's optional executor members exactly when W has them.
-static_assert(HasTableById<Ext, CC>);
-static_assert(!HasReadOnlyRequests<Ext>);
-static_assert(HasReadOnlyRequests<Extended<SmallBankWorkload<CC>>>);
+// The wrapper forwards W's optional executor members (table_by_id, read_only;
+// engine/exec/online_executor.h) exactly when W has them.
+template <class W>
+constexpr bool kHasTableById = requires(const W& w) { w.table_by_id(uint32_t{0}); };
+template <class W>
+constexpr bool kHasReadOnly = requires(const W& w, const typename W::Request& r) {
+  { w.read_only(r) } -> std::same_as<bool>;
+};
+static_assert(kHasTableById<Ext>);
+static_assert(!kHasReadOnly<Ext>);
+static_assert(kHasReadOnly<Extended<SmallBankWorkload<CC>>>);
 
 MicroOptions micro_options() {
   MicroOptions o;

@@ -10,7 +10,7 @@
 
 #include "engine/stats/json.h"
 
-DEFINE_string(workload, "ycsb", "workload to run: ycsb (tpcc, smallbank, tpcw, hot, micro arrive with the workloads issue)");
+DEFINE_string(workload, "ycsb", "workload to run: ycsb, tpcc, smallbank, tpcw, hot, micro");
 DEFINE_int32(threads, 1, "number of worker threads (1..1024)");
 DEFINE_double(duration, 5.0, "measured interval in seconds (> 0); ignored when --measure_txns > 0");
 DEFINE_double(warmup, 1.0, "warm-up before the measured interval, in seconds (>= 0)");
@@ -42,10 +42,9 @@ static std::string join(const std::vector<std::string>& v) {
   return s;
 }
 
-EngineConfig EngineConfig::from_flags(const char* cc_name) {
+EngineConfig EngineConfig::from_flags(const char* cc_name, const std::vector<std::string>& wl) {
   EngineConfig c;
   c.cc = cc_name;
-  const auto& wl = available_workloads();
   require(std::find(wl.begin(), wl.end(), FLAGS_workload) != wl.end(), "workload", join(wl));
   c.workload = FLAGS_workload;
   require(FLAGS_threads >= 1 && FLAGS_threads <= 1024, "threads", "an integer in [1, 1024]");

@@ -20,11 +20,6 @@ struct ConfigError : std::runtime_error {
   std::string flag;
 };
 
-// Workloads this build can run (the interface contract lists the names).
-inline const std::vector<std::string>& available_workloads() {
-  static const std::vector<std::string> names = {"ycsb"};
-  return names;
-}
 inline const std::vector<std::string>& available_frontends() {
   static const std::vector<std::string> names = {"none"};
   return names;
@@ -48,7 +43,8 @@ struct EngineConfig {
   uint32_t backoff_max_us = 0;   // cap of randomized exponential backoff after an abort
   int load_threads = 0;
 
-  static EngineConfig from_flags(const char* cc_name);
+  // `workloads`: the names this binary can run (its registry).
+  static EngineConfig from_flags(const char* cc_name, const std::vector<std::string>& workloads);
   void to_json(JsonWriter& w) const;  // the runtime part of the "config" object
 };
 

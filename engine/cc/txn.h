@@ -76,7 +76,7 @@ class Txn {
     a.table = &table;
     a.key = key;
     a.type = AccessType::kInsert;
-    a.row = table.allocate_row(inserts_);
+    a.row = table.allocate_row(thread_id_);
     a.local = a.data = a.row->data();  // the row itself is private until published
     a.read_version = verify::kNotRead;
     if (!ok(cc_.insert(*this, a))) return nullptr;
@@ -187,7 +187,6 @@ class Txn {
   RC rc_ = RC::kOk;
   std::vector<AccessT> accesses_;
   Arena scratch_;
-  Arena inserts_{size_t{4} << 20};  // rows and index nodes inserted by this thread
   typename CC::TxnMeta meta_{};
 };
 

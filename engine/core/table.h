@@ -19,8 +19,10 @@
 #include <cstring>
 #include <new>
 #include <stdexcept>
+#include <memory>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "engine/core/hash_index.h"
 #include "engine/core/memory.h"
@@ -41,6 +43,7 @@ struct Row {
 template <class CC>
 class Table {
  public:
+  static constexpr uint32_t kMaxThreads = 1024;  // --threads is at most this
   using RowT = Row<CC>;
   static_assert(sizeof(RowT) % 8 == 0, "CC::RowMeta must be a multiple of 8 bytes");
 
@@ -73,9 +76,14 @@ class Table {
 
   RowT* lookup(uint64_t key) const { return index_.lookup(key); }
 
-  // A fresh, unindexed row for an insert (zeroed data, default metadata).
-  RowT* allocate_row(Arena& arena) {
-    void* mem = arena.allocate(row_stride_, 8);
+  // A fresh, unindexed row for an insert (zeroed data, default metadata),
+  // from the calling thread's arena: inserted rows live as long as the table,
+  // whichever thread made them. REQUIRES: thread_id < kMaxThreads, and each
+  // thread id used by one thread at a time.
+  RowT* allocate_row(uint32_t thread_id) {
+    auto& arena = insert_arenas_[thread_id];
+    if (arena == nullptr) arena = std::make_unique<Arena>(size_t{1} << 20);
+    void* mem = arena->allocate(row_stride_, 8);
     std::memset(mem, 0, row_stride_);
     RowT* row = static_cast<RowT*>(mem);
     new (&row->meta) typename CC::RowMeta();
@@ -98,6 +106,7 @@ class Table {
   uint64_t initial_rows_;
   Region rows_;
   ChainedHashIndex<RowT> index_;
+  std::vector<std::unique_ptr<Arena>> insert_arenas_ = std::vector<std::unique_ptr<Arena>>(kMaxThreads);
 };
 
 // Reads the version word at the start of a row image.

@@ -19,7 +19,7 @@ std::string first_bad_flag(std::vector<std::string> args) {
   for (auto& a : args) argv.push_back(a.data());
   try {
     parse_command_line(static_cast<int>(argv.size()), argv.data(), "test");
-    EngineConfig::from_flags("test");
+    EngineConfig::from_flags("test", {"ycsb", "tpcc"});
     YcsbOptions::from_flags();
   } catch (const ConfigError& e) {
     return e.flag;

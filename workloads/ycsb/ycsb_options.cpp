@@ -12,8 +12,8 @@ DEFINE_uint64(table_size, 1 << 20, "YCSB: rows in the table (>= 1)");
 DEFINE_uint32(payload_size, 100, "YCSB: payload bytes per row (8..65536; the first 8 bytes are a counter)");
 DEFINE_uint32(req_per_txn, 16, "YCSB: requests (distinct keys) per transaction (1..64)");
 DEFINE_double(read_ratio, 0.5, "YCSB: fraction of requests that are reads; the rest are read-modify-writes ([0, 1])");
-DEFINE_double(theta, 0.6, "YCSB: Zipf skew of key choice (>= 0; 0 = uniform; >= 1 sampled exactly)");
-DEFINE_uint32(partitions, 0, "YCSB: 0 = unpartitioned; N >= 1 = N equal key ranges, each transaction inside one");
+DEFINE_double(theta, 0.6, "YCSB, SmallBank, micro: Zipf skew of key (customer) choice (>= 0; 0 = uniform; >= 1 sampled exactly)");
+DEFINE_uint32(partitions, 0, "YCSB, HOT: 0 = unpartitioned; N >= 1 = N partitions (YCSB: equal key ranges, each transaction inside one)");
 
 namespace ccb {
 

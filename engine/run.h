@@ -1,0 +1,161 @@
+// run_online<CC>(cfg, workload): load -> run -> check -> JSON result, for one
+// workload under protocol CC. Returns the process exit code: 0 ok, 3 a
+// correctness check failed (invariant broken or history not serializable; the
+// JSON result is still written, with the evidence).
+#pragma once
+
+#include <glog/logging.h>
+
+#include <chrono>
+#include <cstdio>
+#include <exception>
+#include <fstream>
+#include <iostream>
+#include <string>
+#include <unistd.h>
+
+#include "engine/config.h"
+#include "engine/exec/online_executor.h"
+#include "engine/stats/json.h"
+#include "engine/stats/provenance.h"
+#include "engine/verify/checker.h"
+#include "engine/verify/history_io.h"
+
+namespace ccb {
+
+// Writes `doc` to `path` atomically (temp file + rename), or to stdout.
+inline void write_result_document(const std::string& path, const std::string& doc) {
+  if (path.empty()) {
+    std::fwrite(doc.data(), 1, doc.size(), stdout);
+    std::fputc('\n', stdout);
+    std::fflush(stdout);
+    return;
+  }
+  const std::string tmp = path + ".tmp." + std::to_string(getpid());
+  {
+    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
+    if (!f) throw std::runtime_error("cannot write " + tmp);
+    f << doc << '\n';
+    if (!f.flush()) throw std::runtime_error("cannot write " + tmp);
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    std::remove(tmp.c_str());
+    throw std::runtime_error("cannot rename " + tmp + " to " + path);
+  }
+}
+
+template <class CC, class W>
+int run_online(const EngineConfig& cfg, W& workload) {
+  CC cc;
+  const auto t_load = std::chrono::steady_clock::now();
+  workload.load(cfg.load_threads);
+  const double load_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_load).count();
+  LOG(INFO) << "loaded " << W::kName << " in " << load_s << " s";
+
+  OnlineExecutor<CC, W> exec(cfg, cc, workload);
+  RunOutcome<W> out = exec.run();
+  const ThreadStats& s = out.stats;
+
+  const auto invariants = workload.check_invariants(out.workload_states);
+  bool invariants_ok = true;
+  for (const auto& inv : invariants) invariants_ok &= inv.ok;
+
+  verify::CheckResult check;
+  if (cfg.verify) {
+    verify::History h = verify::HistoryLog::merge(out.history_logs);
+    check = verify::check_serializable(h);
+    if (!cfg.history_out.empty()) verify::write_history(cfg.history_out, h);
+  }
+
+  JsonWriter w;
+  w.begin_object();
+  w.key("config").begin_object();
+  cfg.to_json(w);
+  workload.options_json(w);
+  w.key("compile").begin_object();
+  w.key("cc").value(CC::kName);
+  w.key("build_type").value(build_info().build_type);
+  w.key("sanitize").value(build_info().sanitize);
+  w.key("native").value(build_info().native);
+  w.end_object();
+  w.end_object();
+  w.key("provenance").begin_object();
+  write_provenance(w, cfg.threads, out.worker_cpus);
+  w.end_object();
+
+  const double commits = static_cast<double>(s.commits);
+  const double attempts = commits + static_cast<double>(s.aborts);
+  w.key("throughput").value(out.measured_s > 0 ? commits / out.measured_s : 0.0);
+  w.key("commits").value(s.commits);
+  w.key("aborts").value(s.aborts);
+  w.key("user_aborts").value(s.user_aborts);
+  w.key("abort_rate").value(attempts > 0 ? static_cast<double>(s.aborts) / attempts : 0.0);
+  w.key("retries_per_100k").value(s.commits ? static_cast<double>(s.aborts) * 1e5 / commits : 0.0);
+  w.key("aborts_by_reason").begin_object();
+  for (size_t r = 1; r < s.aborts_by_reason.size(); ++r) w.key(rc_name(static_cast<RC>(r))).value(s.aborts_by_reason[r]);
+  w.end_object();
+  w.key("latency_us").begin_object();
+  w.key("avg").value(s.latency.mean() / 1e3);
+  w.key("p50").value(s.latency.quantile(0.50) / 1e3);
+  w.key("p90").value(s.latency.quantile(0.90) / 1e3);
+  w.key("p95").value(s.latency.quantile(0.95) / 1e3);
+  w.key("p99").value(s.latency.quantile(0.99) / 1e3);
+  w.key("p999").value(s.latency.quantile(0.999) / 1e3);
+  w.key("max").value(static_cast<double>(s.latency.max()) / 1e3);
+  w.end_object();
+  w.key("per_txn_type").begin_object();
+  const auto types = workload.txn_types();
+  for (size_t t = 0; t < types.size(); ++t) {
+    const TxnTypeStats& ts = s.per_type[t];
+    w.key(types[t]).begin_object();
+    w.key("commits").value(ts.commits);
+    w.key("aborts").value(ts.aborts);
+    w.key("user_aborts").value(ts.user_aborts);
+    w.key("avg_latency_us").value(ts.commits ? static_cast<double>(ts.latency_ns_sum) / ts.commits / 1e3 : 0.0);
+    w.end_object();
+  }
+  w.end_object();
+  w.key("phases").begin_object();
+  w.key("load_s").value(load_s);
+  w.key("warmup_s").value(out.warmup_s);
+  w.key("measured_s").value(out.measured_s);
+  if (cfg.verify) w.key("verify_s").value(check.check_seconds);
+  w.end_object();
+  w.key("frontend").begin_object().key("name").value(cfg.frontend).end_object();
+  w.key("memory").begin_object();
+  w.key("peak_rss_bytes").value(peak_rss_bytes());
+  w.key("tables_bytes").value(workload.memory_bytes());
+  w.end_object();
+  if (cfg.timeline) {
+    w.key("timeline").begin_array();
+    for (uint64_t c : s.timeline) w.value(c);
+    w.end_array();
+  }
+  w.key("invariants_ok").value(invariants_ok);
+  w.key("invariants").begin_array();
+  for (const auto& inv : invariants)
+    w.begin_object().key("name").value(inv.name).key("ok").value(inv.ok).key("detail").value(inv.detail).end_object();
+  w.end_array();
+  if (cfg.verify) {
+    w.key("serializable").value(check.serializable);
+    w.key("violation").raw_value(verify::violation_to_json(check.violation));
+    w.key("verify").raw_value(verify::check_result_to_json(check));
+  }
+  w.end_object();
+  write_result_document(cfg.out, w.str());
+
+  int rc = 0;
+  for (const auto& inv : invariants) {
+    if (!inv.ok) {
+      std::fprintf(stderr, "error: invariant %s broken: %s\n", inv.name.c_str(), inv.detail.c_str());
+      rc = 3;
+    }
+  }
+  if (cfg.verify && !check.serializable) {
+    std::fprintf(stderr, "error: history not serializable: %s\n", check.violation.message.c_str());
+    rc = 3;
+  }
+  return rc;
+}
+
+}  // namespace ccb

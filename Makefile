@@ -5,6 +5,7 @@
 #
 #   make deps                 install Debian packages (if missing) and .venv
 #   make build                all protocols (make CC=silo: just one)
+#   make tools                bench_fvs, bench_strife, bench_checker, check_history
 #   make test                 unit + stress tests (ctest) and harness tests (pytest)
 #   make test-sanitizers      TSan stress tests and ASan+UBSan unit tests
 #   make run                  the main job: the YCSB skew sweep at the small profile -> a figure
@@ -56,7 +57,7 @@ empty :=
 space := $(empty) $(empty)
 CMAKE_PROTOCOLS := $(subst $(space),;,$(strip $(PROTOCOLS)))
 
-.PHONY: all deps configure build build-all test test-cpp test-python test-sanitizers run demo bench figures clean
+.PHONY: all deps configure build tools build-all test test-cpp test-python test-sanitizers run demo bench figures clean
 all: build
 
 deps:
@@ -69,6 +70,11 @@ configure:
 
 build: configure
 	@cmake --build $(BUILD_DIR) -j $(JOBS) --target $(addprefix rundb-,$(SELECTED))
+
+# The front-end and checker tools: bench_fvs, bench_strife, bench_checker,
+# check_history (into the variant's bin directory).
+tools: configure
+	@cmake --build $(BUILD_DIR) -j $(JOBS) --target bench_fvs bench_strife bench_checker check_history
 
 # Everything (binaries, tools, test executables) of one variant.
 build-all: configure

@@ -107,7 +107,7 @@ run: deps build
 demo: deps build
 	@$(PY) scripts/engine_bench.py demo
 
-bench: deps build
+bench: deps build tools
 	@$(PY) scripts/engine_bench.py bench
 
 figures: deps

@@ -12,19 +12,29 @@
 // there. Hybrid algorithms fall back to a greedy step on a capped SCC and
 // report how many graphs that happened on.
 //
-// Exit codes: 0 ok, 2 bad flags.
+// Output: a table (default), all rows as one JSON document (--format=json),
+// or, with --out=PATH, the result of one point (one theta, one algorithm) as
+// one JSON document written atomically to PATH: the figure harness's
+// contract (docs/harness.md), one run = one document with flat metrics.
+//
+// Exit codes: 0 ok, 2 bad flags, 1 the output file cannot be written.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include <unistd.h>
+
 #include "engine/core/txn_desc.h"
 #include "engine/core/zipf.h"
+#include "engine/stats/json.h"
+#include "engine/stats/provenance.h"
 #include "partitioners/reorder/fvs.h"
 #include "partitioners/reorder/graph.h"
 
@@ -48,22 +58,25 @@ struct Flags {
                                       "greedy_sum",  "greedy_prod", "greedy_sort", "hybrid_10",
                                       "hybrid_15",   "hybrid_20"};
   std::string format = "table";
+  std::string out;  // --out: one point's document to this path
 };
 
 constexpr const char* kUsage =
     "usage: bench_fvs [flags]\n"
-    "  --thetas=0.5,0.6,0.7,0.8,0.9   Zipf skews (each in [0, 10])\n"
+    "  --thetas=0.5,0.6,0.7,0.8,0.9   Zipf skews (each in [0, 10]); --theta=X: one skew\n"
     "  --graphs=1000                  batches (graphs) per theta, >= 1\n"
     "  --batch=40                     transactions per batch, >= 1\n"
     "  --objects=100000               key space, >= reads + writes - 1\n"
     "  --reads=5 --writes=5           distinct keys read / written per txn, >= 1;\n"
     "                                 one read and one write share an object\n"
-    "  --algorithms=a,b,...           default: all ten of Figs 5-6\n"
+    "  --algorithms=a,b,...           default: all ten of Figs 5-6; --algorithm=a: one\n"
     "  --search_time_limit_ms=200     cap per graph for search and hybrid_m, > 0\n"
     "  --time_reps=3                  passes per algorithm; the fastest is reported\n"
     "  --max_graph_edges=780          counts graphs above this edge limit\n"
     "  --seed=1                       workload and random-policy seed\n"
-    "  --format=table|json\n";
+    "  --format=table|json            all rows as a table or one JSON document (stdout)\n"
+    "  --out=PATH                     one point (one theta, one algorithm) as one JSON\n"
+    "                                 document, written atomically to PATH\n";
 
 [[noreturn]] void bad_flag(const std::string& msg) {
   std::fprintf(stderr, "bench_fvs: %s\n%s", msg.c_str(), kUsage);
@@ -118,9 +131,11 @@ Flags parse_flags(int argc, char** argv) {
       bad_flag("expected --name=value, got '" + std::string(arg) + "'");
     }
     const std::string_view name = arg.substr(2, eq - 2), value = arg.substr(eq + 1);
-    if (name == "thetas") {
+    if (name == "thetas" || name == "theta") {
       f.thetas.clear();
-      for (const std::string& t : split(value)) f.thetas.push_back(parse_double(name, t, 0, 10));
+      for (const std::string& t : name == "theta" ? std::vector<std::string>{std::string(value)} : split(value)) {
+        f.thetas.push_back(parse_double(name, t, 0, 10));
+      }
     } else if (name == "graphs") {
       f.graphs = parse_uint(name, value, 1);
     } else if (name == "batch") {
@@ -139,8 +154,8 @@ Flags parse_flags(int argc, char** argv) {
       f.time_reps = parse_uint(name, value, 1);
     } else if (name == "search_time_limit_ms") {
       f.search_time_limit_ms = parse_double(name, value, 1e-3, 1e7);
-    } else if (name == "algorithms") {
-      f.algorithms = split(value);
+    } else if (name == "algorithms" || name == "algorithm") {
+      f.algorithms = name == "algorithm" ? std::vector<std::string>{std::string(value)} : split(value);
       for (const std::string& a : f.algorithms) {
         try {
           fvs_config_from_name(a);
@@ -153,15 +168,23 @@ Flags parse_flags(int argc, char** argv) {
         bad_flag("--format: must be table or json, got '" + std::string(value) + "'");
       }
       f.format = value;
+    } else if (name == "out") {
+      if (value.empty()) bad_flag("--out: needs a file path");
+      f.out = value;
     } else {
       bad_flag("unknown flag '--" + std::string(name) +
-               "'; allowed: thetas, graphs, batch, objects, reads, writes, algorithms, "
-               "search_time_limit_ms, time_reps, max_graph_edges, seed, format");
+               "'; allowed: thetas, theta, graphs, batch, objects, reads, writes, algorithms, "
+               "algorithm, search_time_limit_ms, time_reps, max_graph_edges, seed, format, out");
     }
   }
   if (f.objects < f.reads + f.writes - 1) {
     bad_flag("--objects: must be >= reads + writes - 1 = " +
              std::to_string(f.reads + f.writes - 1) + " (keys of a txn are distinct)");
+  }
+  if (!f.out.empty() && (f.thetas.size() != 1 || f.algorithms.size() != 1)) {
+    bad_flag("--out: writes one point; give one skew (--theta=X) and one algorithm (--algorithm=A), got " +
+             std::to_string(f.thetas.size()) + " skew(s) and " + std::to_string(f.algorithms.size()) +
+             " algorithm(s)");
   }
   return f;
 }
@@ -199,6 +222,81 @@ struct GraphStats {
   double avg_cyclic_nodes;  // vertices left after trimming
   double edge_limit_fraction;
 };
+
+// The run's settings; theta and algorithm belong to the rows.
+void write_settings(JsonWriter& w, const Flags& f) {
+  w.key("graphs").value(f.graphs).key("batch").value(f.batch).key("objects").value(f.objects);
+  w.key("reads").value(f.reads).key("writes").value(f.writes).key("rmw_per_txn").value(1);
+  w.key("seed").value(f.seed).key("search_time_limit_ms").value(f.search_time_limit_ms);
+  w.key("time_reps").value(f.time_reps).key("max_graph_edges").value(f.max_graph_edges);
+}
+
+// One (theta, algorithm) result. Sizes and times are null where search hit
+// its cap: like the paper's Fig 5, no point at that theta.
+void write_result(JsonWriter& w, const Row& r) {
+  w.key("theta").value(r.theta).key("algorithm").value(r.algorithm).key("completed").value(r.completed);
+  w.key("graphs_solved").value(r.solved).key("capped_graphs").value(r.capped);
+  w.key("avg_fvs_size");
+  r.completed ? w.value(r.avg_fvs) : w.value(nullptr);
+  w.key("us_per_graph");
+  r.completed ? w.value(r.us_per_graph) : w.value(nullptr);
+}
+
+void write_graph_stats(JsonWriter& w, const GraphStats& s) {
+  w.key("avg_edges").value(s.avg_edges).key("avg_cyclic_nodes").value(s.avg_cyclic_nodes);
+  w.key("edge_limit_fraction").value(s.edge_limit_fraction);
+}
+
+// --format=json: every row, and the graph statistics per theta.
+std::string all_rows_document(const Flags& f, const std::vector<Row>& rows, const std::vector<GraphStats>& stats) {
+  JsonWriter w;
+  w.begin_object().key("benchmark").value("bench_fvs");
+  w.key("config").begin_object();
+  write_settings(w, f);
+  w.end_object();
+  w.key("graphs").begin_array();
+  for (const GraphStats& s : stats) {
+    w.begin_object().key("theta").value(s.theta);
+    write_graph_stats(w, s);
+    w.end_object();
+  }
+  w.end_array().key("results").begin_array();
+  for (const Row& r : rows) {
+    w.begin_object();
+    write_result(w, r);
+    w.end_object();
+  }
+  w.end_array().end_object();
+  return w.str() + "\n";
+}
+
+// --out: the one point of this run, flat, with its full configuration and
+// provenance (the harness's one-run-one-document contract).
+std::string point_document(const Flags& f, const Row& r, const GraphStats& s) {
+  JsonWriter w;
+  w.begin_object().key("benchmark").value("bench_fvs");
+  w.key("config").begin_object().key("theta").value(r.theta).key("algorithm").value(r.algorithm);
+  write_settings(w, f);
+  w.end_object();
+  write_result(w, r);
+  write_graph_stats(w, s);
+  w.key("provenance").begin_object();
+  write_provenance(w, 1, {});
+  w.end_object().end_object();
+  return w.str() + "\n";
+}
+
+// Writes to a temporary file next to `path`, then renames it into place:
+// a reader never sees a half-written document.
+bool write_atomically(const std::string& path, const std::string& doc) {
+  const std::string tmp = path + ".tmp." + std::to_string(getpid());
+  std::ofstream file(tmp, std::ios::binary | std::ios::trunc);
+  const bool written = static_cast<bool>(file << doc) && static_cast<bool>(file.flush());
+  file.close();
+  if (written && std::rename(tmp.c_str(), path.c_str()) == 0) return true;
+  std::remove(tmp.c_str());
+  return false;
+}
 
 }  // namespace
 
@@ -275,38 +373,15 @@ int main(int argc, char** argv) {
     }
   }
 
+  if (!f.out.empty()) {
+    if (!write_atomically(f.out, point_document(f, rows.front(), stats.front()))) {
+      std::fprintf(stderr, "bench_fvs: --out: cannot write %s\n", f.out.c_str());
+      return 1;
+    }
+    return 0;
+  }
   if (f.format == "json") {
-    std::printf("{\n  \"benchmark\": \"bench_fvs\",\n  \"config\": {\"graphs\": %llu, \"batch\": %llu, "
-                "\"objects\": %llu, \"reads\": %llu, \"writes\": %llu, \"rmw_per_txn\": 1, "
-                "\"seed\": %llu, \"search_time_limit_ms\": %g, \"time_reps\": %llu, "
-                "\"max_graph_edges\": %llu},\n",
-                static_cast<unsigned long long>(f.graphs), static_cast<unsigned long long>(f.batch),
-                static_cast<unsigned long long>(f.objects), static_cast<unsigned long long>(f.reads),
-                static_cast<unsigned long long>(f.writes), static_cast<unsigned long long>(f.seed),
-                f.search_time_limit_ms, static_cast<unsigned long long>(f.time_reps),
-                static_cast<unsigned long long>(f.max_graph_edges));
-    std::printf("  \"graphs\": [\n");
-    for (size_t i = 0; i < stats.size(); ++i) {
-      std::printf("    {\"theta\": %g, \"avg_edges\": %.3f, \"avg_cyclic_nodes\": %.3f, "
-                  "\"edge_limit_fraction\": %.4f}%s\n",
-                  stats[i].theta, stats[i].avg_edges, stats[i].avg_cyclic_nodes,
-                  stats[i].edge_limit_fraction, i + 1 < stats.size() ? "," : "");
-    }
-    std::printf("  ],\n  \"results\": [\n");
-    for (size_t i = 0; i < rows.size(); ++i) {
-      const Row& r = rows[i];
-      std::printf("    {\"theta\": %g, \"algorithm\": \"%s\", \"completed\": %s, \"graphs_solved\": %llu, "
-                  "\"capped_graphs\": %llu, ",
-                  r.theta, r.algorithm.c_str(), r.completed ? "true" : "false",
-                  static_cast<unsigned long long>(r.solved), static_cast<unsigned long long>(r.capped));
-      if (r.completed) {
-        std::printf("\"avg_fvs_size\": %.4f, \"us_per_graph\": %.3f}", r.avg_fvs, r.us_per_graph);
-      } else {
-        std::printf("\"avg_fvs_size\": null, \"us_per_graph\": null}");
-      }
-      std::printf("%s\n", i + 1 < rows.size() ? "," : "");
-    }
-    std::printf("  ]\n}\n");
+    std::fputs(all_rows_document(f, rows, stats).c_str(), stdout);
     return 0;
   }
 

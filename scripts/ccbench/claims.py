@@ -1,8 +1,8 @@
 """Checking the papers' claims against a figure's aggregated table.
 
 A claim is evaluated at the points its `at` selects (every value of an axis
-it does not mention; `max`/`min` pick the extreme swept value) on the median
-of the repetitions. It needs every value it looks at: one missing point
+it does not mention; a value or a list of values; `max`/`min` pick the
+extreme swept value) on the median of the repetitions. It needs every value it looks at: one missing point
 makes the outcome "no data", never a guess.
 
 Whether an outcome is asserted depends on the claim's check kind, as in
@@ -82,30 +82,49 @@ class _Table:
         return top / bottom
 
 
+def _selected(values: list, selector: object) -> list:
+    """The swept values an `at` selector picks: all, max, min, one value or a list of those."""
+    if isinstance(selector, list):
+        return [value for item in selector for value in _selected(values, item)]
+    if selector == "all":
+        return list(values)
+    if selector in ("max", "min"):
+        return [max(values) if selector == "max" else min(values)]
+    return [selector]
+
+
 def _contexts(axes: dict[str, list], at: dict, skip_axis: str | None = None) -> list[dict]:
-    choices = []
-    for axis, values in axes.items():
-        if axis == skip_axis:
-            continue
-        selector = at.get(axis, "all")
-        if selector == "all":
-            choices.append([(axis, value) for value in values])
-        elif selector in ("max", "min"):
-            choices.append([(axis, max(values) if selector == "max" else min(values))])
-        else:
-            choices.append([(axis, selector)])
+    choices = [[(axis, value) for value in _selected(values, at.get(axis, "all"))]
+               for axis, values in axes.items() if axis != skip_axis]
     return [dict(combination) for combination in itertools.product(*choices)]
+
+
+def _satisfies(value: float, claim: dict) -> bool:
+    op, bound = claim["op"], claim["bound"]
+    return bound[0] <= value <= bound[1] if op == "between" else COMPARE[op](value, bound)
+
+
+def _requirement(claim: dict) -> str:
+    op, bound = claim["op"], claim["bound"]
+    return f"in [{_format(bound[0])}, {_format(bound[1])}]" if op == "between" else f"{op} {_format(bound)}"
 
 
 def _compared(values: list[tuple[dict, float]], claim: dict, what: str) -> tuple[bool, str]:
     """Apply op/bound to each value (reduce: every) or to their mean/min/max."""
-    compare, bound, reduce = COMPARE[claim["op"]], claim["bound"], claim.get("reduce", "every")
+    reduce = claim.get("reduce", "every")
     listed = "; ".join(f"{_where(context)}: {_format(value)}" for context, value in values)
     if reduce == "every":
-        return all(compare(value, bound) for _, value in values), f"{what}: {listed} (each needs {claim['op']} {bound})"
+        return all(_satisfies(value, claim) for _, value in values), \
+            f"{what}: {listed} (each needs {_requirement(claim)})"
     reduced = REDUCE[reduce]([value for _, value in values])
-    return compare(reduced, bound), (f"{what}: {reduce} {_format(reduced)} over {listed} "
-                                     f"(needs {claim['op']} {bound})")
+    return _satisfies(reduced, claim), (f"{what}: {reduce} {_format(reduced)} over {listed} "
+                                        f"(needs {_requirement(claim)})")
+
+
+def _series_list(claim: dict, series_names: list[str]) -> list[str]:
+    """The claim's `series` (one or a list), or every series of the figure."""
+    names = claim.get("series", series_names)
+    return [names] if isinstance(names, str) else list(names)
 
 
 def _ratio(claim, table, axes, series_names, along) -> tuple[bool, str]:
@@ -167,9 +186,8 @@ def _monotone(claim, table, axes, series_names, along) -> tuple[bool, str]:
         numerator, denominator = claim["ratio"]
         targets = {f"{numerator}/{denominator}": lambda ctx: table.ratio(numerator, denominator, ctx)}
     else:
-        names = claim.get("series", series_names)
-        names = [names] if isinstance(names, str) else names
-        targets = {name: (lambda ctx, name=name: table.value(name, ctx)) for name in names}
+        targets = {name: (lambda ctx, name=name: table.value(name, ctx))
+                   for name in _series_list(claim, series_names)}
     held, parts = True, []
     for context in _contexts(axes, claim.get("at", {}), skip_axis=along):
         for name, lookup in targets.items():
@@ -184,7 +202,83 @@ def _monotone(claim, table, axes, series_names, along) -> tuple[bool, str]:
     return held, "; ".join(parts)
 
 
-EVALUATORS = {"ratio": _ratio, "value": _value, "order": _order, "best": _best, "monotone": _monotone}
+def _similar(claim, table, axes, series_names, along) -> tuple[bool, str]:
+    factor = claim["factor"]
+    held, parts = True, []
+    for context in _contexts(axes, claim.get("at", {})):
+        values = {name: table.value(name, context) for name in claim["series"]}
+        lowest, highest = min(values, key=values.get), max(values, key=values.get)
+        low, high = values[lowest], values[highest]
+        spread = high / low if low > 0 else (1.0 if high == low else math.inf)
+        close = spread <= factor
+        held &= close
+        parts.append(f"{_where(context)}: highest {highest} {_format(high)} / lowest {lowest} {_format(low)} = "
+                     f"{_format(spread)}" + ("" if close else f" [more than {factor}x apart]"))
+    return held, "; ".join(parts)
+
+
+def _matches(claim, table, axes, series_names, along) -> tuple[bool, str]:
+    """Each value within tolerance of the paper's, per series (by: series) or per axis value."""
+    by = claim.get("by", along)
+    tolerance, abs_tolerance = claim.get("tolerance", 0.0), claim.get("abs_tolerance", 0.0)
+    if by == "series":
+        expected = [(name, {}, number) for name, number in claim["expected"].items()]
+        contexts = _contexts(axes, claim.get("at", {}))
+    else:
+        expected = [(name, {by: value}, number) for name in _series_list(claim, series_names)
+                    for value, number in claim["expected"].items()]
+        contexts = _contexts(axes, claim.get("at", {}), skip_axis=by)
+    held, parts = True, []
+    for context in contexts:
+        for name, fixed, number in expected:
+            where = {axis: {**context, **fixed}[axis] for axis in axes}
+            value = table.value(name, where)
+            close = abs(value - number) <= max(tolerance * abs(number), abs_tolerance)
+            held &= close
+            parts.append(f"{name} at {_where(where)}: {_format(value)} (expected {_format(number)})"
+                         + ("" if close else " [off]"))
+    return held, "; ".join(parts)
+
+
+def _top_metric(claim, table, axes, series_names, along) -> tuple[bool, str]:
+    highest = claim.get("direction", "max") == "max"
+    tolerance = claim.get("tolerance", 0.0)
+    others = [_Table(table.table, metric) for metric in claim["others"]]
+    held, parts = True, []
+    for context in _contexts(axes, claim.get("at", {})):
+        for name in _series_list(claim, series_names):
+            mine = table.value(name, context)
+            rivals = {other.metric: other.value(name, context) for other in others}
+            strongest = (max if highest else min)(rivals, key=rivals.get)
+            wins = _not_worse(mine, rivals[strongest], highest, tolerance)
+            held &= wins
+            parts.append(f"{name} at {_where(context)}: {table.metric} {_format(mine)} vs {strongest} "
+                         f"{_format(rivals[strongest])}" + ("" if wins else " [beaten]"))
+    return held, "; ".join(parts)
+
+
+def _scaling(claim, table, axes, series_names, along) -> tuple[bool, str]:
+    """Parallel efficiency (y(v) / y(v0)) / (v / v0) against the lowest swept v0."""
+    along = claim.get("along", along)
+    swept = sorted(axes[along])
+    start, up_to = swept[0], claim.get("up_to", math.inf)
+    steps = [value for value in swept[1:] if value <= up_to]
+    if not steps:
+        raise MissingData(f"only {along}={start} is swept" + (f" up to {up_to}" if "up_to" in claim else ""))
+    values = []
+    for context in _contexts(axes, claim.get("at", {}), skip_axis=along):
+        for name in _series_list(claim, series_names):
+            reference = table.value(name, {**context, along: start})
+            if reference <= 0:
+                raise MissingData(f"{name} has {table.metric} {_format(reference)} at {along}={start}")
+            for step in steps:
+                speedup = table.value(name, {**context, along: step}) / reference
+                values.append(({"series": name, **context, along: step}, speedup / (step / start)))
+    return _compared(values, claim, f"parallel efficiency of {table.metric} relative to {along}={start}")
+
+
+EVALUATORS = {"ratio": _ratio, "value": _value, "order": _order, "best": _best, "monotone": _monotone,
+              "similar": _similar, "matches": _matches, "top_metric": _top_metric, "scaling": _scaling}
 
 
 def _assertion(claim: dict, hw_threads: int, max_threads: int | None) -> tuple[bool, str]:

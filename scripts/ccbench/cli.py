@@ -28,6 +28,9 @@ def _parser() -> argparse.ArgumentParser:
     common.add_argument("--out-dir", type=Path, help="figures and report (default <repo>/paper_figures)")
     common.add_argument("--engine", help="engine command, {cc} = protocol (default bin/rundb-{cc}, built with "
                         "make; also CCBENCH_ENGINE). A custom command is not built.")
+    common.add_argument("--program", action="append", default=[], metavar="NAME=COMMAND",
+                        help="command to run instead of a program's binary (e.g. bench_fvs=...); not built; "
+                        "may be repeated")
     running = argparse.ArgumentParser(add_help=False)
     running.add_argument("--backend", choices=["local", "ray"], default="local",
                          help="local: one point at a time (default); ray: one Ray task per point")
@@ -53,8 +56,14 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _workspace(args) -> Workspace:
+    commands = {}
+    for option in args.program:
+        name, equals, command = option.partition("=")
+        if not equals or not command.strip():
+            raise UsageError(f"--program {option}: expected NAME=COMMAND")
+        commands[name] = command
     return Workspace.create(configs_dir=args.configs, results_dir=args.results, figures_dir=args.out_dir,
-                            engine=args.engine)
+                            engine=args.engine, program_commands=commands)
 
 
 def _profile(workspace: Workspace, name: str) -> Profile:

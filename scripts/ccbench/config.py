@@ -2,7 +2,8 @@
 
 Parameters of a point are merged in this order (later wins):
   1. the figure's `base`                       (the paper's own setting)
-  2. the profile file's `base`                 (run length: duration, warmup, ...)
+  2. the profile file's `base`                 (run length: duration, warmup, ...;
+                                                engine figures only)
   3. the figure's `profiles.<profile>.base`    (the figure scaled to that profile)
   4. the series' `params`                      (what the series compares)
   5. the swept axis values
@@ -22,14 +23,14 @@ from ccbench import schema
 from ccbench.errors import ConfigError, UsageError
 from ccbench.fileio import load_yaml
 from ccbench.points import Point
+from ccbench.programs import ENGINE, PROGRAMS, Program
 
-REQUIRED_PARAMETERS = ("cc", "workload", "threads")
 CC_NAME_CHARACTERS = set("abcdefghijklmnopqrstuvwxyz0123456789_")
 AXIS_EXTREMES = ("max", "min", "all")
-DEFAULT_TABLE_METRICS = ("throughput", "abort_rate", "latency_us.p99")
 # Columns of the tidy tables (tables.py); an axis of the same name would clash.
 RESERVED_AXIS_NAMES = {"series", "series_label", "repetition", "key", "status", "failure",
-                       "runs_ok", "runs_failed", "runs_missing", *DEFAULT_TABLE_METRICS}
+                       "runs_ok", "runs_failed", "runs_missing",
+                       *(metric for program in PROGRAMS.values() for metric in program.table_metrics)}
 
 
 @dataclass(frozen=True)
@@ -119,6 +120,10 @@ class FigureConfig:
         return self.document["title"]
 
     @property
+    def program(self) -> Program:
+        return PROGRAMS[self.document.get("program", ENGINE)]
+
+    @property
     def series(self) -> list[Series]:
         return [Series(s["name"], s.get("label", s["name"]), s["params"], s.get("marker"), s.get("color"))
                 for s in self.document["series"]]
@@ -136,7 +141,8 @@ class FigureConfig:
             raise UsageError(f"unknown profile '{profile_name}'; profiles: {', '.join(sorted(self.profiles))}")
         profile = self.profiles[profile_name]
         override = self.document.get("profiles", {}).get(profile_name, {})
-        base = {**self.document["base"], **profile.base, **override.get("base", {})}
+        run_length = profile.base if self.program.takes_profile_base else {}
+        base = {**self.document["base"], **run_length, **override.get("base", {})}
         axes = {**self.document.get("axes", {}), **override.get("axes", {})}
         repetitions = override.get("repetitions", self.document.get("repetitions", profile.repetitions))
         timeout_s = float(override.get("timeout_s", self.document.get("timeout_s", profile.timeout_s)))
@@ -164,28 +170,30 @@ class ResolvedFigure:
     def points(self) -> list[Point]:
         if self._points:
             return self._points
+        program = self.config.program
         axis_names = list(self.axes)
         for series in self.config.series:
             for values in itertools.product(*(self.axes[name] for name in axis_names)):
                 coords = tuple(zip(axis_names, values))
                 parameters = {**self.series_parameters(series), **dict(coords)}
-                cc = parameters.pop("cc")
+                cc = parameters.pop(program.binary_parameter) if program.binary_parameter else None
                 first_seed = parameters.get("seed", 1)
                 for repetition in range(self.repetitions):
                     flags = {**parameters, "seed": first_seed + repetition}
                     self._points.append(Point(self.figure_id, series.name, coords, repetition, cc,
-                                              tuple(sorted(flags.items())), self.timeout_s))
+                                              tuple(sorted(flags.items())), self.timeout_s, program.name))
         return self._points
 
     def max_threads(self) -> int:
         return max(point.threads for point in self.points())
 
     def metrics(self) -> list[str]:
-        """Every metric the tidy table carries: defaults, plotted, claimed and listed ones."""
+        """Every metric the tidy table carries: the program's defaults, plotted, claimed and listed ones."""
         plot_y = self.config.plot["y"]
-        wanted = [*DEFAULT_TABLE_METRICS, *([plot_y] if isinstance(plot_y, str) else plot_y),
+        wanted = [*self.config.program.table_metrics, *([plot_y] if isinstance(plot_y, str) else plot_y),
                   *self.config.document.get("metrics", []),
-                  *(claim["metric"] for claim in self.config.claims if "metric" in claim)]
+                  *(claim["metric"] for claim in self.config.claims if "metric" in claim),
+                  *(metric for claim in self.config.claims for metric in claim.get("others", []))]
         x = self.config.plot["x"]
         if self.config.plot["kind"] == "scatter" and x not in self.axes:
             wanted.append(x)
@@ -229,7 +237,8 @@ class _ConsistencyChecker:
 
     def _check_parameter_overlaps(self) -> None:
         axes = self.document.get("axes", {})
-        set_by_profiles = {key: name for name, p in self.config.profiles.items() for key in p.base}
+        set_by_profiles = ({key: name for name, p in self.config.profiles.items() for key in p.base}
+                           if self.config.program.takes_profile_base else {})
         for axis in axes:
             if axis in RESERVED_AXIS_NAMES:
                 self._add(f"axes.{axis}", f"'{axis}' is a column of the result tables; it cannot be an axis")
@@ -263,12 +272,13 @@ class _ConsistencyChecker:
         plot = self.document["plot"]
         axes = list(self.document.get("axes", {}))
         kind, x, y = plot["kind"], plot["x"], plot["y"]
-        allowed_x = axes + (["series"] if kind in ("bar", "stacked_bar") else [])
+        allowed_x = axes + (["series"] if kind in ("bar", "stacked_bar", "table") else [])
         if x not in allowed_x and not (kind == "scatter" and schema_metric(x)):
             extra = "; or a metric for scatter" if kind == "scatter" else ""
             self._add("plot.x", f"'{x}' is not allowed; allowed: {', '.join(allowed_x) or 'no axes defined'}{extra}")
-        if isinstance(y, list) and kind != "stacked_bar":
-            self._add("plot.y", f"a list of metrics needs kind stacked_bar; kind {kind} plots one metric")
+        if isinstance(y, list) and kind not in schema.MULTI_METRIC_PLOTS:
+            self._add("plot.y", f"a list of metrics needs kind {' or '.join(schema.MULTI_METRIC_PLOTS)}; "
+                      f"kind {kind} plots one metric")
         if "y_labels" in plot and (not isinstance(y, list) or len(plot["y_labels"]) != len(y)):
             self._add("plot.y_labels", "needs one label per metric of a list-valued plot.y")
 
@@ -291,13 +301,53 @@ class _ConsistencyChecker:
                     if name not in series_names:
                         self._add(f"{where}.{field_name}",
                                   f"'{name}' is not a series of this figure; series: {', '.join(series_names)}")
-            along = claim.get("along", plot["x"]) if claim["kind"] == "monotone" else None
+            if "op" in claim:
+                self._check_bound(where, claim)
+            along = claim.get("along", plot["x"]) if claim["kind"] in ("monotone", "scaling") else None
             if along is not None and along not in all_axes:
                 self._add(f"{where}.along", f"'{along}' is not an axis; axes: {', '.join(all_axes) or 'none'}")
+            elif claim["kind"] == "scaling" and not all(_is_number(v) and v > 0 for vs in all_axes[along] for v in vs):
+                self._add(f"{where}.along", f"'{along}' is not an axis of positive numbers; scaling needs them "
+                          f"(e.g. threads)")
             if claim["kind"] == "monotone" and "series" in claim and "ratio" in claim:
                 self._add(f"{where}", "give either series or ratio, not both")
+            if claim["kind"] == "matches":
+                along = self._check_matches(where, claim, series_names, all_axes)
             for axis, value in claim.get("at", {}).items():
-                self._check_selector(f"{where}.at.{axis}", axis, value, all_axes, along)
+                for one in value if isinstance(value, list) else [value]:
+                    self._check_selector(f"{where}.at.{axis}", axis, one, all_axes, along)
+
+    def _check_bound(self, where: str, claim: dict) -> None:
+        bound = claim["bound"]
+        if claim["op"] == "between":
+            if not isinstance(bound, list):
+                self._add(f"{where}.bound", "op between needs bound: [low, high]")
+            elif bound[0] > bound[1]:
+                self._add(f"{where}.bound", f"{bound} is empty: low must be <= high")
+        elif isinstance(bound, list):
+            self._add(f"{where}.bound", f"a [low, high] bound needs op between; op {claim['op']} takes one number")
+
+    def _check_matches(self, where: str, claim: dict, series_names: list[str], all_axes: dict) -> str | None:
+        """Check a matches claim's `by` and `expected`; return the axis it matches along (None: by series)."""
+        plot_x = self.document["plot"]["x"]
+        by = claim.get("by", plot_x)
+        if by == "series":
+            if "series" in claim:
+                self._add(f"{where}.series", "matches by series names its series in expected; remove series")
+            for name in claim["expected"]:
+                if name not in series_names:
+                    self._add(f"{where}.expected.{name}",
+                              f"'{name}' is not a series of this figure; series: {', '.join(series_names)}")
+            return None
+        if by not in all_axes:
+            self._add(f"{where}.by", f"'{by}' is not allowed; allowed: series, {', '.join(all_axes) or 'no axes'}")
+            return None
+        for value in claim["expected"]:
+            for profile, values in zip(self.config.profiles, all_axes[by]):
+                if value not in values:
+                    self._add(f"{where}.expected.{value}",
+                              f"{value!r} is not a value of {by} swept under profile {profile} (values: {values})")
+        return by
 
     def _check_selector(self, where: str, axis: str, value: object, all_axes: dict, along: str | None) -> None:
         if axis not in all_axes:
@@ -314,17 +364,21 @@ class _ConsistencyChecker:
                               f"use a swept value or one of {', '.join(AXIS_EXTREMES)}")
 
     def _check_points(self, profile_name: str) -> None:
+        program = self.config.program
         resolved = self.config.resolve(profile_name)
         for index, series in enumerate(self.config.series):
             known = {**resolved.series_parameters(series), **{axis: None for axis in resolved.axes}}
-            missing = [name for name in REQUIRED_PARAMETERS if name not in known]
+            missing = [name for name in program.required_parameters if name not in known]
             if missing:
-                self._add(f"series[{index}]", f"under profile {profile_name}, no value for "
-                          f"{', '.join(missing)} (set it in base, the series' params or axes)")
+                self._add(f"series[{index}]", f"under profile {profile_name}, no value for {', '.join(missing)} "
+                          f"({program.name} needs {', '.join(program.required_parameters)}; set it in base, "
+                          f"the series' params or axes)")
                 continue
-            for name in ("cc", "threads"):
+            for name in (program.binary_parameter, program.threads_parameter, program.rows_parameter):
+                if name is None or name not in known:
+                    continue
                 for value in resolved.axes.get(name, [known[name]]):
-                    problem = _special_value_problem(name, value)
+                    problem = _special_value_problem(program, name, value)
                     if problem:
                         self._add(self._origin(name, index, profile_name), problem)
 
@@ -343,12 +397,18 @@ class _ConsistencyChecker:
         return f"base.{name}"
 
 
-def _special_value_problem(name: str, value: object) -> str | None:
-    if name == "cc" and not (isinstance(value, str) and value and set(value) <= CC_NAME_CHARACTERS):
-        return (f"{value!r} is not a protocol name: cc must be lower-case letters, digits and _ "
-                f"(e.g. silo), as it names the binary bin/rundb-<cc>")
-    if name == "threads" and not (isinstance(value, int) and not isinstance(value, bool) and value >= 1):
-        return f"{value!r} is not allowed: threads must be a positive integer"
+def _special_value_problem(program: Program, name: str, value: object) -> str | None:
+    """What is wrong with the value of a parameter the harness itself interprets, if anything."""
+    if name == program.binary_parameter and not (isinstance(value, str) and value
+                                                 and set(value) <= CC_NAME_CHARACTERS):
+        return (f"{value!r} is not a protocol name: {name} must be lower-case letters, digits and _ "
+                f"(e.g. silo), as it names the binary {program.binary.replace('{cc}', f'<{name}>')}")
+    if name == program.threads_parameter and not (isinstance(value, int) and not isinstance(value, bool)
+                                                  and value >= 1):
+        return f"{value!r} is not allowed: {name} must be a positive integer"
+    if name == program.rows_parameter and value not in program.row_lists:
+        return (f"{value!r} is not allowed: a point of {program.name} takes the rows of one of "
+                f"{', '.join(program.row_lists)}")
     return None
 
 

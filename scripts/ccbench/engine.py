@@ -1,7 +1,8 @@
-"""Building the engine binaries and running one point.
+"""Building the programs' binaries and running one point.
 
-This module imports only the standard library: Ray workers import it to run
-points, and must not pay for pandas or matplotlib.
+This module imports only the standard library (and ccbench.programs, which
+does too): Ray workers import it to run points, and must not pay for pandas
+or matplotlib.
 """
 from __future__ import annotations
 
@@ -16,10 +17,11 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
+from ccbench.programs import OUTPUT_FILE, PROGRAMS, Program
+
 # Exit codes of the interface contract (ARCHITECTURE.md).
 EXIT_BAD_CONFIGURATION = 2
 EXIT_CORRECTNESS_FAILURE = 3
-REQUIRED_RESULT_FIELDS = ("config", "throughput", "commits", "aborts")
 OUTPUT_TAIL_CHARS = 8000
 
 STATUS_OK = "ok"
@@ -31,24 +33,29 @@ STATUS_ERROR = "error"        # the harness could not start it: not stored
 class Task:
     """Everything a worker (local or Ray) needs to run one point."""
     key: str
-    cc: str
-    command: tuple[str, ...]   # the engine command with every flag except --out
+    program: str               # a name in programs.PROGRAMS
+    cc: str | None             # the engine's protocol; None for other programs
+    command: tuple[str, ...]   # the program's command with every flag except --out
     timeout_s: float
     threads: int
-    engine: str
+    template: str              # the command template the key was made with
+    row_list: str | None = None   # stdout programs: the list of rows the point selects
 
 
-def build_binary(root: Path, cc: str) -> str | None:
-    """Run `make CC=<cc>`; return None on success or the tail of make's output."""
+def build_binaries(root: Path, make_arguments: list[str], binaries: list[str]) -> str | None:
+    """Run `make <arguments>` in root; return None once the binaries (paths under
+    root) exist, else why not, with the tail of make's output."""
+    command = " ".join(["make", *make_arguments])
     try:
-        done = subprocess.run(["make", f"CC={cc}"], cwd=root, capture_output=True, text=True)
+        done = subprocess.run(["make", *make_arguments], cwd=root, capture_output=True, text=True)
     except OSError as error:
         return f"cannot run make: {error}"
     if done.returncode != 0:
         output = (done.stdout + done.stderr).strip().splitlines()
-        return f"`make CC={cc}` failed (exit {done.returncode}):\n" + "\n".join(output[-30:])
-    if not (root / "bin" / f"rundb-{cc}").is_file():
-        return f"`make CC={cc}` succeeded but did not produce bin/rundb-{cc}"
+        return f"`{command}` failed (exit {done.returncode}):\n" + "\n".join(output[-30:])
+    missing = [binary for binary in binaries if not (root / binary).is_file()]
+    if missing:
+        return f"`{command}` succeeded but did not produce {', '.join(missing)}"
     return None
 
 
@@ -56,7 +63,7 @@ def _tail(text: str) -> str:
     return text[-OUTPUT_TAIL_CHARS:]
 
 
-def _describe_exit(returncode: int) -> str:
+def _describe_exit(returncode: int, program: Program) -> str:
     if returncode < 0:
         try:
             name = signal.Signals(-returncode).name
@@ -64,26 +71,55 @@ def _describe_exit(returncode: int) -> str:
             name = f"signal {-returncode}"
         return f"crashed: killed by {name}"
     if returncode == EXIT_BAD_CONFIGURATION:
-        return f"the engine rejected the configuration (exit {returncode})"
+        return f"{program.speaker} rejected the configuration (exit {returncode})"
     if returncode == EXIT_CORRECTNESS_FAILURE:
         return f"a correctness check failed (exit {returncode})"
     return f"exited with status {returncode}"
 
 
-def _read_result(out_path: Path) -> tuple[dict | None, str | None]:
-    """(result, problem): the engine's JSON document, or why it is unusable."""
-    if not out_path.is_file() or out_path.stat().st_size == 0:
-        return None, "the engine wrote no result JSON"
+def _parse_document(text: str | None, program: Program) -> tuple[dict | None, str | None]:
+    """(document, problem): the program's JSON object, or why it is unusable."""
+    where = "result JSON" if program.output == OUTPUT_FILE else "JSON on stdout"
+    if not text or not text.strip():
+        return None, f"{program.speaker} wrote no {where}"
     try:
-        result = json.loads(out_path.read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError) as error:
-        return None, f"the result JSON is invalid: {error}"
-    if not isinstance(result, dict):
-        return None, "the result JSON is not an object"
-    missing = [name for name in REQUIRED_RESULT_FIELDS if name not in result]
+        document = json.loads(text)
+    except json.JSONDecodeError as error:
+        return None, f"the {where} is invalid: {error}"
+    if not isinstance(document, dict):
+        return None, f"the {where} is not an object"
+    return document, None
+
+
+def _select_row(document: dict, program: Program, row_list: str) -> tuple[dict | None, str | None]:
+    """A stdout program's point: the one row of its list, with the other top-level fields."""
+    rows = document.get(row_list)
+    if not isinstance(rows, list):
+        return None, f"the JSON on stdout has no list of rows '{row_list}'"
+    if len(rows) != 1 or not isinstance(rows[0], dict):
+        return None, (f"the JSON on stdout has {len(rows)} rows in '{row_list}'; a point must select exactly "
+                      f"one (give each of the experiment's list flags one value)")
+    return {**{key: value for key, value in document.items() if key not in program.row_lists}, **rows[0]}, None
+
+
+def _read_result(program: Program, text: str | None, row_list: str | None) -> tuple[dict | None, str | None]:
+    """(result, problem): the point's result document, or why it is unusable."""
+    result, problem = _parse_document(text, program)
+    if result is not None and program.rows_parameter:
+        result, problem = _select_row(result, program, row_list)
+    if result is None:
+        return None, problem
+    missing = [name for name in program.required_fields if name not in result]
     if missing:
         return result, f"the result JSON lacks {', '.join(missing)}"
     return result, None
+
+
+def _read_text(path: Path) -> str | None:
+    try:
+        return path.read_text(encoding="utf-8", errors="replace")   # bad bytes then fail as invalid JSON
+    except FileNotFoundError:
+        return None
 
 
 def _run_with_timeout(command: list[str], timeout_s: float) -> tuple[int | None, str, str]:
@@ -105,26 +141,29 @@ def _run_with_timeout(command: list[str], timeout_s: float) -> tuple[int | None,
 
 
 def execute_task(task: Task) -> dict:
-    """Run one point and return its record (never raises for engine problems)."""
-    record = {"key": task.key, "cc": task.cc, "engine": task.engine, "command": list(task.command),
-              "host": socket.gethostname(), "timeout_s": task.timeout_s, "result": None,
-              "failure": None, "returncode": None, "stdout_tail": "", "stderr_tail": ""}
+    """Run one point and return its record (never raises for the program's problems)."""
+    program = PROGRAMS[task.program]
+    record = {"key": task.key, "program": task.program, "cc": task.cc, "engine": task.template,
+              "command": list(task.command), "host": socket.gethostname(), "timeout_s": task.timeout_s,
+              "result": None, "failure": None, "returncode": None, "stdout_tail": "", "stderr_tail": ""}
     started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="ccbench-run-") as scratch:
         out_path = Path(scratch) / "result.json"
+        command = [*task.command, f"--out={out_path}"] if program.output == OUTPUT_FILE else list(task.command)
         try:
-            returncode, stdout, stderr = _run_with_timeout([*task.command, f"--out={out_path}"], task.timeout_s)
+            returncode, stdout, stderr = _run_with_timeout(command, task.timeout_s)
         except OSError as error:
-            record.update(status=STATUS_ERROR, failure=f"cannot start the engine {task.command[0]}: {error.strerror}")
+            record.update(status=STATUS_ERROR, failure=f"cannot start {task.command[0]}: {error.strerror}")
             return record
-        result, problem = _read_result(out_path)
+        text = _read_text(out_path) if program.output == OUTPUT_FILE else stdout
+        result, problem = _read_result(program, text, task.row_list)
     record.update(returncode=returncode, stdout_tail=_tail(stdout), stderr_tail=_tail(stderr), result=result,
                   wall_s=round(time.monotonic() - started, 3),
                   finished_at=datetime.now(timezone.utc).isoformat(timespec="seconds"))
     if returncode is None:
         record.update(status=STATUS_FAILED, failure=f"timed out after {task.timeout_s:g} s")
     elif returncode != 0:
-        record.update(status=STATUS_FAILED, failure=_describe_exit(returncode))
+        record.update(status=STATUS_FAILED, failure=_describe_exit(returncode, program))
     elif problem:
         record.update(status=STATUS_FAILED, failure=problem)
     else:

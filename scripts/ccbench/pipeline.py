@@ -36,7 +36,8 @@ def process_figure(figure: ResolvedFigure, workspace: Workspace) -> FigureOutcom
     """Aggregate what the store holds for the figure, plot it and check its claims."""
     profile = figure.profile.name
     tables_dir = workspace.tables_dir(profile)
-    tables = build_tables(figure, ResultStore(workspace.runs_dir), workspace.engine, tables_dir)
+    tables = build_tables(figure, ResultStore(workspace.runs_dir),
+                          workspace.command_template(figure.config.program.name), tables_dir)
     claims = evaluate_figure_claims(figure, tables.table, hardware_threads())
     write_json_atomically(tables_dir / f"{figure.figure_id}.claims.json",
                           [{"id": r.claim["id"], "text": r.claim["text"], "check": r.claim["check"],

@@ -3,7 +3,8 @@
 Serif fonts, one marker and colour per series (hatches on bars, so that a
 black-and-white print still tells series apart), the range of the
 repetitions as error bars, and the legend outside the data area. One panel
-per combination of the other swept axes.
+per combination of the other swept axes. A `table` draws the medians as a
+table, for the papers' data tables drawn as figures (e.g. Strife's Fig 5).
 """
 from __future__ import annotations
 
@@ -171,6 +172,47 @@ class _FigureDrawer:
         ax.set_xticks([p for p, _, _ in slots], labels, fontsize=8 if several_series else None)
         ax.grid(axis="x", visible=False)
 
+    def table_cells(self, panel: pd.DataFrame) -> tuple[list[str], list[str], list[list[str]]]:
+        """(row labels, column labels, cells): a row per metric (per series and metric when
+        several series share the columns), a column per x value (or per series)."""
+        metrics = self.plot["y"] if isinstance(self.plot["y"], list) else [self.plot["y"]]
+        names = self.plot.get("y_labels", metrics)
+        if self.x == "series":
+            columns = [(None, series) for series in self.series]
+            column_labels = [series.label for series in self.series]
+            rows = [(name, None, metric) for name, metric in zip(names, metrics)]
+        else:
+            values, _, _ = self.x_positions()
+            columns = [(value, None) for value in values]
+            column_labels = [str(value) for value in values]
+            several = len(self.series) > 1
+            rows = [(f"{series.label}: {name}" if several else name, series, metric)
+                    for series in self.series for name, metric in zip(names, metrics)]
+        cells = [[_table_number(self._bar_value(panel, x_value, row_series or column_series, metric)[0])
+                  for x_value, column_series in columns]
+                 for _, row_series, metric in rows]
+        return [label for label, _, _ in rows], column_labels, cells
+
+    def draw_table(self, ax, panel: pd.DataFrame) -> None:
+        row_labels, column_labels, cells = self.table_cells(panel)
+        ax.axis("off")
+        table = ax.table(cellText=cells, rowLabels=row_labels, colLabels=column_labels, loc="center",
+                         cellLoc="center")
+        table.auto_set_font_size(False)
+        table.set_fontsize(9)
+        table.scale(1, 1.5)
+        if "xlabel" in self.plot:
+            ax.set_title(self.plot["xlabel"], fontsize=10)
+
+    def panel_size(self) -> tuple[float, float]:
+        """Inches per panel: a table's width and height follow its columns and rows."""
+        if self.plot["kind"] != "table":
+            return PANEL_SIZE
+        columns = len(self.series) if self.x == "series" else len(self.figure.axes[self.x])
+        metrics = len(self.plot["y"]) if isinstance(self.plot["y"], list) else 1
+        rows = metrics * (1 if self.x == "series" else len(self.series))
+        return max(PANEL_SIZE[0], 0.75 * columns + 1.5), 0.3 * (rows + 1) + 0.4
+
     def _x_ticks(self, ax, numeric: bool) -> None:
         values, positions, _ = self.x_positions()
         if numeric and self.plot.get("xscale") == "log":
@@ -180,6 +222,8 @@ class _FigureDrawer:
                                                            self.plot.get("xscale") == "log"))
 
     def label(self, ax) -> None:
+        if self.plot["kind"] == "table":
+            return
         y = self.plot["y"]
         default_y = y if isinstance(y, str) else "value"
         x_default = "" if self.x == "series" else self.x
@@ -189,6 +233,12 @@ class _FigureDrawer:
             _log_scale(ax.yaxis, ax.set_yscale)
         if self.plot["kind"] == "scatter" and self.plot.get("xscale") == "log":
             _log_scale(ax.xaxis, ax.set_xscale)
+
+
+def _table_number(value: float) -> str:
+    if np.isnan(value):
+        return "–"
+    return f"{value:.0f}" if float(value).is_integer() else f"{value:.3g}"
 
 
 def _readable_tick_labels(positions: list, values: list, log: bool) -> list[str]:
@@ -222,8 +272,8 @@ def plot_figure(figure: ResolvedFigure, table: pd.DataFrame, image_base: Path) -
     panels = drawer.panels()
     draw = getattr(drawer, f"draw_{figure.config.plot['kind']}")
     with plt.rc_context(STYLE):
-        fig, grid = plt.subplots(1, len(panels), figsize=(PANEL_SIZE[0] * len(panels), PANEL_SIZE[1]),
-                                 squeeze=False)
+        width, height = drawer.panel_size()
+        fig, grid = plt.subplots(1, len(panels), figsize=(width * len(panels), height), squeeze=False)
         for ax, context in zip(grid[0], panels):
             panel = _select(table, context)
             if (panel["runs_ok"] > 0).any():

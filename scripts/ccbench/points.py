@@ -1,15 +1,17 @@
-"""A point is one engine run: a protocol (which binary) plus its flags.
+"""A point is one run: a program (and for the engine a protocol) plus its flags.
 
-Its key, a hash of the engine command template, the protocol and every flag
-value exactly as passed on the command line, names its record in the result
-store. Two figures that need the same run therefore share it, and a sweep
-that is run again finds every finished run under the same key.
+Its key, a hash of the program's command template, the protocol and every
+flag value exactly as passed on the command line, names its record in the
+result store. Two figures that need the same run therefore share it, and a
+sweep that is run again finds every finished run under the same key.
 """
 from __future__ import annotations
 
 import hashlib
 import json
 from dataclasses import dataclass
+
+from ccbench.programs import ENGINE, PROGRAMS
 
 
 def format_flag_value(value: object) -> str:
@@ -31,19 +33,32 @@ class Point:
     series: str
     coords: tuple[tuple[str, object], ...]   # (axis, value) for every swept axis
     repetition: int
-    cc: str                                   # selects bin/rundb-<cc>; not passed as a flag
-    flags: tuple[tuple[str, object], ...]    # every engine flag, sorted by name
+    cc: str | None                            # the engine: selects bin/rundb-<cc>; not passed as a flag
+    flags: tuple[tuple[str, object], ...]    # every flag, sorted by name
     timeout_s: float
+    program: str = ENGINE
 
     @property
     def threads(self) -> int:
-        return int(dict(self.flags)["threads"])
+        """CPUs the run uses: its program's threads flag, or 1 for a program without one."""
+        name = PROGRAMS[self.program].threads_parameter
+        return int(dict(self.flags).get(name, 1)) if name else 1
+
+    @property
+    def row_list(self) -> str | None:
+        """For a program that prints lists of rows: the list this point selects."""
+        name = PROGRAMS[self.program].rows_parameter
+        return str(dict(self.flags)[name]) if name else None
 
     def flag_arguments(self) -> list[str]:
         return [f"--{name}={format_flag_value(value)}" for name, value in self.flags]
 
-    def key(self, engine: str) -> str:
-        identity = {"engine": engine, "cc": self.cc,
-                    "flags": {name: format_flag_value(value) for name, value in self.flags}}
+    def key(self, template: str) -> str:
+        """The run's identity under the program's command template (e.g. bin/rundb-{cc})."""
+        flags = {name: format_flag_value(value) for name, value in self.flags}
+        if self.program == ENGINE:   # the engine's keys predate other programs; they stay as they were
+            identity = {"engine": template, "cc": self.cc, "flags": flags}
+        else:
+            identity = {"program": self.program, "command": template, "flags": flags}
         canonical = json.dumps(identity, sort_keys=True, separators=(",", ":"))
         return hashlib.sha256(canonical.encode()).hexdigest()[:24]

@@ -74,7 +74,9 @@ def _parameter_lines(outcome: FigureOutcome) -> list[str]:
     def show(name: str, value: object) -> str:
         return f"`{name}={value}`" + (" [INF]" if name in inferred else "")
 
-    lines = ["Fixed: " + ", ".join(show(name, value) for name, value in sorted(figure.base.items()))]
+    program = figure.config.program
+    lines = [f"Program: `{program.name}`, {program.description}.",
+             "Fixed: " + ", ".join(show(name, value) for name, value in sorted(figure.base.items()))]
     if figure.axes:
         lines.append("Swept: " + ", ".join(f"{show(axis, values)}" for axis, values in figure.axes.items()))
     lines.append("Series: " + "; ".join(

@@ -8,7 +8,8 @@ from typing import Callable, Sequence
 from tqdm import tqdm
 
 from ccbench.config import ResolvedFigure
-from ccbench.engine import STATUS_ERROR, STATUS_FAILED, STATUS_OK, Task, build_binary
+from ccbench.engine import STATUS_ERROR, STATUS_FAILED, STATUS_OK, Task, build_binaries
+from ccbench.programs import PROGRAMS
 from ccbench.store import ResultStore
 from ccbench.workspace import Workspace
 
@@ -48,10 +49,12 @@ def tasks_for(figures: Sequence[ResolvedFigure], workspace: Workspace) -> dict[s
     points = sorted((point for figure in figures for point in figure.points()), key=lambda p: p.repetition)
     tasks: dict[str, Task] = {}
     for point in points:
-        key = point.key(workspace.engine)
+        template = workspace.command_template(point.program)
+        key = point.key(template)
         if key not in tasks:
-            command = (*workspace.engine_argv(point.cc), *point.flag_arguments())
-            tasks[key] = Task(key, point.cc, command, point.timeout_s, point.threads, workspace.engine)
+            command = (*workspace.argv(point.program, point.cc), *point.flag_arguments())
+            tasks[key] = Task(key, point.program, point.cc, command, point.timeout_s, point.threads, template,
+                              point.row_list)
     return tasks
 
 
@@ -107,17 +110,27 @@ def run_sweep(figures: Sequence[ResolvedFigure], workspace: Workspace, backend, 
 
 def _build_what_is_needed(pending: list[Task], workspace: Workspace, summary: SweepSummary,
                           log: Callable[[str], None]) -> list[Task]:
-    """Build bin/rundb-<cc> for every protocol with pending runs; drop runs whose build failed."""
-    if not workspace.builds_engine:
-        return pending
+    """Build the binaries of the pending runs (`make CC=<cc>` per protocol, `make tools` once
+    for the front-end benchmarks); drop the runs whose build failed."""
+    builds: dict[tuple[str, ...], list[str]] = {}     # make arguments -> binaries they must produce
+    build_of: dict[str, tuple[str, ...]] = {}          # task key -> its make arguments
+    for task in pending:
+        if not workspace.builds(task.program):
+            continue
+        arguments = tuple(argument.replace("{cc}", task.cc or "") for argument in PROGRAMS[task.program].make_arguments)
+        binaries = builds.setdefault(arguments, [])
+        binary = workspace.binary(task.program, task.cc)
+        if binary not in binaries:
+            binaries.append(binary)
+        build_of[task.key] = arguments
     failed_builds = {}
-    for cc in sorted({task.cc for task in pending}):
-        log(f"ccbench: make CC={cc}")
-        problem = build_binary(workspace.root, cc)
+    for arguments, binaries in sorted(builds.items()):
+        log(f"ccbench: make {' '.join(arguments)}")
+        problem = build_binaries(workspace.root, list(arguments), binaries)
         if problem:
             log(f"ccbench: {problem}")
-            failed_builds[cc] = problem.splitlines()[0]
+            failed_builds[arguments] = problem.splitlines()[0]
     for task in pending:
-        if task.cc in failed_builds:
-            summary.skipped[task.key] = failed_builds[task.cc]
-    return [task for task in pending if task.cc not in failed_builds]
+        if build_of.get(task.key) in failed_builds:
+            summary.skipped[task.key] = failed_builds[build_of[task.key]]
+    return [task for task in pending if build_of.get(task.key) not in failed_builds]

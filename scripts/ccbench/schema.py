@@ -10,6 +10,8 @@ from typing import Iterable
 
 import jsonschema
 
+from ccbench.programs import ENGINE, PROGRAMS
+
 PARAMETER_NAME = "^[a-z][a-z0-9_]*$"
 SERIES_NAME = "^[A-Za-z0-9][A-Za-z0-9_.+-]*$"
 METRIC_NAME = "^[A-Za-z_][A-Za-z0-9_]*(\\.[A-Za-z0-9_]+)*$"
@@ -69,7 +71,8 @@ PROFILE_OVERRIDE = {
     },
 }
 
-PLOT_KINDS = ["line", "bar", "stacked_bar", "scatter"]
+PLOT_KINDS = ["line", "bar", "stacked_bar", "scatter", "table"]
+MULTI_METRIC_PLOTS = ["stacked_bar", "table"]   # the kinds whose y may be a list of metrics
 PLOT = {
     "type": "object",
     "additionalProperties": False,
@@ -97,9 +100,9 @@ INFERENCE = {
     "properties": {"parameter": TEXT, "note": TEXT},
 }
 
-CLAIM_KINDS = ["ratio", "order", "best", "monotone", "value"]
+CLAIM_KINDS = ["ratio", "order", "best", "monotone", "value", "similar", "matches", "top_metric", "scaling"]
 CHECK_KINDS = ["trend", "absolute", "conditional"]
-COMPARISONS = [">=", ">", "<=", "<"]
+COMPARISONS = [">=", ">", "<=", "<", "between"]   # between: bound is [low, high], both included
 REDUCTIONS = ["every", "mean", "min", "max"]
 
 # Only `kind` is checked here; each claim is then validated against the schema
@@ -121,9 +124,16 @@ _CLAIM_COMMON = {
     "inferred": {"type": "boolean"},
     "source": TEXT,
     "metric": METRIC,
-    "at": {"type": "object", "propertyNames": {"pattern": PARAMETER_NAME}, "additionalProperties": SCALAR},
+    # axis -> a swept value, a list of them, or max / min / all
+    "at": {"type": "object", "propertyNames": {"pattern": PARAMETER_NAME},
+           "additionalProperties": {"anyOf": [SCALAR, {"type": "array", "minItems": 1, "items": SCALAR}]}},
 }
 _TOLERANCE = NON_NEGATIVE_NUMBER
+# A number, or [low, high] with op `between` (config.py checks which goes with which op).
+_BOUND = {"anyOf": [{"type": "number"}, {"type": "array", "minItems": 2, "maxItems": 2,
+                                         "items": {"type": "number"}}]}
+_SERIES_LIST = {"type": "array", "minItems": 1, "items": SERIES_REF}
+_ONE_OR_MORE_SERIES = {"anyOf": [SERIES_REF, _SERIES_LIST]}
 
 
 def _claim_schema(required: list[str], **specific: dict) -> dict:
@@ -140,7 +150,7 @@ CLAIM_SCHEMAS = {
     "ratio": _claim_schema(
         ["numerator", "denominator", "op", "bound"],
         numerator=SERIES_REF, denominator=SERIES_REF,
-        op={"enum": COMPARISONS}, bound={"type": "number"}, reduce={"enum": REDUCTIONS}),
+        op={"enum": COMPARISONS}, bound=_BOUND, reduce={"enum": REDUCTIONS}),
     # the listed series are ordered (first highest by default) at every selected point.
     "order": _claim_schema(
         ["series"],
@@ -154,15 +164,35 @@ CLAIM_SCHEMAS = {
     # a series (or a ratio of two series) rises or falls along an axis.
     "monotone": _claim_schema(
         ["direction"],
-        series={"anyOf": [SERIES_REF, {"type": "array", "minItems": 1, "items": SERIES_REF}]},
+        series=_ONE_OR_MORE_SERIES,
         ratio={"type": "array", "minItems": 2, "maxItems": 2, "items": SERIES_REF},
         along=TEXT, direction={"enum": ["increasing", "decreasing"]},
         tolerance=_TOLERANCE, abs_tolerance=_TOLERANCE),
     # one series' value compared with a number (typically an absolute claim).
     "value": _claim_schema(
         ["series", "op", "bound"],
-        series=SERIES_REF, op={"enum": COMPARISONS}, bound={"type": "number"},
+        series=SERIES_REF, op={"enum": COMPARISONS}, bound=_BOUND,
         reduce={"enum": REDUCTIONS}),
+    # the series are within a factor of each other (highest / lowest <= factor) at every selected point.
+    "similar": _claim_schema(
+        ["series", "factor"],
+        series={"type": "array", "minItems": 2, "items": SERIES_REF}, factor={"type": "number", "minimum": 1}),
+    # the values match the paper's: one expected number per series (by: series) or per
+    # value of an axis (by: <axis>, default the plot's x), within a relative/absolute tolerance.
+    "matches": _claim_schema(
+        ["expected"],
+        expected={"type": "object", "minProperties": 1, "additionalProperties": {"type": "number"}},
+        by=TEXT, series=_ONE_OR_MORE_SERIES, tolerance=_TOLERANCE, abs_tolerance=_TOLERANCE),
+    # `metric` is the highest (direction max) or lowest of itself and `others`, for each series.
+    "top_metric": _claim_schema(
+        ["metric", "others"],
+        others={"type": "array", "minItems": 1, "items": METRIC}, series=_ONE_OR_MORE_SERIES,
+        direction={"enum": ["max", "min"]}, tolerance=_TOLERANCE),
+    # parallel efficiency along a numeric axis: (y(v) / y(v0)) / (v / v0) op bound at every swept
+    # v > v0 (v0 the lowest swept value), up to `up_to` if given.
+    "scaling": _claim_schema(
+        ["op", "bound"],
+        series=_ONE_OR_MORE_SERIES, along=TEXT, op={"enum": COMPARISONS}, bound=_BOUND, up_to=POSITIVE_NUMBER),
 }
 
 FIGURE = {
@@ -173,6 +203,7 @@ FIGURE = {
         "title": TEXT,
         "description": TEXT,
         "source": TEXT,
+        "program": {"enum": [ENGINE, *sorted(set(PROGRAMS) - {ENGINE})]},
         "base": PARAMETERS,
         "axes": AXES,
         "series": {"type": "array", "minItems": 1, "items": SERIES},
@@ -237,9 +268,9 @@ def _describe(error: jsonschema.ValidationError, path: list[object]) -> list[tup
         if "propertyNames" in error.schema_path:
             return [(where, f"bad name {value!r}: must be {meaning}")]
         return [(where, f"{value!r} is not valid: must be {meaning}")]
-    if kind in ("minItems", "maxItems"):
+    if kind in ("minItems", "maxItems", "minProperties"):
         bound = error.validator_value
-        word = "at least" if kind == "minItems" else "at most"
+        word = "at most" if kind == "maxItems" else "at least"
         return [(where, f"must have {word} {bound} item(s), has {len(value)}")]
     if kind in ("minimum", "exclusiveMinimum", "minLength"):
         return [(where, f"{value!r} is too small ({kind} {error.validator_value})")]
@@ -265,7 +296,8 @@ def _summarize(schema: dict) -> str:
         return PATTERN_MEANING.get(schema["pattern"], f"a string matching {schema['pattern']}")
     if schema.get("type") == "array":
         return "a list of those"
-    return str(schema.get("type", "a value"))
+    kind = schema.get("type", "a value")
+    return " or ".join(kind) if isinstance(kind, list) else str(kind)
 
 
 def validation_problems(document: object, schema: dict, prefix: list[object] = ()) -> list[tuple[str, str]]:

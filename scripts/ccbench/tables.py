@@ -20,19 +20,21 @@ from ccbench.store import ResultStore
 STATUS_MISSING = "missing"
 
 
-def runs_table(figure: ResolvedFigure, store: ResultStore, engine: str) -> pd.DataFrame:
+def runs_table(figure: ResolvedFigure, store: ResultStore, template: str) -> pd.DataFrame:
+    """`template`: the command template of the figure's program, as the keys were made with."""
     labels = {series.name: series.label for series in figure.config.series}
     metrics = figure.metrics()
+    derived = figure.config.program.derived
     rows = []
     for point in figure.points():
-        key = point.key(engine)
+        key = point.key(template)
         record = store.get(key)
         status = record["status"] if record else STATUS_MISSING
         result = record.get("result") if record and status == STATUS_OK else None
         row = {"series": point.series, "series_label": labels[point.series], **dict(point.coords),
                "repetition": point.repetition, "key": key, "status": status,
                "failure": record.get("failure") if record else None}
-        row.update({metric: metric_value(result, metric) for metric in metrics})
+        row.update({metric: metric_value(result, metric, derived) for metric in metrics})
         rows.append(row)
     return pd.DataFrame(rows)
 
@@ -73,8 +75,8 @@ class FigureTables:
         return sorted(set(failed["failure"].dropna()))
 
 
-def build_tables(figure: ResolvedFigure, store: ResultStore, engine: str, tables_dir: Path) -> FigureTables:
-    runs = runs_table(figure, store, engine)
+def build_tables(figure: ResolvedFigure, store: ResultStore, template: str, tables_dir: Path) -> FigureTables:
+    runs = runs_table(figure, store, template)
     table = aggregate(runs, figure)
     runs_path = tables_dir / f"{figure.figure_id}.runs.csv"
     table_path = tables_dir / f"{figure.figure_id}.csv"

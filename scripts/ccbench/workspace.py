@@ -1,16 +1,20 @@
-"""Where things live: configs, the result store, figure output, the engine."""
+"""Where things live: configs, the result store, figure output, the programs."""
 from __future__ import annotations
 
 import os
 import shlex
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Mapping
+
+from ccbench.errors import UsageError
+from ccbench.programs import ENGINE, PROGRAMS, Program
 
 REPOSITORY_ROOT = Path(__file__).resolve().parents[2]
 SCRIPTS_DIR = Path(__file__).resolve().parents[1]
 # The engine command; {cc} is replaced by the protocol. The default is built
 # by `make CC=<cc>`; any other command (CCBENCH_ENGINE, --engine) is used as is.
-DEFAULT_ENGINE = "bin/rundb-{cc}"
+DEFAULT_ENGINE = PROGRAMS[ENGINE].binary
 
 
 @dataclass(frozen=True)
@@ -20,16 +24,25 @@ class Workspace:
     results_dir: Path
     figures_dir: Path
     engine: str = DEFAULT_ENGINE
+    # Other programs' commands instead of their binaries (--program NAME=COMMAND); not built.
+    program_commands: Mapping[str, str] = field(default_factory=dict)
 
     @classmethod
     def create(cls, root: Path | None = None, configs_dir: Path | None = None, results_dir: Path | None = None,
-               figures_dir: Path | None = None, engine: str | None = None) -> "Workspace":
+               figures_dir: Path | None = None, engine: str | None = None,
+               program_commands: Mapping[str, str] | None = None) -> "Workspace":
         root = (root or REPOSITORY_ROOT).resolve()
+        for name in program_commands or {}:
+            if name not in PROGRAMS or name == ENGINE:
+                others = ", ".join(sorted(set(PROGRAMS) - {ENGINE}))
+                raise UsageError(f"--program {name}=...: unknown program; programs: {others} "
+                                 f"(the engine's command is --engine)")
         return cls(root=root,
                    configs_dir=(configs_dir or root / "configs").resolve(),
                    results_dir=(results_dir or root / "results").resolve(),
                    figures_dir=(figures_dir or root / "paper_figures").resolve(),
-                   engine=engine or os.environ.get("CCBENCH_ENGINE") or DEFAULT_ENGINE)
+                   engine=engine or os.environ.get("CCBENCH_ENGINE") or DEFAULT_ENGINE,
+                   program_commands=dict(program_commands or {}))
 
     @property
     def profiles_dir(self) -> Path:
@@ -49,15 +62,35 @@ class Workspace:
     def images_dir(self, profile: str) -> Path:
         return self.figures_dir / profile
 
+    def _command(self, program: Program) -> str:
+        """The program's command as configured here; {cc} not yet replaced."""
+        if program.name == ENGINE:
+            return self.engine
+        return self.program_commands.get(program.name, program.binary)
+
+    def builds(self, program_name: str) -> bool:
+        """Only a program's own binary is built with make; a custom command is taken as given."""
+        program = PROGRAMS[program_name]
+        return self._command(program) == program.binary
+
     @property
     def builds_engine(self) -> bool:
-        """Only the default engine is built with make; a custom command is taken as given."""
-        return self.engine == DEFAULT_ENGINE
+        return self.builds(ENGINE)
 
-    def binary_path(self, cc: str) -> Path:
-        return self.root / DEFAULT_ENGINE.replace("{cc}", cc)
+    def command_template(self, program_name: str) -> str:
+        """The command a run's key is made with: e.g. bin/rundb-{cc}, bin/bench_strife --format=json."""
+        program = PROGRAMS[program_name]
+        return " ".join([self._command(program), *program.fixed_arguments])
 
-    def engine_argv(self, cc: str) -> list[str]:
-        if self.builds_engine:
-            return [str(self.binary_path(cc))]
-        return shlex.split(self.engine.replace("{cc}", cc))
+    def binary(self, program_name: str, cc: str | None = None) -> str:
+        """The program's binary, relative to the root (for the engine, the protocol's)."""
+        return PROGRAMS[program_name].binary.replace("{cc}", cc or "")
+
+    def argv(self, program_name: str, cc: str | None = None) -> list[str]:
+        """The start of a run's command line: the program and its fixed arguments."""
+        program = PROGRAMS[program_name]
+        if self.builds(program_name):
+            start = [str(self.root / self.binary(program_name, cc))]
+        else:
+            start = shlex.split(self._command(program).replace("{cc}", cc or ""))
+        return [*start, *program.fixed_arguments]

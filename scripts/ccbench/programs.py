@@ -1,0 +1,109 @@
+"""The programs a figure can run, and what the harness needs to know about each.
+
+A figure names its program (`program: bench_fvs`; default `rundb`, the
+engine). A program declares how it is built, how a point's parameters reach
+it (always `--name=value`), where its result JSON comes from, which
+parameters every point needs and which result fields every run must have.
+Nothing else about a program is known to the harness.
+
+Each point is one run that yields one JSON document with its metrics:
+  - `out` programs write that document to the file given by `--out=PATH`
+    (the engine, bench_fvs);
+  - `stdout` programs print one JSON document whose lists of rows are named
+    by a parameter (bench_strife: `experiments: fig05` -> the list "fig05");
+    the point's parameters must select exactly one row, and its document is
+    that row plus the program's other top-level fields (e.g. `config`).
+
+This module imports only the standard library (Ray workers import it).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Callable, Mapping
+
+from ccbench.metrics import ENGINE_DERIVED
+
+OUTPUT_FILE = "out"
+OUTPUT_STDOUT = "stdout"
+
+
+def _quotient(numerator: str, denominator: str) -> Callable[[dict], float]:
+    def value(result: dict) -> float:
+        return result[numerator] / result[denominator] if result[denominator] else math.nan
+    return value
+
+
+# Strife statistics the papers' text uses but bench_strife does not print.
+STRIFE_DERIVED = {
+    "residual_fraction": _quotient("residuals", "batch_size"),    # residual transactions / batch size
+    "queue_balance": _quotient("queue_min", "queue_max"),         # smallest / largest CF queue (1 = equal)
+    "cf_per_spot": _quotient("cf_clusters", "spot_clusters"),     # 1 when no spot cluster was merged away
+}
+
+
+@dataclass(frozen=True)
+class Program:
+    name: str
+    description: str
+    binary: str                                  # under the repository root; {cc} = the protocol (engine)
+    make_arguments: tuple[str, ...]              # `make ...` that builds it; {cc} as in binary
+    required_parameters: tuple[str, ...]         # every point must set these
+    required_fields: tuple[str, ...]             # every result document must have these
+    output: str = OUTPUT_FILE
+    fixed_arguments: tuple[str, ...] = ()        # passed to every run, before the point's flags
+    binary_parameter: str | None = None          # selects the binary; not passed as a flag
+    threads_parameter: str | None = None         # CPUs a run uses (Ray reserves them); absent: 1
+    rows_parameter: str | None = None            # stdout programs: names the list of rows
+    row_lists: tuple[str, ...] = ()              # the values rows_parameter may take
+    takes_profile_base: bool = False             # the profile files' base (run length) applies
+    table_metrics: tuple[str, ...] = ()          # metrics every tidy table of its figures carries
+    derived: Mapping[str, Callable[[dict], float]] = field(default_factory=dict)
+
+    @property
+    def speaker(self) -> str:
+        """How failure messages name it: 'the engine rejected ...', 'bench_fvs rejected ...'."""
+        return "the engine" if self.name == ENGINE else self.name
+
+
+ENGINE = "rundb"
+
+PROGRAMS: dict[str, Program] = {program.name: program for program in (
+    Program(
+        name=ENGINE,
+        description="the engine, bin/rundb-<cc> (one binary per protocol, built by `make CC=<cc>`)",
+        binary="bin/rundb-{cc}",
+        make_arguments=("CC={cc}",),
+        required_parameters=("cc", "workload", "threads"),
+        required_fields=("config", "throughput", "commits", "aborts"),
+        binary_parameter="cc",
+        threads_parameter="threads",
+        takes_profile_base=True,
+        table_metrics=("throughput", "abort_rate", "latency_us.p99"),
+        derived=ENGINE_DERIVED,
+    ),
+    Program(
+        name="bench_fvs",
+        description="FVS algorithms on micro-benchmark dependency graphs (partitioners/reorder), "
+                    "one skew and one algorithm per run",
+        binary="bin/bench_fvs",
+        make_arguments=("tools",),
+        required_parameters=("theta", "algorithm"),
+        required_fields=("config", "completed", "capped_graphs", "avg_fvs_size", "us_per_graph"),
+    ),
+    Program(
+        name="bench_strife",
+        description="Strife clustering statistics and speed (partitioners/strife), one row of one "
+                    "experiment per run",
+        binary="bin/bench_strife",
+        make_arguments=("tools",),
+        required_parameters=("experiments",),
+        required_fields=("config", "workload", "param"),
+        output=OUTPUT_STDOUT,
+        fixed_arguments=("--format=json",),
+        threads_parameter="threads",
+        rows_parameter="experiments",
+        row_lists=("fig05", "fig09", "fig10"),
+        derived=STRIFE_DERIVED,
+    ),
+)}

@@ -17,6 +17,7 @@ from ccbench.claims import FAILED, HELD, NO_DATA
 from ccbench.config import FigureConfig, Profile, hardware_threads
 from ccbench.fileio import write_text_atomically
 from ccbench.pipeline import FigureOutcome
+from ccbench.points import format_flag_value
 from ccbench.workspace import Workspace
 
 CHECK_NAMES = {"trend": "trend ✔", "absolute": "absolute ✘", "conditional": "conditional ◐"}
@@ -72,7 +73,8 @@ def _parameter_lines(outcome: FigureOutcome) -> list[str]:
     inferred = {item["parameter"] for item in figure.config.document.get("inferences", [])}
 
     def show(name: str, value: object) -> str:
-        return f"`{name}={value}`" + (" [INF]" if name in inferred else "")
+        spelled = value if isinstance(value, list) else format_flag_value(value)   # as on the command line
+        return f"`{name}={spelled}`" + (" [INF]" if name in inferred else "")
 
     program = figure.config.program
     lines = [f"Program: `{program.name}`, {program.description}.",

@@ -90,10 +90,13 @@ test-cpp:
 test-python:
 	@$(PY) -m pytest -q tests/python
 
+# Sanitizer tiers build only the test programs (not the rundb binaries).
 test-sanitizers: deps
-	@$(MAKE) --no-print-directory build-all VARIANT=tsan
+	@$(MAKE) --no-print-directory configure VARIANT=tsan
+	@cmake --build build/tsan -j $(JOBS) --target test_executables
 	@cd build/tsan && TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" ctest --output-on-failure -L stress --timeout 900
-	@$(MAKE) --no-print-directory build-all VARIANT=asan
+	@$(MAKE) --no-print-directory configure VARIANT=asan
+	@cmake --build build/asan -j $(JOBS) --target test_executables
 	@cd build/asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --output-on-failure -L unit --timeout 900
 
 # The main job: the testbed's YCSB skew sweep (every protocol) at the small

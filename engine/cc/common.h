@@ -1,40 +1,87 @@
-// Building blocks shared by several protocols: reader-writer lock words for
-// the 2PL family, and the write-set ordering used by commit-time locking.
+// Building blocks shared by several protocols: reader-writer lock words and
+// spin waiting for the 2PL family, the write-set ordering used by commit-time
+// locking, the seqlock row copy of the optimistic protocols, and the
+// predicted-access-set acquisition of LockSorted and PreNoWait.
 #pragma once
 
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <thread>
 
 #include "engine/cc/txn.h"
 
 namespace ccb {
 
 // A reader-writer lock in one 64-bit word: bit 63 = exclusive, bits 0..62 =
-// number of shared holders. Never blocks; callers decide whether to retry,
-// wait or abort.
+// the holders. Each holder adds its `unit`: 1 keeps a count of the holders
+// (NoWait), owner_bit(thread) keeps the set of holding threads, for protocols
+// that must know who holds a lock (wait-die compares the holders' timestamps,
+// deadlock detection draws waits-for edges to them; at most kMaxOwners
+// threads). An exclusive holder keeps its unit in the word as well. Never
+// blocks; callers decide whether to retry, wait or abort.
+// REQUIRES: a holder passes the same unit to every call on one lock.
 struct RwLockWord {
   static constexpr uint64_t kExclusive = uint64_t{1} << 63;
+  static constexpr int kMaxOwners = 63;
+  static constexpr uint64_t owner_bit(uint32_t thread) { return uint64_t{1} << thread; }
+  static constexpr uint64_t holders(uint64_t w) { return w & ~kExclusive; }
   std::atomic<uint64_t> word{0};
 
-  bool try_lock_shared() {
+  bool try_lock_shared(uint64_t unit = 1) {
     uint64_t v = word.load(std::memory_order_relaxed);
     do {
       if (v & kExclusive) return false;
-    } while (!word.compare_exchange_weak(v, v + 1, std::memory_order_acquire, std::memory_order_relaxed));
+    } while (!word.compare_exchange_weak(v, v + unit, std::memory_order_acquire, std::memory_order_relaxed));
     return true;
   }
-  bool try_lock_exclusive() {
+  bool try_lock_exclusive(uint64_t unit = 1) {
     uint64_t expected = 0;
-    return word.compare_exchange_strong(expected, kExclusive, std::memory_order_acquire, std::memory_order_relaxed);
+    return word.compare_exchange_strong(expected, kExclusive | unit, std::memory_order_acquire,
+                                        std::memory_order_relaxed);
   }
   // Upgrade by the only shared holder.
-  bool try_upgrade() {
-    uint64_t expected = 1;
-    return word.compare_exchange_strong(expected, kExclusive, std::memory_order_acquire, std::memory_order_relaxed);
+  bool try_upgrade(uint64_t unit = 1) {
+    uint64_t expected = unit;
+    return word.compare_exchange_strong(expected, kExclusive | unit, std::memory_order_acquire,
+                                        std::memory_order_relaxed);
   }
-  void unlock_shared() { word.fetch_sub(1, std::memory_order_release); }
+  void unlock_shared(uint64_t unit = 1) { word.fetch_sub(unit, std::memory_order_release); }
   void unlock_exclusive() { word.store(0, std::memory_order_release); }
+};
+
+// Pacing of a wait loop: spin briefly, then yield the CPU on every round, so a
+// lock holder that was descheduled can run (workers may outnumber cores).
+class SpinWait {
+ public:
+  static constexpr uint32_t kSpinsBeforeYield = 64;
+  void pause() {
+    if (++rounds_ <= kSpinsBeforeYield) cpu_relax();
+    else std::this_thread::yield();
+  }
+  uint32_t rounds() const { return rounds_; }
+
+ private:
+  uint32_t rounds_ = 0;
+};
+
+// A test-and-test-and-set spin latch for short critical sections (lock queues
+// and waits-for graph partitions of DlDetect).
+class SpinLatch {
+ public:
+  void lock() {
+    SpinWait w;
+    for (;;) {
+      if (!held_.load(std::memory_order_relaxed) && !held_.exchange(true, std::memory_order_acquire)) return;
+      w.pause();
+    }
+  }
+  void unlock() { held_.store(false, std::memory_order_release); }
+
+ private:
+  std::atomic<bool> held_{false};
 };
 
 enum class LockHeld : uint8_t { kNone, kShared, kExclusive };
@@ -79,6 +126,35 @@ uint64_t stable_copy(Txn<CC>& txn, Access<CC>& a, const std::atomic<uint64_t>& m
     std::atomic_thread_fence(std::memory_order_acquire);
     if (meta.load(std::memory_order_relaxed) == before) return before;
   }
+}
+
+// Accesses the predicted access set `d` through txn.read()/txn.update(), in
+// ascending global-key order: the acquisition phase of the protocols that lock
+// everything before executing (LockSorted, PreNoWait; Strife section 5.3). The
+// key sets must be sorted (the executor sorts them once per buffered request),
+// so a merge gives one global order and waiting in it cannot deadlock. A
+// predicted key without a row is skipped: the procedure meets the missing row
+// itself. Returns the first failure of the protocol, else RC::kOk.
+// REQUIRES: every table the description names is registered with the
+// transaction (Txn::register_table).
+template <class TxnT>
+RC access_predicted(TxnT& txn, const TxnDesc& d) {
+  auto access = [&txn](GlobalKey k, bool write) {
+    auto* table = txn.table(table_of(k));
+    if (table == nullptr) {
+      std::fprintf(stderr, "fatal: predicted key of table %u, which the workload did not register\n", table_of(k));
+      std::abort();
+    }
+    const uint8_t* p = write ? txn.update(*table, local_key_of(k)) : txn.read(*table, local_key_of(k));
+    return p != nullptr || txn.failure() == RC::kNotFound ? RC::kOk : txn.failure();
+  };
+  size_t r = 0, w = 0;
+  while (r < d.read_set.size() || w < d.write_set.size()) {
+    const bool take_write = r == d.read_set.size() || (w < d.write_set.size() && d.write_set[w] < d.read_set[r]);
+    const RC rc = take_write ? access(d.write_set[w++], true) : access(d.read_set[r++], false);
+    if (rc != RC::kOk) return rc;
+  }
+  return RC::kOk;
 }
 
 }  // namespace ccb

@@ -42,9 +42,41 @@
 // executor then calls abort() (but never after a failed commit(), which cleans
 // up itself) and retries the request.
 //
-// Protocols may declare `static constexpr int kEpochMillis = N` to have the
-// executor call `void tick()` every N ms from a background thread (Silo's
-// epoch advancer).
+// Optional members, each detected with a concept below and used by the
+// executor (engine/exec/online_executor.h) only where present:
+//   static constexpr int kEpochMillis = N   the executor calls `void tick()`
+//                                        every N ms from a background thread
+//                                        (Silo's epoch advancer). HasEpochTick.
+//   static constexpr int kMaxThreads = N    the protocol supports at most N
+//                                        worker threads (owner bitmaps, TID
+//                                        thread fields); more is a
+//                                        configuration error (exit 2).
+//                                        HasMaxThreads.
+//   RC acquire_all(Txn<CC>&, const TxnDesc&)  called right after txn.begin(),
+//                                        before the procedure, with the
+//                                        request's predicted access set
+//                                        (workload describe(), computed once
+//                                        per buffered request, key sets
+//                                        sorted): protocols that lock
+//                                        everything up front (LockSorted,
+//                                        PreNoWait). Global keys resolve to
+//                                        tables through txn.table(id); the
+//                                        executor registers the workload's
+//                                        tables, so the workload must then
+//                                        expose `Table<CC>* table_by_id(
+//                                        uint32_t)`. Non-kOk dooms the attempt
+//                                        (abort() follows). HasAcquireAll.
+//   void stats_json(JsonWriter&) const   protocol counters, written by the
+//   void reset_stats(uint32_t thread)    engine as the result's "cc_stats"
+//                                        object; each worker resets its own
+//                                        counters when the measured interval
+//                                        starts. HasProtocolStats.
+// And facts of the attempt a protocol may read from the transaction:
+//   txn.restarts()   0 on a request's first attempt, n on its n-th retry
+//                    (wait-die keeps its timestamp across retries);
+//   txn.read_only()  the workload declared the request read-only before it
+//                    ran (workload member `bool read_only(const Request&)
+//                    const`; BCC runs such requests as snapshot transactions).
 #pragma once
 
 #include <concepts>
@@ -53,11 +85,13 @@
 
 #include "engine/core/rc.h"
 #include "engine/core/table.h"
+#include "engine/core/txn_desc.h"
 
 namespace ccb {
 
 template <class CC>
 class Txn;
+class JsonWriter;
 
 enum class AccessType : uint8_t { kRead, kWrite, kInsert };
 
@@ -96,6 +130,22 @@ template <class CC>
 concept HasEpochTick = requires(CC cc) {
   { CC::kEpochMillis } -> std::convertible_to<int>;
   cc.tick();
+};
+
+template <class CC>
+concept HasMaxThreads = requires {
+  { CC::kMaxThreads } -> std::convertible_to<int>;
+};
+
+template <class CC>
+concept HasAcquireAll = requires(CC cc, Txn<CC>& txn, const TxnDesc& d) {
+  { cc.acquire_all(txn, d) } -> std::same_as<RC>;
+};
+
+template <class CC>
+concept HasProtocolStats = requires(CC cc, const CC ccc, JsonWriter& w) {
+  ccc.stats_json(w);
+  cc.reset_stats(uint32_t{0});
 };
 
 // CPU relax hint for spin loops.

@@ -42,10 +42,15 @@ class Txn {
   }
 
   // ---- Executor interface -------------------------------------------------
-  void begin() {
+  // A new attempt. `restarts`: how many attempts of the same request failed
+  // before this one (0 = first try). `read_only`: the workload declared the
+  // request read-only before it ran (protocol.h, "facts of the attempt").
+  void begin(uint32_t restarts = 0, bool read_only = false) {
     scratch_.reset();
     accesses_.clear();
     rc_ = RC::kOk;
+    restarts_ = restarts;
+    read_only_ = read_only;
     // Ids are unique across threads and attempts and never 0 (the loader).
     id_ = (uint64_t{thread_id_} + 1) << 40 | ++attempt_seq_;
     cc_.begin(*this);
@@ -92,6 +97,18 @@ class Txn {
   RC failure() const { return rc_; }
   uint64_t id() const { return id_; }
   uint32_t thread_id() const { return thread_id_; }
+  uint32_t restarts() const { return restarts_; }
+  bool read_only() const { return read_only_; }
+
+  // ---- Table registry -----------------------------------------------------
+  // Resolves the table id of a global key (TxnDesc) for protocols that access
+  // a predicted access set (protocol.h, acquire_all). The executor registers
+  // the workload's tables once per worker.
+  void register_table(TableT& table) {
+    if (tables_.size() <= table.id()) tables_.resize(table.id() + 1, nullptr);
+    tables_[table.id()] = &table;
+  }
+  TableT* table(uint32_t id) const { return id < tables_.size() ? tables_[id] : nullptr; }
 
   // ---- Protocol interface -------------------------------------------------
   std::vector<AccessT>& accesses() { return accesses_; }
@@ -150,12 +167,12 @@ class Txn {
     a.table = &table;
     a.key = key;
     a.type = want;
-    if (want == AccessType::kRead) {
-      if (!ok_or_fail(cc_.read(*this, a))) return nullptr;
-    } else {
-      if (!ok_or_fail(cc_.write(*this, a))) return nullptr;
-      a.data = a.local;
+    // A first access the protocol refused leaves no trace in the access set.
+    if (!ok_or_fail(want == AccessType::kRead ? cc_.read(*this, a) : cc_.write(*this, a))) {
+      accesses_.pop_back();
+      return nullptr;
     }
+    if (want != AccessType::kRead) a.data = a.local;
     a.read_version = image_version(a.data);
     return &a;
   }
@@ -184,7 +201,10 @@ class Txn {
   verify::HistoryLog* log_;
   uint64_t id_ = 0;
   uint64_t attempt_seq_ = 0;
+  uint32_t restarts_ = 0;
+  bool read_only_ = false;
   RC rc_ = RC::kOk;
+  std::vector<TableT*> tables_;
   std::vector<AccessT> accesses_;
   Arena scratch_;
   typename CC::TxnMeta meta_{};

@@ -7,12 +7,22 @@
 // -> stop. Statistics count the measured interval only; workload counters for
 // invariants (ThreadState) and the recorded history cover the whole run.
 //
+// Optional protocol hooks (engine/cc/protocol.h) are used where present: the
+// epoch ticker, the thread limit, acquire_all() with the predicted access set
+// of each buffered request (described once, when the buffer is generated, key
+// sets sorted), and per-thread protocol statistics reset at the start of the
+// measured interval. Optional workload members: `Table<CC>* table_by_id(
+// uint32_t)` (required by protocols with acquire_all()) and `bool read_only(
+// const Request&) const` (passed to each attempt as txn.read_only()).
+//
 // Thread safety: run() is called once, from the main thread.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -34,6 +44,16 @@ inline uint64_t now_ns() {
       std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count());
 }
 
+template <class W, class CC>
+concept HasTableById = requires(W w, uint32_t id) {
+  { w.table_by_id(id) } -> std::convertible_to<Table<CC>*>;
+};
+
+template <class W>
+concept HasReadOnlyRequests = requires(const W w, const typename W::Request& r) {
+  { w.read_only(r) } -> std::same_as<bool>;
+};
+
 template <class W>
 struct RunOutcome {
   ThreadStats stats;
@@ -52,6 +72,16 @@ class OnlineExecutor {
 
   RunOutcome<W> run() {
     const int n = cfg_.threads;
+    if constexpr (HasMaxThreads<CC>) {
+      if (n > CC::kMaxThreads)
+        throw ConfigError("threads", "protocol " + std::string(CC::kName) + " supports at most " +
+                                         std::to_string(CC::kMaxThreads) + " threads");
+    }
+    if constexpr (HasAcquireAll<CC> && !HasTableById<W, CC>) {
+      throw ConfigError("cc", "protocol " + std::string(CC::kName) + " locks the predicted access set, which needs " +
+                                  "the workload to expose its tables (table_by_id); workload " +
+                                  std::string(W::kName) + " does not");
+    }
     RunOutcome<W> out;
     out.workload_states.resize(n);
     if (cfg_.verify) out.history_logs.resize(n);
@@ -115,6 +145,17 @@ class OnlineExecutor {
     std::vector<typename W::Request> buffer(cfg_.txn_buffer);
     for (auto& r : buffer) w_.generate(rng, tid, r);
     Txn<CC> txn(cc_, tid, log);
+    std::vector<TxnDesc> predicted;  // per buffered request, for acquire_all()
+    if constexpr (HasAcquireAll<CC> && HasTableById<W, CC>) {
+      for (uint32_t id = 0; id < (1u << kTableIdBits); ++id)
+        if (Table<CC>* t = w_.table_by_id(id)) txn.register_table(*t);
+      predicted.reserve(buffer.size());
+      for (const auto& r : buffer) {
+        TxnDesc& d = predicted.emplace_back(w_.describe(r));
+        std::sort(d.read_set.begin(), d.read_set.end());
+        std::sort(d.write_set.begin(), d.write_set.end());
+      }
+    }
     const uint64_t quota =
         cfg_.measure_txns == 0 ? 0 : cfg_.measure_txns / cfg_.threads + (uint64_t(tid) < cfg_.measure_txns % cfg_.threads);
 
@@ -131,13 +172,19 @@ class OnlineExecutor {
         measuring = true;
         measure_start = measure_start_ns_.load(std::memory_order_acquire);
         if (quota == 0 && cfg_.measure_txns > 0) finish_quota();
+        if constexpr (HasProtocolStats<CC>) cc_.reset_stats(tid);
       }
-      const auto& req = buffer[next];
+      const size_t index = next;
+      const auto& req = buffer[index];
       next = next + 1 == buffer.size() ? 0 : next + 1;
+      bool read_only = false;
+      if constexpr (HasReadOnlyRequests<W>) read_only = w_.read_only(req);
       const uint64_t start = now_ns();
       for (uint32_t retries = 0;; ++retries) {
-        txn.begin();
-        RC rc = w_.run(txn, req);
+        txn.begin(retries, read_only);
+        RC rc = RC::kOk;
+        if constexpr (HasAcquireAll<CC>) rc = cc_.acquire_all(txn, predicted[index]);
+        if (rc == RC::kOk) rc = w_.run(txn, req);
         if (rc == RC::kOk) {
           rc = txn.commit();  // cleans up itself on failure
         } else {

@@ -1,0 +1,308 @@
+// DlDetect: two-phase locking with deadlock detection on a waits-for graph, as
+// DBx1000's DL_DETECT (Yu et al., "Staring into the Abyss", PVLDB 8(3) 2014,
+// section 3.1: the graph is partitioned per thread, a waiting transaction
+// searches it for a cycle and the victim is the one holding the fewest locks)
+// and the DlDetect baseline of Strife (Prasaad et al., SIGMOD 2020, section
+// 5.3: "each thread maintains a local partition of the graph and updates it
+// only when waiting").
+//
+// Row metadata (32 bytes, no central lock table): a spin latch protecting a
+// RwLockWord, whose holder bits name the holding threads, and the FIFO queue of
+// the requests waiting for the row. A request is granted at once when it is
+// compatible with the holders and nobody is queued; otherwise it is queued
+// (an upgrade of a shared lock goes to the front) and its thread waits on its
+// own status word until a releasing transaction grants it the lock, in queue
+// order.
+//
+// Waits-for graph: one partition per thread (Node), written only by that
+// thread, when it starts to wait: the transactions it waits for (the
+// conflicting holders and the conflicting requests queued ahead of it), each
+// with the transaction id it had then, so an edge to a thread that has moved
+// on to another transaction is ignored. As soon as it waits, and every
+// kDetectIntervalNs while it waits, the waiter searches the graph depth-first
+// from itself, reading each partition under its latch (the wait that closes a
+// cycle finds it at once; the periodic search catches cycles whose partitions
+// were published concurrently). On a cycle it picks one
+// victim, the transaction of the cycle holding the fewest locks (the least
+// work lost; the younger one on a tie), and marks it under the latch of the
+// row the victim waits for, taking its request out of that queue. Every search
+// that finds the same cycle picks the same victim and a request is marked at
+// most once, so one deadlock costs exactly one abort (RC::kDeadlock).
+//
+// Readers read the row in place under their shared lock; writers modify a
+// private copy installed at commit; locks are released when the attempt ends
+// (strict 2PL), granting waiting requests. At most 63 worker threads.
+#pragma once
+
+#include <atomic>
+#include <bit>
+#include <chrono>
+#include <cstring>
+#include <vector>
+
+#include "engine/cc/common.h"
+
+namespace ccb {
+
+class DlDetect {
+ public:
+  static constexpr const char* kName = "dldetect";
+  static constexpr int kMaxThreads = RwLockWord::kMaxOwners;
+  static constexpr uint64_t kDetectIntervalNs = 10'000;  // a search every 10 us of waiting
+
+  struct Node;
+  struct RowMeta {
+    SpinLatch latch;  // protects the rest
+    RwLockWord lock;
+    Node* head = nullptr;  // waiting requests, FIFO
+    Node* tail = nullptr;
+  };
+  struct AccessMeta {
+    LockHeld held = LockHeld::kNone;
+  };
+  struct TxnMeta {};
+
+  enum class Mode : uint8_t { kShared, kExclusive, kUpgrade };
+  // A request's state, in the low bits of Node::status; the high bits count
+  // the waits of the thread, so a status names one wait.
+  enum State : uint64_t { kWaiting = 1, kGranted = 2, kVictim = 3 };
+  static constexpr uint64_t status_of(uint64_t wait, State s) { return wait << 2 | s; }
+
+  // A thread's lock request and its partition of the waits-for graph.
+  struct alignas(64) Node {
+    // Written under the latch of the row the thread waits for (by the thread,
+    // a granting releaser or a deadlock search); the thread spins on it.
+    std::atomic<uint64_t> status{0};
+    Node* next = nullptr;  // queue link, under the row latch
+    Mode mode = Mode::kShared;
+    uint32_t thread = 0;
+    // The thread's current transaction, for edges drawn to it as a holder.
+    std::atomic<uint64_t> running{0};
+    uint64_t waits = 0;  // owner only: waits so far
+    // The partition: what the thread's current wait depends on.
+    SpinLatch graph_latch;
+    struct Partition {
+      uint64_t wait = 0;       // status_of(wait, kWaiting) while this is current
+      uint64_t txn = 0;        // the waiting transaction
+      uint64_t locks = 0;      // locks it holds (victim choice)
+      RowMeta* row = nullptr;  // the row it waits for
+      uint64_t edge_mask = 0;  // threads it waits for...
+      uint64_t edge_txn[kMaxThreads];  // ...and the transaction each ran then
+    } graph;
+    std::vector<Partition> search_views;  // owner only: scratch of its searches
+  };
+
+  DlDetect() {
+    for (int t = 0; t < kMaxThreads; ++t) nodes_[t].thread = static_cast<uint32_t>(t);
+  }
+
+  void begin(auto& txn) { nodes_[txn.thread_id()].running.store(txn.id(), std::memory_order_relaxed); }
+
+  RC read(auto& txn, auto& a) {
+    const RC rc = lock(txn, a, Mode::kShared);
+    if (rc == RC::kOk) a.data = a.row->data();
+    return rc;
+  }
+  RC write(auto& txn, auto& a) {
+    const RC rc = lock(txn, a, a.meta.held == LockHeld::kShared ? Mode::kUpgrade : Mode::kExclusive);
+    if (rc == RC::kOk) std::memcpy(txn.make_local(a), a.row->data(), a.table->data_size());
+    return rc;
+  }
+  RC insert(auto&, auto&) { return RC::kOk; }  // private until published
+
+  RC commit(auto& txn) {
+    for (auto& a : txn.accesses())
+      if (a.meta.held == LockHeld::kExclusive) txn.install(a);
+    txn.publish_inserts([](RowMeta&) {});
+    release(txn);
+    return RC::kOk;
+  }
+  void abort(auto& txn) { release(txn); }
+
+ private:
+  using Partition = Node::Partition;
+
+  static bool conflicts(Mode a, Mode b) { return a != Mode::kShared || b != Mode::kShared; }
+  static bool try_take(RwLockWord& l, Mode m, uint64_t bit) {
+    switch (m) {
+      case Mode::kShared: return l.try_lock_shared(bit);
+      case Mode::kExclusive: return l.try_lock_exclusive(bit);
+      case Mode::kUpgrade: return l.try_upgrade(bit);
+    }
+    return false;
+  }
+
+  RC lock(auto& txn, auto& a, Mode mode) {
+    Node& me = nodes_[txn.thread_id()];
+    RowMeta& m = a.row->meta;
+    const uint64_t bit = RwLockWord::owner_bit(me.thread);
+    m.latch.lock();
+    if ((m.head == nullptr || mode == Mode::kUpgrade) && try_take(m.lock, mode, bit)) {
+      m.latch.unlock();
+      a.meta.held = mode == Mode::kShared ? LockHeld::kShared : LockHeld::kExclusive;
+      return RC::kOk;
+    }
+    // Queue the request, then record what it waits for.
+    me.mode = mode;
+    me.next = nullptr;
+    if (mode == Mode::kUpgrade) {
+      me.next = m.head;
+      m.head = &me;
+      if (m.tail == nullptr) m.tail = &me;
+    } else {
+      (m.tail ? m.tail->next : m.head) = &me;
+      m.tail = &me;
+    }
+    const uint64_t wait = ++me.waits;
+    me.graph_latch.lock();
+    Partition& g = me.graph;
+    g.wait = status_of(wait, kWaiting);
+    g.txn = txn.id();
+    g.locks = txn.accesses().size();
+    g.row = &m;
+    g.edge_mask = 0;
+    auto depend_on = [&](uint32_t thread) {
+      g.edge_mask |= RwLockWord::owner_bit(thread);
+      g.edge_txn[thread] = nodes_[thread].running.load(std::memory_order_relaxed);
+    };
+    const uint64_t word = m.lock.word.load(std::memory_order_relaxed);
+    const Mode held = word & RwLockWord::kExclusive ? Mode::kExclusive : Mode::kShared;
+    if (conflicts(mode, held))
+      for (uint64_t h = RwLockWord::holders(word) & ~bit; h != 0; h &= h - 1) depend_on(std::countr_zero(h));
+    for (Node* w = m.head; w != &me; w = w->next)
+      if (conflicts(mode, w->mode)) depend_on(w->thread);
+    me.graph_latch.unlock();
+    me.status.store(g.wait, std::memory_order_release);
+    m.latch.unlock();
+
+    const RC rc = wait_for_grant(me, wait);
+    if (rc == RC::kOk) a.meta.held = mode == Mode::kShared ? LockHeld::kShared : LockHeld::kExclusive;
+    return rc;
+  }
+
+  RC wait_for_grant(Node& me, uint64_t wait) {
+    using Clock = std::chrono::steady_clock;
+    auto next_search = Clock::now();
+    for (SpinWait w;; w.pause()) {
+      const uint64_t s = me.status.load(std::memory_order_acquire);
+      if (s == status_of(wait, kGranted)) return RC::kOk;
+      if (s == status_of(wait, kVictim)) return RC::kDeadlock;
+      if (w.rounds() % 16 == 0 && Clock::now() >= next_search) {
+        search(me.thread);
+        next_search = Clock::now() + std::chrono::nanoseconds(kDetectIntervalNs);
+      }
+    }
+  }
+
+  // Grants queued requests in order while they are compatible with the
+  // holders. REQUIRES: m.latch held.
+  void grant(RowMeta& m) {
+    while (Node* w = m.head) {
+      if (!try_take(m.lock, w->mode, RwLockWord::owner_bit(w->thread))) return;
+      m.head = w->next;
+      if (m.tail == w) m.tail = nullptr;
+      w->status.store((w->status.load(std::memory_order_relaxed) & ~uint64_t{3}) | kGranted, std::memory_order_release);
+    }
+  }
+
+  void release(auto& txn) {
+    const uint64_t bit = RwLockWord::owner_bit(txn.thread_id());
+    for (auto& a : txn.accesses()) {
+      if (a.meta.held == LockHeld::kNone) continue;
+      RowMeta& m = a.row->meta;
+      m.latch.lock();
+      if (a.meta.held == LockHeld::kExclusive) m.lock.unlock_exclusive();
+      else m.lock.unlock_shared(bit);
+      grant(m);
+      m.latch.unlock();
+      a.meta.held = LockHeld::kNone;
+    }
+  }
+
+  // ---- Deadlock detection ---------------------------------------------------
+
+  // Copies thread u's partition; true if it still describes a wait in progress.
+  bool read_partition(uint32_t u, Partition& p) {
+    Node& n = nodes_[u];
+    n.graph_latch.lock();
+    p.wait = n.graph.wait;
+    p.txn = n.graph.txn;
+    p.locks = n.graph.locks;
+    p.row = n.graph.row;
+    p.edge_mask = n.graph.edge_mask;
+    for (uint64_t e = p.edge_mask; e != 0; e &= e - 1) p.edge_txn[std::countr_zero(e)] = n.graph.edge_txn[std::countr_zero(e)];
+    n.graph_latch.unlock();
+    return p.wait != 0 && n.status.load(std::memory_order_acquire) == p.wait;
+  }
+
+  // A depth-first search of the waits-for graph from thread `self`, which is
+  // waiting; marks one victim per cycle found.
+  void search(uint32_t self) {
+    std::vector<Partition>& views = nodes_[self].search_views;
+    if (views.empty()) views.resize(kMaxThreads);
+    uint64_t loaded = 0, waiting = 0, visited = 0, on_path = 0;
+    uint32_t path[kMaxThreads];
+    int depth = 0;
+    auto is_waiting = [&](uint32_t u) {
+      const uint64_t b = RwLockWord::owner_bit(u);
+      if (!(loaded & b)) {
+        loaded |= b;
+        if (read_partition(u, views[u])) waiting |= b;
+      }
+      return (waiting & b) != 0;
+    };
+    // Returns the position in `path` where a cycle starts, or -1.
+    auto visit = [&](auto& self_ref, uint32_t u) -> int {
+      visited |= RwLockWord::owner_bit(u);
+      on_path |= RwLockWord::owner_bit(u);
+      path[depth++] = u;
+      const Partition& p = views[u];
+      for (uint64_t e = p.edge_mask; e != 0; e &= e - 1) {
+        const uint32_t v = std::countr_zero(e);
+        // Only a waiting transaction, the one the edge was drawn to, can close a cycle.
+        if (!is_waiting(v) || views[v].txn != p.edge_txn[v]) continue;
+        if (on_path & RwLockWord::owner_bit(v)) {
+          int start = 0;
+          while (path[start] != v) ++start;
+          return start;
+        }
+        if (!(visited & RwLockWord::owner_bit(v))) {
+          const int start = self_ref(self_ref, v);
+          if (start >= 0) return start;
+        }
+      }
+      on_path &= ~RwLockWord::owner_bit(u);
+      --depth;
+      return -1;
+    };
+    if (!is_waiting(self)) return;
+    const int start = visit(visit, self);
+    if (start < 0) return;
+    uint32_t victim = path[start];
+    for (int i = start + 1; i < depth; ++i) {
+      const Partition &c = views[path[i]], &best = views[victim];
+      if (c.locks < best.locks || (c.locks == best.locks && c.txn > best.txn)) victim = path[i];
+    }
+    mark_victim(victim, views[victim]);
+  }
+
+  // Aborts the wait `p` of thread u, if it is still in progress.
+  void mark_victim(uint32_t u, const Partition& p) {
+    RowMeta& m = *p.row;
+    Node& n = nodes_[u];
+    m.latch.lock();
+    if (n.status.load(std::memory_order_relaxed) == p.wait) {
+      Node* prev = nullptr;
+      for (Node* w = m.head; w != &n; w = w->next) prev = w;
+      (prev ? prev->next : m.head) = n.next;
+      if (m.tail == &n) m.tail = prev;
+      n.status.store((p.wait & ~uint64_t{3}) | kVictim, std::memory_order_release);
+      grant(m);  // requests queued behind the victim may be compatible now
+    }
+    m.latch.unlock();
+  }
+
+  Node nodes_[kMaxThreads];
+};
+
+}  // namespace ccb

@@ -1,0 +1,217 @@
+// Shared pieces of the protocol tests of issue 5: a small counter table driven
+// step by step, a YCSB that exposes its table (for the protocols that lock the
+// predicted access set), a bank workload with declared read-only audits (for
+// BCC's snapshot transactions), and an in-process run with history checking.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "engine/cc/txn.h"
+#include "engine/exec/online_executor.h"
+#include "engine/stats/json.h"
+#include "engine/verify/checker.h"
+#include "workloads/workload.h"
+#include "workloads/ycsb/ycsb.h"
+
+namespace ccb::cc_test {
+
+// A table of `rows` 8-byte counters (key k in slot k), all 0.
+template <class CC>
+struct Counters {
+  explicit Counters(uint64_t rows, uint32_t id = 0) : table(id, "t" + std::to_string(id), 8, rows, rows) {
+    for (uint64_t k = 0; k < rows; ++k) table.load(k, k);
+  }
+  uint64_t value(uint64_t key) const {
+    uint64_t c;
+    std::memcpy(&c, table.lookup(key)->data() + kVersionBytes, 8);
+    return c;
+  }
+  Table<CC> table;
+};
+
+// Increments counter `key` in `t`; false if the protocol refused.
+template <class TxnT, class TableT>
+bool increment(TxnT& t, TableT& table, uint64_t key) {
+  uint8_t* p = t.update(table, key);
+  if (p == nullptr) return false;
+  uint64_t c;
+  std::memcpy(&c, p, 8);
+  ++c;
+  std::memcpy(p, &c, 8);
+  return true;
+}
+template <class TxnT, class TableT>
+bool read(TxnT& t, TableT& table, uint64_t key, uint64_t* value = nullptr) {
+  const uint8_t* p = t.read(table, key);
+  if (p != nullptr && value != nullptr) std::memcpy(value, p, 8);
+  return p != nullptr;
+}
+
+// YCSB with table_by_id(), which acquire_all() protocols need.
+template <class CC>
+class YcsbWithTables : public YcsbWorkload<CC> {
+ public:
+  using YcsbWorkload<CC>::YcsbWorkload;
+  Table<CC>* table_by_id(uint32_t id) { return id == YcsbWorkload<CC>::kTableId ? &this->table() : nullptr; }
+};
+
+// Transfers between accounts (read-modify-write of two rows) and audits that
+// read every account and compare the total with the constant it must be. An
+// audit is declared read-only, so BCC runs it on a snapshot: every attempt of
+// it must see a consistent total (bad_audits stays 0), not only the committed
+// ones.
+struct BankRequest {
+  uint32_t type = 0;  // 0 transfer, 1 audit
+  uint32_t from = 0, to = 0;
+  uint64_t amount = 0;
+};
+
+template <class CC>
+class BankWorkload {
+ public:
+  static constexpr const char* kName = "bank";
+  static constexpr uint64_t kInitial = 1000;
+  using Request = BankRequest;
+  struct ThreadState {
+    uint64_t audits = 0;
+  };
+
+  BankWorkload(uint32_t accounts, double audit_ratio) : accounts_(accounts), audit_ratio_(audit_ratio) {}
+
+  std::vector<std::string> txn_types() const { return {"transfer", "audit"}; }
+  void load(int) {
+    table_ = std::make_unique<Table<CC>>(0, "accounts", 8, accounts_, accounts_);
+    for (uint64_t k = 0; k < accounts_; ++k) std::memcpy(table_->load(k, k), &kInitial, 8);
+  }
+  void generate(Random& rng, uint32_t, Request& r) const {
+    r.type = rng.chance(audit_ratio_) ? 1 : 0;
+    r.from = static_cast<uint32_t>(rng.below(accounts_));
+    do r.to = static_cast<uint32_t>(rng.below(accounts_));
+    while (r.to == r.from);
+    r.amount = rng.between(1, 10);
+  }
+  template <class TxnT>
+  RC run(TxnT& txn, const Request& r) {
+    if (r.type == 1) {
+      uint64_t total = 0;
+      for (uint64_t k = 0; k < accounts_; ++k) {
+        const uint8_t* p = txn.read(*table_, k);
+        if (p == nullptr) return txn.failure();
+        uint64_t b;
+        std::memcpy(&b, p, 8);
+        total += b;
+      }
+      if (total != kInitial * accounts_) bad_audits.fetch_add(1, std::memory_order_relaxed);
+      return RC::kOk;
+    }
+    uint8_t* from = txn.update(*table_, r.from);
+    if (from == nullptr) return txn.failure();
+    uint8_t* to = txn.update(*table_, r.to);
+    if (to == nullptr) return txn.failure();
+    uint64_t a, b;
+    std::memcpy(&a, from, 8);
+    std::memcpy(&b, to, 8);
+    a -= r.amount;  // balances may go negative (wrap): the total is what is checked
+    b += r.amount;
+    std::memcpy(from, &a, 8);
+    std::memcpy(to, &b, 8);
+    return RC::kOk;
+  }
+  TxnDesc describe(const Request& r) const {
+    TxnDesc d;
+    d.type = r.type;
+    if (r.type == 1) {
+      for (uint64_t k = 0; k < accounts_; ++k) d.read_set.push_back(make_global_key(0, k));
+    } else {
+      d.write_set = {make_global_key(0, r.from), make_global_key(0, r.to)};
+    }
+    return d;
+  }
+  bool read_only(const Request& r) const { return r.type == 1; }
+  Table<CC>* table_by_id(uint32_t id) { return id == 0 ? table_.get() : nullptr; }
+  void on_commit(ThreadState& s, const Request& r) const { s.audits += r.type; }
+  std::vector<InvariantResult> check_invariants(const std::vector<ThreadState>&) {
+    uint64_t total = 0;
+    for (uint64_t k = 0; k < accounts_; ++k) {
+      uint64_t b;
+      std::memcpy(&b, table_->lookup(k)->data() + kVersionBytes, 8);
+      total += b;
+    }
+    return {{"bank_total", total == kInitial * accounts_, "total " + std::to_string(total)}};
+  }
+  void options_json(JsonWriter&) const {}
+  size_t memory_bytes() const { return table_ ? table_->memory_bytes() : 0; }
+
+  std::atomic<uint64_t> bad_audits{0};
+
+ private:
+  uint32_t accounts_;
+  double audit_ratio_;
+  std::unique_ptr<Table<CC>> table_;
+};
+
+struct RunResult {
+  uint64_t commits = 0;
+  uint64_t aborts = 0;
+  uint64_t aborts_by_reason[static_cast<size_t>(RC::kCount)] = {};
+  bool invariants_ok = false;
+  std::string invariant_detail;
+  uint64_t recorded_txns = 0;
+  verify::CheckResult check;
+  std::string cc_stats;  // the protocol's statistics as JSON, if it has any
+};
+
+// Runs `workload` (loaded) under CC with 4 workers and history recording.
+template <class CC, class W>
+RunResult run(CC& cc, W& workload, double seconds, uint64_t seed) {
+  EngineConfig cfg;
+  cfg.cc = CC::kName;
+  cfg.workload = W::kName;
+  cfg.threads = 4;
+  cfg.warmup_s = 0.05;
+  cfg.duration_s = seconds;
+  cfg.seed = seed;
+  cfg.verify = true;
+  cfg.txn_buffer = 512;
+  cfg.backoff_max_us = 20;
+  cfg.load_threads = 2;
+  OnlineExecutor<CC, W> exec(cfg, cc, workload);
+  RunOutcome<W> out = exec.run();
+  RunResult r;
+  r.commits = out.stats.commits;
+  r.aborts = out.stats.aborts;
+  for (size_t i = 0; i < static_cast<size_t>(RC::kCount); ++i) r.aborts_by_reason[i] = out.stats.aborts_by_reason[i];
+  r.invariants_ok = true;
+  for (const auto& inv : workload.check_invariants(out.workload_states)) {
+    r.invariants_ok &= inv.ok;
+    r.invariant_detail += inv.name + ": " + inv.detail + "; ";
+  }
+  verify::History h = verify::HistoryLog::merge(out.history_logs);
+  r.recorded_txns = h.txns.size();
+  r.check = verify::check_serializable(h);
+  if constexpr (HasProtocolStats<CC>) {
+    JsonWriter w;
+    w.begin_object();
+    cc.stats_json(w);
+    w.end_object();
+    r.cc_stats = w.str();
+  }
+  return r;
+}
+
+// YCSB at theta 0.99 on 256 rows, 8 requests per transaction, half writes.
+inline YcsbOptions contended_ycsb() {
+  YcsbOptions opt;
+  opt.table_size = 256;
+  opt.payload_size = 16;
+  opt.req_per_txn = 8;
+  opt.read_ratio = 0.5;
+  opt.theta = 0.99;
+  return opt;
+}
+
+}  // namespace ccb::cc_test

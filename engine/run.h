@@ -126,6 +126,11 @@ int run_online(const EngineConfig& cfg, W& workload) {
   w.key("peak_rss_bytes").value(peak_rss_bytes());
   w.key("tables_bytes").value(workload.memory_bytes());
   w.end_object();
+  if constexpr (HasProtocolStats<CC>) {
+    w.key("cc_stats").begin_object();
+    cc.stats_json(w);
+    w.end_object();
+  }
   if (cfg.timeline) {
     w.key("timeline").begin_array();
     for (uint64_t c : s.timeline) w.value(c);

@@ -66,7 +66,7 @@ class TpccWorkload {
 
   // The table with global-key id `id` (tpcc_schema.h TableId), or nullptr:
   // protocols that lock the predicted access set resolve keys through it.
-  Table<CC>* table_by_id(uint32_t id) {
+  Table<CC>* table_by_id(uint32_t id) const {
     if (!db_) return nullptr;
     Database& d = *db_;
     switch (id) {

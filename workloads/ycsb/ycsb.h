@@ -129,6 +129,8 @@ class YcsbWorkload {
   void options_json(JsonWriter& w) const { opt_.to_json(w); }
   size_t memory_bytes() const { return table_ ? table_->memory_bytes() : 0; }
   Table<CC>& table() { return *table_; }
+  // For protocols that lock the predicted access set (protocol.h, acquire_all).
+  Table<CC>* table_by_id(uint32_t id) const { return id == kTableId ? table_.get() : nullptr; }
 
  private:
   static bool contains(const Request& r, uint32_t n, uint64_t key) {

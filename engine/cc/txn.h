@@ -18,6 +18,8 @@
 // Thread safety: a Txn is used by its own thread only.
 #pragma once
 
+#include <algorithm>
+#include <bit>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -48,6 +50,10 @@ class Txn {
   void begin(uint32_t restarts = 0, bool read_only = false) {
     scratch_.reset();
     accesses_.clear();
+    if (indexed_ > 0) {
+      std::fill(slots_.begin(), slots_.end(), 0u);
+      indexed_ = 0;
+    }
     rc_ = RC::kOk;
     restarts_ = restarts;
     read_only_ = read_only;
@@ -141,6 +147,36 @@ class Txn {
   }
 
  private:
+  // The access of `row`, or nullptr. Small access sets (YCSB's 16) are
+  // scanned; larger ones (TPC-C StockLevel touches ~400 rows) go through an
+  // open-addressing table of access indices, filled lazily up to the current
+  // size, so repeated-row checks stay O(1) instead of O(n) per access.
+  static constexpr size_t kLinearScanLimit = 24;
+  AccessT* find(const Row<CC>* row) {
+    const size_t n = accesses_.size();
+    if (n <= kLinearScanLimit) {
+      for (AccessT& a : accesses_)
+        if (a.row == row) return &a;
+      return nullptr;
+    }
+    if (slots_.size() < 2 * n) {
+      slots_.assign(std::bit_ceil(4 * n), 0u);
+      indexed_ = 0;
+    }
+    const size_t mask = slots_.size() - 1;
+    for (; indexed_ < n; ++indexed_) {
+      size_t h = slot_of(accesses_[indexed_].row) & mask;
+      while (slots_[h] != 0) h = (h + 1) & mask;
+      slots_[h] = static_cast<uint32_t>(indexed_ + 1);
+    }
+    for (size_t h = slot_of(row) & mask; slots_[h] != 0; h = (h + 1) & mask)
+      if (accesses_[slots_[h] - 1].row == row) return &accesses_[slots_[h] - 1];
+    return nullptr;
+  }
+  static size_t slot_of(const Row<CC>* row) {
+    return static_cast<size_t>((reinterpret_cast<uintptr_t>(row) >> 3) * 0x9E3779B97F4A7C15ull >> 20);
+  }
+
   static bool ok(RC rc) { return rc == RC::kOk; }
   bool ok_or_fail(RC rc) {
     rc_ = rc;
@@ -154,13 +190,12 @@ class Txn {
       return nullptr;
     }
     // Repeated access to the same row: reuse (and upgrade) the first one.
-    for (AccessT& a : accesses_) {
-      if (a.row != row) continue;
-      if (want == AccessType::kRead || a.is_write()) return &a;
-      if (!ok_or_fail(cc_.write(*this, a))) return nullptr;
-      a.type = AccessType::kWrite;
-      a.data = a.local;
-      return &a;
+    if (AccessT* a = find(row)) {
+      if (want == AccessType::kRead || a->is_write()) return a;
+      if (!ok_or_fail(cc_.write(*this, *a))) return nullptr;
+      a->type = AccessType::kWrite;
+      a->data = a->local;
+      return a;
     }
     AccessT& a = accesses_.emplace_back();
     a.row = row;
@@ -206,6 +241,8 @@ class Txn {
   RC rc_ = RC::kOk;
   std::vector<TableT*> tables_;
   std::vector<AccessT> accesses_;
+  std::vector<uint32_t> slots_;  // find(): access index + 1, 0 = empty
+  size_t indexed_ = 0;           // accesses_[0, indexed_) are in slots_
   Arena scratch_;
   typename CC::TxnMeta meta_{};
 };

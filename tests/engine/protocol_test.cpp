@@ -95,6 +95,31 @@ TYPED_TEST(ProtocolTest, ReadThenUpdateOfTheSameRowUpgrades) {
   EXPECT_EQ(this->t2_.commit(), RC::kOk);
 }
 
+TYPED_TEST(ProtocolTest, LargeAccessSetsFindRepeatedRows) {
+  // Past the linear-scan limit the access set is searched through a hash
+  // table: every repeated row must still map to its first access.
+  using CC = TypeParam;
+  constexpr uint64_t kMany = 300;
+  Table<CC> big(1, "big", 8, kMany, kMany);
+  for (uint64_t k = 0; k < kMany; ++k) big.load(k, k);
+  this->t1_.begin();
+  for (uint64_t k = 0; k < kMany; ++k) ASSERT_NE(this->t1_.read(big, k), nullptr);
+  for (uint64_t k = 0; k < kMany; k += 7) ASSERT_TRUE(this->increment(this->t1_, big, k));
+  for (uint64_t k = 0; k < kMany; k += 7) ASSERT_TRUE(this->increment(this->t1_, big, k));
+  EXPECT_EQ(this->t1_.accesses().size(), kMany);
+  EXPECT_EQ(this->t1_.commit(), RC::kOk);
+  for (uint64_t k = 0; k < kMany; ++k) {
+    uint64_t c;
+    std::memcpy(&c, big.lookup(k)->data() + kVersionBytes, 8);
+    EXPECT_EQ(c, k % 7 == 0 ? 2u : 0u) << k;
+  }
+  // The next attempt starts from an empty access set.
+  this->t1_.begin();
+  ASSERT_NE(this->t1_.read(big, 3), nullptr);
+  EXPECT_EQ(this->t1_.accesses().size(), 1u);
+  EXPECT_EQ(this->t1_.commit(), RC::kOk);
+}
+
 TYPED_TEST(ProtocolTest, InsertIsInvisibleUntilCommit) {
   this->t1_.begin();
   uint8_t* p = this->t1_.insert(this->table_, 100);

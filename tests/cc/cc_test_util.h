@@ -16,6 +16,7 @@
 #include "engine/verify/checker.h"
 #include "workloads/workload.h"
 #include "workloads/ycsb/ycsb.h"
+#include "tests/support/verified_run.h"
 
 namespace ccb::cc_test {
 
@@ -50,14 +51,6 @@ bool read(TxnT& t, TableT& table, uint64_t key, uint64_t* value = nullptr) {
   if (p != nullptr && value != nullptr) std::memcpy(value, p, 8);
   return p != nullptr;
 }
-
-// YCSB with table_by_id(), which acquire_all() protocols need.
-template <class CC>
-class YcsbWithTables : public YcsbWorkload<CC> {
- public:
-  using YcsbWorkload<CC>::YcsbWorkload;
-  Table<CC>* table_by_id(uint32_t id) { return id == YcsbWorkload<CC>::kTableId ? &this->table() : nullptr; }
-};
 
 // Transfers between accounts (read-modify-write of two rows) and audits that
 // read every account and compare the total with the constant it must be. An
@@ -154,64 +147,14 @@ class BankWorkload {
   std::unique_ptr<Table<CC>> table_;
 };
 
-struct RunResult {
-  uint64_t commits = 0;
-  uint64_t aborts = 0;
-  uint64_t aborts_by_reason[static_cast<size_t>(RC::kCount)] = {};
-  bool invariants_ok = false;
-  std::string invariant_detail;
-  uint64_t recorded_txns = 0;
-  verify::CheckResult check;
-  std::string cc_stats;  // the protocol's statistics as JSON, if it has any
-};
+using RunResult = test_support::VerifiedRun;
 
 // Runs `workload` (loaded) under CC with 4 workers and history recording.
 template <class CC, class W>
 RunResult run(CC& cc, W& workload, double seconds, uint64_t seed) {
-  EngineConfig cfg;
-  cfg.cc = CC::kName;
-  cfg.workload = W::kName;
-  cfg.threads = 4;
-  cfg.warmup_s = 0.05;
-  cfg.duration_s = seconds;
-  cfg.seed = seed;
-  cfg.verify = true;
-  cfg.txn_buffer = 512;
-  cfg.backoff_max_us = 20;
-  cfg.load_threads = 2;
-  OnlineExecutor<CC, W> exec(cfg, cc, workload);
-  RunOutcome<W> out = exec.run();
-  RunResult r;
-  r.commits = out.stats.commits;
-  r.aborts = out.stats.aborts;
-  for (size_t i = 0; i < static_cast<size_t>(RC::kCount); ++i) r.aborts_by_reason[i] = out.stats.aborts_by_reason[i];
-  r.invariants_ok = true;
-  for (const auto& inv : workload.check_invariants(out.workload_states)) {
-    r.invariants_ok &= inv.ok;
-    r.invariant_detail += inv.name + ": " + inv.detail + "; ";
-  }
-  verify::History h = verify::HistoryLog::merge(out.history_logs);
-  r.recorded_txns = h.txns.size();
-  r.check = verify::check_serializable(h);
-  if constexpr (HasProtocolStats<CC>) {
-    JsonWriter w;
-    w.begin_object();
-    cc.stats_json(w);
-    w.end_object();
-    r.cc_stats = w.str();
-  }
-  return r;
+  return test_support::run_verified(cc, workload, {.threads = 4, .seconds = seconds, .seed = seed});
 }
 
-// YCSB at theta 0.99 on 256 rows, 8 requests per transaction, half writes.
-inline YcsbOptions contended_ycsb() {
-  YcsbOptions opt;
-  opt.table_size = 256;
-  opt.payload_size = 16;
-  opt.req_per_txn = 8;
-  opt.read_ratio = 0.5;
-  opt.theta = 0.99;
-  return opt;
-}
+using test_support::contended_ycsb;
 
 }  // namespace ccb::cc_test

@@ -47,7 +47,7 @@ void expect_only_conflict_aborts(const cc_test::RunResult& r) {
 TYPED_TEST(CcStress, HighContentionYcsbLosesNoUpdateAndIsSerializable) {
   using CC = TypeParam;
   CC cc;
-  cc_test::YcsbWithTables<CC> w(cc_test::contended_ycsb());
+  YcsbWorkload<CC> w(cc_test::contended_ycsb());
   w.load(2);
   const cc_test::RunResult r = cc_test::run(cc, w, 0.4, 7);
   EXPECT_GT(r.commits, 100u);

@@ -10,8 +10,7 @@
 #include "engine/cc/occ.h"
 #include "engine/cc/silo.h"
 #include "engine/cc/tictoc.h"
-#include "engine/exec/online_executor.h"
-#include "engine/verify/checker.h"
+#include "tests/support/verified_run.h"
 #include "tests/tpcc/tpcc_test_util.h"
 
 namespace ccb {
@@ -24,35 +23,19 @@ template <class CC>
 class TpccStressTest : public ::testing::Test {
  protected:
   static void run_and_check(const TpccOptions& opt, double seconds) {
-    EngineConfig cfg;
-    cfg.cc = CC::kName;
-    cfg.workload = "tpcc";
-    cfg.threads = 4;
-    cfg.warmup_s = 0.05;
-    cfg.duration_s = seconds;
-    cfg.seed = 11;
-    cfg.verify = true;
-    cfg.txn_buffer = 1024;
-    cfg.backoff_max_us = 20;
-    cfg.load_threads = 2;
     TpccWorkload<CC> workload(opt);
-    workload.load(cfg.load_threads);
+    workload.load(2);
     CC cc;
-    OnlineExecutor<CC, TpccWorkload<CC>> exec(cfg, cc, workload);
-    RunOutcome<TpccWorkload<CC>> out = exec.run();
-
-    EXPECT_GT(out.stats.commits, 100u);
+    const auto r = test_support::run_verified(cc, workload, {.threads = 4, .seconds = seconds, .seed = 11, .txn_buffer = 1024});
+    EXPECT_GT(r.commits, 100u);
     for (uint32_t t = 0; t < kTxnTypes; ++t) {
       if (opt.mix_pct[t] > 0) {
-        EXPECT_GT(out.stats.per_type[t].commits, 0u) << kTxnTypeNames[t];
+        EXPECT_GT(r.commits_by_type[t], 0u) << kTxnTypeNames[t];
       }
     }
-    expect_all_hold(workload.check_invariants(out.workload_states));
-
-    verify::History h = verify::HistoryLog::merge(out.history_logs);
-    EXPECT_GE(h.txns.size(), out.stats.commits);
-    const verify::CheckResult r = verify::check_serializable(h);
-    EXPECT_TRUE(r.serializable) << r.violation.message;
+    EXPECT_TRUE(r.invariants_ok) << r.invariant_detail;
+    EXPECT_GE(r.recorded_txns, r.commits);
+    EXPECT_TRUE(r.check.serializable) << r.check.violation.message;
   }
 };
 using Protocols = ::testing::Types<NoWait, Occ, Silo, TicToc>;

@@ -16,6 +16,7 @@
 #include "engine/exec/online_executor.h"
 #include "engine/verify/checker.h"
 #include "workloads/workload.h"
+#include "tests/support/verified_run.h"
 
 namespace ccb::testing {
 
@@ -89,26 +90,12 @@ void expect_config_error(Fn fn, const std::string& flag) {
 // the history is serializable.
 template <class CC, class W>
 void stress_and_verify(W& w, int threads, double seconds, uint64_t seed = 7) {
-  EngineConfig cfg;
-  cfg.cc = CC::kName;
-  cfg.workload = W::kName;
-  cfg.threads = threads;
-  cfg.warmup_s = 0.05;
-  cfg.duration_s = seconds;
-  cfg.seed = seed;
-  cfg.verify = true;
-  cfg.txn_buffer = 512;
-  cfg.backoff_max_us = 20;
-  cfg.load_threads = 2;
   CC cc;
-  OnlineExecutor<CC, W> exec(cfg, cc, w);
-  RunOutcome<W> out = exec.run();
-  EXPECT_GT(out.stats.commits, 50u);
-  expect_all_ok(w.check_invariants(out.workload_states));
-  verify::History h = verify::HistoryLog::merge(out.history_logs);
-  EXPECT_GE(h.txns.size(), out.stats.commits);
-  const verify::CheckResult res = verify::check_serializable(h);
-  EXPECT_TRUE(res.serializable) << res.violation.message;
+  const auto r = test_support::run_verified(cc, w, {.threads = threads, .seconds = seconds, .seed = seed});
+  EXPECT_GT(r.commits, 50u);
+  EXPECT_TRUE(r.invariants_ok) << r.invariant_detail;
+  EXPECT_GE(r.recorded_txns, r.commits);
+  EXPECT_TRUE(r.check.serializable) << r.check.violation.message;
 }
 
 }  // namespace ccb::testing

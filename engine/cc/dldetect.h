@@ -41,6 +41,7 @@
 #include <vector>
 
 #include "engine/cc/common.h"
+#include "engine/stats/json.h"
 
 namespace ccb {
 
@@ -49,6 +50,12 @@ class DlDetect {
   static constexpr const char* kName = "dldetect";
   static constexpr int kMaxThreads = RwLockWord::kMaxOwners;
   static constexpr uint64_t kDetectIntervalNs = 10'000;  // a search every 10 us of waiting
+  static constexpr uint64_t kWaitTimeoutNs = 20'000'000;  // give up a wait after 20 ms (see wait_for_grant)
+
+  // Waits that ended by the timeout rather than by detection, over the whole
+  // run (warm-up included): see the known gap in docs/protocols.md (DlDetect).
+  void stats_json(JsonWriter& w) const { w.key("deadlock_timeouts").value(timeouts_.load(std::memory_order_relaxed)); }
+  void reset_stats(uint32_t) {}
 
   struct Node;
   struct RowMeta {
@@ -182,6 +189,7 @@ class DlDetect {
 
   RC wait_for_grant(Node& me, uint64_t wait) {
     using Clock = std::chrono::steady_clock;
+    const auto give_up = Clock::now() + std::chrono::nanoseconds(kWaitTimeoutNs);
     auto next_search = Clock::now();
     for (SpinWait w;; w.pause()) {
       const uint64_t s = me.status.load(std::memory_order_acquire);
@@ -189,7 +197,16 @@ class DlDetect {
       if (s == status_of(wait, kVictim)) return RC::kDeadlock;
       if (w.rounds() % 16 == 0 && Clock::now() >= next_search) {
         search(me.thread);
-        next_search = Clock::now() + std::chrono::nanoseconds(kDetectIntervalNs);
+        const auto now = Clock::now();
+        next_search = now + std::chrono::nanoseconds(kDetectIntervalNs);
+        // Safety net, as DBx1000's DL_DETECT timeout: a wait this long is
+        // treated as a deadlock and the waiter aborts itself (under the row
+        // latch, so a grant racing with it wins). Counted in deadlock_timeouts.
+        if (now >= give_up) {
+          mark_victim(me.thread, me.graph);
+          if (me.status.load(std::memory_order_acquire) == status_of(wait, kVictim))
+            timeouts_.fetch_add(1, std::memory_order_relaxed);
+        }
       }
     }
   }
@@ -303,6 +320,7 @@ class DlDetect {
   }
 
   Node nodes_[kMaxThreads];
+  std::atomic<uint64_t> timeouts_{0};
 };
 
 }  // namespace ccb

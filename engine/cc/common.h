@@ -86,6 +86,16 @@ class SpinLatch {
 
 enum class LockHeld : uint8_t { kNone, kShared, kExclusive };
 
+// Commit of the lock-based protocols: every row held exclusively gets its
+// private image installed, then inserts are published (their lock words are
+// still 0, so they start unlocked). The caller releases its locks afterwards.
+template <class TxnT>
+void install_exclusively_locked(TxnT& txn) {
+  for (auto& a : txn.accesses())
+    if (a.meta.held == LockHeld::kExclusive) txn.install(a);
+  txn.publish_inserts([](auto&) {});
+}
+
 // The accesses selected by `pred`, ordered by row address: taking commit-time
 // locks in one global order rules out deadlock (Silo section 4.4). The array
 // lives in the transaction's scratch memory, valid until the next begin().

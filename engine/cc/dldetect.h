@@ -50,7 +50,9 @@ class DlDetect {
   static constexpr const char* kName = "dldetect";
   static constexpr int kMaxThreads = RwLockWord::kMaxOwners;
   static constexpr uint64_t kDetectIntervalNs = 10'000;  // a search every 10 us of waiting
-  static constexpr uint64_t kWaitTimeoutNs = 20'000'000;  // give up a wait after 20 ms (see wait_for_grant)
+  // A wait longer than this aborts the waiter (see wait_for_grant). Tests
+  // that hold locks on purpose for longer raise it.
+  uint64_t wait_timeout_ns = 20'000'000;
 
   // Waits that ended by the timeout rather than by detection, over the whole
   // run (warm-up included): see the known gap in docs/protocols.md (DlDetect).
@@ -112,15 +114,13 @@ class DlDetect {
   }
   RC write(auto& txn, auto& a) {
     const RC rc = lock(txn, a, a.meta.held == LockHeld::kShared ? Mode::kUpgrade : Mode::kExclusive);
-    if (rc == RC::kOk) std::memcpy(txn.make_local(a), a.row->data(), a.table->data_size());
+    if (rc == RC::kOk) txn.copy_locked_row(a);
     return rc;
   }
   RC insert(auto&, auto&) { return RC::kOk; }  // private until published
 
   RC commit(auto& txn) {
-    for (auto& a : txn.accesses())
-      if (a.meta.held == LockHeld::kExclusive) txn.install(a);
-    txn.publish_inserts([](RowMeta&) {});
+    install_exclusively_locked(txn);
     release(txn);
     return RC::kOk;
   }
@@ -189,7 +189,7 @@ class DlDetect {
 
   RC wait_for_grant(Node& me, uint64_t wait) {
     using Clock = std::chrono::steady_clock;
-    const auto give_up = Clock::now() + std::chrono::nanoseconds(kWaitTimeoutNs);
+    const auto give_up = Clock::now() + std::chrono::nanoseconds(wait_timeout_ns);
     auto next_search = Clock::now();
     for (SpinWait w;; w.pause()) {
       const uint64_t s = me.status.load(std::memory_order_acquire);

@@ -37,16 +37,14 @@ class NoWait {
     const bool got = a.meta.held == LockHeld::kShared ? lock.try_upgrade() : lock.try_lock_exclusive();
     if (!got) return RC::kLockConflict;
     a.meta.held = LockHeld::kExclusive;
-    std::memcpy(txn.make_local(a), a.row->data(), a.table->data_size());
+    txn.copy_locked_row(a);
     return RC::kOk;
   }
 
   RC insert(auto&, auto&) { return RC::kOk; }  // private until published
 
   RC commit(auto& txn) {
-    for (auto& a : txn.accesses())
-      if (a.meta.held == LockHeld::kExclusive) txn.install(a);
-    txn.publish_inserts([](RowMeta&) {});
+    install_exclusively_locked(txn);
     release(txn);
     return RC::kOk;
   }

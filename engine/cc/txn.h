@@ -23,6 +23,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <vector>
 
 #include "engine/cc/protocol.h"
@@ -124,6 +125,12 @@ class Txn {
   uint8_t* scratch(size_t bytes) { return static_cast<uint8_t*>(scratch_.allocate(bytes, 8)); }
   // A private copy buffer for `a` (not yet filled).
   uint8_t* make_local(AccessT& a) { return a.local = scratch(a.table->data_size()); }
+  // A private copy of the row's current image, for a writer that excludes
+  // other writers (a lock): no concurrent change can tear it.
+  uint8_t* copy_locked_row(AccessT& a) {
+    std::memcpy(make_local(a), a.row->data(), a.table->data_size());
+    return a.local;
+  }
 
   // Copies a's private image into its row, stamping it with this
   // transaction's version. REQUIRES: the protocol excludes concurrent writers

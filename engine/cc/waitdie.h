@@ -60,15 +60,13 @@ class WaitDie {
   }
   RC write(auto& txn, auto& a) {
     const RC rc = lock(txn, a, LockHeld::kExclusive);
-    if (rc == RC::kOk) std::memcpy(txn.make_local(a), a.row->data(), a.table->data_size());
+    if (rc == RC::kOk) txn.copy_locked_row(a);
     return rc;
   }
   RC insert(auto&, auto&) { return RC::kOk; }  // private until published
 
   RC commit(auto& txn) {
-    for (auto& a : txn.accesses())
-      if (a.meta.held == LockHeld::kExclusive) txn.install(a);
-    txn.publish_inserts([](RowMeta&) {});
+    install_exclusively_locked(txn);
     release(txn);
     return RC::kOk;
   }

@@ -185,6 +185,9 @@ TEST_F(WaitDieTest, RetryKeepsTheTimestamp) {
 
 class DlDetectTest : public ::testing::Test {
  protected:
+  // These tests hold locks for kPause on purpose: the deadlock timeout (a
+  // safety net, docs/protocols.md) must not cut their waits short.
+  DlDetectTest() { cc_.wait_timeout_ns = 60'000'000'000; }
   DlDetect cc_;
   Counters<DlDetect> c_{4};
 };

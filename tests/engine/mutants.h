@@ -45,14 +45,14 @@ class NoWaitReleasesEarly : public NoWait {
   static constexpr const char* kName = "nowait-releases-early";
   RC read(auto& txn, auto& a) {
     if (!a.row->meta.lock.try_lock_shared()) return RC::kLockConflict;
-    std::memcpy(txn.make_local(a), a.row->data(), a.table->data_size());
+    txn.copy_locked_row(a);
     a.row->meta.lock.unlock_shared();
     a.data = a.local;
     return RC::kOk;
   }
   RC write(auto& txn, auto& a) {
     if (!a.row->meta.lock.try_lock_exclusive()) return RC::kLockConflict;
-    if (a.local == nullptr) std::memcpy(txn.make_local(a), a.row->data(), a.table->data_size());
+    if (a.local == nullptr) txn.copy_locked_row(a);
     a.row->meta.lock.unlock_exclusive();
     return RC::kOk;
   }

@@ -32,17 +32,13 @@
 #include "engine/cc/txn.h"
 #include "engine/config.h"
 #include "engine/core/random.h"
+#include "engine/core/clock.h"
 #include "engine/exec/topology.h"
 #include "engine/stats/thread_stats.h"
 #include "engine/verify/recorder.h"
 #include "workloads/workload.h"
 
 namespace ccb {
-
-inline uint64_t now_ns() {
-  return static_cast<uint64_t>(
-      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count());
-}
 
 template <class W, class CC>
 concept HasTableById = requires(W w, uint32_t id) {

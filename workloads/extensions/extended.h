@@ -81,7 +81,7 @@ class Extended {
   template <class TxnT>
   RC run(TxnT& txn, const Request& r) {
     Worker& me = worker();
-    if (opt_.runtime.enabled) me.start_ns = monotonic_ns();
+    if (opt_.runtime.enabled) me.start_ns = now_ns();
     const RC rc = inner_.run(txn, r.inner);
     if (rc != RC::kOk || me.calibrating) return rc;
     if (r.runtime_rank > 0) spin_until_ns(me.start_ns + runtime_.bound_ns(r.runtime_rank, calibration_.t_ns()));
@@ -97,7 +97,7 @@ class Extended {
     if (!me.calibrating) return;
     const uint32_t k = opt_.runtime.calibration_txns;
     if (++me.n <= k) return;  // warming up
-    me.sum_ns += monotonic_ns() - me.start_ns;
+    me.sum_ns += now_ns() - me.start_ns;
     if (me.n == 2 * uint64_t{k}) {
       calibration_.contribute(me.sum_ns, k);
       me.calibrating = false;

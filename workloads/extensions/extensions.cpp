@@ -71,7 +71,7 @@ void ExtensionOptions::to_json(JsonWriter& w) const {
 }
 
 void spin_until_ns(uint64_t deadline_ns) {
-  while (monotonic_ns() < deadline_ns) cpu_relax();
+  while (now_ns() < deadline_ns) cpu_relax();
 }
 
 void spin_cycles(uint64_t cycles) {
@@ -79,7 +79,7 @@ void spin_cycles(uint64_t cycles) {
   const uint64_t start = __rdtsc();
   while (__rdtsc() - start < cycles) cpu_relax();
 #else
-  spin_until_ns(monotonic_ns() + cycles * 2 / 5);  // 2.5 cycles per ns
+  spin_until_ns(now_ns() + cycles * 2 / 5);  // 2.5 cycles per ns
 #endif
 }
 

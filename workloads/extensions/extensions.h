@@ -35,7 +35,7 @@
 
 #include "engine/core/random.h"
 #include "engine/core/zipf.h"
-#include "workloads/common/clock.h"
+#include "engine/core/clock.h"
 
 namespace ccb {
 
@@ -133,7 +133,7 @@ class RuntimeCalibration {
   uint32_t workers_ = 0;
 };
 
-// Busy-waits until monotonic_ns() >= deadline_ns.
+// Busy-waits until now_ns() >= deadline_ns.
 void spin_until_ns(uint64_t deadline_ns);
 // Busy-waits for `cycles` CPU cycles: the time-stamp counter on x86 (it ticks
 // at the nominal frequency); elsewhere cycles at an assumed 2.5 GHz.

@@ -57,7 +57,7 @@
 #include "engine/cc/txn.h"
 #include "engine/core/random.h"
 #include "engine/stats/json.h"
-#include "workloads/common/clock.h"
+#include "engine/core/clock.h"
 #include "workloads/common/table_util.h"
 #include "workloads/hot/hot_options.h"
 #include "workloads/workload.h"
@@ -182,7 +182,7 @@ class HotWorkload {
   // The epoch now; starts the epoch clock on first use.
   uint64_t epoch() const {
     if (shift_ns_ == 0) return 0;
-    const uint64_t now = monotonic_ns();
+    const uint64_t now = now_ns();
     uint64_t origin = origin_ns_.load(std::memory_order_acquire);
     if (origin == 0 && origin_ns_.compare_exchange_strong(origin, now, std::memory_order_acq_rel)) origin = now;
     const uint64_t e = now > origin ? (now - origin) / shift_ns_ : 0;

@@ -1,33 +1,30 @@
-// Batch generators for bench_strife: the predicted access sets (read keys,
-// write keys) of the three workloads of the Strife paper's evaluation (§5.1),
-// at the paper's settings. These are *access-set models*, not the testbed's
-// workload generators: they produce only what a front-end sees (a batch of
-// ccb::TxnDesc), so the clustering can be benchmarked before workloads/ is
-// ready. When the real generators land, make_batch() is the one function to
-// replace. Table ids are local to these models.
+// Batches for bench_strife, made by the testbed's own workloads: every
+// transaction is a request from the workload's generate(), and what the
+// clusterer sees is that request's describe() (the predicted access set,
+// ARCHITECTURE property 3), exactly what a Strife front-end in front of the
+// engine would see. Only the request generators are used: describe() of all
+// three workloads depends on the request alone, so no table is loaded (the
+// paper's 20M-key YCSB and 50M-record HOT cost nothing here).
 //
-// tpcc (param = warehouses): 50/50 NewOrder / Payment, payments by customer
-//   id ("all payments accessing customer through primary key lookups"),
-//   15% of payments remote, 1% of order lines from a remote warehouse, 10
-//   districts, 3000 customers per district, 100,000 items, NURand customer
-//   and item ids (TPC-C 2.1.6). Inserted rows (orders, new-orders, order
-//   lines, history) have fresh keys that no other transaction touches, so
-//   they are left out.
-//     NewOrder reads WAREHOUSE(w), CUSTOMER(w,d,c) and ITEM(i) for 5-15
-//       distinct items; writes DISTRICT(w,d) and STOCK(supply_w, i).
-//     Payment writes WAREHOUSE(w), DISTRICT(w,d), CUSTOMER(c_w,c_d,c).
-// ycsb (param = theta): 20M keys in `partitions` contiguous ranges; a
-//   transaction picks a partition uniformly and read-modify-writes 20
-//   distinct keys of it, Zipfian(theta) within the partition (§5.1:
-//   "statically partitionable", "intra-partition key access is determined
-//   by a Zipfian distribution").
-// hot (param = hot records): 50M records, hash-partitioned (key mod
-//   `partitions`); hot records are keys 0..H-1, so evenly spread over the
-//   partitions. A transaction updates one uniformly chosen hot record and 9
-//   distinct cold records; the hot record's partition is its home, it picks
-//   0-3 distinct remote partitions uniformly ("limiting remote partition
-//   accesses to at most 3") and each cold record lies in the home or one of
-//   those, uniformly.
+// Settings of the paper's §5.1 (the workloads' READMEs document each knob):
+//   tpcc (param = warehouses): TpccOptions with the 50/50 NewOrder/Payment
+//     mix ("neworder_payment"), by_last_name_pct = 0 ("all payments accessing
+//     customer through primary key lookups") and the spec's remote accesses
+//     (cross_pct = -1: 15% of payments remote, 1% of order lines from a
+//     remote warehouse). The home warehouse of the executor's worker t is
+//     t mod warehouses + 1; a batch collects transactions from every client,
+//     so each transaction's client (the generator's `thread`) is drawn
+//     uniformly from [0, warehouses) [INF: the paper does not say how a
+//     batch's transactions spread over warehouses].
+//   ycsb (param = theta): YcsbOptions with 20M keys, 20 requests per
+//     transaction, `partitions` contiguous key ranges (each transaction inside
+//     one, Zipf(theta) within it: "intra-partition key access is determined by
+//     a Zipfian distribution"), payload 128 bytes, read_ratio = 0: every
+//     request a read-modify-write [INF: "reads/updates 20 records"; FIGURES.md
+//     strife-fig09a: "20 RW accesses"].
+//   hot (param = hot records): HotOptions with 50M records, `partitions` hash
+//     partitions, at most 3 remote cold records, fixed placement (hot keys
+//     0..H-1, evenly spread over the partitions).
 #pragma once
 
 #include <cstddef>
@@ -49,11 +46,21 @@ struct BatchSpec {
   uint32_t partitions = 30;  // ycsb and hot
 };
 
+// The paper's table sizes (§5.1).
+inline constexpr uint64_t kYcsbKeys = 20'000'000;
+inline constexpr uint32_t kYcsbRequests = 20;
+inline constexpr uint64_t kHotRecords = 50'000'000;
+
+// Where the batches come from, for the result's config.
+inline constexpr const char* kBatchSource =
+    "workloads/{tpcc,ycsb,hot}: generate() + describe() (partitioners/strife/bench_batches.h)";
+
 const char* workload_name(Workload w);
 std::optional<Workload> parse_workload(std::string_view name);
 // Empty if `spec` is valid, else a message naming the problem and the allowed values.
 std::string check_spec(const BatchSpec& spec);
 
+// `size` transaction descriptions with ids 0..size-1.
 // REQUIRES: check_spec(spec).empty(). Deterministic for (spec, size, seed).
 std::vector<TxnDesc> make_batch(const BatchSpec& spec, size_t size, uint64_t seed);
 

@@ -1,6 +1,6 @@
 // bench_strife: clustering statistics and analysis speed of the Strife
-// clusterer on batches of the TPC-C, YCSB and HOT access-set models
-// (bench_batches.h). Experiments (FIGURES.md §4):
+// clusterer on batches of TPC-C, YCSB and HOT transactions generated and
+// described by the testbed's workloads (bench_batches.h). Experiments (FIGURES.md §4):
 //   fig05  spot clusters / CF clusters / residuals per workload (strife-fig05)
 //   fig09  analysis throughput per thread count (strife-fig09a) and time per
 //          step (strife-fig09b), medians over --reps runs of one batch (the
@@ -35,10 +35,10 @@ constexpr const char* kUsage = R"(usage: bench_strife [flags]
   --fig09_points=LIST  (default tpcc:30,ycsb:0.1,ycsb:0.99,hot:100)
   --fig10_points=LIST  (default tpcc:4,tpcc:15,tpcc:30,ycsb:0.1,ycsb:0.5,ycsb:0.8,ycsb:0.99,ycsb:1.2)
                        workloads: tpcc (param = warehouses), ycsb (theta), hot (hot records)
-  --alphas=LIST        fig10 alpha values, each in (0, 1] (default 0.05,0.1,0.2,0.3,0.4,0.5)
+  --alphas=LIST        fig10 alpha values, each in [0, 1] (default 0,0.05,0.1,0.2,0.3,0.4,0.5)
   --batch=N            transactions per batch, in [1, 10000000] (default 10000)
   --k=N                spot trials, in [1, 1024] (default 100)
-  --alpha=X            residual parameter, in (0, 1] (default 0.2)
+  --alpha=X            residual parameter, in [0, 1] (default 0.2; 0 merges all special clusters)
   --threads=LIST       fig09 thread counts, each in [1, 1024] (default 1,2)
   --reps=N             fig09 timed runs per point, in [1, 100000] (default 20)
   --partitions=N       ycsb/hot partitions, in [1, 10000] (default 30)
@@ -57,7 +57,7 @@ struct BadFlag : std::runtime_error {
 struct Config {
   std::vector<std::string> experiments{"fig05", "fig09", "fig10"};
   std::vector<BatchSpec> fig05, fig09, fig10;
-  std::vector<double> alphas{0.05, 0.1, 0.2, 0.3, 0.4, 0.5};
+  std::vector<double> alphas{0, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5};
   uint64_t batch = 10000;
   uint32_t k = 100;
   double alpha = 0.2;
@@ -146,7 +146,7 @@ Config parse(int argc, char** argv) {
       c.alphas.clear();
       for (const std::string& a : split(v)) {
         c.alphas.push_back(parse_double(name, a));
-        if (!(c.alphas.back() > 0 && c.alphas.back() <= 1)) throw BadFlag(name + ": '" + a + "' must be in (0, 1]");
+        if (!(c.alphas.back() >= 0 && c.alphas.back() <= 1)) throw BadFlag(name + ": '" + a + "' must be in [0, 1]");
       }
     } else if (name == "--batch") {
       c.batch = parse_uint(name, v, 1, 10'000'000);
@@ -154,7 +154,7 @@ Config parse(int argc, char** argv) {
       c.k = static_cast<uint32_t>(parse_uint(name, v, 1, kMaxK));
     } else if (name == "--alpha") {
       c.alpha = parse_double(name, v);
-      if (!(c.alpha > 0 && c.alpha <= 1)) throw BadFlag(name + ": '" + v + "' must be in (0, 1]");
+      if (!(c.alpha >= 0 && c.alpha <= 1)) throw BadFlag(name + ": '" + v + "' must be in [0, 1]");
     } else if (name == "--threads") {
       c.threads.clear();
       for (const std::string& t : split(v)) c.threads.push_back(parse_uint(name, t, 1, 1024));
@@ -375,7 +375,7 @@ void print_json(const Config& c, const std::vector<Fig05Row>& f5, const std::vec
     << ", \"reps\": " << c.reps << ", \"pack\": " << (c.pack ? "true" : "false")
     << ", \"fuse_after_merge\": " << (c.fuse_after_merge ? "true" : "false") << ", \"threads\": [";
   for (size_t i = 0; i < c.threads.size(); ++i) o << (i ? ", " : "") << c.threads[i];
-  o << "], \"batch_model\": \"partitioners/strife/bench_batches.h\"},\n";
+  o << "], \"batches\": \"" << kBatchSource << "\"},\n";
   json_array(o, "fig05", f5, [](const Fig05Row& r) {
     std::ostringstream s;
     s << json_point(r.point) << ", " << json_stats(r.stats) << ", \"queue_min\": " << r.queue_min

@@ -52,8 +52,10 @@ void check_key(GlobalKey key) {
 }  // namespace
 
 void validate(const Options& o) {
-  if (!(o.alpha > 0.0 && o.alpha <= 1.0))
-    throw std::invalid_argument("strife: alpha must be in (0, 1], got " + std::to_string(o.alpha));
+  // §3.1 "a fraction between 0 and 1". alpha = 0 is the paper's Fig. 10a end
+  // point: every pair passes the merge test (count >= 0), one cluster.
+  if (!(o.alpha >= 0.0 && o.alpha <= 1.0))
+    throw std::invalid_argument("strife: alpha must be in [0, 1], got " + std::to_string(o.alpha));
   if (o.k < 1 || o.k > kMaxK)
     throw std::invalid_argument("strife: k must be in [1, " + std::to_string(kMaxK) + "], got " + std::to_string(o.k));
   if (o.threads < 1 || o.threads > kMaxThreads)
@@ -329,7 +331,10 @@ void Clusterer::fuse() {
 // §3.1.4 Merge (Alg. 1 lines 29-33): special clusters i and j are joined
 // when count[i][j] >= alpha * (|ci| + |cj| + count[i][j]), with |c| the
 // transactions fused into c. The decisions are sequential and use the
-// counts of the original spot clusters, as in the pseudo-code.
+// counts of the original spot clusters, as in the pseudo-code. Every pair is
+// tested (line 29: special x special), also pairs no transaction shares: with
+// alpha = 0 those pass too and all special clusters become one ("When α is
+// zero, Strife clusters all transactions into a single cluster", §5.6.2).
 // With fuse_after_merge, the transactions fuse skipped are then fused again
 // (in parallel), so that those now connected to a single special cluster
 // pull their remaining items into it (see Options::fuse_after_merge).

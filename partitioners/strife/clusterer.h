@@ -40,7 +40,7 @@ inline constexpr unsigned kMaxThreads = 1024;
 
 struct Options {
   uint32_t k = 100;      // spot trials, §3.1.2 ("k = 100 for 30 cores"); in [1, kMaxK]
-  double alpha = 0.2;    // residual parameter, §3.1.4 (paper default 0.2); in (0, 1]
+  double alpha = 0.2;    // residual parameter, §3.1.4 (paper default 0.2); in [0, 1] (0: one cluster)
   unsigned threads = 1;  // threads for prepare, fuse, allocate (§4); in [1, kMaxThreads]
   uint64_t seed = 1;     // spot sampling; call i of a Clusterer uses a stream derived from (seed, i)
   // Allocate (§3.1.5): append each conflict-free unit that has no special

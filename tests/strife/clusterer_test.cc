@@ -184,6 +184,67 @@ TEST(StrifeFigure3, SmallAlphaMergesEverythingIntoOneCluster) {
   EXPECT_EQ(plan.stats.merges, 3u);
 }
 
+// ------------------------------------------------------------ alpha = 0
+// §5.6.2 (Fig. 10a): "When α is zero, Strife clusters all transactions into a
+// single cluster." Four warehouses, each with its own stock rows, and one
+// transaction touching warehouses 1 and 2: with alpha = 0 merge joins every
+// pair of special clusters (count >= 0 holds even for pairs no transaction
+// shares), so one queue holds the whole batch; alpha = 0.2 keeps the four
+// warehouses apart and the cross transaction residual.
+std::vector<TxnDesc> four_warehouse_batch() {
+  std::vector<TxnDesc> batch;
+  for (int w = 1; w <= 4; ++w)
+    for (int i = 0; i < 5; ++i) batch.push_back(txn({W(w), S(static_cast<char>('a' + w - 1), i)}));
+  batch.push_back(txn({W(1), W(2)}));
+  for (size_t i = 0; i < batch.size(); ++i) batch[i].id = i;
+  return batch;
+}
+
+TEST(StrifeAlpha, ZeroPutsEveryWarehouseIntoOneCluster) {
+  const auto batch = four_warehouse_batch();
+  const std::vector<uint32_t> one_per_warehouse = {0, 5, 10, 15};
+  Options o;
+  o.k = 4;
+  {
+    o.alpha = 0.2;  // 1 co-access < 0.2 * (|c1| + |c2| + 1), |c| >= 5
+    Clusterer c(o);
+    run_steps(c, batch, one_per_warehouse);
+    const Plan plan = c.allocate();
+    EXPECT_EQ(plan.num_queues(), 4u);
+    EXPECT_EQ(plan.residuals, (std::vector<uint32_t>{20}));
+    EXPECT_EQ(plan.stats.merges, 0u);
+  }
+  o.alpha = 0;
+  Clusterer c(o);
+  run_steps(c, batch, one_per_warehouse);
+  const Plan plan = c.allocate();
+  ASSERT_EQ(plan.num_queues(), 1u);
+  EXPECT_EQ(plan.queue(0).size(), batch.size());
+  EXPECT_TRUE(plan.residuals.empty());
+  EXPECT_EQ(plan.stats.spot_clusters, 4u);
+  EXPECT_EQ(plan.stats.merges, 3u);  // warehouses 3 and 4 share no transaction with anyone
+  EXPECT_EQ(plan.stats.special_clusters, 1u);
+  expect_valid_plan(batch, plan);
+}
+
+TEST(StrifeAlpha, ZeroGivesOneClusterWhateverSpotSamples) {
+  const auto batch = four_warehouse_batch();
+  for (bool pack : {true, false}) {
+    for (uint64_t seed = 1; seed <= 5; ++seed) {
+      Options o;
+      o.alpha = 0;
+      o.seed = seed;
+      o.pack_nonspecial = pack;
+      Clusterer c(o);  // k = 100 random trials: 3 or 4 special clusters (4 unless the cross one comes first)
+      const Plan plan = c.cluster(batch);
+      EXPECT_GE(plan.stats.spot_clusters, 3u) << "seed " << seed;
+      EXPECT_EQ(plan.stats.merges, plan.stats.spot_clusters - 1) << "seed " << seed;
+      EXPECT_EQ(plan.num_queues(), 1u) << "seed " << seed << " pack " << pack;
+      EXPECT_TRUE(plan.residuals.empty()) << "seed " << seed;
+    }
+  }
+}
+
 // ------------------------------------------------------------ Figure 2
 // T1-T3 touch w1 and stocks a-d, T4-T6 w2 and e-h, T7 both (§2).
 TEST(StrifeFigure2, OutlierBecomesTheResidual) {
@@ -354,10 +415,10 @@ void expect_invalid(const Options& o, const std::string& field) {
 }
 
 TEST(StrifeOptions, RejectsOutOfRangeParameters) {
-  for (double alpha : {0.0, -0.5, 1.01, std::numeric_limits<double>::quiet_NaN()}) {
+  for (double alpha : {-1e-9, -0.5, 1.01, std::numeric_limits<double>::quiet_NaN()}) {
     Options o;
     o.alpha = alpha;
-    expect_invalid(o, "alpha must be in (0, 1]");
+    expect_invalid(o, "alpha must be in [0, 1]");
   }
   for (uint32_t k : {0u, kMaxK + 1}) {
     Options o;
@@ -372,6 +433,8 @@ TEST(StrifeOptions, RejectsOutOfRangeParameters) {
   o = Options{};
   o.alpha = 1.0;
   o.k = 1;
+  EXPECT_NO_THROW(Clusterer{o});
+  o.alpha = 0.0;
   EXPECT_NO_THROW(Clusterer{o});
 }
 

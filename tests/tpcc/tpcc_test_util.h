@@ -11,6 +11,7 @@
 
 #include "engine/cc/txn.h"
 #include "engine/verify/recorder.h"
+#include "tests/support/invariants.h"
 #include "workloads/tpcc/tpcc.h"
 
 namespace ccb::tpcc::testing {
@@ -62,10 +63,7 @@ inline Footprint last_footprint(verify::HistoryLog& log) {
   return f;
 }
 
-inline void expect_all_hold(const std::vector<InvariantResult>& results) {
-  EXPECT_FALSE(results.empty());
-  for (const auto& r : results) EXPECT_TRUE(r.ok) << r.name << ": " << r.detail;
-}
+using ccb::testing::expect_all_hold;
 
 inline const InvariantResult& find_result(const std::vector<InvariantResult>& results, const std::string& name) {
   for (const auto& r : results)

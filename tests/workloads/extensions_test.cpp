@@ -29,7 +29,7 @@ namespace {
 using CC = NoWait;
 using Micro = MicroWorkload<CC>;
 using Ext = Extended<Micro>;
-using ccb::testing::expect_all_ok;
+using ccb::testing::expect_all_hold;
 static_assert(Workload<Ext, CC>, "Extended<W> must satisfy the Workload concept");
 static_assert(Workload<Extended<MicroWorkload<Silo>>, Silo>);
 // The wrapper forwards W's optional executor members (table_by_id, read_only;
@@ -156,7 +156,7 @@ TEST(ExtendedTest, DelegatesToTheInnerWorkload) {
   }
   EXPECT_EQ(ts.inner.writes, 1000u);
   EXPECT_EQ(e.table_by_id(Micro::kTableId), &m.table());  // forwarded optional member
-  expect_all_ok(e.check_invariants({ts}));
+  expect_all_hold(e.check_invariants({ts}));
   JsonWriter j;
   j.begin_object();
   e.options_json(j);
@@ -216,7 +216,7 @@ TEST(ExtendedTest, CalibrationMeasuresUndelayedCommitsThenAppliesTheBound) {
   for (int i = 200; i < 400; ++i) ASSERT_EQ(ccb::testing::run_once<CC>(e, txn, reqs[i], ts), RC::kOk);
   EXPECT_GE(now_ns() - t0, 200 * t);
   EXPECT_EQ(e.calibration().t_ns(), t);  // fixed after this worker's contribution
-  expect_all_ok(e.check_invariants({ts}));
+  expect_all_hold(e.check_invariants({ts}));
 }
 
 TEST(ExtendedTest, IoDelayHoldsTheTransactionBeforeCommit) {

@@ -23,7 +23,7 @@ namespace {
 
 using CC = NoWait;
 using W = HotWorkload<CC>;
-using ccb::testing::expect_all_ok;
+using ccb::testing::expect_all_hold;
 
 HotOptions options(uint32_t partitions, uint32_t hot, double shift_s = 0) {
   HotOptions o;
@@ -129,9 +129,9 @@ TEST(HotWorkloadTest, UpdatesIncrementCountersAndDescribeMatches) {
   uint64_t hot_updates = 0;
   for (uint64_t k = 0; k < 8; ++k) hot_updates += load_field<uint64_t>(w.table().lookup(k)->data() + kVersionBytes, 0);
   EXPECT_EQ(hot_updates, 1000u);  // one hot record per transaction
-  expect_all_ok(w.check_invariants({ts}));
+  expect_all_hold(w.check_invariants({ts}));
   store_field<uint64_t>(w.table().lookup(100)->data() + kVersionBytes, 0, 12345);
-  EXPECT_FALSE(ccb::testing::all_ok(w.check_invariants({ts})));
+  EXPECT_FALSE(ccb::testing::all_hold(w.check_invariants({ts})));
 }
 
 TEST(HotOptionsTest, FlagsAreValidated) {

@@ -17,7 +17,7 @@ namespace {
 
 using CC = NoWait;
 using W = MicroWorkload<CC>;
-using ccb::testing::expect_all_ok;
+using ccb::testing::expect_all_hold;
 
 TEST(MicroTest, FiveReadsFiveWritesOneSharedObject) {
   MicroOptions o;
@@ -45,10 +45,10 @@ TEST(MicroTest, FiveReadsFiveWritesOneSharedObject) {
   EXPECT_GT(hits[0], hits[10]);  // Zipf: object 0 is the hottest
   EXPECT_EQ(ts.writes, 15000u);
   EXPECT_EQ(w.table_by_id(W::kTableId), &w.table());
-  expect_all_ok(w.check_invariants({ts}));
+  expect_all_hold(w.check_invariants({ts}));
   store_field<uint64_t>(w.table().lookup(3)->data() + kVersionBytes, 0, 0);
   store_field<uint64_t>(w.table().lookup(0)->data() + kVersionBytes, 0, 0);
-  EXPECT_FALSE(ccb::testing::all_ok(w.check_invariants({ts})));
+  EXPECT_FALSE(ccb::testing::all_hold(w.check_invariants({ts})));
 }
 
 TEST(MicroTest, WritesIncrementAndReadsDoNot) {

@@ -18,7 +18,7 @@ namespace {
 
 using CC = NoWait;
 using W = SmallBankWorkload<CC>;
-using ccb::testing::expect_all_ok;
+using ccb::testing::expect_all_hold;
 using ccb::testing::run_once;
 
 class SmallBankTest : public ::testing::Test {
@@ -54,7 +54,7 @@ TEST_F(SmallBankTest, LoadedBalancesAreInRangeAndConserved) {
     EXPECT_LE(savings(c), W::kMaxBalance);
     EXPECT_EQ(checking(c), W::initial_balance(c, 1));
   }
-  expect_all_ok(invariants());
+  expect_all_hold(invariants());
   EXPECT_EQ(w_.table_by_id(W::kAccountsId), &w_.accounts());
   EXPECT_EQ(w_.table_by_id(W::kSavingsId), &w_.savings());
   EXPECT_EQ(w_.table_by_id(W::kCheckingId), &w_.checking());
@@ -106,15 +106,15 @@ TEST_F(SmallBankTest, EachTransactionMovesTheRightMoney) {
   EXPECT_EQ(checking(1), -11);
   EXPECT_EQ(ts_.net_money, 13 - 11);
 
-  expect_all_ok(invariants());
+  expect_all_hold(invariants());
 }
 
 TEST_F(SmallBankTest, AlteredBalanceBreaksTheInvariant) {
   EXPECT_EQ(run(SmallBankTxn::kDepositChecking, 3, 0, 5), RC::kOk);
-  expect_all_ok(invariants());
+  expect_all_hold(invariants());
   uint8_t* p = w_.savings().lookup(9)->data() + kVersionBytes;
   store_field<int64_t>(p, 0, load_field<int64_t>(p, 0) + 1);  // money from nowhere
-  EXPECT_FALSE(ccb::testing::all_ok(invariants()));
+  EXPECT_FALSE(ccb::testing::all_hold(invariants()));
 }
 
 TEST_F(SmallBankTest, CommitCountsOnlyTheCommittedAttemptsEffect) {
@@ -128,7 +128,7 @@ TEST_F(SmallBankTest, CommitCountsOnlyTheCommittedAttemptsEffect) {
   EXPECT_EQ(ts_.net_money, -3);
   EXPECT_EQ(checking(5), k5 - 3);
   EXPECT_EQ(savings(5), s5);
-  expect_all_ok(invariants());
+  expect_all_hold(invariants());
 }
 
 TEST_F(SmallBankTest, DescribePredictsTheAccessedRows) {
@@ -138,7 +138,7 @@ TEST_F(SmallBankTest, DescribePredictsTheAccessedRows) {
     w_.generate(rng, 0, r);
     ccb::testing::expect_describe_matches<CC>(w_, txn_, r, ts_);
   }
-  expect_all_ok(invariants());
+  expect_all_hold(invariants());
 }
 
 TEST(SmallBankGenerator, DeterministicWithinRangesAndSkewed) {

@@ -16,6 +16,7 @@
 #include "engine/exec/online_executor.h"
 #include "engine/verify/checker.h"
 #include "workloads/workload.h"
+#include "tests/support/invariants.h"
 #include "tests/support/verified_run.h"
 
 namespace ccb::testing {
@@ -62,16 +63,6 @@ void expect_describe_matches(W& w, Txn<CC>& txn, const typename W::Request& r, t
     for (GlobalKey k : reads) EXPECT_TRUE(std::binary_search(d.read_set.begin(), d.read_set.end(), k));
     for (GlobalKey k : writes) EXPECT_TRUE(std::binary_search(d.write_set.begin(), d.write_set.end(), k));
   }
-}
-
-inline void expect_all_ok(const std::vector<InvariantResult>& inv) {
-  ASSERT_FALSE(inv.empty());
-  for (const auto& i : inv) EXPECT_TRUE(i.ok) << i.name << ": " << i.detail;
-}
-inline bool all_ok(const std::vector<InvariantResult>& inv) {
-  for (const auto& i : inv)
-    if (!i.ok) return false;
-  return true;
 }
 
 // `fn()` must throw ConfigError naming `flag`.

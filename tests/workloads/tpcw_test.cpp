@@ -20,7 +20,7 @@ namespace {
 
 using CC = NoWait;
 using W = TpcwWorkload<CC>;
-using ccb::testing::expect_all_ok;
+using ccb::testing::expect_all_hold;
 using ccb::testing::run_once;
 
 TpcwOptions small_options() {
@@ -92,7 +92,7 @@ TEST_F(TpcwTest, OrderProcessUpdatesStockWithRestockRule) {
   EXPECT_EQ(item(7).sold, 20);
   EXPECT_EQ(item(7).stock, stock7 - 20 + W::kRestockUnits * item(7).restocks);
   EXPECT_EQ(ts_.units_ordered, 120u);
-  expect_all_ok(invariants());
+  expect_all_hold(invariants());
 }
 
 TEST_F(TpcwTest, DoCartFillsTheSessionCartAndDisplaysItsSubtotal) {
@@ -118,7 +118,7 @@ TEST_F(TpcwTest, DoCartFillsTheSessionCartAndDisplaysItsSubtotal) {
   for (uint32_t l = 0; l < TpcwCart::kLines; ++l) subtotal += cart(3).line[l].qty * item(cart(3).line[l].item).price;
   EXPECT_EQ(cart(3).subtotal, subtotal);
   EXPECT_EQ(ts_.cart_adds, 24u);
-  expect_all_ok(invariants());
+  expect_all_hold(invariants());
 }
 
 TEST_F(TpcwTest, DescribePredictsTheAccessedRowsAndInvariantsCatchCorruption) {
@@ -128,7 +128,7 @@ TEST_F(TpcwTest, DescribePredictsTheAccessedRowsAndInvariantsCatchCorruption) {
     w_.generate(rng, i % 3, r);
     ccb::testing::expect_describe_matches<CC>(w_, txn_, r, ts_);
   }
-  expect_all_ok(invariants());
+  expect_all_hold(invariants());
   EXPECT_EQ(w_.table_by_id(W::kItemId), &w_.items());
   EXPECT_EQ(w_.table_by_id(W::kCartId), &w_.carts());
   EXPECT_EQ(w_.table_by_id(0), nullptr);

@@ -1,11 +1,17 @@
 // bench_fvs: FVS size and running time per dependency graph for every FVS
 // algorithm (Ding et al. §5.1; the data of ding-fig05 and ding-fig06).
 //
-// For each Zipf skew theta it generates `graphs` batches of the key-value
-// micro benchmark (§5: each transaction reads 5 and writes 5 distinct
-// objects, one of them read-modify-write), builds each batch's dependency
-// graph once, and runs every algorithm on the identical graph set. Running
-// time is the FVS computation only (graph construction excluded).
+// For each Zipf skew theta it collects `graphs` dependency graphs of
+// batches of the key-value micro benchmark (§5; transactions from
+// workloads/micro's generate() and describe()) and runs every algorithm on
+// the identical graph set. Running time is the FVS computation only (graph
+// construction excluded). Two graph sources (--source):
+//   fresh      independent batches of new transactions, all reads at
+//              version 0 (every transaction viable);
+//   validator  the pre-validated batches of a simulated prototype validator
+//              (validator_sim.h: 300 in flight, aborted transactions restart
+//              with their keys), recorded after a warm-up; the simulation
+//              decides its FVSs with the reference greedy_sort.
 //
 // `search` stops at a theta on the first graph whose search hits a cap
 // (--search_time_limit_ms): like the paper's Fig 5, it then has no point
@@ -31,25 +37,35 @@
 
 #include <unistd.h>
 
+#include "engine/cc/occ.h"
+#include "engine/core/random.h"
 #include "engine/core/txn_desc.h"
-#include "engine/core/zipf.h"
 #include "engine/stats/json.h"
 #include "engine/stats/provenance.h"
 #include "partitioners/reorder/fvs.h"
 #include "partitioners/reorder/graph.h"
+#include "partitioners/reorder/validator_sim.h"
+#include "workloads/micro/micro.h"
 
 namespace {
 
 using namespace ccb;
 using namespace ccb::reorder;
 
+// generate() and describe() never touch the table (not loaded here); the
+// protocol parameter only types it. Occ: the prototype's protocol.
+using Micro = MicroWorkload<Occ>;
+constexpr const char* kReferenceAlgorithm = "greedy_sort";  // the prototype's default (§5)
+
 struct Flags {
   std::vector<double> thetas{0.5, 0.6, 0.7, 0.8, 0.9};
   uint64_t graphs = 1000;
   uint64_t batch = 40;
   uint64_t objects = 100000;
-  uint64_t reads = 5;
-  uint64_t writes = 5;
+  std::string source = "fresh";  // fresh | validator
+  uint64_t concurrency = 300;    // validator source: transactions in flight (§5)
+  uint64_t warmup_batches = 100;  // validator source: batches run before recording
+  bool prevalidation = true;      // validator source: pre-validation on (the prototype's setting)
   uint64_t seed = 1;
   uint64_t max_graph_edges = 780;  // only counted here (FIGURES.md 1.1 item 3)
   double search_time_limit_ms = 200;
@@ -66,9 +82,14 @@ constexpr const char* kUsage =
     "  --thetas=0.5,0.6,0.7,0.8,0.9   Zipf skews (each in [0, 10]); --theta=X: one skew\n"
     "  --graphs=1000                  batches (graphs) per theta, >= 1\n"
     "  --batch=40                     transactions per batch, >= 1\n"
-    "  --objects=100000               key space, >= reads + writes - 1\n"
-    "  --reads=5 --writes=5           distinct keys read / written per txn, >= 1;\n"
-    "                                 one read and one write share an object\n"
+    "  --objects=100000               micro benchmark objects, >= 9 (5 reads, 5 writes,\n"
+    "                                 one shared; workloads/micro)\n"
+    "  --source=fresh|validator       graphs of fresh batches, or the pre-validated batches\n"
+    "                                 of a simulated validator (validator_sim.h)\n"
+    "  --concurrency=300              validator: transactions in flight, >= batch\n"
+    "  --warmup_batches=100           validator: batches before recording starts\n"
+    "  --prevalidation=on|off         validator: pre-validate (graph of the viable txns) or\n"
+    "                                 not (graph of the whole batch)\n"
     "  --algorithms=a,b,...           default: all ten of Figs 5-6; --algorithm=a: one\n"
     "  --search_time_limit_ms=200     cap per graph for search and hybrid_m, > 0\n"
     "  --time_reps=3                  passes per algorithm; the fastest is reported\n"
@@ -141,11 +162,21 @@ Flags parse_flags(int argc, char** argv) {
     } else if (name == "batch") {
       f.batch = parse_uint(name, value, 1);
     } else if (name == "objects") {
-      f.objects = parse_uint(name, value, 1);
-    } else if (name == "reads") {
-      f.reads = parse_uint(name, value, 1);
-    } else if (name == "writes") {
-      f.writes = parse_uint(name, value, 1);
+      f.objects = parse_uint(name, value, MicroOptions::kKeys);
+    } else if (name == "source") {
+      if (value != "fresh" && value != "validator") {
+        bad_flag("--source: must be fresh or validator, got '" + std::string(value) + "'");
+      }
+      f.source = value;
+    } else if (name == "concurrency") {
+      f.concurrency = parse_uint(name, value, 1);
+    } else if (name == "warmup_batches") {
+      f.warmup_batches = parse_uint(name, value, 0);
+    } else if (name == "prevalidation") {
+      if (value != "on" && value != "off") {
+        bad_flag("--prevalidation: must be on or off, got '" + std::string(value) + "'");
+      }
+      f.prevalidation = value == "on";
     } else if (name == "seed") {
       f.seed = parse_uint(name, value, 0);
     } else if (name == "max_graph_edges") {
@@ -173,13 +204,14 @@ Flags parse_flags(int argc, char** argv) {
       f.out = value;
     } else {
       bad_flag("unknown flag '--" + std::string(name) +
-               "'; allowed: thetas, theta, graphs, batch, objects, reads, writes, algorithms, "
-               "algorithm, search_time_limit_ms, time_reps, max_graph_edges, seed, format, out");
+               "'; allowed: thetas, theta, graphs, batch, objects, source, concurrency, "
+               "warmup_batches, prevalidation, algorithms, algorithm, search_time_limit_ms, time_reps, "
+               "max_graph_edges, seed, format, out");
     }
   }
-  if (f.objects < f.reads + f.writes - 1) {
-    bad_flag("--objects: must be >= reads + writes - 1 = " +
-             std::to_string(f.reads + f.writes - 1) + " (keys of a txn are distinct)");
+  if (f.source == "validator" && f.concurrency < f.batch) {
+    bad_flag("--concurrency: must be >= batch = " + std::to_string(f.batch) + ", got " +
+             std::to_string(f.concurrency));
   }
   if (!f.out.empty() && (f.thetas.size() != 1 || f.algorithms.size() != 1)) {
     bad_flag("--out: writes one point; give one skew (--theta=X) and one algorithm (--algorithm=A), got " +
@@ -189,24 +221,17 @@ Flags parse_flags(int argc, char** argv) {
   return f;
 }
 
-// One micro-benchmark transaction: key 0 is read-modify-write, then
-// reads - 1 read-only and writes - 1 write-only keys, all distinct.
-void make_txn(ZipfGenerator& zipf, const Flags& f, TxnDesc& t, ObservedReads& reads) {
-  std::vector<GlobalKey> keys;
-  while (keys.size() < f.reads + f.writes - 1) {
-    const GlobalKey k = make_global_key(0, zipf.next());
-    bool fresh = true;
-    for (GlobalKey x : keys) fresh = fresh && x != k;
-    if (fresh) keys.push_back(k);
-  }
-  t.read_set.assign(keys.begin() + 1, keys.begin() + f.reads);
-  t.write_set.assign(1, keys[0]);
-  t.write_set.insert(t.write_set.end(), keys.begin() + f.reads, keys.end());
-  reads.clear();  // the validator's read set: every read, version 0
-  for (uint64_t i = 0; i < f.reads; ++i) reads.push_back({keys[i], 0});
+// One micro-benchmark transaction: describe() and the keys run() reads
+// (keys[0], the read-modify-write one, and keys[1..4]; micro.h's layout).
+SimTxn micro_txn(const Micro& micro, Random& rng) {
+  MicroRequest r;
+  micro.generate(rng, 0, r);
+  SimTxn t{micro.describe(r), {}};
+  for (uint32_t i = 0; i < Micro::kReads; ++i) t.reads.push_back(make_global_key(Micro::kTableId, r.keys[i]));
+  return t;
 }
 
-struct Row {
+struct ResultRow {
   double theta;
   std::string algorithm;
   bool completed;     // false: search hit its cap (no point at this theta)
@@ -218,22 +243,80 @@ struct Row {
 
 struct GraphStats {
   double theta;
-  double avg_edges;
-  double avg_cyclic_nodes;  // vertices left after trimming
-  double edge_limit_fraction;
+  double avg_nodes = 0;         // transactions in the graph (viable ones)
+  double avg_nonviable = 0;     // validator source: txns per batch whose read was overwritten
+                                // (pre-validation or, with it off, final-validation failures)
+  double avg_edges = 0;
+  double avg_cyclic_nodes = 0;  // vertices left after trimming
+  double edge_limit_fraction = 0;
 };
+
+// The graphs of one skew. Depends on the seed and the skew's position in
+// --thetas only, so every algorithm of a skew sees the same graphs.
+std::vector<DepGraph> collect_graphs(const Flags& f, size_t theta_index, GraphStats& gs) {
+  MicroOptions mo;
+  mo.objects = f.objects;
+  mo.theta = f.thetas[theta_index];
+  const Micro micro(mo);
+  Random rng(seed_for(f.seed, theta_index));
+  std::vector<DepGraph> graphs;
+  if (f.source == "fresh") {
+    std::vector<TxnDesc> batch(f.batch);
+    std::vector<ObservedReads> reads(f.batch);
+    for (uint64_t i = 0; i < f.graphs; ++i) {
+      for (uint64_t j = 0; j < f.batch; ++j) {
+        SimTxn t = micro_txn(micro, rng);
+        batch[j] = std::move(t.desc);
+        batch[j].id = j;
+        reads[j].clear();  // all viable: every read at version 0
+        for (GlobalKey k : t.reads) reads[j].push_back({k, 0});
+      }
+      graphs.push_back(build_dependency_graph(batch, reads).graph);
+    }
+  } else {
+    ValidatorSimOptions so;
+    so.concurrency = static_cast<uint32_t>(f.concurrency);
+    so.batch = static_cast<uint32_t>(f.batch);
+    so.reorder.fvs = fvs_config_from_name(kReferenceAlgorithm);  // no edge limit: every batch reordered
+    so.prevalidate = f.prevalidation;
+    ValidatorSim sim(so, [&] { return micro_txn(micro, rng); });
+    for (uint64_t i = 0; i < f.warmup_batches; ++i) sim.step();
+    for (uint64_t i = 0; i < f.graphs; ++i) {
+      const SimBatch& b = sim.step();
+      gs.avg_nonviable += static_cast<double>(b.result.nonviable.size() + b.final_aborts);
+      graphs.push_back(b.result.graph);
+    }
+  }
+  for (const DepGraph& g : graphs) {
+    ResidualGraph rg(g);
+    rg.trim();
+    gs.avg_nodes += g.num_nodes;
+    gs.avg_edges += g.num_edges();
+    gs.avg_cyclic_nodes += rg.size();
+    gs.edge_limit_fraction += g.num_edges() > f.max_graph_edges ? 1 : 0;
+  }
+  for (double* x : {&gs.avg_nodes, &gs.avg_nonviable, &gs.avg_edges, &gs.avg_cyclic_nodes, &gs.edge_limit_fraction}) {
+    *x /= static_cast<double>(f.graphs);
+  }
+  return graphs;
+}
 
 // The run's settings; theta and algorithm belong to the rows.
 void write_settings(JsonWriter& w, const Flags& f) {
   w.key("graphs").value(f.graphs).key("batch").value(f.batch).key("objects").value(f.objects);
-  w.key("reads").value(f.reads).key("writes").value(f.writes).key("rmw_per_txn").value(1);
+  w.key("reads").value(Micro::kReads).key("writes").value(Micro::kWrites).key("rmw_per_txn").value(1);
+  w.key("source").value(f.source);
+  if (f.source == "validator") {
+    w.key("concurrency").value(f.concurrency).key("warmup_batches").value(f.warmup_batches);
+    w.key("reference_algorithm").value(kReferenceAlgorithm).key("prevalidation").value(f.prevalidation);
+  }
   w.key("seed").value(f.seed).key("search_time_limit_ms").value(f.search_time_limit_ms);
   w.key("time_reps").value(f.time_reps).key("max_graph_edges").value(f.max_graph_edges);
 }
 
 // One (theta, algorithm) result. Sizes and times are null where search hit
 // its cap: like the paper's Fig 5, no point at that theta.
-void write_result(JsonWriter& w, const Row& r) {
+void write_result(JsonWriter& w, const ResultRow& r) {
   w.key("theta").value(r.theta).key("algorithm").value(r.algorithm).key("completed").value(r.completed);
   w.key("graphs_solved").value(r.solved).key("capped_graphs").value(r.capped);
   w.key("avg_fvs_size");
@@ -243,12 +326,13 @@ void write_result(JsonWriter& w, const Row& r) {
 }
 
 void write_graph_stats(JsonWriter& w, const GraphStats& s) {
+  w.key("avg_nodes").value(s.avg_nodes).key("avg_nonviable").value(s.avg_nonviable);
   w.key("avg_edges").value(s.avg_edges).key("avg_cyclic_nodes").value(s.avg_cyclic_nodes);
   w.key("edge_limit_fraction").value(s.edge_limit_fraction);
 }
 
 // --format=json: every row, and the graph statistics per theta.
-std::string all_rows_document(const Flags& f, const std::vector<Row>& rows, const std::vector<GraphStats>& stats) {
+std::string all_rows_document(const Flags& f, const std::vector<ResultRow>& rows, const std::vector<GraphStats>& stats) {
   JsonWriter w;
   w.begin_object().key("benchmark").value("bench_fvs");
   w.key("config").begin_object();
@@ -261,7 +345,7 @@ std::string all_rows_document(const Flags& f, const std::vector<Row>& rows, cons
     w.end_object();
   }
   w.end_array().key("results").begin_array();
-  for (const Row& r : rows) {
+  for (const ResultRow& r : rows) {
     w.begin_object();
     write_result(w, r);
     w.end_object();
@@ -272,7 +356,7 @@ std::string all_rows_document(const Flags& f, const std::vector<Row>& rows, cons
 
 // --out: the one point of this run, flat, with its full configuration and
 // provenance (the harness's one-run-one-document contract).
-std::string point_document(const Flags& f, const Row& r, const GraphStats& s) {
+std::string point_document(const Flags& f, const ResultRow& r, const GraphStats& s) {
   JsonWriter w;
   w.begin_object().key("benchmark").value("bench_fvs");
   w.key("config").begin_object().key("theta").value(r.theta).key("algorithm").value(r.algorithm);
@@ -302,31 +386,12 @@ bool write_atomically(const std::string& path, const std::string& doc) {
 
 int main(int argc, char** argv) {
   const Flags f = parse_flags(argc, argv);
-  std::vector<Row> rows;
+  std::vector<ResultRow> rows;
   std::vector<GraphStats> stats;
   for (size_t ti = 0; ti < f.thetas.size(); ++ti) {
     const double theta = f.thetas[ti];
-    ZipfGenerator zipf(f.objects, theta, f.seed * 1000003 + ti);
-    std::vector<DepGraph> graphs;
-    std::vector<TxnDesc> batch(f.batch);
-    std::vector<ObservedReads> reads(f.batch);
-    GraphStats gs{theta, 0, 0, 0};
-    for (uint64_t i = 0; i < f.graphs; ++i) {
-      for (uint64_t j = 0; j < f.batch; ++j) {
-        batch[j].id = j;
-        make_txn(zipf, f, batch[j], reads[j]);
-      }
-      graphs.push_back(build_dependency_graph(batch, reads).graph);
-      const DepGraph& g = graphs.back();
-      ResidualGraph rg(g);
-      rg.trim();
-      gs.avg_edges += g.num_edges();
-      gs.avg_cyclic_nodes += rg.size();
-      gs.edge_limit_fraction += g.num_edges() > f.max_graph_edges ? 1 : 0;
-    }
-    gs.avg_edges /= f.graphs;
-    gs.avg_cyclic_nodes /= f.graphs;
-    gs.edge_limit_fraction /= f.graphs;
+    GraphStats gs{theta};
+    const std::vector<DepGraph> graphs = collect_graphs(f, ti, gs);
     stats.push_back(gs);
 
     for (const std::string& name : f.algorithms) {
@@ -335,9 +400,9 @@ int main(int argc, char** argv) {
       // One pass over the graph set; the time is the best of time_reps
       // passes (the machine may be shared), the sizes those of the first.
       double best_us = 0;
-      Row row{theta, name, true, 0, 0, 0, 0};
+      ResultRow row{theta, name, true, 0, 0, 0, 0};
       for (uint64_t rep = 0; rep < f.time_reps && row.completed; ++rep) {
-        Row pass{theta, name, true, 0, 0, 0, 0};
+        ResultRow pass{theta, name, true, 0, 0, 0, 0};
         uint64_t fvs_total = 0;
         const auto start = std::chrono::steady_clock::now();
         for (uint64_t i = 0; i < graphs.size(); ++i) {
@@ -385,16 +450,24 @@ int main(int argc, char** argv) {
     return 0;
   }
 
-  std::printf("bench_fvs: %llu graphs per theta, batch %llu, %llu objects, %llu reads / %llu writes "
-              "(1 read-modify-write); search cap %g ms per graph\n",
+  std::printf("bench_fvs: %llu graphs per theta, batch %llu, %llu objects, micro benchmark (5 reads / 5 "
+              "writes, 1 read-modify-write); search cap %g ms per graph\n",
               static_cast<unsigned long long>(f.graphs), static_cast<unsigned long long>(f.batch),
-              static_cast<unsigned long long>(f.objects), static_cast<unsigned long long>(f.reads),
-              static_cast<unsigned long long>(f.writes), f.search_time_limit_ms);
-  std::printf("\ngraphs: theta  avg_edges  avg_nodes_after_trim  frac_edges>%llu\n",
+              static_cast<unsigned long long>(f.objects), f.search_time_limit_ms);
+  if (f.source == "validator") {
+    std::printf("source: validator simulation, %llu in flight, %llu warm-up batches, reference %s, "
+                "pre-validation %s\n",
+                static_cast<unsigned long long>(f.concurrency),
+                static_cast<unsigned long long>(f.warmup_batches), kReferenceAlgorithm,
+                f.prevalidation ? "on" : "off");
+  } else {
+    std::printf("source: fresh batches (all transactions viable)\n");
+  }
+  std::printf("\ngraphs: theta  avg_nodes  avg_nonviable  avg_edges  avg_nodes_after_trim  frac_edges>%llu\n",
               static_cast<unsigned long long>(f.max_graph_edges));
   for (const GraphStats& s : stats) {
-    std::printf("        %5.2f  %9.1f  %20.2f  %16.3f\n", s.theta, s.avg_edges, s.avg_cyclic_nodes,
-                s.edge_limit_fraction);
+    std::printf("        %5.2f  %9.2f  %13.2f  %9.1f  %20.2f  %16.3f\n", s.theta, s.avg_nodes, s.avg_nonviable,
+                s.avg_edges, s.avg_cyclic_nodes, s.edge_limit_fraction);
   }
   auto table = [&](const char* title, bool fvs) {
     std::printf("\n%s\ntheta", title);
@@ -403,7 +476,7 @@ int main(int argc, char** argv) {
     for (size_t ti = 0; ti < f.thetas.size(); ++ti) {
       std::printf("%5.2f", f.thetas[ti]);
       for (size_t ai = 0; ai < f.algorithms.size(); ++ai) {
-        const Row& r = rows[ti * f.algorithms.size() + ai];
+        const ResultRow& r = rows[ti * f.algorithms.size() + ai];
         if (!r.completed) {
           std::printf(" %12s", "capped");
         } else {
@@ -416,10 +489,10 @@ int main(int argc, char** argv) {
   table("average FVS size per graph (ding-fig05)", true);
   table("running time per graph, us (ding-fig06)", false);
   bool any_capped = false;
-  for (const Row& r : rows) any_capped = any_capped || (r.capped > 0 && r.completed);
+  for (const ResultRow& r : rows) any_capped = any_capped || (r.capped > 0 && r.completed);
   if (any_capped) {
     std::printf("\nhybrid graphs with a capped exact search (greedy step used instead):\n");
-    for (const Row& r : rows) {
+    for (const ResultRow& r : rows) {
       if (r.capped > 0 && r.completed) {
         std::printf("  theta %.2f %s: %llu\n", r.theta, r.algorithm.c_str(),
                     static_cast<unsigned long long>(r.capped));

@@ -2,6 +2,7 @@
 
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 namespace ccb::reorder {
 
@@ -24,7 +25,7 @@ ReorderResult reorder_batch(std::span<const TxnDesc> batch, std::span<const Obse
   result.graph_nodes = members.size();
   if (members.empty()) return result;
 
-  const GraphBuild build = build_dependency_graph(batch, reads, members, options.max_graph_edges);
+  GraphBuild build = build_dependency_graph(batch, reads, members, options.max_graph_edges);
   if (build.edge_limit_hit) {
     result.edge_limit_hit = true;
     result.commit_order = members;  // arrival order, no reordering
@@ -35,6 +36,7 @@ ReorderResult reorder_batch(std::span<const TxnDesc> batch, std::span<const Obse
   result.search_capped = fvs.search_capped;
   for (uint32_t v : fvs.fvs) result.abort_set.push_back(members[v]);
   for (uint32_t v : commit_order(build.graph, fvs.fvs)) result.commit_order.push_back(members[v]);
+  if (options.keep_graph) result.graph = std::move(build.graph);
   return result;
 }
 

@@ -20,6 +20,9 @@ struct ReorderOptions {
   // More edges than this: the graph is discarded and the viable transactions
   // are validated in arrival order (the longer version's dense-graph cut-off).
   uint64_t max_graph_edges = kUnlimitedEdges;
+  // Return the dependency graph in ReorderResult::graph (callers that record
+  // the pre-validated graphs, e.g. bench_fvs --source=validator).
+  bool keep_graph = false;
 };
 
 // All indices are positions in the batch.
@@ -31,6 +34,9 @@ struct ReorderResult {
   bool search_capped = false;          // see FvsResult::search_capped
   uint64_t graph_nodes = 0;            // viable transactions
   uint64_t graph_edges = 0;            // 0 when edge_limit_hit
+  // With ReorderOptions::keep_graph and no edge limit hit: the graph the FVS
+  // was computed on; node v = the v-th batch position not in nonviable.
+  DepGraph graph;
 };
 
 // Reorders the transactions with viable[i] != 0 (all when viable is empty).

@@ -6,6 +6,7 @@ or matplotlib.
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import signal
@@ -16,6 +17,7 @@ import time
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import Sequence
 
 from ccbench.programs import OUTPUT_FILE, PROGRAMS, Program
 
@@ -40,6 +42,25 @@ class Task:
     threads: int
     template: str              # the command template the key was made with
     row_list: str | None = None   # stdout programs: the list of rows the point selects
+    binary_digest: str | None = None   # program_digest() of the command when the run was planned
+
+
+def program_digest(command: Sequence[str]) -> str | None:
+    """A fingerprint of the program a command runs: the SHA-256 of every file
+    the command names before its flags (the binary; for a script, the
+    interpreter and the script). A stored result whose digest differs from
+    the current one was measured with another build and is run again. None
+    when the command names no existing file (it cannot be run as given)."""
+    digest = hashlib.sha256()
+    found = False
+    for word in command:
+        if word.startswith("-"):
+            break
+        path = Path(word)
+        if path.is_file():
+            found = True
+            digest.update(path.read_bytes())
+    return digest.hexdigest()[:16] if found else None
 
 
 def build_binaries(root: Path, make_arguments: list[str], binaries: list[str]) -> str | None:
@@ -144,6 +165,7 @@ def execute_task(task: Task) -> dict:
     """Run one point and return its record (never raises for the program's problems)."""
     program = PROGRAMS[task.program]
     record = {"key": task.key, "program": task.program, "cc": task.cc, "engine": task.template,
+              "binary_digest": task.binary_digest,
               "command": list(task.command), "host": socket.gethostname(), "timeout_s": task.timeout_s,
               "result": None, "failure": None, "returncode": None, "stdout_tail": "", "stderr_tail": ""}
     started = time.monotonic()

@@ -1,6 +1,8 @@
 """Runs the points of one or more figures that the result store lacks."""
 from __future__ import annotations
 
+import dataclasses
+import itertools
 import sys
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
@@ -8,7 +10,7 @@ from typing import Callable, Sequence
 from tqdm import tqdm
 
 from ccbench.config import ResolvedFigure
-from ccbench.engine import STATUS_ERROR, STATUS_FAILED, STATUS_OK, Task, build_binaries
+from ccbench.engine import STATUS_ERROR, STATUS_FAILED, STATUS_OK, Task, build_binaries, program_digest
 from ccbench.programs import PROGRAMS
 from ccbench.store import ResultStore
 from ccbench.workspace import Workspace
@@ -19,6 +21,7 @@ class SweepSummary:
     total: int = 0                 # distinct runs the figures need
     cached: int = 0                # found in the store, ok
     cached_failed: int = 0         # found in the store as failed, not retried
+    stale: int = 0                 # found in the store, but run with another build: run again
     ran: int = 0
     failed: int = 0                # of the runs done now
     pending_commands: list[str] = field(default_factory=list)    # dry run only
@@ -31,6 +34,8 @@ class SweepSummary:
     def describe(self) -> str:
         text = (f"{self.total} runs: {self.cached} already stored, {self.ran} run now "
                 f"({self.failed} failed)")
+        if self.stale:
+            text += f", {self.stale} stored from another build (run again)"
         if self.cached_failed:
             text += f", {self.cached_failed} stored as failed (not retried; use --retry-failed)"
         if self.skipped:
@@ -65,10 +70,22 @@ def run_sweep(figures: Sequence[ResolvedFigure], workspace: Workspace, backend, 
     store.clean()
     tasks = tasks_for(figures, workspace)
     summary = SweepSummary(total=len(tasks))
+    # Every binary is brought up to date first (a no-op when it is), so that a
+    # stored result measured with an older build is recognised and run again.
+    runnable = list(tasks.values()) if dry_run else _build_what_is_needed(list(tasks.values()), workspace,
+                                                                          summary, log)
+    digests: dict[tuple[str, ...], str | None] = {}
     pending = []
-    for key, task in tasks.items():
-        record = store.get(key)
-        if record is None or (record["status"] == STATUS_FAILED and retry_failed):
+    for task in runnable:
+        words = tuple(itertools.takewhile(lambda word: not word.startswith("-"), task.command))
+        if words not in digests:
+            digests[words] = program_digest(words)
+        task = dataclasses.replace(task, binary_digest=digests[words])
+        record = store.get(task.key)
+        if record is not None and record.get("binary_digest") != task.binary_digest:
+            summary.stale += 1
+            pending.append(task)
+        elif record is None or (record["status"] == STATUS_FAILED and retry_failed):
             pending.append(task)
         elif record["status"] == STATUS_OK:
             summary.cached += 1
@@ -78,7 +95,6 @@ def run_sweep(figures: Sequence[ResolvedFigure], workspace: Workspace, backend, 
         summary.pending_commands = [" ".join(task.command) for task in pending]
         return summary
 
-    pending = _build_what_is_needed(pending, workspace, summary, log)
     bar = tqdm(total=len(pending), unit="run", desc=", ".join(f.figure_id for f in figures)[:40],
                disable=not progress or not pending, file=sys.stderr, dynamic_ncols=True,
                mininterval=0.5 if sys.stderr.isatty() else 10)  # a log file gets a line every 10 s
@@ -110,8 +126,8 @@ def run_sweep(figures: Sequence[ResolvedFigure], workspace: Workspace, backend, 
 
 def _build_what_is_needed(pending: list[Task], workspace: Workspace, summary: SweepSummary,
                           log: Callable[[str], None]) -> list[Task]:
-    """Build the binaries of the pending runs (`make CC=<cc>` per protocol, `make tools` once
-    for the front-end benchmarks); drop the runs whose build failed."""
+    """Build (or bring up to date) the binaries of the runs (`make CC=<cc>` per protocol,
+    `make tools` once for the front-end benchmarks); drop the runs whose build failed."""
     builds: dict[tuple[str, ...], list[str]] = {}     # make arguments -> binaries they must produce
     build_of: dict[str, tuple[str, ...]] = {}          # task key -> its make arguments
     for task in pending:

@@ -179,3 +179,27 @@ def test_runner_builds_binaries_with_make_and_a_failed_build_skips_only_its_runs
     assert any("occ.cpp:1: error: boom" in message for message in messages)
     stored = [json.loads(path.read_text()) for path in sandbox.records().values()]
     assert {record["cc"] for record in stored} == {"silo"}   # build failures are not stored as results
+
+
+def test_a_stored_result_of_another_build_is_run_again(sandbox, tmp_path, monkeypatch, capsys):
+    # The engine is a copy of the fake engine; changing the copy is a rebuild.
+    engine = tmp_path / "engine.py"
+    engine.write_bytes(FAKE_ENGINE.read_bytes())
+    log = engine_log(tmp_path, monkeypatch)
+    sandbox.add_figure()
+    arguments = [*sandbox.cli_arguments("run", "test-fig", "--profile", "quick", "--quiet")[:-1],
+                 f"{sys.executable} {engine} --cc={{cc}}"]      # our engine instead of the sandbox's
+    assert main(arguments) == 0
+    assert len(invocations(log)) == 6
+    digests = {json.loads(path.read_text())["binary_digest"] for path in sandbox.records().values()}
+    assert len(digests) == 1 and None not in digests
+
+    assert main(arguments) == 0                                # same build: nothing runs
+    assert len(invocations(log)) == 6
+    engine.write_bytes(FAKE_ENGINE.read_bytes() + b"\n# rebuilt\n")
+    capsys.readouterr()
+    assert main(arguments) == 0                                # another build: everything runs again
+    assert len(invocations(log)) == 12
+    assert "6 stored from another build (run again)" in capsys.readouterr().err
+    new_digests = {json.loads(path.read_text())["binary_digest"] for path in sandbox.records().values()}
+    assert len(new_digests) == 1 and new_digests != digests

@@ -14,11 +14,21 @@
 // own status word until a releasing transaction grants it the lock, in queue
 // order.
 //
-// Waits-for graph: one partition per thread (Node), written only by that
-// thread, when it starts to wait: the transactions it waits for (the
-// conflicting holders and the conflicting requests queued ahead of it), each
-// with the transaction id it had then, so an edge to a thread that has moved
-// on to another transaction is ignored. As soon as it waits, and every
+// Waits-for graph: one partition per thread (Node), written by that thread
+// when it starts to wait: the transactions it waits for (the conflicting
+// holders and the conflicting requests queued ahead of it), each with the
+// transaction id it had then, so an edge to a thread that has moved on to
+// another transaction is ignored. Invariant: while a request is queued, its
+// partition names every transaction that blocks it directly (a conflicting
+// holder or a conflicting request ahead of it). Of the changes a row's queue
+// and holders go through while a request waits, a grant moves a request from
+// ahead of it to the holders in a mode that conflicts exactly as before, a
+// release or a victim's removal only drops blockers, and a new request joins
+// the tail, behind it; only an upgrade adds a blocker: the upgrading shared
+// holder, which did not block a queued shared request, now does, whether it
+// is granted in place or queued at the front. So the upgrader adds itself to
+// the partitions of the shared requests queued on the row (add_blocker), under
+// the row latch, before anyone can wait for it. As soon as it waits, and every
 // kDetectIntervalNs while it waits, the waiter searches the graph depth-first
 // from itself, reading each partition under its latch (the wait that closes a
 // cycle finds it at once; the periodic search catches cycles whose partitions
@@ -56,7 +66,8 @@ class DlDetect {
 
   // Waits that ended by the timeout rather than by detection, over the whole
   // run (warm-up included): see the known gap in docs/protocols.md (DlDetect).
-  void stats_json(JsonWriter& w) const { w.key("deadlock_timeouts").value(timeouts_.load(std::memory_order_relaxed)); }
+  uint64_t deadlock_timeouts() const { return timeouts_.load(std::memory_order_relaxed); }
+  void stats_json(JsonWriter& w) const { w.key("deadlock_timeouts").value(deadlock_timeouts()); }
   void reset_stats(uint32_t) {}
 
   struct Node;
@@ -145,6 +156,9 @@ class DlDetect {
     const uint64_t bit = RwLockWord::owner_bit(me.thread);
     m.latch.lock();
     if ((m.head == nullptr || mode == Mode::kUpgrade) && try_take(m.lock, mode, bit)) {
+      // Granted in place while requests wait: they now wait for this
+      // exclusive holder.
+      if (mode == Mode::kUpgrade) add_blocker(m.head, me.thread);
       m.latch.unlock();
       a.meta.held = mode == Mode::kShared ? LockHeld::kShared : LockHeld::kExclusive;
       return RC::kOk;
@@ -153,6 +167,7 @@ class DlDetect {
     me.mode = mode;
     me.next = nullptr;
     if (mode == Mode::kUpgrade) {
+      add_blocker(m.head, me.thread);  // everyone queued is now behind it
       me.next = m.head;
       m.head = &me;
       if (m.tail == nullptr) m.tail = &me;
@@ -168,16 +183,12 @@ class DlDetect {
     g.locks = txn.accesses().size();
     g.row = &m;
     g.edge_mask = 0;
-    auto depend_on = [&](uint32_t thread) {
-      g.edge_mask |= RwLockWord::owner_bit(thread);
-      g.edge_txn[thread] = nodes_[thread].running.load(std::memory_order_relaxed);
-    };
     const uint64_t word = m.lock.word.load(std::memory_order_relaxed);
     const Mode held = word & RwLockWord::kExclusive ? Mode::kExclusive : Mode::kShared;
     if (conflicts(mode, held))
-      for (uint64_t h = RwLockWord::holders(word) & ~bit; h != 0; h &= h - 1) depend_on(std::countr_zero(h));
+      for (uint64_t h = RwLockWord::holders(word) & ~bit; h != 0; h &= h - 1) draw_edge(g, std::countr_zero(h));
     for (Node* w = m.head; w != &me; w = w->next)
-      if (conflicts(mode, w->mode)) depend_on(w->thread);
+      if (conflicts(mode, w->mode)) draw_edge(g, w->thread);
     me.graph_latch.unlock();
     me.status.store(g.wait, std::memory_order_release);
     m.latch.unlock();
@@ -185,6 +196,30 @@ class DlDetect {
     const RC rc = wait_for_grant(me, wait);
     if (rc == RC::kOk) a.meta.held = mode == Mode::kShared ? LockHeld::kShared : LockHeld::kExclusive;
     return rc;
+  }
+
+  // An edge of partition g to thread u's current transaction (a thread that
+  // blocks a queued request keeps its transaction while it does). REQUIRES:
+  // the latch of the row g's wait is for, and g's graph_latch.
+  void draw_edge(Partition& g, uint32_t u) {
+    g.edge_mask |= RwLockWord::owner_bit(u);
+    g.edge_txn[u] = nodes_[u].running.load(std::memory_order_relaxed);
+  }
+
+  // Thread u, a shared holder of the row, is upgrading (in place or queued at
+  // the front): the shared requests queued from `first` on, which it did not
+  // block, wait for it from now on. The other modes conflict with every
+  // holder, so their partitions already name u. A queued request's partition
+  // describes its current wait: the request is queued and its partition
+  // written in one critical section of the row latch, and it leaves the queue
+  // (under that latch) when its wait ends. REQUIRES: the row latch.
+  void add_blocker(Node* first, uint32_t u) {
+    for (Node* w = first; w != nullptr; w = w->next) {
+      if (w->mode != Mode::kShared) continue;
+      w->graph_latch.lock();
+      draw_edge(w->graph, u);
+      w->graph_latch.unlock();
+    }
   }
 
   RC wait_for_grant(Node& me, uint64_t wait) {

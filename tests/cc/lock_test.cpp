@@ -189,7 +189,7 @@ class DlDetectTest : public ::testing::Test {
   // safety net, docs/protocols.md) must not cut their waits short.
   DlDetectTest() { cc_.wait_timeout_ns = 60'000'000'000; }
   DlDetect cc_;
-  Counters<DlDetect> c_{4};
+  Counters<DlDetect> c_{8};
 };
 
 // Each transaction locks its first row, then (after both did) the other's: a
@@ -305,6 +305,72 @@ TEST_F(DlDetectTest, QueuedWriterIsNotOvertakenByReaders) {
   EXPECT_TRUE(writer_done.load());
   EXPECT_EQ(seen, 1u);  // the reader came after the writer
   EXPECT_EQ(t3.commit(), RC::kOk);
+}
+
+// A shared request w queued behind an exclusive request x on A, and h, a
+// reader of A, upgrading: in place when it is A's only holder, or queued at
+// the front when a second reader r holds A too. Then x is aborted as the
+// victim of another cycle (x holds C, which h or r wants), which leaves h the
+// only transaction w waits for, and h waits for B, which w holds: a deadlock
+// that only the edge w -> h drawn at h's upgrade shows (w's own edges, drawn
+// when it queued, name x alone). Without that edge the deadlock lasted until
+// the wait timeout, which the test lowers to 5 s so that it fails rather than
+// hangs then. Lock counts (victim choice) make x, then w, the victims.
+void upgrade_behind_queued_shared_request(DlDetect& cc, Counters<DlDetect>& c, bool second_reader) {
+  constexpr uint64_t D = 3, E = 4, F = 5;
+  cc.wait_timeout_ns = 5'000'000'000;
+  Txn<DlDetect> h(cc, 0, nullptr), x(cc, 1, nullptr), w(cc, 2, nullptr), r(cc, 3, nullptr);
+  auto finish = [](Txn<DlDetect>& t, bool ok, RC& rc) {
+    rc = ok ? t.commit() : t.failure();
+    if (rc != RC::kOk) t.abort();
+  };
+  h.begin();
+  ASSERT_TRUE(read(h, c.table, A));
+  ASSERT_TRUE(increment(h, c.table, D));
+  ASSERT_TRUE(increment(h, c.table, E));  // h: 3 locks, then 5
+  w.begin();
+  ASSERT_TRUE(read(w, c.table, B));  // w: 2 locks at its wait
+  x.begin();
+  ASSERT_TRUE(increment(x, c.table, C));  // x: 2 locks at its wait
+  if (second_reader) {
+    r.begin();
+    ASSERT_TRUE(read(r, c.table, A));
+    ASSERT_TRUE(increment(r, c.table, F));  // r: 3 locks at its wait
+  }
+  RC rc_x = RC::kOk, rc_w = RC::kOk, rc_h = RC::kOk, rc_r = RC::kOk;
+  Async xa([&] { finish(x, increment(x, c.table, A), rc_x); });
+  std::this_thread::sleep_for(kPause);
+  Async wa([&] { finish(w, read(w, c.table, A), rc_w); });
+  std::this_thread::sleep_for(kPause);
+  ASSERT_FALSE(xa.done());
+  ASSERT_FALSE(wa.done());  // queued behind x
+  // h upgrades (waiting for r if there is one), then waits for C (held by
+  // x), then for B (held by w).
+  Async ha([&] { finish(h, increment(h, c.table, A) && increment(h, c.table, C) && increment(h, c.table, B), rc_h); });
+  if (second_reader) {
+    std::this_thread::sleep_for(kPause);
+    EXPECT_FALSE(ha.done());  // the upgrade is queued at the front
+    finish(r, increment(r, c.table, C), rc_r);  // waits for x: x is the victim
+  }
+  xa.join();
+  wa.join();
+  ha.join();
+  EXPECT_EQ(rc_x, RC::kDeadlock);
+  EXPECT_EQ(rc_w, RC::kDeadlock);
+  EXPECT_EQ(rc_h, RC::kOk);
+  EXPECT_EQ(rc_r, RC::kOk);
+  EXPECT_EQ(cc.deadlock_timeouts(), 0u) << "the deadlock was not detected";
+  EXPECT_EQ(c.value(A), 1u);
+  EXPECT_EQ(c.value(B), 1u);
+  EXPECT_EQ(c.value(C), second_reader ? 2u : 1u);
+}
+
+TEST_F(DlDetectTest, UpgradeInPlaceBlocksQueuedSharedRequests) {
+  upgrade_behind_queued_shared_request(cc_, c_, false);
+}
+
+TEST_F(DlDetectTest, UpgradeQueuedAtTheFrontBlocksQueuedSharedRequests) {
+  upgrade_behind_queued_shared_request(cc_, c_, true);
 }
 
 // ---- LockSorted and PreNoWait ---------------------------------------------------

@@ -68,6 +68,7 @@
 #include <algorithm>
 #include <atomic>
 #include <bit>
+#include <cassert>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -117,6 +118,13 @@ class Ring {
   uint64_t mark() const { return head_; }
   void release_to(uint64_t mark) { tail_ = mark; }
   size_t used() const { return head_ - tail_; }
+  // Zeroes every byte ever handed out and starts over. REQUIRES: nothing is
+  // allocated (every block was released).
+  void wipe() {
+    assert(tail_ == head_);
+    std::memset(mem_.data(), 0, std::min<uint64_t>(head_, size_));
+    head_ = tail_ = 0;
+  }
 
  private:
   Region mem_;
@@ -125,32 +133,52 @@ class Ring {
 };
 
 // A transaction's read set as other threads search it (section 4.2): an
-// open-addressing table of <row address, TID> slots, linear probing, at most
-// half full. Only the owner inserts; nothing is removed while the table lives.
-// A table is named by one word: slot array address | log2(capacity).
+// open-addressing table of <row, TID> slots, linear probing, at most half
+// full. Only the owner inserts; nothing is removed while the table lives.
+//
+// Tables are never zeroed: each table of a thread carries a 16-bit stamp,
+// unique among the tables that thread allocated since its buffers were last
+// wiped, and a slot's key is `row address | stamp << 48`. A slot holding
+// another stamp (left by an older table in the same memory, or 0 in fresh
+// memory) is empty. This takes the memset of a table at every begin() (and
+// at every grow) off the transaction path; a thread wipes its buffers only
+// when its stamps run out, once every 65535 transactions (Bcc::begin_update).
+// Row addresses must fit in 48 bits: user-space addresses of x86-64 and
+// AArch64 Linux do unless a mapping is requested above (5-level paging).
+// A table is named by one word: stamp << 48 | slot array address | log2(capacity).
+inline constexpr int kStampShift = 48;
+inline constexpr uint64_t kMaxStamp = (uint64_t{1} << (64 - kStampShift)) - 1;
+inline constexpr uint64_t kAddressBits = (uint64_t{1} << kStampShift) - 1;
 struct ReadSlot {
-  std::atomic<uint64_t> row{0};
+  std::atomic<uint64_t> key{0};  // row address | stamp << kStampShift
   std::atomic<uint64_t> tid{0};
 };
 struct ReadSet {
   ReadSlot* slots;
-  uint64_t mask;  // capacity - 1
-  int shift;      // 64 - log2(capacity)
+  uint64_t mask;   // capacity - 1
+  uint64_t stamp;  // stamp << kStampShift
+  int shift;       // 64 - log2(capacity)
   explicit ReadSet(uint64_t table)
-      : slots(reinterpret_cast<ReadSlot*>(table & ~uint64_t{63})),
+      : slots(reinterpret_cast<ReadSlot*>(table & kAddressBits & ~uint64_t{63})),
         mask((uint64_t{1} << (table & 63)) - 1),
+        stamp(table & ~kAddressBits),
         shift(64 - static_cast<int>(table & 63)) {}
+  uint64_t key(uint64_t row) const {
+    assert(row <= kAddressBits);
+    return row | stamp;
+  }
   uint64_t home(uint64_t row) const { return (row * 0x9E3779B97F4A7C15ull) >> shift; }
+  static bool empty(uint64_t slot_key, uint64_t key) { return ((slot_key ^ key) >> kStampShift) != 0; }
 };
-inline uint64_t capacity_of(uint64_t table) { return uint64_t{1} << (table & 63); }
 
 // The TID at which the table's owner read `row`, or kNone. Any thread.
 inline uint64_t find_read(uint64_t table, uint64_t row) {
   const ReadSet t(table);
+  const uint64_t key = t.key(row);
   for (uint64_t i = t.home(row), probes = 0; probes <= t.mask; i = (i + 1) & t.mask, ++probes) {
-    const uint64_t r = t.slots[i].row.load(std::memory_order_seq_cst);
-    if (r == row) return t.slots[i].tid.load(std::memory_order_seq_cst);
-    if (r == 0) break;
+    const uint64_t k = t.slots[i].key.load(std::memory_order_seq_cst);
+    if (k == key) return t.slots[i].tid.load(std::memory_order_seq_cst);
+    if (ReadSet::empty(k, key)) break;
   }
   return kNone;
 }
@@ -158,21 +186,23 @@ inline uint64_t find_read(uint64_t table, uint64_t row) {
 // Records that the owner read `row` at `tid`; true if the row is new. With
 // `fenced`, the store is a sequentially consistent exchange, so the
 // verification read of Algorithm 2 that follows cannot be ordered before it;
-// without, the searcher's asymmetric fence orders them. Owner only.
+// without, the searcher's asymmetric fence orders them. The TID is stored
+// before the key, so a searcher that finds the key finds the TID. Owner only.
 inline bool put_read(const ReadSet& t, uint64_t row, uint64_t tid, bool fenced) {
   ReadSlot* s = t.slots;
   const uint64_t mask = t.mask;
+  const uint64_t key = t.key(row);
   for (uint64_t i = t.home(row);; i = (i + 1) & mask) {
-    const uint64_t r = s[i].row.load(std::memory_order_relaxed);
-    if (r == row) {
+    const uint64_t k = s[i].key.load(std::memory_order_relaxed);
+    if (k == key) {
       if (fenced) s[i].tid.exchange(tid, std::memory_order_seq_cst);
       else s[i].tid.store(tid, std::memory_order_release);
       return false;
     }
-    if (r == 0) {
+    if (ReadSet::empty(k, key)) {
       s[i].tid.store(tid, std::memory_order_relaxed);
-      if (fenced) s[i].row.exchange(row, std::memory_order_seq_cst);
-      else s[i].row.store(row, std::memory_order_release);
+      if (fenced) s[i].key.exchange(key, std::memory_order_seq_cst);
+      else s[i].key.store(key, std::memory_order_release);
       return true;
     }
   }
@@ -208,21 +238,14 @@ struct Version {
 class VersionStore {
  public:
   static constexpr size_t kChunkBytes = size_t{256} << 10;
+  // Called for most writes once snapshots run: the common case is a bump of
+  // the newest chunk's cursor.
   Version* allocate(size_t bytes, uint64_t floor) {
     bytes = (bytes + 63) & ~size_t{63};
-    if (chunks_.empty() || chunks_.back().floor != floor || chunks_.back().used + bytes > chunks_.back().mem.size()) {
-      Region mem;
-      if (!free_.empty() && free_.back().size() >= bytes) {
-        mem = std::move(free_.back());
-        free_.pop_back();
-      } else {
-        mem = Region(std::max(bytes, kChunkBytes));
-      }
-      chunks_.push_back({floor, std::move(mem), 0});
-    }
-    Chunk& c = chunks_.back();
-    auto* v = reinterpret_cast<Version*>(c.mem.data() + c.used);
-    c.used += bytes;
+    if (floor != floor_ || bytes > static_cast<size_t>(limit_ - cursor_)) [[unlikely]]
+      start_chunk(bytes, floor);
+    auto* v = reinterpret_cast<Version*>(cursor_);
+    cursor_ += bytes;
     return v;
   }
   uint64_t oldest_floor() const { return chunks_.empty() ? kNone : chunks_.front().floor; }
@@ -231,6 +254,7 @@ class VersionStore {
       free_.push_back(std::move(chunks_.front().mem));
       chunks_.pop_front();
     }
+    if (chunks_.empty()) cursor_ = limit_ = nullptr;
   }
   size_t bytes() const {
     size_t b = 0;
@@ -242,10 +266,25 @@ class VersionStore {
   struct Chunk {
     uint64_t floor;
     Region mem;
-    size_t used;
   };
+  void start_chunk(size_t bytes, uint64_t floor) {
+    Region mem;
+    if (!free_.empty() && free_.back().size() >= bytes) {
+      mem = std::move(free_.back());
+      free_.pop_back();
+    } else {
+      mem = Region(std::max(bytes, kChunkBytes));
+    }
+    cursor_ = mem.data();
+    limit_ = mem.data() + mem.size();
+    floor_ = floor;
+    chunks_.push_back({floor, std::move(mem)});
+  }
   std::deque<Chunk> chunks_;
   std::vector<Region> free_;
+  uint8_t* cursor_ = nullptr;  // free space of the newest chunk
+  uint8_t* limit_ = nullptr;
+  uint64_t floor_ = kNone;     // its floor
 };
 
 }  // namespace bcc
@@ -284,6 +323,7 @@ class Bcc {
     uint64_t versions_saved = 0;
     uint64_t heap_tables = 0;         // read-set tables no circular buffer had room for
     uint64_t history_full = 0;        // begin() waited for a full history list
+    uint64_t table_wipes = 0;         // the thread's stamps ran out: its table buffers were wiped
     uint64_t memory_samples = 0, memory_sum = 0, memory_max = 0;  // history bytes at each begin()
 
     void add(const Stats& o) {
@@ -297,6 +337,7 @@ class Bcc {
       versions_saved += o.versions_saved;
       heap_tables += o.heap_tables;
       history_full += o.history_full;
+      table_wipes += o.table_wipes;
       memory_samples += o.memory_samples;
       memory_sum += o.memory_sum;
       memory_max = std::max(memory_max, o.memory_max);
@@ -333,7 +374,8 @@ class Bcc {
     size_t heap_bytes = 0;
     uint64_t last_tid = 0;  // the last TID this thread generated
     uint64_t seen_max = 0;  // the largest clock entry it has seen (Lamport)
-    uint32_t last_reads = 0;
+    uint64_t stamp = 0;      // stamp of its latest read-set table (bcc::ReadSet)
+    uint32_t read_hint = 0;  // recent read-set sizes, a decaying maximum: sizes the next table
     bcc::VersionStore versions;
     Stats stats;
 
@@ -350,7 +392,6 @@ class Bcc {
     uint64_t table = 0;            // its read-set table...
     bcc::ReadSet reads_set{0};     // ...decoded
     uint32_t reads = 0;            // rows in the table
-    bool wr = false;               // read a version committed after Start
     bool snapshot = false;         // a read-only snapshot transaction
   };
 
@@ -365,15 +406,15 @@ class Bcc {
     TxnMeta& m = txn.meta();
     if (m.history == nullptr) m.history = register_thread(txn.thread_id());
     ThreadHistory& h = *m.history;
-    m.wr = false;
     m.reads = 0;
     m.snapshot = txn.read_only();
     collect_versions(h);
     if (m.snapshot) begin_snapshot(h, m, txn.thread_id());
     else begin_update(h, m, txn.thread_id());
+    const uint64_t bytes = h.table_bytes();
     ++h.stats.memory_samples;
-    h.stats.memory_sum += h.table_bytes();
-    h.stats.memory_max = std::max<uint64_t>(h.stats.memory_max, h.table_bytes());
+    h.stats.memory_sum += bytes;
+    h.stats.memory_max = std::max(h.stats.memory_max, bytes);
   }
 
   RC read(auto& txn, auto& a) {
@@ -550,17 +591,20 @@ class Bcc {
       m.n = n;
       m.idle_at_start = idle;
       h.seen_max = std::max(h.seen_max, max);
-      // Line 4: release history tables; wait, idle, while the list is full.
-      if (release_history(h, max, min_running)) break;
+      // Line 4: release history tables; wait, idle, while the list is full
+      // (or, once in 65535 transactions, until it is empty: see wipe_tables).
+      const bool room = release_history(h, max, min_running);
+      if (room && (h.stamp < bcc::kMaxStamp || wipe_tables(h))) break;
       clock_[t].store(tid | kFlagBit, std::memory_order_release);
-      if (!waited_for_history) ++h.stats.history_full;
-      waited_for_history = true;
+      if (!room && !waited_for_history) ++h.stats.history_full;
+      waited_for_history |= !room;
     }
     // Line 4: a new table, published in the history list.
     const uint64_t head = h.head.load(std::memory_order_relaxed);
-    // At least twice the previous read set (a retry reads as much), 16 slots minimum.
-    const int log2 = std::bit_width(std::max<uint64_t>(h.last_reads, 8) * 2 - 1);
-    m.table = allocate_table(h, log2, head);
+    // Twice the recent read sets (a retry reads as much), 16 slots minimum:
+    // tables cost no zeroing, so a generous size is cheaper than a grow.
+    const int log2 = std::bit_width(std::max<uint64_t>(h.read_hint, 8) * 2 - 1);
+    m.table = allocate_table(h, log2, head, ++h.stamp);
     m.reads_set = bcc::ReadSet(m.table);
     Entry& e = h.ring[head % kHistoryEntries];
     e.start_tid.store(0, std::memory_order_relaxed);
@@ -595,21 +639,33 @@ class Bcc {
     return head - h.tail < kHistoryEntries;
   }
 
-  // A zeroed read-set table of 2^log2 slots for history entry `entry`.
-  uint64_t allocate_table(ThreadHistory& h, int log2, uint64_t entry) {
+  // The thread's stamps ran out: once its history list is empty (no other
+  // thread can search its tables), zero its table buffers so that no slot
+  // carries a stamp handed out again. Returns false while tables are live.
+  static bool wipe_tables(ThreadHistory& h) {
+    if (h.tail != h.head.load(std::memory_order_relaxed)) return false;
+    for (auto& level : h.levels) level.wipe();
+    h.stamp = 0;
+    ++h.stats.table_wipes;
+    return true;
+  }
+
+  // A read-set table of 2^log2 slots with `stamp` (empty without zeroing:
+  // bcc::ReadSet) for history entry `entry`.
+  uint64_t allocate_table(ThreadHistory& h, int log2, uint64_t entry, uint64_t stamp) {
     const size_t bytes = sizeof(bcc::ReadSlot) << log2;
     uint8_t* p = nullptr;
     for (auto& level : h.levels)
       if ((p = level.allocate(bytes)) != nullptr) break;
     if (p == nullptr) {
-      auto mem = std::make_unique<uint8_t[]>(bytes + 64);
+      auto mem = std::make_unique<uint8_t[]>(bytes + 64);  // zeroed: stamp 0 is no table's
       p = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(mem.get()) + 63) & ~uintptr_t{63});
       h.heap_tables.push_back({entry, bytes, std::move(mem)});
       h.heap_bytes += bytes;
       ++h.stats.heap_tables;
     }
-    std::memset(p, 0, bytes);
-    return reinterpret_cast<uint64_t>(p) | static_cast<uint64_t>(log2);
+    assert(reinterpret_cast<uint64_t>(p) <= bcc::kAddressBits);
+    return stamp << bcc::kStampShift | reinterpret_cast<uint64_t>(p) | static_cast<uint64_t>(log2);
   }
 
   // A Silo read that also records the row in the read-set table, with the
@@ -624,7 +680,6 @@ class Bcc {
       std::atomic_signal_fence(std::memory_order_seq_cst);  // the compiler keeps the insert first
       if (a.row->meta.tid.load(std::memory_order_seq_cst) != tid) continue;  // changed: re-read
       a.meta.observed_tid = tid;
-      if (after_start(m, tid)) m.wr = true;  // section 4.3, wr
       return;
     }
   }
@@ -634,12 +689,13 @@ class Bcc {
   // released with the entry).
   void grow_table(ThreadHistory& h, TxnMeta& m) {
     const uint64_t head = h.head.load(std::memory_order_relaxed);
-    const uint64_t bigger = allocate_table(h, static_cast<int>(m.table & 63) + 1, head - 1);
+    const uint64_t bigger = allocate_table(h, static_cast<int>(m.table & 63) + 1, head - 1, h.stamp);
     const bcc::ReadSet grown(bigger);
     for (uint64_t i = 0; i <= m.reads_set.mask; ++i) {
       const bcc::ReadSlot& old = m.reads_set.slots[i];
-      const uint64_t r = old.row.load(std::memory_order_relaxed);
-      if (r != 0) bcc::put_read(grown, r, old.tid.load(std::memory_order_relaxed), false);
+      const uint64_t k = old.key.load(std::memory_order_relaxed);
+      if (!bcc::ReadSet::empty(k, m.reads_set.stamp))
+        bcc::put_read(grown, k & bcc::kAddressBits, old.tid.load(std::memory_order_relaxed), false);
     }
     h.ring[(head - 1) % kHistoryEntries].table.store(bigger, insert_order());
     m.table = bigger;
@@ -647,10 +703,14 @@ class Bcc {
   }
 
   // Algorithm 3 lines 12-15: the first dependency on a concurrent
-  // transaction, checked in the order wr, ww, rw.
+  // transaction, checked in the order wr, ww, rw. The wr test (a version read
+  // was committed after Start) looks at the TIDs observed at read time; it is
+  // made here rather than at each read because only a transaction whose
+  // right_conflict holds needs it.
   Dependency left_conflict(auto& txn, const auto& writes) {
     const TxnMeta& m = txn.meta();
-    if (m.wr) return kWr;
+    for (const auto& a : txn.accesses())
+      if (a.type != AccessType::kInsert && after_start(m, a.meta.observed_tid)) return kWr;
     for (auto* a : writes)
       if (after_start(m, a->row->meta.tid.load(std::memory_order_relaxed) & ~kFlagBit)) return kWw;
     if (writes.size() > 0 && rw_dependency(txn, writes)) return kRw;
@@ -698,7 +758,8 @@ class Bcc {
   // The transaction has finished (committed with TID `last`, or aborted):
   // its thread is idle in the clock.
   void end_update(auto& txn, uint64_t last) {
-    txn.meta().history->last_reads = txn.meta().reads;
+    ThreadHistory& h = *txn.meta().history;
+    h.read_hint = std::max(txn.meta().reads, h.read_hint - h.read_hint / 8);
     clock_[txn.thread_id()].store(last | kFlagBit, std::memory_order_release);
   }
 

@@ -364,5 +364,53 @@ TEST(BccHistory, LargeReadSetsGrowTheTable) {
   EXPECT_EQ(t1.commit(), RC::kOk);
 }
 
+// Read-set tables are not zeroed (bcc::ReadSet): a table laid over the memory
+// of an older one, with the next stamp, finds none of the older reads, and
+// the rows it inserts itself are found with their TIDs.
+TEST(BccHistory, ATableDoesNotSeeTheReadsOfAnOlderTableInItsMemory) {
+  alignas(64) bcc::ReadSlot slots[16];
+  const uint64_t base = reinterpret_cast<uint64_t>(&slots[0]);
+  const uint64_t older = uint64_t{1} << bcc::kStampShift | base | 4;  // 16 slots
+  const uint64_t newer = uint64_t{2} << bcc::kStampShift | base | 4;
+  const bcc::ReadSet o(older), n(newer);
+  auto row = [](uint64_t k) { return 0x10000 + 64 * k; };
+  for (uint64_t k = 0; k < 8; ++k) EXPECT_TRUE(bcc::put_read(o, row(k), 100 + k, false));
+  EXPECT_FALSE(bcc::put_read(o, row(3), 103, false));  // already there
+  for (uint64_t k = 0; k < 8; ++k) EXPECT_EQ(bcc::find_read(older, row(k)), 100 + k);
+  for (uint64_t k = 0; k < 8; ++k) EXPECT_EQ(bcc::find_read(newer, row(k)), bcc::kNone) << k;
+  EXPECT_TRUE(bcc::put_read(n, row(5), 7, false));
+  EXPECT_TRUE(bcc::put_read(n, row(9), 9, false));
+  EXPECT_EQ(bcc::find_read(newer, row(5)), 7u);
+  EXPECT_EQ(bcc::find_read(newer, row(9)), 9u);
+  EXPECT_EQ(bcc::find_read(newer, row(4)), bcc::kNone);
+}
+
+// After 65535 transactions a thread's stamps run out: its tables are wiped
+// once none is live, and the rw search still finds the reads of its next
+// table (the pattern of LargeReadSetsGrowTheTable, T1 on the wiped thread).
+TEST(BccHistory, TablesStillWorkAfterTheStampsRunOut) {
+  Bcc cc;
+  Counters<Bcc> c(256);
+  Txn<Bcc> t1(cc, 0, nullptr), t2(cc, 1, nullptr), t3(cc, 2, nullptr);
+  for (uint64_t i = 0; i < bcc::kMaxStamp; ++i) {
+    t1.begin();
+    ASSERT_TRUE(read(t1, c.table, i % 8));
+    ASSERT_EQ(t1.commit(), RC::kOk);
+  }
+  EXPECT_EQ(cc.total_stats().table_wipes, 0u);
+  t1.begin();
+  EXPECT_EQ(cc.total_stats().table_wipes, 1u);
+  for (uint64_t k = 0; k < 8; ++k) ASSERT_TRUE(read(t1, c.table, k));
+  t2.begin();
+  ASSERT_TRUE(read(t2, c.table, 250));
+  ASSERT_TRUE(increment(t2, c.table, 3));
+  t3.begin();
+  ASSERT_TRUE(increment(t3, c.table, 250));
+  ASSERT_EQ(t3.commit(), RC::kOk);
+  EXPECT_EQ(t2.commit(), RC::kValidation);
+  EXPECT_EQ(cc.total_stats().by_dependency[Bcc::kRw], 1u);
+  EXPECT_EQ(t1.commit(), RC::kOk);
+}
+
 }  // namespace
 }  // namespace ccb

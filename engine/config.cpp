@@ -3,6 +3,7 @@
 #include <gflags/gflags.h>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -24,6 +25,7 @@ DEFINE_bool(pin, false, "pin worker i to one CPU, one per physical core first, t
 DEFINE_bool(timeline, false, "add a per-second throughput timeline to the result");
 DEFINE_uint32(txn_buffer, 4096, "requests pre-generated per worker and replayed in a cycle (1..1000000)");
 DEFINE_uint32(backoff_max_us, 100, "cap in microseconds of the randomized exponential backoff after an abort (0 = retry at once; <= 1000000)");
+DEFINE_double(theta, 0.6, "YCSB, SmallBank, micro: Zipf skew of key (customer) choice (>= 0; 0 = uniform; >= 1 sampled exactly)");
 DEFINE_int32(load_threads, 0, "threads used to load tables (0 = --threads)");
 
 namespace ccb {
@@ -36,6 +38,26 @@ void require(bool ok, const std::string& flag, const std::string& allowed) {
   }
 }
 
+static std::string bound(uint64_t v) {
+  if (v >= (uint64_t{1} << 20) && (v & (v - 1)) == 0) return "2^" + std::to_string(std::countr_zero(v));
+  return std::to_string(v);
+}
+
+std::string describe_range(uint64_t lo, uint64_t hi) { return "[" + bound(lo) + ", " + bound(hi) + "]"; }
+
+std::string describe_range(int64_t lo, int64_t hi) {
+  auto text = [](int64_t v) { return v < 0 ? std::to_string(v) : bound(static_cast<uint64_t>(v)); };
+  return "[" + text(lo) + ", " + text(hi) + "]";
+}
+
+std::string describe_range(double lo, double hi) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "[%g, %g]", lo, hi);
+  return buf;
+}
+
+double theta_flag() { return in_range(FLAGS_theta, 0.0, 10.0, "theta", "a number"); }
+
 static std::string join(const std::vector<std::string>& v) {
   std::string s;
   for (const auto& x : v) s += (s.empty() ? "" : "|") + x;
@@ -47,13 +69,11 @@ EngineConfig EngineConfig::from_flags(const char* cc_name, const std::vector<std
   c.cc = cc_name;
   require(std::find(wl.begin(), wl.end(), FLAGS_workload) != wl.end(), "workload", join(wl));
   c.workload = FLAGS_workload;
-  require(FLAGS_threads >= 1 && FLAGS_threads <= 1024, "threads", "an integer in [1, 1024]");
-  c.threads = FLAGS_threads;
+  c.threads = in_range(FLAGS_threads, 1, 1024, "threads", "an integer");
   require(std::isfinite(FLAGS_duration) && FLAGS_duration > 0 && FLAGS_duration <= 86400, "duration",
           "seconds in (0, 86400]");
   c.duration_s = FLAGS_duration;
-  require(std::isfinite(FLAGS_warmup) && FLAGS_warmup >= 0 && FLAGS_warmup <= 86400, "warmup", "seconds in [0, 86400]");
-  c.warmup_s = FLAGS_warmup;
+  c.warmup_s = in_range(FLAGS_warmup, 0.0, 86400.0, "warmup", "seconds");
   c.measure_txns = FLAGS_measure_txns;
   c.seed = FLAGS_seed;
   c.out = FLAGS_out;
@@ -65,11 +85,9 @@ EngineConfig EngineConfig::from_flags(const char* cc_name, const std::vector<std
   c.frontend = FLAGS_frontend;
   c.pin = FLAGS_pin;
   c.timeline = FLAGS_timeline;
-  require(FLAGS_txn_buffer >= 1 && FLAGS_txn_buffer <= 1000000, "txn_buffer", "an integer in [1, 1000000]");
-  c.txn_buffer = FLAGS_txn_buffer;
-  require(FLAGS_backoff_max_us <= 1000000, "backoff_max_us", "microseconds in [0, 1000000]");
-  c.backoff_max_us = FLAGS_backoff_max_us;
-  require(FLAGS_load_threads >= 0 && FLAGS_load_threads <= 1024, "load_threads", "an integer in [0, 1024]");
+  c.txn_buffer = in_range(FLAGS_txn_buffer, 1, 1000000, "txn_buffer", "an integer");
+  c.backoff_max_us = in_range(FLAGS_backoff_max_us, 0, 1000000, "backoff_max_us", "microseconds");
+  in_range(FLAGS_load_threads, 0, 1024, "load_threads", "an integer", " (0 = --threads)");
   c.load_threads = FLAGS_load_threads == 0 ? c.threads : FLAGS_load_threads;
   return c;
 }

@@ -5,9 +5,11 @@
 // exit code 2 before anything is loaded or written.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace ccb {
@@ -54,5 +56,28 @@ bool parse_command_line(int argc, char** argv, const char* cc_name);
 
 // Helpers for range checks with uniform messages.
 void require(bool ok, const std::string& flag, const std::string& allowed);
+
+// The bounds of a range as the error messages write them: "[lo, hi]", with
+// 2^k for powers of two from 2^20 on.
+std::string describe_range(int64_t lo, int64_t hi);
+std::string describe_range(uint64_t lo, uint64_t hi);
+std::string describe_range(double lo, double hi);
+
+// The value of a numeric flag, after checking that it lies in [lo, hi] (and
+// is finite, for a floating-point flag). Otherwise a ConfigError naming the
+// flag, allowed "<what> in [lo, hi]<note>" (e.g. "seconds in [0, 86400]").
+template <class T, class Lo, class Hi>
+T in_range(T value, Lo lo, Hi hi, const char* flag, const char* what, const std::string& note = {}) {
+  using Wide = std::conditional_t<std::is_floating_point_v<T>, double,
+                                  std::conditional_t<std::is_signed_v<T>, int64_t, uint64_t>>;
+  const Wide v = static_cast<Wide>(value), l = static_cast<Wide>(lo), h = static_cast<Wide>(hi);
+  bool ok = l <= v && v <= h;
+  if constexpr (std::is_floating_point_v<T>) ok = ok && std::isfinite(v);
+  if (!ok) require(false, flag, std::string(what) + " in " + describe_range(l, h) + note);
+  return value;
+}
+
+// --theta, shared by the Zipf-skewed workloads (YCSB, SmallBank, micro).
+double theta_flag();
 
 }  // namespace ccb

@@ -22,23 +22,16 @@ namespace ccb {
 
 HotOptions HotOptions::from_flags() {
   HotOptions o;
-  require(FLAGS_hot_table_size >= 1 && FLAGS_hot_table_size <= (uint64_t{1} << 40), "hot_table_size",
-          "an integer in [1, 2^40]");
-  o.table_size = FLAGS_hot_table_size;
-  require(FLAGS_partitions <= 65536, "partitions", "0 (one partition) or an integer in [1, 65536]");
-  o.partitions = FLAGS_partitions;
-  require(FLAGS_hot_records >= 1, "hot_records", "an integer >= 1");
-  o.hot_records = FLAGS_hot_records;
+  o.table_size = in_range(FLAGS_hot_table_size, 1, uint64_t{1} << 40, "hot_table_size", "an integer");
+  o.partitions = in_range(FLAGS_partitions, 0, 65536, "partitions", "an integer", " (0 = one partition)");
+  o.hot_records = in_range(FLAGS_hot_records, 1, UINT32_MAX, "hot_records", "an integer");
   // Each partition reserves hot_records keys (all hot records may move into
   // one partition) and needs kCold more for distinct cold records.
   require(o.rows_per_partition() >= uint64_t{o.hot_records} + kCold, "hot_records",
           "at most hot_table_size / partitions - 9 = " +
               std::to_string(static_cast<int64_t>(o.rows_per_partition()) - kCold));
-  require(FLAGS_hot_remote_max <= kCold, "hot_remote_max", "an integer in [0, 9]");
-  o.remote_max = FLAGS_hot_remote_max;
-  require(std::isfinite(FLAGS_hot_shift_s) && FLAGS_hot_shift_s >= 0 && FLAGS_hot_shift_s <= 86400, "hot_shift_s",
-          "seconds in [0, 86400] (0 = fixed hot records)");
-  o.shift_s = FLAGS_hot_shift_s;
+  o.remote_max = in_range(FLAGS_hot_remote_max, 0, kCold, "hot_remote_max", "an integer");
+  o.shift_s = in_range(FLAGS_hot_shift_s, 0.0, 86400.0, "hot_shift_s", "seconds", " (0 = fixed hot records)");
   o.shift_seed = FLAGS_seed;
   return o;
 }

@@ -13,7 +13,6 @@ DEFINE_uint64(smallbank_customers, 100000,
 DEFINE_string(smallbank_mix, "1,1,1,1,1,1",
               "SmallBank: relative weights of Balance,DepositChecking,TransactSavings,Amalgamate,WriteCheck,"
               "SendPayment (six non-negative integers, not all 0; H-Store's mix is 15,15,15,15,15,25)");
-DECLARE_double(theta);  // shared with YCSB: Zipf skew of customer choice
 
 namespace ccb {
 
@@ -46,11 +45,9 @@ std::string SmallBankOptions::mix_string() const {
 
 SmallBankOptions SmallBankOptions::from_flags() {
   SmallBankOptions o;
-  require(FLAGS_smallbank_customers >= 2 && FLAGS_smallbank_customers <= (uint64_t{1} << 32), "smallbank_customers",
-          "an integer in [2, 2^32] (Amalgamate and SendPayment need two distinct customers)");
-  o.customers = FLAGS_smallbank_customers;
-  require(std::isfinite(FLAGS_theta) && FLAGS_theta >= 0 && FLAGS_theta <= 10, "theta", "a number in [0, 10]");
-  o.theta = FLAGS_theta;
+  o.customers = in_range(FLAGS_smallbank_customers, 2, uint64_t{1} << 32, "smallbank_customers", "an integer",
+                         " (Amalgamate and SendPayment need two distinct customers)");
+  o.theta = theta_flag();
   o.mix = parse_mix(FLAGS_smallbank_mix, "smallbank_mix");
   return o;
 }

@@ -50,9 +50,7 @@ std::optional<std::array<uint32_t, tpcc::kTxnTypes>> parse_percentages(std::stri
 
 TpccOptions TpccOptions::from_flags() {
   TpccOptions o;
-  require(FLAGS_warehouses >= 1 && FLAGS_warehouses <= tpcc::kMaxWarehouses, "warehouses",
-          "an integer in [1, " + std::to_string(tpcc::kMaxWarehouses) + "]");
-  o.warehouses = FLAGS_warehouses;
+  o.warehouses = in_range(FLAGS_warehouses, 1, tpcc::kMaxWarehouses, "warehouses", "an integer");
 
   o.mix = FLAGS_mix;
   if (FLAGS_mix == "standard") {
@@ -76,12 +74,8 @@ TpccOptions TpccOptions::from_flags() {
           "0 or -1 with --warehouses=1 (a cross-warehouse transaction needs a second warehouse)");
   o.cross_pct = FLAGS_cross_pct;
 
-  require(FLAGS_by_last_name_pct <= 100, "by_last_name_pct", "a percentage in [0, 100]");
-  o.by_last_name_pct = FLAGS_by_last_name_pct;
-
-  require(FLAGS_expected_new_orders >= 1 && FLAGS_expected_new_orders <= (uint64_t{1} << 32), "expected_new_orders",
-          "an integer in [1, 2^32]");
-  o.expected_new_orders = FLAGS_expected_new_orders;
+  o.by_last_name_pct = in_range(FLAGS_by_last_name_pct, 0, 100, "by_last_name_pct", "a percentage");
+  o.expected_new_orders = in_range(FLAGS_expected_new_orders, 1, uint64_t{1} << 32, "expected_new_orders", "an integer");
   return o;
 }
 

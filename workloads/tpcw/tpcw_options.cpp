@@ -20,22 +20,13 @@ namespace ccb {
 
 TpcwOptions TpcwOptions::from_flags() {
   TpcwOptions o;
-  const std::string lines = "an integer in [1, " + std::to_string(kMaxLines) + "]";
-  require(FLAGS_tpcw_cart_items >= 1 && FLAGS_tpcw_cart_items <= kMaxLines, "tpcw_cart_items", lines);
-  o.cart_items = FLAGS_tpcw_cart_items;
-  require(FLAGS_tpcw_order_lines >= 1 && FLAGS_tpcw_order_lines <= kMaxLines, "tpcw_order_lines", lines);
-  o.order_lines = FLAGS_tpcw_order_lines;
-  const uint32_t needed = std::max(o.cart_items, o.order_lines);
-  require(FLAGS_tpcw_items > needed && FLAGS_tpcw_items <= (uint64_t{1} << 32), "tpcw_items",
-          "an integer in [" + std::to_string(needed + 1) +
-              ", 2^32] (the hot item plus enough other items for distinct lines)");
-  o.items = FLAGS_tpcw_items;
-  require(std::isfinite(FLAGS_tpcw_hot_prob) && FLAGS_tpcw_hot_prob >= 0 && FLAGS_tpcw_hot_prob <= 1, "tpcw_hot_prob",
-          "a probability in [0, 1]");
-  o.hot_prob = FLAGS_tpcw_hot_prob;
-  require(FLAGS_tpcw_order_threads >= 1 && FLAGS_tpcw_order_threads <= 1024, "tpcw_order_threads",
-          "an integer in [1, 1024]");
-  o.order_threads = FLAGS_tpcw_order_threads;
+  o.cart_items = in_range(FLAGS_tpcw_cart_items, 1, kMaxLines, "tpcw_cart_items", "an integer");
+  o.order_lines = in_range(FLAGS_tpcw_order_lines, 1, kMaxLines, "tpcw_order_lines", "an integer");
+  const uint64_t needed = std::max(o.cart_items, o.order_lines);
+  o.items = in_range(FLAGS_tpcw_items, needed + 1, uint64_t{1} << 32, "tpcw_items", "an integer",
+                     " (the hot item plus enough other items for distinct lines)");
+  o.hot_prob = in_range(FLAGS_tpcw_hot_prob, 0.0, 1.0, "tpcw_hot_prob", "a probability");
+  o.order_threads = in_range(FLAGS_tpcw_order_threads, 1, 1024, "tpcw_order_threads", "an integer");
   return o;
 }
 

@@ -12,25 +12,17 @@ DEFINE_uint64(table_size, 1 << 20, "YCSB: rows in the table (>= 1)");
 DEFINE_uint32(payload_size, 100, "YCSB: payload bytes per row (8..65536; the first 8 bytes are a counter)");
 DEFINE_uint32(req_per_txn, 16, "YCSB: requests (distinct keys) per transaction (1..64)");
 DEFINE_double(read_ratio, 0.5, "YCSB: fraction of requests that are reads; the rest are read-modify-writes ([0, 1])");
-DEFINE_double(theta, 0.6, "YCSB, SmallBank, micro: Zipf skew of key (customer) choice (>= 0; 0 = uniform; >= 1 sampled exactly)");
 DEFINE_uint32(partitions, 0, "YCSB, HOT: 0 = unpartitioned; N >= 1 = N partitions (YCSB: equal key ranges, each transaction inside one)");
 
 namespace ccb {
 
 YcsbOptions YcsbOptions::from_flags() {
   YcsbOptions o;
-  require(FLAGS_table_size >= 1 && FLAGS_table_size <= (uint64_t{1} << 40), "table_size", "an integer in [1, 2^40]");
-  o.table_size = FLAGS_table_size;
-  require(FLAGS_payload_size >= 8 && FLAGS_payload_size <= 65536, "payload_size", "bytes in [8, 65536]");
-  o.payload_size = FLAGS_payload_size;
-  require(FLAGS_req_per_txn >= 1 && FLAGS_req_per_txn <= kMaxRequests, "req_per_txn",
-          "an integer in [1, " + std::to_string(kMaxRequests) + "]");
-  o.req_per_txn = FLAGS_req_per_txn;
-  require(std::isfinite(FLAGS_read_ratio) && FLAGS_read_ratio >= 0 && FLAGS_read_ratio <= 1, "read_ratio",
-          "a fraction in [0, 1]");
-  o.read_ratio = FLAGS_read_ratio;
-  require(std::isfinite(FLAGS_theta) && FLAGS_theta >= 0 && FLAGS_theta <= 10, "theta", "a number in [0, 10]");
-  o.theta = FLAGS_theta;
+  o.table_size = in_range(FLAGS_table_size, 1, uint64_t{1} << 40, "table_size", "an integer");
+  o.payload_size = in_range(FLAGS_payload_size, 8, 65536, "payload_size", "bytes");
+  o.req_per_txn = in_range(FLAGS_req_per_txn, 1, kMaxRequests, "req_per_txn", "an integer");
+  o.read_ratio = in_range(FLAGS_read_ratio, 0.0, 1.0, "read_ratio", "a fraction");
+  o.theta = theta_flag();
   require(FLAGS_partitions <= FLAGS_table_size, "partitions", "0 (off) or an integer in [1, table_size]");
   o.partitions = FLAGS_partitions;
   require(o.keys_per_partition() >= o.req_per_txn, "req_per_txn",

@@ -106,14 +106,16 @@ struct SiloPhases : Silo {
 // released blocks were the newest. Owner thread only.
 class Ring {
  public:
-  explicit Ring(size_t bytes) : mem_(bytes), size_(bytes) {}
+  // REQUIRES: `bytes` is a power of two (offsets are masked, not divided).
+  explicit Ring(size_t bytes) : mem_(bytes), size_(bytes) { assert(std::has_single_bit(bytes)); }
   // `n` contiguous bytes (n a multiple of 64, 64-byte aligned), or nullptr.
   uint8_t* allocate(size_t n) {
     uint64_t at = head_;
-    if (at % size_ + n > size_) at += size_ - at % size_;  // a block never wraps
+    const uint64_t offset = at & (size_ - 1);
+    if (offset + n > size_) at += size_ - offset;  // a block never wraps
     if (at + n - tail_ > size_) return nullptr;
     head_ = at + n;
-    return mem_.data() + at % size_;
+    return mem_.data() + (at & (size_ - 1));
   }
   uint64_t mark() const { return head_; }
   void release_to(uint64_t mark) { tail_ = mark; }
@@ -375,7 +377,7 @@ class Bcc {
     uint64_t last_tid = 0;  // the last TID this thread generated
     uint64_t seen_max = 0;  // the largest clock entry it has seen (Lamport)
     uint64_t stamp = 0;      // stamp of its latest read-set table (bcc::ReadSet)
-    uint32_t read_hint = 0;  // recent read-set sizes, a decaying maximum: sizes the next table
+    uint32_t read_hint = 0;  // recent read-set sizes, a slowly decaying maximum: sizes the next table
     bcc::VersionStore versions;
     Stats stats;
 
@@ -512,6 +514,7 @@ class Bcc {
     w.key("versions_saved").value(s.versions_saved);
     w.key("heap_tables").value(s.heap_tables);
     w.key("history_full_waits").value(s.history_full);
+    w.key("table_wipes").value(s.table_wipes);
     // Section 6.3 / Figure 10: bytes of live history tables per thread,
     // sampled at every begin(); the average over threads of each thread's
     // mean, and the largest sample of any thread.
@@ -545,7 +548,7 @@ class Bcc {
   // A new TID of thread t: a Lamport counter above this thread's last TID,
   // every clock entry it has seen and the snapshot floor.
   static uint64_t next_tid(ThreadHistory& h, uint32_t t, uint64_t floor) {
-    const uint64_t c = std::max({counter_of(h.last_tid), counter_of(h.seen_max), counter_of(floor)}) + 1;
+    const uint64_t c = counter_of(std::max({h.last_tid, h.seen_max, floor})) + 1;
     return h.last_tid = c << kCounterShift | uint64_t{t} << kThreadShift;
   }
 
@@ -687,7 +690,8 @@ class Bcc {
   // Doubles the read-set table; the new one replaces the old in the history
   // entry before any further insert, and the old stays allocated (both are
   // released with the entry).
-  void grow_table(ThreadHistory& h, TxnMeta& m) {
+  // Out of line and cold, so that observe() keeps few registers to save.
+  [[gnu::noinline, gnu::cold]] void grow_table(ThreadHistory& h, TxnMeta& m) {
     const uint64_t head = h.head.load(std::memory_order_relaxed);
     const uint64_t bigger = allocate_table(h, static_cast<int>(m.table & 63) + 1, head - 1, h.stamp);
     const bcc::ReadSet grown(bigger);
@@ -759,7 +763,7 @@ class Bcc {
   // its thread is idle in the clock.
   void end_update(auto& txn, uint64_t last) {
     ThreadHistory& h = *txn.meta().history;
-    h.read_hint = std::max(txn.meta().reads, h.read_hint - h.read_hint / 8);
+    h.read_hint = std::max(txn.meta().reads, h.read_hint - h.read_hint / 32);
     clock_[txn.thread_id()].store(last | kFlagBit, std::memory_order_release);
   }
 

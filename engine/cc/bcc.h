@@ -393,7 +393,7 @@ class Bcc {
     uint64_t start[kMaxThreads];   // Start: the clock at begin (flag bits cleared)
     uint64_t table = 0;            // its read-set table...
     bcc::ReadSet reads_set{0};     // ...decoded
-    uint32_t reads = 0;            // rows in the table
+    uint32_t room = 0;             // rows the table takes before it is more than half full
     bool snapshot = false;         // a read-only snapshot transaction
   };
 
@@ -408,7 +408,6 @@ class Bcc {
     TxnMeta& m = txn.meta();
     if (m.history == nullptr) m.history = register_thread(txn.thread_id());
     ThreadHistory& h = *m.history;
-    m.reads = 0;
     m.snapshot = txn.read_only();
     collect_versions(h);
     if (m.snapshot) begin_snapshot(h, m, txn.thread_id());
@@ -609,6 +608,7 @@ class Bcc {
     const int log2 = std::bit_width(std::max<uint64_t>(h.read_hint, 8) * 2 - 1);
     m.table = allocate_table(h, log2, head, ++h.stamp);
     m.reads_set = bcc::ReadSet(m.table);
+    m.room = static_cast<uint32_t>(m.reads_set.mask + 1) / 2;
     Entry& e = h.ring[head % kHistoryEntries];
     e.start_tid.store(0, std::memory_order_relaxed);
     e.table.store(m.table, std::memory_order_release);
@@ -678,7 +678,7 @@ class Bcc {
     const uint64_t row = reinterpret_cast<uint64_t>(a.row);
     for (;;) {
       const uint64_t tid = stable_copy(txn, a, a.row->meta.tid, bcc::SiloPhases::is_locked);
-      if (bcc::put_read(m.reads_set, row, tid, !asymmetric_) && ++m.reads > (m.reads_set.mask + 1) / 2)
+      if (bcc::put_read(m.reads_set, row, tid, !asymmetric_) && m.room-- == 0)
         grow_table(*m.history, m);
       std::atomic_signal_fence(std::memory_order_seq_cst);  // the compiler keeps the insert first
       if (a.row->meta.tid.load(std::memory_order_seq_cst) != tid) continue;  // changed: re-read
@@ -703,7 +703,9 @@ class Bcc {
     }
     h.ring[(head - 1) % kHistoryEntries].table.store(bigger, insert_order());
     m.table = bigger;
+    const uint32_t reads = static_cast<uint32_t>(m.reads_set.mask + 1) / 2 + 1;
     m.reads_set = grown;
+    m.room = static_cast<uint32_t>(grown.mask + 1) / 2 - reads;
   }
 
   // Algorithm 3 lines 12-15: the first dependency on a concurrent
@@ -763,7 +765,9 @@ class Bcc {
   // its thread is idle in the clock.
   void end_update(auto& txn, uint64_t last) {
     ThreadHistory& h = *txn.meta().history;
-    h.read_hint = std::max(txn.meta().reads, h.read_hint - h.read_hint / 32);
+    const TxnMeta& m = txn.meta();
+    const uint32_t reads = static_cast<uint32_t>(m.reads_set.mask + 1) / 2 - m.room;
+    h.read_hint = std::max(reads, h.read_hint - h.read_hint / 32);
     clock_[txn.thread_id()].store(last | kFlagBit, std::memory_order_release);
   }
 

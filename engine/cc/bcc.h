@@ -73,7 +73,6 @@
 #include <atomic>
 #include <bit>
 #include <cassert>
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -89,6 +88,7 @@
 
 #include "engine/cc/common.h"
 #include "engine/cc/silo.h"
+#include "engine/core/clock.h"
 #include "engine/core/memory.h"
 #include "engine/stats/json.h"
 
@@ -877,12 +877,6 @@ class Bcc {
   [[noreturn]] static void declared_read_only_but_writes(const Access<Bcc>& a) {
     std::fprintf(stderr, "fatal: bcc: a request declared read-only writes table %s\n", a.table->name().c_str());
     std::abort();
-  }
-
-  static uint64_t now_ns() {
-    return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
-                                     std::chrono::steady_clock::now().time_since_epoch())
-                                     .count());
   }
 
   // Section 4.1/5.1: one contiguous vector (one socket; the paper keeps one

@@ -344,15 +344,10 @@ TEST(BccHistory, TablesAreReleased) {
     EXPECT_NE(w.str().find(key), std::string::npos) << key;
 }
 
-// A table outgrowing its initial size is replaced by a larger one that keeps
-// every read, and other transactions still find them.
-TEST(BccHistory, LargeReadSetsGrowTheTable) {
-  Bcc cc;
-  Counters<Bcc> c(256);
-  Txn<Bcc> t1(cc, 0, nullptr), t2(cc, 1, nullptr), t3(cc, 2, nullptr);
-  t1.begin();
-  for (uint64_t k = 0; k < 200; ++k) ASSERT_TRUE(read(t1, c.table, k));
-  // Essential pattern (c) through a row read early: T1 ->rw T2 ->rw T3.
+// Essential pattern (c) through a row t1 read early (row 3, in t1's running
+// read set): T1 ->rw T2 ->rw T3. T2 is aborted by the rw search of t1's
+// table; t1 then commits.
+void expect_t1_rw_t2_rw_t3_found(Bcc& cc, Counters<Bcc>& c, Txn<Bcc>& t1, Txn<Bcc>& t2, Txn<Bcc>& t3) {
   t2.begin();
   ASSERT_TRUE(read(t2, c.table, 250));
   ASSERT_TRUE(increment(t2, c.table, 3));
@@ -362,6 +357,17 @@ TEST(BccHistory, LargeReadSetsGrowTheTable) {
   EXPECT_EQ(t2.commit(), RC::kValidation);
   EXPECT_EQ(cc.total_stats().by_dependency[Bcc::kRw], 1u);
   EXPECT_EQ(t1.commit(), RC::kOk);
+}
+
+// A table outgrowing its initial size is replaced by a larger one that keeps
+// every read, and other transactions still find them.
+TEST(BccHistory, LargeReadSetsGrowTheTable) {
+  Bcc cc;
+  Counters<Bcc> c(256);
+  Txn<Bcc> t1(cc, 0, nullptr), t2(cc, 1, nullptr), t3(cc, 2, nullptr);
+  t1.begin();
+  for (uint64_t k = 0; k < 200; ++k) ASSERT_TRUE(read(t1, c.table, k));
+  expect_t1_rw_t2_rw_t3_found(cc, c, t1, t2, t3);
 }
 
 // Read-set tables are not zeroed (bcc::ReadSet): a table laid over the memory
@@ -401,15 +407,7 @@ TEST(BccHistory, TablesStillWorkAfterTheStampsRunOut) {
   t1.begin();
   EXPECT_EQ(cc.total_stats().table_wipes, 1u);
   for (uint64_t k = 0; k < 8; ++k) ASSERT_TRUE(read(t1, c.table, k));
-  t2.begin();
-  ASSERT_TRUE(read(t2, c.table, 250));
-  ASSERT_TRUE(increment(t2, c.table, 3));
-  t3.begin();
-  ASSERT_TRUE(increment(t3, c.table, 250));
-  ASSERT_EQ(t3.commit(), RC::kOk);
-  EXPECT_EQ(t2.commit(), RC::kValidation);
-  EXPECT_EQ(cc.total_stats().by_dependency[Bcc::kRw], 1u);
-  EXPECT_EQ(t1.commit(), RC::kOk);
+  expect_t1_rw_t2_rw_t3_found(cc, c, t1, t2, t3);
 }
 
 }  // namespace

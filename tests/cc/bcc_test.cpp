@@ -61,6 +61,19 @@ TEST(BccPaper, Figure1AbortsT1UnderOcc) {
   EXPECT_EQ(figure1(silo, cs), RC::kValidation);
 }
 
+// The T2 and T3 of Figure 2(c): T2 reads `x` and writes `y`; T3 overwrites
+// `x` and commits first, so T2 ->rw T3. Returns T2's commit, which BCC
+// aborts only if a concurrent transaction read `y` (T1 ->rw T2).
+RC t2_commit_after_t3_overwrites(Txn<Bcc>& t2, Txn<Bcc>& t3, Table<Bcc>& table, uint64_t x, uint64_t y) {
+  t2.begin();
+  EXPECT_TRUE(read(t2, table, x));
+  EXPECT_TRUE(increment(t2, table, y));
+  t3.begin();
+  EXPECT_TRUE(increment(t3, table, x));
+  EXPECT_EQ(t3.commit(), RC::kOk);
+  return t2.commit();
+}
+
 class BccPattern : public ::testing::Test {
  protected:
   Bcc cc_;
@@ -115,13 +128,7 @@ TEST_F(BccPattern, WrWithAntiDependencyAborts) {
 TEST_F(BccPattern, RwWithAntiDependencyAborts) {
   t1_.begin();
   ASSERT_TRUE(read(t1_, c_.table, Y));
-  t2_.begin();
-  ASSERT_TRUE(read(t2_, c_.table, X));
-  ASSERT_TRUE(increment(t2_, c_.table, Y));
-  t3_.begin();
-  ASSERT_TRUE(increment(t3_, c_.table, X));
-  ASSERT_EQ(t3_.commit(), RC::kOk);
-  EXPECT_EQ(t2_.commit(), RC::kValidation);
+  EXPECT_EQ(t2_commit_after_t3_overwrites(t2_, t3_, c_.table, X, Y), RC::kValidation);
   expect_abort_by(Bcc::kRw);
   EXPECT_EQ(t1_.commit(), RC::kOk);
 }
@@ -132,13 +139,7 @@ TEST_F(BccPattern, ReaderThatFinishedBeforeStartIsNotConcurrent) {
   t1_.begin();
   ASSERT_TRUE(read(t1_, c_.table, Y));
   ASSERT_EQ(t1_.commit(), RC::kOk);
-  t2_.begin();
-  ASSERT_TRUE(read(t2_, c_.table, X));
-  ASSERT_TRUE(increment(t2_, c_.table, Y));
-  t3_.begin();
-  ASSERT_TRUE(increment(t3_, c_.table, X));
-  ASSERT_EQ(t3_.commit(), RC::kOk);
-  EXPECT_EQ(t2_.commit(), RC::kOk);
+  EXPECT_EQ(t2_commit_after_t3_overwrites(t2_, t3_, c_.table, X, Y), RC::kOk);
   EXPECT_EQ(cc_.total_stats().saved, 1u);
 }
 
@@ -348,13 +349,7 @@ TEST(BccHistory, TablesAreReleased) {
 // read set): T1 ->rw T2 ->rw T3. T2 is aborted by the rw search of t1's
 // table; t1 then commits.
 void expect_t1_rw_t2_rw_t3_found(Bcc& cc, Counters<Bcc>& c, Txn<Bcc>& t1, Txn<Bcc>& t2, Txn<Bcc>& t3) {
-  t2.begin();
-  ASSERT_TRUE(read(t2, c.table, 250));
-  ASSERT_TRUE(increment(t2, c.table, 3));
-  t3.begin();
-  ASSERT_TRUE(increment(t3, c.table, 250));
-  ASSERT_EQ(t3.commit(), RC::kOk);
-  EXPECT_EQ(t2.commit(), RC::kValidation);
+  EXPECT_EQ(t2_commit_after_t3_overwrites(t2, t3, c.table, 250, 3), RC::kValidation);
   EXPECT_EQ(cc.total_stats().by_dependency[Bcc::kRw], 1u);
   EXPECT_EQ(t1.commit(), RC::kOk);
 }

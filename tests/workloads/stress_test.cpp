@@ -22,16 +22,20 @@ namespace {
 constexpr int kThreads = 4;
 constexpr double kSeconds = 0.3;
 
+SmallBankOptions contended_smallbank() {
+  SmallBankOptions o;
+  o.customers = 64;  // a few hot customers
+  o.theta = 0.99;
+  return o;
+}
+
 template <class CC>
 class WorkloadStressTest : public ::testing::Test {};
 using Protocols = ::testing::Types<NoWait, Occ, Silo, TicToc>;
 TYPED_TEST_SUITE(WorkloadStressTest, Protocols);
 
 TYPED_TEST(WorkloadStressTest, SmallBankConservesMoney) {
-  SmallBankOptions o;
-  o.customers = 64;  // a few hot customers
-  o.theta = 0.99;
-  SmallBankWorkload<TypeParam> w(o);
+  SmallBankWorkload<TypeParam> w(contended_smallbank());
   w.load(2);
   testing::stress_and_verify<TypeParam>(w, kThreads, kSeconds);
 }
@@ -68,10 +72,7 @@ TYPED_TEST(WorkloadStressTest, MicroLosesNoUpdate) {
 }
 
 TYPED_TEST(WorkloadStressTest, ExtendedSmallBankStaysCorrectWithDelaysBeforeCommit) {
-  SmallBankOptions o;
-  o.customers = 64;
-  o.theta = 0.99;
-  SmallBankWorkload<TypeParam> w(o);
+  SmallBankWorkload<TypeParam> w(contended_smallbank());
   w.load(2);
   ExtensionOptions ext;
   ext.runtime.enabled = true;

@@ -124,13 +124,13 @@ def run_sweep(figures: Sequence[ResolvedFigure], workspace: Workspace, backend, 
     return summary
 
 
-def _build_what_is_needed(pending: list[Task], workspace: Workspace, summary: SweepSummary,
+def _build_what_is_needed(tasks: list[Task], workspace: Workspace, summary: SweepSummary,
                           log: Callable[[str], None]) -> list[Task]:
     """Build (or bring up to date) the binaries of the runs (`make CC=<cc>` per protocol,
     `make tools` once for the front-end benchmarks); drop the runs whose build failed."""
     builds: dict[tuple[str, ...], list[str]] = {}     # make arguments -> binaries they must produce
     build_of: dict[str, tuple[str, ...]] = {}          # task key -> its make arguments
-    for task in pending:
+    for task in tasks:
         if not workspace.builds(task.program):
             continue
         arguments = tuple(argument.replace("{cc}", task.cc or "") for argument in PROGRAMS[task.program].make_arguments)
@@ -146,7 +146,7 @@ def _build_what_is_needed(pending: list[Task], workspace: Workspace, summary: Sw
         if problem:
             log(f"ccbench: {problem}")
             failed_builds[arguments] = problem.splitlines()[0]
-    for task in pending:
+    for task in tasks:
         if build_of.get(task.key) in failed_builds:
             summary.skipped[task.key] = failed_builds[build_of[task.key]]
-    return [task for task in pending if build_of.get(task.key) not in failed_builds]
+    return [task for task in tasks if build_of.get(task.key) not in failed_builds]

@@ -54,11 +54,11 @@
 // read-only (txn.read_only()) runs on a snapshot and is never validated, keeps
 // no read set and is in no essential pattern. A snapshot is a synchronization
 // point: new transactions wait, the running ones finish, and the snapshot line
-// ("floor") is drawn above every TID generated so far. Writers that overwrite a
-// version older than the latest floor save it in the row's version chain, read
-// by snapshot transactions; a snapshot is reused for kSnapshotEpochMillis (the
-// epoch-based snapshots of section 5.1). Saved versions live in per-thread
-// chunks reused once no snapshot transaction can read them.
+// ("floor") is drawn above every TID generated so far. A snapshot is reused
+// for kSnapshotEpochMillis, Silo's snapshot epoch (the epoch-based snapshots
+// of section 5.1). Writers that overwrite a version older than the floor their
+// transaction began under save it; the versions and snapshot reads are the
+// ones Silo uses (engine/cc/snapshots.h).
 //
 // Phantoms (section 4.4) are not handled: no workload here scans (as Silo).
 // Counters (stats_json, "cc_stats"): commits OCC's criterion would have
@@ -88,6 +88,7 @@
 
 #include "engine/cc/common.h"
 #include "engine/cc/silo.h"
+#include "engine/cc/snapshots.h"
 #include "engine/core/clock.h"
 #include "engine/core/memory.h"
 #include "engine/stats/json.h"
@@ -230,69 +231,6 @@ inline void asymmetric_fence() {
 #endif
 }
 
-// An overwritten row image kept for snapshot transactions (section 3).
-struct Version {
-  uint64_t tid;    // TID of the image
-  Version* older;  // the next older saved image of the row
-  uint8_t* data() { return reinterpret_cast<uint8_t*>(this + 1); }
-};
-
-// Saved versions, in chunks tagged with the snapshot floor current when they
-// were filled. Versions saved under floor g are read only by snapshots of
-// floor <= g, so a chunk is reused once no such snapshot runs or can start.
-// Owner thread only.
-class VersionStore {
- public:
-  static constexpr size_t kChunkBytes = size_t{256} << 10;
-  // Called for most writes once snapshots run: the common case is a bump of
-  // the newest chunk's cursor.
-  Version* allocate(size_t bytes, uint64_t floor) {
-    bytes = (bytes + 63) & ~size_t{63};
-    if (floor != floor_ || bytes > static_cast<size_t>(limit_ - cursor_)) [[unlikely]]
-      start_chunk(bytes, floor);
-    auto* v = reinterpret_cast<Version*>(cursor_);
-    cursor_ += bytes;
-    return v;
-  }
-  uint64_t oldest_floor() const { return chunks_.empty() ? kNone : chunks_.front().floor; }
-  void release_below(uint64_t floor) {
-    while (!chunks_.empty() && chunks_.front().floor < floor) {
-      free_.push_back(std::move(chunks_.front().mem));
-      chunks_.pop_front();
-    }
-    if (chunks_.empty()) cursor_ = limit_ = nullptr;
-  }
-  size_t bytes() const {
-    size_t b = 0;
-    for (const Chunk& c : chunks_) b += c.mem.size();
-    return b;
-  }
-
- private:
-  struct Chunk {
-    uint64_t floor;
-    Region mem;
-  };
-  void start_chunk(size_t bytes, uint64_t floor) {
-    Region mem;
-    if (!free_.empty() && free_.back().size() >= bytes) {
-      mem = std::move(free_.back());
-      free_.pop_back();
-    } else {
-      mem = Region(std::max(bytes, kChunkBytes));
-    }
-    cursor_ = mem.data();
-    limit_ = mem.data() + mem.size();
-    floor_ = floor;
-    chunks_.push_back({floor, std::move(mem)});
-  }
-  std::deque<Chunk> chunks_;
-  std::vector<Region> free_;
-  uint8_t* cursor_ = nullptr;  // free space of the newest chunk
-  uint8_t* limit_ = nullptr;
-  uint64_t floor_ = kNone;     // its floor
-};
-
 }  // namespace bcc
 
 class Bcc {
@@ -304,11 +242,12 @@ class Bcc {
   static constexpr int kCounterShift = 7;
   static constexpr size_t kHistoryEntries = size_t{16} << 10;  // section 6.3
   static constexpr size_t kLevelBytes[3] = {size_t{16} << 10, size_t{256} << 10, size_t{4} << 20};
-  static constexpr uint32_t kSnapshotEpochMillis = 40;  // a snapshot is reused this long
+  // A snapshot is reused this long: Silo's snapshot epoch, k epochs (1 s).
+  static constexpr uint32_t kSnapshotEpochMillis = Silo::kEpochMillis * Silo::kSnapshotEpochs;
 
   struct RowMeta {
     std::atomic<uint64_t> tid{0};  // Silo's TID word: writer's commit TID | lock bit
-    std::atomic<bcc::Version*> old{nullptr};  // saved versions, newest first
+    std::atomic<snapshot::Version*> old{nullptr};  // saved versions, newest first
   };
   struct AccessMeta {
     uint64_t observed_tid = 0;
@@ -324,7 +263,7 @@ class Bcc {
     uint64_t saved = 0;                // ...yet committed: "saved by BCC" (section 6.3)
     uint64_t aborted_after_check = 0;  // right_conflict and left_conflict
     uint64_t by_dependency[kDependencyKinds] = {};  // the left conflict found first (wr, ww, rw)
-    uint64_t snapshot_txns = 0;
+    uint64_t snapshot_txns = 0;       // from snapshot::Snapshots, as versions_saved
     uint64_t syncs = 0;               // synchronization points (section 3)
     uint64_t versions_saved = 0;
     uint64_t heap_tables = 0;         // read-set tables no circular buffer had room for
@@ -338,9 +277,7 @@ class Bcc {
       saved += o.saved;
       aborted_after_check += o.aborted_after_check;
       for (int d = 0; d < kDependencyKinds; ++d) by_dependency[d] += o.by_dependency[d];
-      snapshot_txns += o.snapshot_txns;
       syncs += o.syncs;
-      versions_saved += o.versions_saved;
       heap_tables += o.heap_tables;
       history_full += o.history_full;
       table_wipes += o.table_wipes;
@@ -361,7 +298,6 @@ class Bcc {
     };
     std::atomic<uint64_t> head{0};
     std::unique_ptr<Entry[]> ring{new Entry[kHistoryEntries]};
-    std::atomic<uint64_t> snapshot_floor{bcc::kNone};  // floor of its running snapshot transaction
 
     // Owner only.
     struct Book {
@@ -382,7 +318,6 @@ class Bcc {
     uint64_t seen_max = 0;  // the largest clock entry it has seen (Lamport)
     uint64_t stamp = 0;      // stamp of its latest read-set table (bcc::ReadSet)
     uint32_t read_hint = 0;  // recent read-set sizes, a slowly decaying maximum: sizes the next table
-    bcc::VersionStore versions;
     Stats stats;
 
     size_t table_bytes() const { return levels[0].used() + levels[1].used() + levels[2].used() + heap_bytes; }
@@ -419,7 +354,7 @@ class Bcc {
     if (m.history == nullptr) m.history = register_thread(txn.thread_id());
     ThreadHistory& h = *m.history;
     m.snapshot = txn.read_only();
-    collect_versions(h);
+    snapshots_.collect(txn.thread_id(), floor_.load(std::memory_order_seq_cst));
     if (m.snapshot) begin_snapshot(h, m, txn.thread_id());
     else begin_update(h, m, txn.thread_id());
     const uint64_t bytes = h.table_bytes();
@@ -430,18 +365,18 @@ class Bcc {
 
   RC read(auto& txn, auto& a) {
     if (txn.meta().snapshot) [[unlikely]]
-      return snapshot_read(txn, a);
+      return snapshot::Snapshots::read(txn, a, txn.meta().floor);
     observe(txn, a);
     a.data = a.local;
     return RC::kOk;
   }
   RC write(auto& txn, auto& a) {
-    if (txn.meta().snapshot) declared_read_only_but_writes(a);
+    if (txn.meta().snapshot) snapshot::Snapshots::declared_read_only_but_writes(kName, a.table->name());
     if (a.local == nullptr) observe(txn, a);
     return RC::kOk;
   }
   RC insert(auto& txn, auto& a) {
-    if (txn.meta().snapshot) declared_read_only_but_writes(a);
+    if (txn.meta().snapshot) snapshot::Snapshots::declared_read_only_but_writes(kName, a.table->name());
     return RC::kOk;
   }
 
@@ -449,7 +384,7 @@ class Bcc {
     TxnMeta& m = txn.meta();
     ThreadHistory& h = *m.history;
     if (m.snapshot) {
-      end_snapshot(h);
+      snapshots_.end_read(txn.thread_id());
       return RC::kOk;
     }
     // Algorithm 3, validation: Silo's phase 1 (the critical section).
@@ -477,7 +412,11 @@ class Bcc {
     if (writes.size() > 0 || has_inserts(txn)) {
       last = next_tid(h, txn.thread_id(), m.floor);
       for (auto* a : writes) {
-        save_version(h, m, *a);
+        // Section 3: a version older than the floor is kept for snapshots
+        // (the row is locked, and validated if read: it is still the one
+        // observed, or the one found while locking for blind writes).
+        const uint64_t current = a->row->meta.tid.load(std::memory_order_relaxed) & ~kFlagBit;
+        if (current < m.floor) snapshots_.save(txn.thread_id(), *a, current, m.floor);
         txn.install(*a);
       }
       txn.publish_inserts([&](RowMeta& r) { r.tid.store(last, std::memory_order_relaxed); });
@@ -492,7 +431,7 @@ class Bcc {
 
   void abort(auto& txn) {
     TxnMeta& m = txn.meta();
-    if (m.snapshot) end_snapshot(*m.history);
+    if (m.snapshot) snapshots_.end_read(txn.thread_id());
     else end_update(txn, m.start_tid);
   }
 
@@ -502,10 +441,14 @@ class Bcc {
     Stats s;
     for (const auto& t : owned_)
       if (t) s.add(t->stats);
+    const snapshot::Snapshots::Stats snap = snapshots_.total_stats();
+    s.snapshot_txns = snap.snapshot_txns;
+    s.versions_saved = snap.versions_saved;
     return s;
   }
   void reset_stats(uint32_t thread) {
     if (owned_[thread]) owned_[thread]->stats = Stats{};
+    snapshots_.reset_stats(thread);
   }
   void stats_json(JsonWriter& w) const {
     const Stats s = total_stats();
@@ -783,21 +726,15 @@ class Bcc {
 
   // ---- Snapshot transactions (section 3) ------------------------------------
 
+  // A snapshot transaction reads at the latest floor, or at a new one if the
+  // latest is older than the snapshot epoch.
   void begin_snapshot(ThreadHistory& h, TxnMeta& m, uint32_t t) {
-    // Publish the floor the transaction reads at, then check it is still the
-    // latest: versions saved under an older floor may be reused meanwhile.
-    for (;;) {
-      uint64_t f = floor_.load(std::memory_order_seq_cst);
-      if (f == 0 || now_ns() - last_sync_ns_.load(std::memory_order_relaxed) > snapshot_epoch_ns_) f = synchronize(h);
-      h.snapshot_floor.store(f, std::memory_order_seq_cst);
-      if (floor_.load(std::memory_order_seq_cst) == f) {
-        m.floor = f;
-        break;
-      }
-    }
-    ++h.stats.snapshot_txns;
+    m.floor = snapshots_.begin_read(t, floor_, [&] {
+      const uint64_t f = floor_.load(std::memory_order_seq_cst);
+      if (f == 0 || now_ns() - last_sync_ns_.load(std::memory_order_relaxed) > snapshot_epoch_ns_) return synchronize(h);
+      return f;
+    });
   }
-  static void end_snapshot(ThreadHistory& h) { h.snapshot_floor.store(bcc::kNone, std::memory_order_release); }
 
   // The synchronization point: no transaction starts (begin_update waits)
   // until every running one has finished; then the floor is drawn above every
@@ -824,61 +761,6 @@ class Bcc {
     return floor;
   }
 
-  // The version of the row at the transaction's floor: the row itself if it
-  // is older than the floor, else the newest older image in its chain.
-  RC snapshot_read(auto& txn, auto& a) {
-    const uint64_t floor = txn.meta().floor;
-    uint8_t* dst = a.local ? a.local : txn.make_local(a);
-    const size_t n = a.table->data_size();
-    RowMeta& meta = a.row->meta;
-    for (SpinWait w;; w.pause()) {
-      const uint64_t tid = meta.tid.load(std::memory_order_acquire);
-      if (tid & kFlagBit) continue;
-      if (tid < floor) {
-        racy_copy(dst, a.row->data(), n);
-        std::atomic_thread_fence(std::memory_order_acquire);
-        if (meta.tid.load(std::memory_order_relaxed) != tid) continue;
-      } else {
-        bcc::Version* v = meta.old.load(std::memory_order_acquire);
-        while (v != nullptr && v->tid >= floor) v = v->older;
-        if (v == nullptr) return RC::kNotFound;  // created after the snapshot
-        std::memcpy(dst, v->data(), n);
-      }
-      a.data = dst;
-      return RC::kOk;
-    }
-  }
-
-  // Before a writer overwrites a version older than the latest floor, it
-  // saves it for snapshot transactions. REQUIRES: the row is locked.
-  static void save_version(ThreadHistory& h, const TxnMeta& m, Access<Bcc>& a) {
-    const uint64_t current = a.row->meta.tid.load(std::memory_order_relaxed) & ~kFlagBit;
-    if (current >= m.floor) return;
-    const size_t n = a.table->data_size();
-    bcc::Version* v = h.versions.allocate(sizeof(bcc::Version) + n, m.floor);
-    v->tid = current;
-    v->older = a.row->meta.old.load(std::memory_order_relaxed);
-    racy_copy(v->data(), a.row->data(), n);
-    a.row->meta.old.store(v, std::memory_order_release);
-    ++h.stats.versions_saved;
-  }
-
-  // Reuses version chunks no snapshot transaction can read any more.
-  void collect_versions(ThreadHistory& h) {
-    uint64_t limit = floor_.load(std::memory_order_seq_cst);
-    if (h.versions.oldest_floor() >= limit) return;
-    const uint32_t n = n_threads_.load(std::memory_order_acquire);
-    for (uint32_t u = 0; u < n; ++u)
-      if (const ThreadHistory* o = threads_[u].load(std::memory_order_acquire))
-        limit = std::min(limit, o->snapshot_floor.load(std::memory_order_seq_cst));
-    h.versions.release_below(limit);
-  }
-
-  [[noreturn]] static void declared_read_only_but_writes(const Access<Bcc>& a) {
-    std::fprintf(stderr, "fatal: bcc: a request declared read-only writes table %s\n", a.table->name().c_str());
-    std::abort();
-  }
-
   // Section 4.1/5.1: one contiguous vector (one socket; the paper keeps one
   // cache-line-aligned sub-vector per socket).
   alignas(64) std::atomic<uint64_t> clock_[kMaxThreads];
@@ -895,6 +777,7 @@ class Bcc {
  private:
   std::atomic<ThreadHistory*> threads_[kMaxThreads] = {};
   std::unique_ptr<ThreadHistory> owned_[kMaxThreads];
+  snapshot::Snapshots snapshots_;
 };
 
 }  // namespace ccb

@@ -15,12 +15,29 @@
 // Inserts publish a row already stamped with the commit TID before the write
 // locks are released; range-scan node-set validation (phantoms) is not
 // implemented because no workload here scans (docs/verify.md).
+//
+// Read-only snapshot transactions (section 4.9): a request the workload
+// declared read-only (txn.read_only()) reads a consistent snapshot, the state
+// after every transaction of the epochs below a snapshot epoch boundary, and
+// commits without validation; it never aborts. Boundaries are multiples of k
+// epochs (k = 25, 1 s, as in the paper). Serial order agrees with epochs (a
+// transaction depends only on transactions of its own or earlier epochs), so
+// such a state is a prefix of the serial order. A boundary B becomes the
+// snapshot floor (engine/cc/snapshots.h) once no commit of an epoch below B
+// can still be running: a committer publishes the epoch it has reached before
+// its serialization point, and the epoch thread takes the smallest published
+// one. A writer that overwrites a version of an earlier snapshot epoch than
+// its own saves it in the row's version chain (Silo keeps such versions for
+// the same reason); so a row is saved at most once per snapshot epoch.
 #pragma once
 
 #include <algorithm>
 #include <atomic>
+#include <cassert>
+#include <memory>
 
 #include "engine/cc/common.h"
+#include "engine/cc/snapshots.h"
 
 namespace ccb {
 
@@ -28,10 +45,13 @@ class Silo {
  public:
   static constexpr const char* kName = "silo";
   static constexpr int kEpochMillis = 40;
+  static constexpr uint32_t kSnapshotEpochs = 25;  // k of section 4.9: a snapshot epoch is 1 s
   static constexpr uint64_t kLockBit = 1;
+  static constexpr int kEpochShift = 32;
 
   struct RowMeta {
     std::atomic<uint64_t> tid{0};
+    std::atomic<snapshot::Version*> old{nullptr};  // saved versions, newest first
   };
   struct AccessMeta {
     uint64_t observed_tid = 0;
@@ -39,43 +59,87 @@ class Silo {
   };
   struct TxnMeta {
     uint64_t last_tid = 0;
+    uint64_t floor = 0;     // the floor a snapshot transaction reads at
+    bool snapshot = false;  // a read-only snapshot transaction
+    bool registered = false;
   };
 
-  void tick() { epoch_.fetch_add(1, std::memory_order_release); }
+  // Epochs start at k, so the loaded rows (TID 0) form snapshot epoch 0 and
+  // the first floor, k epochs, is the loaded state.
+  explicit Silo(uint32_t snapshot_epochs = kSnapshotEpochs)
+      : k_(snapshot_epochs), epoch_(snapshot_epochs), floor_(uint64_t{snapshot_epochs} << kEpochShift) {
+    assert(snapshot_epochs >= 1);
+  }
 
-  void begin(auto&) {}
+  void tick() {
+    const uint64_t e = epoch_.fetch_add(1, std::memory_order_seq_cst) + 1;
+    advance_floor(e);
+  }
+
+  void begin(auto& txn) {
+    TxnMeta& m = txn.meta();
+    m.snapshot = txn.read_only();
+    if (m.snapshot) [[unlikely]]
+      m.floor = snapshots_.begin_read(txn.thread_id(), floor_, [this] { return floor_.load(std::memory_order_seq_cst); });
+    else
+      snapshots_.collect(txn.thread_id(), floor_.load(std::memory_order_acquire));
+  }
 
   RC read(auto& txn, auto& a) {
+    if (txn.meta().snapshot) [[unlikely]]
+      return snapshot::Snapshots::read(txn, a, txn.meta().floor);
     a.meta.observed_tid = stable_copy(txn, a, a.row->meta.tid, is_locked);
     a.data = a.local;
     return RC::kOk;
   }
   RC write(auto& txn, auto& a) {
+    if (txn.meta().snapshot) snapshot::Snapshots::declared_read_only_but_writes(kName, a.table->name());
     if (a.local == nullptr) a.meta.observed_tid = stable_copy(txn, a, a.row->meta.tid, is_locked);
     return RC::kOk;
   }
-  RC insert(auto&, auto&) { return RC::kOk; }
+  RC insert(auto& txn, auto& a) {
+    if (txn.meta().snapshot) snapshot::Snapshots::declared_read_only_but_writes(kName, a.table->name());
+    return RC::kOk;
+  }
 
   RC commit(auto& txn) {
+    if (txn.meta().snapshot) {
+      snapshots_.end_read(txn.thread_id());
+      return RC::kOk;
+    }
     // Phase 1.
     const auto writes = sorted_accesses(txn, [](const auto& a) { return a.type == AccessType::kWrite; });
     for (auto* a : writes) {
       lock(a->row->meta.tid);
       a->meta.locked = true;
     }
+    // The epoch this commit will read is at least the one published here
+    // (advance_floor relies on it; the fence orders the two).
+    std::atomic<uint64_t>& committing = committing_epoch(txn);
+    committing.store(epoch_.load(std::memory_order_relaxed), std::memory_order_relaxed);
     std::atomic_thread_fence(std::memory_order_seq_cst);
     const uint64_t epoch = epoch_.load(std::memory_order_acquire);
     // Phase 2.
     if (!validate_reads(txn)) {
       unlock_all(writes);
+      committing.store(kIdle, std::memory_order_release);
       return RC::kValidation;
     }
     // Phase 3.
     install(txn, writes, epoch);
+    committing.store(kIdle, std::memory_order_release);
     return RC::kOk;
   }
 
-  void abort(auto&) {}  // nothing is held during execution
+  void abort(auto& txn) {  // nothing is held during execution
+    if (txn.meta().snapshot) snapshots_.end_read(txn.thread_id());
+  }
+
+  // Protocol counters (protocol.h, HasProtocolStats).
+  snapshot::Snapshots::Stats total_stats() const { return snapshots_.total_stats(); }
+  void reset_stats(uint32_t thread) { snapshots_.reset_stats(thread); }
+  void stats_json(JsonWriter& w) const { snapshots_.stats_json(w); }
+  uint64_t snapshot_floor() const { return floor_.load(std::memory_order_acquire); }
 
  protected:
   // Phase 2: every row read (read-modify-writes included) still carries the
@@ -92,13 +156,19 @@ class Silo {
   // Phase 3: the commit TID is larger than every TID read or written and than
   // this worker's last one, and lies in `epoch`; writes are installed and
   // unlocked by storing it.
-  static void install(auto& txn, const auto& writes, uint64_t epoch) {
+  void install(auto& txn, const auto& writes, uint64_t epoch) {
     uint64_t max_tid = txn.meta().last_tid;
     for (auto& a : txn.accesses())
       if (a.type != AccessType::kInsert) max_tid = std::max(max_tid, a.meta.observed_tid);
-    const uint64_t tid = std::max(max_tid + 2, epoch << 32);
+    const uint64_t tid = std::max(max_tid + 2, epoch << kEpochShift);
     txn.meta().last_tid = tid;
-    for (auto* a : writes) txn.install(*a);
+    // Section 4.9: keep each overwritten version of an earlier snapshot epoch
+    // (below `boundary`); snapshots of floors up to `boundary` may read it.
+    const uint64_t boundary = ((tid >> kEpochShift) / k_ * k_) << kEpochShift;
+    for (auto* a : writes) {
+      if (a->meta.observed_tid < boundary) snapshots_.save(txn.thread_id(), *a, a->meta.observed_tid, boundary);
+      txn.install(*a);
+    }
     txn.publish_inserts([&](RowMeta& m) { m.tid.store(tid, std::memory_order_relaxed); });
     for (auto* a : writes) {
       a->row->meta.tid.store(tid, std::memory_order_release);
@@ -122,7 +192,40 @@ class Silo {
     }
   }
 
-  alignas(64) std::atomic<uint64_t> epoch_{1};
+  // The snapshot floor (section 4.9), after epoch `e` began: the largest
+  // multiple of k epochs not above e or any epoch a running commit published.
+  // Every commit of an epoch below it has finished (its committer published
+  // a smaller epoch until it had installed), and every later commit reads an
+  // epoch at least as large (it publishes, fences, then reads the epoch).
+  void advance_floor(uint64_t e) {
+    uint64_t m = e;
+    const uint32_t n = n_threads_.load(std::memory_order_seq_cst);  // a thread registers before its fence
+    for (uint32_t u = 0; u < n; ++u) m = std::min(m, committing_[u].epoch.load(std::memory_order_seq_cst));
+    const uint64_t floor = (m / k_ * k_) << kEpochShift;
+    if (floor > floor_.load(std::memory_order_relaxed)) floor_.store(floor, std::memory_order_seq_cst);
+  }
+
+  std::atomic<uint64_t>& committing_epoch(auto& txn) {
+    const uint32_t t = txn.thread_id();
+    if (!txn.meta().registered) [[unlikely]] {
+      txn.meta().registered = true;
+      uint32_t n = n_threads_.load(std::memory_order_relaxed);
+      while (n < t + 1 && !n_threads_.compare_exchange_weak(n, t + 1, std::memory_order_acq_rel)) {
+      }
+    }
+    return committing_[t].epoch;
+  }
+
+  static constexpr uint64_t kIdle = ~uint64_t{0};
+  struct alignas(64) Committing {
+    std::atomic<uint64_t> epoch{kIdle};  // at most the epoch its running commit reads; kIdle if none
+  };
+  const uint64_t k_;
+  alignas(64) std::atomic<uint64_t> epoch_;
+  alignas(64) std::atomic<uint64_t> floor_;  // the latest snapshot floor
+  std::atomic<uint32_t> n_threads_{0};
+  std::unique_ptr<Committing[]> committing_{new Committing[snapshot::Snapshots::kMaxThreads]};
+  snapshot::Snapshots snapshots_;
 };
 
 }  // namespace ccb

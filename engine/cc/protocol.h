@@ -76,7 +76,8 @@
 //                    (wait-die keeps its timestamp across retries);
 //   txn.read_only()  the workload declared the request read-only before it
 //                    ran (workload member `bool read_only(const Request&)
-//                    const`; BCC runs such requests as snapshot transactions).
+//                    const`; Silo and BCC run such requests as snapshot
+//                    transactions, with engine/cc/snapshots.h).
 #pragma once
 
 #include <concepts>

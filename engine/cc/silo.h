@@ -29,6 +29,10 @@
 // one. A writer that overwrites a version of an earlier snapshot epoch than
 // its own saves it in the row's version chain (Silo keeps such versions for
 // the same reason); so a row is saved at most once per snapshot epoch.
+// Unlike the paper's Silo, writers start saving only when the first read-only
+// request arrives, which runs as an ordinary transaction (as do the ones
+// after it) until the floor reaches the first snapshot epoch boundary after
+// its arrival, at most 1 s later.
 #pragma once
 
 #include <algorithm>
@@ -64,12 +68,8 @@ class Silo {
     bool registered = false;
   };
 
-  // Epochs start at k, so the loaded rows (TID 0) form snapshot epoch 0 and
-  // the first floor, k epochs, is the loaded state.
-  explicit Silo(uint32_t snapshot_epochs = kSnapshotEpochs)
-      : k_(snapshot_epochs), epoch_(snapshot_epochs), floor_(uint64_t{snapshot_epochs} << kEpochShift) {
-    assert(snapshot_epochs >= 1);
-  }
+  // `snapshot_epochs`: k, the epochs per snapshot epoch (the tests use 1).
+  explicit Silo(uint32_t snapshot_epochs = kSnapshotEpochs) : k_(snapshot_epochs) { assert(snapshot_epochs >= 1); }
 
   void tick() {
     const uint64_t e = epoch_.fetch_add(1, std::memory_order_seq_cst) + 1;
@@ -78,7 +78,7 @@ class Silo {
 
   void begin(auto& txn) {
     TxnMeta& m = txn.meta();
-    m.snapshot = txn.read_only();
+    m.snapshot = txn.read_only() && snapshots_complete();
     if (m.snapshot) [[unlikely]]
       m.floor = snapshots_.begin_read(txn.thread_id(), floor_, [this] { return floor_.load(std::memory_order_seq_cst); });
     else
@@ -118,7 +118,7 @@ class Silo {
     std::atomic<uint64_t>& committing = committing_epoch(txn);
     committing.store(epoch_.load(std::memory_order_relaxed), std::memory_order_relaxed);
     std::atomic_thread_fence(std::memory_order_seq_cst);
-    const uint64_t epoch = epoch_.load(std::memory_order_acquire);
+    const uint64_t epoch = epoch_.load(std::memory_order_seq_cst);  // seq_cst: see start_saving
     // Phase 2.
     if (!validate_reads(txn)) {
       unlock_all(writes);
@@ -165,8 +165,9 @@ class Silo {
     // Section 4.9: keep each overwritten version of an earlier snapshot epoch
     // (below `boundary`); snapshots of floors up to `boundary` may read it.
     const uint64_t boundary = ((tid >> kEpochShift) / k_ * k_) << kEpochShift;
+    const bool saving = writes.size() > 0 && saving_.load(std::memory_order_seq_cst);
     for (auto* a : writes) {
-      if (a->meta.observed_tid < boundary) snapshots_.save(txn.thread_id(), *a, a->meta.observed_tid, boundary);
+      if (saving && a->meta.observed_tid < boundary) snapshots_.save(txn.thread_id(), *a, a->meta.observed_tid, boundary);
       txn.install(*a);
     }
     txn.publish_inserts([&](RowMeta& m) { m.tid.store(tid, std::memory_order_relaxed); });
@@ -190,6 +191,29 @@ class Silo {
       a->row->meta.tid.fetch_and(~kLockBit, std::memory_order_release);
       a->meta.locked = false;
     }
+  }
+
+  // Whether read-only requests can run on snapshots: writers save versions
+  // once the first read-only request has arrived (a workload without any
+  // pays nothing), and the snapshots are complete from the first floor whose
+  // overwritten versions were all saved. Until then, read-only requests run
+  // as ordinary (validated) transactions.
+  bool snapshots_complete() {
+    uint64_t from = complete_from_.load(std::memory_order_acquire);
+    if (from == snapshot::kNoFloor) [[unlikely]]
+      from = start_saving();
+    return floor_.load(std::memory_order_acquire) >= from;
+  }
+  // A commit that found saving_ false read an epoch of at most `now` (all
+  // three accesses are sequentially consistent), so its new versions are
+  // below the first boundary above `now`: no snapshot from there on needs
+  // what it overwrote.
+  uint64_t start_saving() {
+    saving_.store(true, std::memory_order_seq_cst);
+    const uint64_t now = epoch_.load(std::memory_order_seq_cst);
+    const uint64_t from = (now / k_ + 1) * k_ << kEpochShift;
+    uint64_t expected = snapshot::kNoFloor;
+    return complete_from_.compare_exchange_strong(expected, from, std::memory_order_acq_rel) ? from : expected;
   }
 
   // The snapshot floor (section 4.9), after epoch `e` began: the largest
@@ -221,8 +245,10 @@ class Silo {
     std::atomic<uint64_t> epoch{kIdle};  // at most the epoch its running commit reads; kIdle if none
   };
   const uint64_t k_;
-  alignas(64) std::atomic<uint64_t> epoch_;
-  alignas(64) std::atomic<uint64_t> floor_;  // the latest snapshot floor
+  alignas(64) std::atomic<uint64_t> epoch_{1};
+  alignas(64) std::atomic<uint64_t> floor_{0};  // the latest snapshot floor
+  std::atomic<bool> saving_{false};           // writers save versions (start_saving)
+  std::atomic<uint64_t> complete_from_{snapshot::kNoFloor};  // snapshots from this floor on are complete
   std::atomic<uint32_t> n_threads_{0};
   std::unique_ptr<Committing[]> committing_{new Committing[snapshot::Snapshots::kMaxThreads]};
   snapshot::Snapshots snapshots_;

@@ -21,23 +21,60 @@ bool commit_increment(Txn<Silo>& w, Table<Silo>& table, uint64_t key) {
   return increment(w, table, key) && w.commit() == RC::kOk;
 }
 
-// Before any tick the floor is the loaded state; a snapshot sees the state at
-// the last snapshot epoch boundary, whatever commits later, and rows inserted
-// after it do not exist.
-TEST(SiloSnapshot, ReadsTheStateAtTheLastBoundary) {
+// Versions are saved only once a read-only request has arrived; it, and the
+// ones after it, run as ordinary validated transactions until the floor
+// reaches the first snapshot epoch boundary after its arrival.
+TEST(SiloSnapshot, TheFirstReadOnlyRequestStartsVersionSaving) {
   Silo cc(/*snapshot_epochs=*/1);
   Counters<Silo> c(4);
   Txn<Silo> w(cc, 0, nullptr), s(cc, 1, nullptr);
-  ASSERT_TRUE(commit_increment(w, c.table, A));  // A = 1, epoch 1
-  s.begin(0, /*read_only=*/true);
-  uint64_t v = 99;
+  ASSERT_TRUE(commit_increment(w, c.table, A));
+  ASSERT_TRUE(commit_increment(w, c.table, A));
+  cc.tick();
+  ASSERT_TRUE(commit_increment(w, c.table, A));  // A = 3 in epoch 2
+  EXPECT_EQ(cc.total_stats().versions_saved, 0u);
+  uint64_t v = 0;
+  s.begin(0, /*read_only=*/true);  // the first: saving starts, complete from epoch 3
   ASSERT_TRUE(read(s, c.table, A, &v));
-  EXPECT_EQ(v, 0u);  // the loaded state: epoch 1 has not ended
+  EXPECT_EQ(v, 3u);  // the latest version: not a snapshot
+  ASSERT_TRUE(commit_increment(w, c.table, A));  // A = 4, epoch 2: nothing to save
+  EXPECT_EQ(s.commit(), RC::kValidation);        // validated, as Silo's phase 2
+  EXPECT_EQ(cc.total_stats().snapshot_txns, 0u);
+  cc.tick();  // epoch 3, floor 3: complete
+  ASSERT_TRUE(commit_increment(w, c.table, A));  // A = 5 overwrites epoch 2's version: saved
+  EXPECT_EQ(cc.total_stats().versions_saved, 1u);
+  s.begin(0, true);
+  ASSERT_TRUE(read(s, c.table, A, &v));
+  EXPECT_EQ(v, 4u);
+  EXPECT_EQ(s.commit(), RC::kOk);
+  EXPECT_EQ(cc.total_stats().snapshot_txns, 1u);
+}
+
+// Makes `cc`'s read-only requests run on snapshots (k = 1): the first one
+// starts version saving, and the next epoch's floor is complete.
+void enable_snapshots(Silo& cc, Txn<Silo>& reader) {
+  reader.begin(0, true);
+  reader.abort();
+  cc.tick();
+}
+
+// A snapshot sees the state at the last snapshot epoch boundary, whatever
+// commits later, and rows inserted after it do not exist.
+TEST(SiloSnapshot, ReadsTheStateAtTheLastBoundary) {
+  Silo cc(1);
+  Counters<Silo> c(4);
+  Txn<Silo> w(cc, 0, nullptr), s(cc, 1, nullptr);
+  enable_snapshots(cc, s);  // epoch 2
+  ASSERT_TRUE(commit_increment(w, c.table, A));  // A = 1 in epoch 2
+  uint64_t v = 99;
+  s.begin(0, true);
+  ASSERT_TRUE(read(s, c.table, A, &v));
+  EXPECT_EQ(v, 0u);  // epoch 2 has not ended
   ASSERT_EQ(s.commit(), RC::kOk);
 
-  cc.tick();  // epoch 2: everything of epoch 1 is in the snapshot
-  EXPECT_EQ(cc.snapshot_floor(), uint64_t{2} << Silo::kEpochShift);
-  ASSERT_TRUE(commit_increment(w, c.table, A));  // A = 2, 3 in epoch 2
+  cc.tick();  // epoch 3: everything of epoch 2 is in the snapshot
+  EXPECT_EQ(cc.snapshot_floor(), uint64_t{3} << Silo::kEpochShift);
+  ASSERT_TRUE(commit_increment(w, c.table, A));  // A = 2, 3 in epoch 3
   ASSERT_TRUE(commit_increment(w, c.table, A));
   w.begin();
   ASSERT_NE(w.insert(c.table, 100), nullptr);
@@ -66,6 +103,7 @@ TEST(SiloSnapshot, IsNeverValidated) {
   Silo cc(1);
   Counters<Silo> c(4);
   Txn<Silo> w(cc, 0, nullptr), s(cc, 1, nullptr), r(cc, 2, nullptr);
+  enable_snapshots(cc, s);
   s.begin(0, true);
   r.begin();
   ASSERT_TRUE(read(s, c.table, A));
@@ -81,17 +119,19 @@ TEST(SiloSnapshot, IsNeverValidated) {
 TEST(SiloSnapshot, SavesARowOncePerSnapshotEpoch) {
   Silo cc;  // k = 25
   Counters<Silo> c(4);
-  Txn<Silo> w(cc, 0, nullptr);
+  Txn<Silo> w(cc, 0, nullptr), s(cc, 1, nullptr);
+  s.begin(0, true);  // saving starts
+  s.abort();
   for (int i = 0; i < 10; ++i) ASSERT_TRUE(commit_increment(w, c.table, A));
-  EXPECT_EQ(cc.total_stats().versions_saved, 1u);  // the loaded image
-  for (uint32_t e = 0; e < Silo::kSnapshotEpochs - 1; ++e) cc.tick();
+  EXPECT_EQ(cc.total_stats().versions_saved, 0u);  // epoch 1: the loaded image's snapshot epoch
+  for (uint32_t e = 1; e < Silo::kSnapshotEpochs - 1; ++e) cc.tick();  // epoch 24
   ASSERT_TRUE(commit_increment(w, c.table, A));
-  EXPECT_EQ(cc.total_stats().versions_saved, 1u);  // still the same snapshot epoch
-  cc.tick();
+  EXPECT_EQ(cc.total_stats().versions_saved, 0u);
+  cc.tick();  // epoch 25: a new snapshot epoch
   for (int i = 0; i < 10; ++i) ASSERT_TRUE(commit_increment(w, c.table, A));
-  EXPECT_EQ(cc.total_stats().versions_saved, 2u);
+  EXPECT_EQ(cc.total_stats().versions_saved, 1u);
   ASSERT_TRUE(commit_increment(w, c.table, B));
-  EXPECT_EQ(cc.total_stats().versions_saved, 3u);
+  EXPECT_EQ(cc.total_stats().versions_saved, 2u);
 }
 
 // A running snapshot keeps the versions it may read while writers move on
@@ -100,6 +140,7 @@ TEST(SiloSnapshot, ARunningSnapshotKeepsItsVersions) {
   Silo cc(1);
   Counters<Silo> c(4);
   Txn<Silo> w(cc, 0, nullptr), s(cc, 1, nullptr), late(cc, 2, nullptr);
+  enable_snapshots(cc, s);
   ASSERT_TRUE(commit_increment(w, c.table, A));
   cc.tick();
   s.begin(0, true);  // A = 1 at its floor
@@ -115,7 +156,7 @@ TEST(SiloSnapshot, ARunningSnapshotKeepsItsVersions) {
   ASSERT_TRUE(read(late, c.table, A, &v));
   EXPECT_EQ(v, 2001u);
   ASSERT_EQ(late.commit(), RC::kOk);
-  EXPECT_EQ(cc.total_stats().versions_saved, 2001u);
+  EXPECT_EQ(cc.total_stats().versions_saved, 2001u);  // the loaded image, then one per epoch
 }
 
 // A commit that is still running (between publishing its epoch and
@@ -136,13 +177,14 @@ TEST(SiloSnapshot, TheFloorStaysAtARunningCommit) {
   for (int i = 0; i < 3; ++i) cc.tick();
   EXPECT_EQ(cc.snapshot_floor(), uint64_t{2} << Silo::kEpochShift);
   cc.leave_commit(w);
-  cc.tick();
+  cc.tick();  // epoch 6
   EXPECT_EQ(cc.snapshot_floor(), uint64_t{6} << Silo::kEpochShift);
 }
 
 // With k epochs per snapshot epoch, floors are multiples of k.
 TEST(SiloSnapshot, FloorsAreSnapshotEpochBoundaries) {
   Silo cc(4);
+  for (int i = 0; i < 3; ++i) cc.tick();  // epoch 4
   EXPECT_EQ(cc.snapshot_floor(), uint64_t{4} << Silo::kEpochShift);
   for (int i = 0; i < 3; ++i) cc.tick();  // epoch 7
   EXPECT_EQ(cc.snapshot_floor(), uint64_t{4} << Silo::kEpochShift);

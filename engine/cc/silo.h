@@ -93,7 +93,8 @@ class Silo {
     return RC::kOk;
   }
   RC write(auto& txn, auto& a) {
-    if (txn.meta().snapshot) snapshot::Snapshots::declared_read_only_but_writes(kName, a.table->name());
+    if (txn.meta().snapshot) [[unlikely]]
+      snapshot::Snapshots::declared_read_only_but_writes(kName, a.table->name());
     if (a.local == nullptr) a.meta.observed_tid = stable_copy(txn, a, a.row->meta.tid, is_locked);
     return RC::kOk;
   }
@@ -164,10 +165,10 @@ class Silo {
     txn.meta().last_tid = tid;
     // Section 4.9: keep each overwritten version of an earlier snapshot epoch
     // (below `boundary`); snapshots of floors up to `boundary` may read it.
-    const uint64_t boundary = ((tid >> kEpochShift) / k_ * k_) << kEpochShift;
     const bool saving = writes.size() > 0 && saving_.load(std::memory_order_seq_cst);
+    const uint64_t boundary = saving ? ((tid >> kEpochShift) / k_ * k_) << kEpochShift : 0;
     for (auto* a : writes) {
-      if (saving && a->meta.observed_tid < boundary) snapshots_.save(txn.thread_id(), *a, a->meta.observed_tid, boundary);
+      if (a->meta.observed_tid < boundary) snapshots_.save(txn.thread_id(), *a, a->meta.observed_tid, boundary);
       txn.install(*a);
     }
     txn.publish_inserts([&](RowMeta& m) { m.tid.store(tid, std::memory_order_relaxed); });

@@ -266,14 +266,9 @@ TEST(BccSnapshot, ReadsTheStateAtTheSynchronizationPoint) {
     }
     ASSERT_EQ(w.commit(), RC::kOk);
   }
-  uint64_t v = 0;
-  ASSERT_TRUE(read(s, c.table, A, &v));
-  EXPECT_EQ(v, 1u);
-  ASSERT_TRUE(read(s, c.table, B, &v));
-  EXPECT_EQ(v, 0u);
-  EXPECT_FALSE(read(s, c.table, 100));
-  EXPECT_EQ(s.failure(), RC::kNotFound);
+  cc_test::expect_snapshot_of_old_state(s, c.table, A, 1, B, 100);
   EXPECT_EQ(s.commit(), RC::kOk);
+  uint64_t v = 0;
   s2.begin(0, true);  // a new synchronization point sees everything
   ASSERT_TRUE(read(s2, c.table, A, &v));
   EXPECT_EQ(v, 4u);

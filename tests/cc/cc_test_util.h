@@ -4,6 +4,8 @@
 // BCC's snapshot transactions), and an in-process run with history checking.
 #pragma once
 
+#include <gtest/gtest.h>
+
 #include <atomic>
 #include <cstdint>
 #include <cstring>
@@ -50,6 +52,21 @@ bool read(TxnT& t, TableT& table, uint64_t key, uint64_t* value = nullptr) {
   const uint8_t* p = t.read(table, key);
   if (p != nullptr && value != nullptr) std::memcpy(value, p, 8);
   return p != nullptr;
+}
+
+// A snapshot transaction `s` taken while counter `a_key` was `a` and
+// `b_key` was 0 sees them so, and not the row `inserted` that was created
+// after its snapshot.
+template <class TxnT, class TableT>
+void expect_snapshot_of_old_state(TxnT& s, TableT& table, uint64_t a_key, uint64_t a, uint64_t b_key,
+                                  uint64_t inserted) {
+  uint64_t v = 0;
+  ASSERT_TRUE(read(s, table, a_key, &v));
+  EXPECT_EQ(v, a);
+  ASSERT_TRUE(read(s, table, b_key, &v));
+  EXPECT_EQ(v, 0u);
+  EXPECT_FALSE(read(s, table, inserted));
+  EXPECT_EQ(s.failure(), RC::kNotFound);
 }
 
 // Transfers between accounts (read-modify-write of two rows) and audits that

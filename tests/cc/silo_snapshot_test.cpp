@@ -80,12 +80,7 @@ TEST(SiloSnapshot, ReadsTheStateAtTheLastBoundary) {
   ASSERT_NE(w.insert(c.table, 100), nullptr);
   ASSERT_EQ(w.commit(), RC::kOk);
   s.begin(0, true);
-  ASSERT_TRUE(read(s, c.table, A, &v));
-  EXPECT_EQ(v, 1u);
-  ASSERT_TRUE(read(s, c.table, B, &v));
-  EXPECT_EQ(v, 0u);
-  EXPECT_FALSE(read(s, c.table, 100));
-  EXPECT_EQ(s.failure(), RC::kNotFound);
+  cc_test::expect_snapshot_of_old_state(s, c.table, A, 1, B, 100);
   s.abort();
 
   cc.tick();

@@ -77,11 +77,6 @@ class VersionStore {
       tag_ = kNoFloor;
     }
   }
-  size_t bytes() const {
-    size_t b = 0;
-    for (const Chunk& c : chunks_) b += c.mem.size();
-    return b;
-  }
 
  private:
   struct Chunk {

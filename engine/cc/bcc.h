@@ -511,9 +511,7 @@ class Bcc {
     }
     if (!owned_[t]) owned_[t] = std::make_unique<ThreadHistory>();
     threads_[t].store(owned_[t].get(), std::memory_order_release);
-    uint32_t n = n_threads_.load(std::memory_order_relaxed);
-    while (n < t + 1 && !n_threads_.compare_exchange_weak(n, t + 1, std::memory_order_acq_rel)) {
-    }
+    register_in_count(n_threads_, t);
     return owned_[t].get();
   }
 

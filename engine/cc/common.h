@@ -84,6 +84,14 @@ class SpinLatch {
   std::atomic<bool> held_{false};
 };
 
+// Registers worker `thread` in a count of registered threads that others
+// scan (slots 0 .. count-1): raises `count` to at least thread + 1.
+inline void register_in_count(std::atomic<uint32_t>& count, uint32_t thread) {
+  uint32_t n = count.load(std::memory_order_relaxed);
+  while (n < thread + 1 && !count.compare_exchange_weak(n, thread + 1, std::memory_order_acq_rel)) {
+  }
+}
+
 enum class LockHeld : uint8_t { kNone, kShared, kExclusive };
 
 // Commit of the lock-based protocols: every row held exclusively gets its

@@ -234,9 +234,7 @@ class Silo {
     const uint32_t t = txn.thread_id();
     if (!txn.meta().registered) [[unlikely]] {
       txn.meta().registered = true;
-      uint32_t n = n_threads_.load(std::memory_order_relaxed);
-      while (n < t + 1 && !n_threads_.compare_exchange_weak(n, t + 1, std::memory_order_acq_rel)) {
-      }
+      register_in_count(n_threads_, t);
     }
     return committing_[t].epoch;
   }

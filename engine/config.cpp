@@ -9,6 +9,9 @@
 #include <cstring>
 #include <iostream>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include "engine/stats/json.h"
 
 DEFINE_string(workload, "ycsb", "workload to run: ycsb, tpcc, smallbank, tpcw, hot, micro");
@@ -27,6 +30,8 @@ DEFINE_uint32(txn_buffer, 4096, "requests pre-generated per worker and replayed 
 DEFINE_uint32(backoff_max_us, 100, "cap in microseconds of the randomized exponential backoff after an abort (0 = retry at once; <= 1000000)");
 DEFINE_double(theta, 0.6, "YCSB, SmallBank, micro: Zipf skew of key (customer) choice (>= 0; 0 = uniform; >= 1 sampled exactly)");
 DEFINE_int32(load_threads, 0, "threads used to load tables (0 = --threads)");
+DEFINE_bool(ignore_memory_limit, false,
+            "load even if the tables' estimated size exceeds the memory available (for machines that overcommit on purpose)");
 
 namespace ccb {
 
@@ -58,6 +63,35 @@ std::string describe_range(double lo, double hi) {
 
 double theta_flag() { return in_range(FLAGS_theta, 0.0, 10.0, "theta", "a number"); }
 
+// An output path must name a file in an existing, writable directory, so a
+// run that could not store its result fails now, not after it has measured.
+static void require_writable_path(const std::string& path, const char* flag) {
+  if (path.empty()) return;
+  const size_t slash = path.find_last_of('/');
+  const std::string dir = slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
+  struct stat st;
+  if (path.back() == '/' || (stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)))
+    throw ConfigError(flag, "'" + path + "' is a directory; allowed: a file path");
+  if (stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
+    throw ConfigError(flag, "directory '" + dir + "' does not exist; allowed: a file path in an existing directory");
+  if (access(dir.c_str(), W_OK | X_OK) != 0)
+    throw ConfigError(flag, "directory '" + dir + "' is not writable; allowed: a file path in a writable directory");
+}
+
+static std::string gib(size_t bytes) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f GiB", static_cast<double>(bytes) / (1ull << 30));
+  return buf;
+}
+
+void require_memory_fits(size_t needed_bytes, const char* size_flag, size_t available_bytes, bool ignore_limit) {
+  if (ignore_limit || available_bytes == 0 || needed_bytes <= available_bytes) return;
+  throw ConfigError(size_flag, "the tables and indexes need about " + gib(needed_bytes) + " (estimate), more than the " +
+                                   gib(available_bytes) +
+                                   " of memory available; allowed: a smaller size, or --ignore_memory_limit to load "
+                                   "anyway");
+}
+
 static std::string join(const std::vector<std::string>& v) {
   std::string s;
   for (const auto& x : v) s += (s.empty() ? "" : "|") + x;
@@ -76,9 +110,11 @@ EngineConfig EngineConfig::from_flags(const char* cc_name, const std::vector<std
   c.warmup_s = in_range(FLAGS_warmup, 0.0, 86400.0, "warmup", "seconds");
   c.measure_txns = FLAGS_measure_txns;
   c.seed = FLAGS_seed;
+  require_writable_path(FLAGS_out, "out");
   c.out = FLAGS_out;
   c.verify = FLAGS_verify;
   require(FLAGS_history_out.empty() || FLAGS_verify, "history_out", "a path, only together with --verify");
+  require_writable_path(FLAGS_history_out, "history_out");
   c.history_out = FLAGS_history_out;
   const auto& fe = available_frontends();
   require(std::find(fe.begin(), fe.end(), FLAGS_frontend) != fe.end(), "frontend", join(fe));
@@ -89,6 +125,7 @@ EngineConfig EngineConfig::from_flags(const char* cc_name, const std::vector<std
   c.backoff_max_us = in_range(FLAGS_backoff_max_us, 0, 1000000, "backoff_max_us", "microseconds");
   in_range(FLAGS_load_threads, 0, 1024, "load_threads", "an integer", " (0 = --threads)");
   c.load_threads = FLAGS_load_threads == 0 ? c.threads : FLAGS_load_threads;
+  c.ignore_memory_limit = FLAGS_ignore_memory_limit;
   return c;
 }
 
@@ -108,6 +145,7 @@ void EngineConfig::to_json(JsonWriter& w) const {
   w.key("txn_buffer").value(txn_buffer);
   w.key("backoff_max_us").value(backoff_max_us);
   w.key("load_threads").value(load_threads);
+  w.key("ignore_memory_limit").value(ignore_memory_limit);
 }
 
 static void print_help(const char* argv0, const char* cc_name) {

@@ -44,6 +44,7 @@ struct EngineConfig {
   uint32_t txn_buffer = 0;       // pre-generated requests per worker
   uint32_t backoff_max_us = 0;   // cap of randomized exponential backoff after an abort
   int load_threads = 0;
+  bool ignore_memory_limit = false;  // load even if the estimate exceeds the memory available
 
   // `workloads`: the names this binary can run (its registry).
   static EngineConfig from_flags(const char* cc_name, const std::vector<std::string>& workloads);
@@ -53,6 +54,11 @@ struct EngineConfig {
 // Parses argv into gflags without letting gflags exit: unknown flags and bad
 // values throw ConfigError. Returns false if --help was printed.
 bool parse_command_line(int argc, char** argv, const char* cc_name);
+
+// Refuses (ConfigError naming `size_flag`) a load whose estimated bytes
+// exceed the memory available, unless `ignore_limit`; available_bytes == 0
+// means unknown, and then nothing is refused.
+void require_memory_fits(size_t needed_bytes, const char* size_flag, size_t available_bytes, bool ignore_limit);
 
 // Helpers for range checks with uniform messages.
 void require(bool ok, const std::string& flag, const std::string& allowed);

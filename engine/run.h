@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "engine/config.h"
+#include "engine/core/memory.h"
 #include "engine/exec/online_executor.h"
 #include "engine/stats/json.h"
 #include "engine/stats/provenance.h"
@@ -46,6 +47,8 @@ inline void write_result_document(const std::string& path, const std::string& do
 
 template <class CC, class W>
 int run_online(const EngineConfig& cfg, W& workload) {
+  const MemoryEstimate need = workload.memory_estimate();
+  require_memory_fits(need.bytes, need.size_flag, available_memory_bytes(), cfg.ignore_memory_limit);
   CC cc;
   const auto t_load = std::chrono::steady_clock::now();
   workload.load(cfg.load_threads);

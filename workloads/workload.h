@@ -15,6 +15,8 @@
 //   std::vector<InvariantResult> check_invariants(const std::vector<ThreadState>&)
 //   void options_json(JsonWriter&)      the workload's knobs, for "config"
 //   size_t memory_bytes()               bytes held by its tables
+//   MemoryEstimate memory_estimate()    before load(): the bytes load() will
+//                                       allocate, and the flag that sizes them
 #pragma once
 
 #include <concepts>
@@ -28,6 +30,13 @@
 namespace ccb {
 
 class JsonWriter;
+
+// What load() will allocate (rows and indexes, from the options alone), and
+// the flag that sizes it, so a run that cannot fit is refused before loading.
+struct MemoryEstimate {
+  size_t bytes = 0;
+  const char* size_flag = "";  // e.g. "table_size", "warehouses"
+};
 
 // One post-run consistency condition and whether it held.
 struct InvariantResult {
@@ -50,6 +59,7 @@ concept Workload = requires(W w, const W cw, Random& rng, typename W::Request& r
   { w.check_invariants(all) } -> std::same_as<std::vector<InvariantResult>>;
   cw.options_json(json);
   { cw.memory_bytes() } -> std::convertible_to<size_t>;
+  { cw.memory_estimate() } -> std::same_as<MemoryEstimate>;
   { creq.type } -> std::convertible_to<uint32_t>;
 };
 

@@ -27,7 +27,7 @@ template <class Node>
 class ChainedHashIndex {
  public:
   explicit ChainedHashIndex(uint64_t expected_keys)
-      : bits_(std::bit_width(std::bit_ceil(expected_keys < 16 ? uint64_t{16} : expected_keys) - 1)),
+      : bits_(bucket_bits(expected_keys)),
         buckets_region_(sizeof(std::atomic<Node*>) << bits_),
         buckets_(reinterpret_cast<std::atomic<Node*>*>(buckets_region_.data())) {}
 
@@ -54,8 +54,13 @@ class ChainedHashIndex {
 
   uint64_t bucket_count() const { return uint64_t{1} << bits_; }
   size_t memory_bytes() const { return buckets_region_.size(); }
+  // What an index built for `expected_keys` allocates (its bucket array).
+  static size_t bytes_for(uint64_t expected_keys) { return sizeof(std::atomic<Node*>) << bucket_bits(expected_keys); }
 
  private:
+  static int bucket_bits(uint64_t expected_keys) {
+    return std::bit_width(std::bit_ceil(expected_keys < 16 ? uint64_t{16} : expected_keys) - 1);
+  }
   uint64_t bucket_of(uint64_t key) const {
     // Fibonacci hashing: mixes composite keys whose low bits are not random.
     return (key * 0x9E3779B97F4A7C15ull) >> (64 - bits_);

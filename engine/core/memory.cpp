@@ -4,6 +4,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <fstream>
 #include <new>
 #include <stdexcept>
 #include <string>
@@ -76,6 +77,34 @@ void* Arena::allocate_slow(size_t bytes, size_t align) {
       return reinterpret_cast<void*>(p);
     }
   }
+}
+
+static bool read_number(const char* path, size_t& out) {
+  std::ifstream f(path);
+  std::string word;
+  if (!(f >> word) || word == "max") return false;
+  out = std::stoull(word);
+  return true;
+}
+
+size_t available_memory_bytes() {
+  size_t available = 0;
+  std::ifstream meminfo("/proc/meminfo");
+  std::string name;
+  size_t kib = 0;
+  while (meminfo >> name >> kib) {
+    if (name == "MemAvailable:") {
+      available = kib << 10;
+      break;
+    }
+    meminfo.ignore(64, '\n');
+  }
+  size_t limit = 0, used = 0;
+  if (read_number("/sys/fs/cgroup/memory.max", limit) && read_number("/sys/fs/cgroup/memory.current", used)) {
+    const size_t room = limit > used ? limit - used : 0;
+    if (available == 0 || room < available) available = room;
+  }
+  return available;
 }
 
 }  // namespace ccb

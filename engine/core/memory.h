@@ -63,4 +63,10 @@ class Arena {
   size_t reserved_ = 0;
 };
 
+// Bytes this process can still fault in without swapping: the kernel's
+// MemAvailable (/proc/meminfo), lowered to the room left under the cgroup's
+// memory limit (cgroup v2 memory.max - memory.current) when one is set.
+// 0 if neither can be read.
+size_t available_memory_bytes();
+
 }  // namespace ccb

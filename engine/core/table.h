@@ -40,6 +40,16 @@ struct Row {
   const uint8_t* data() const { return reinterpret_cast<const uint8_t*>(this) + sizeof(Row); }
 };
 
+// A table's constructor arguments: id, name, payload bytes per row, row slots
+// reserved (and pre-faulted) for loading, and the keys its index is sized for.
+struct TableShape {
+  uint32_t id;
+  const char* name;
+  size_t payload_size;
+  uint64_t initial_rows;
+  uint64_t expected_rows;
+};
+
 template <class CC>
 class Table {
  public:
@@ -53,10 +63,19 @@ class Table {
       : id_(id),
         name_(std::move(name)),
         payload_size_((payload_size + 7) & ~size_t{7}),
-        row_stride_(sizeof(RowT) + kVersionBytes + payload_size_),
+        row_stride_(row_stride_for(payload_size)),
         initial_rows_(initial_rows),
         rows_(row_stride_ * initial_rows),
-        index_(expected_rows > initial_rows ? expected_rows : initial_rows) {}
+        index_(index_keys(initial_rows, expected_rows)) {}
+  explicit Table(const TableShape& s) : Table(s.id, s.name, s.payload_size, s.initial_rows, s.expected_rows) {}
+
+  // What the constructor allocates (and pre-faults) for these arguments: the
+  // row slots and the index's buckets. Rows inserted later come on top.
+  static size_t bytes_for(size_t payload_size, uint64_t initial_rows, uint64_t expected_rows) {
+    return row_stride_for(payload_size) * initial_rows +
+           ChainedHashIndex<RowT>::bytes_for(index_keys(initial_rows, expected_rows));
+  }
+  static size_t bytes_for(const TableShape& s) { return bytes_for(s.payload_size, s.initial_rows, s.expected_rows); }
 
   uint32_t id() const { return id_; }
   const std::string& name() const { return name_; }
@@ -100,6 +119,13 @@ class Table {
   size_t memory_bytes() const { return rows_.size() + index_.memory_bytes(); }
 
  private:
+  static size_t row_stride_for(size_t payload_size) {
+    return sizeof(RowT) + kVersionBytes + ((payload_size + 7) & ~size_t{7});
+  }
+  static uint64_t index_keys(uint64_t initial_rows, uint64_t expected_rows) {
+    return expected_rows > initial_rows ? expected_rows : initial_rows;
+  }
+
   uint32_t id_;
   std::string name_;
   size_t payload_size_, row_stride_;

@@ -155,6 +155,7 @@ class BankWorkload {
   }
   void options_json(JsonWriter&) const {}
   size_t memory_bytes() const { return table_ ? table_->memory_bytes() : 0; }
+  MemoryEstimate memory_estimate() const { return {Table<CC>::bytes_for(8, accounts_, accounts_), "accounts"}; }
 
   std::atomic<uint64_t> bad_audits{0};
 

@@ -19,6 +19,24 @@ for args in "--threads=0" "--nosuchflag=1" "--workload=tpcx" "--theta=abc" "--ta
   ls "$tmp" | grep -q tmp && fail "'$args' left a temporary file"
 done
 
+# Bad output paths and a table that cannot fit in memory are refused before
+# anything is loaded: exit 2, one line naming the flag, nothing written.
+refused() {  # refused <flag named in the message> <file that must not appear> <args...>
+  local flag=$1 file=$2; shift 2
+  "$bin" "$@" 2>"$tmp/err"; rc=$?
+  [[ $rc -eq 2 ]] || fail "'$*' exited $rc, want 2"
+  [[ $(wc -l <"$tmp/err") -eq 1 ]] || fail "'$*' printed more than one line: $(cat "$tmp/err")"
+  grep -q -- "--$flag:" "$tmp/err" || fail "'$*' error does not name --$flag: $(cat "$tmp/err")"
+  [[ ! -e $file ]] || fail "'$*' wrote $file"
+}
+refused out "$tmp/missing/r.json" --workload=ycsb --table_size=100 --out="$tmp/missing/r.json"
+refused out "$tmp/r.json" --workload=ycsb --table_size=100 --out="$tmp/"
+refused history_out "$tmp/r.json" --workload=ycsb --table_size=100 --verify --history_out="$tmp/missing/h.bin" \
+  --out="$tmp/r.json"
+refused table_size "$tmp/r.json" --workload=ycsb --table_size=100000000000000 --out="$tmp/r.json"
+refused warehouses "$tmp/r.json" --workload=tpcc --warehouses=60000 --out="$tmp/r.json"
+grep -q "GiB" "$tmp/err" || fail "the memory refusal does not give the estimate: $(cat "$tmp/err")"
+
 # A saved history is read back by the offline checker.
 "$bin" --workload=ycsb --threads=2 --warmup=0 --duration=0.2 --table_size=100 --verify \
   --history_out="$tmp/h.bin" --out="$tmp/h.json" 2>/dev/null || fail "history run exited $?"

@@ -118,6 +118,7 @@ class Extended {
     w.key("runtime_skew_calibrated_workers").value(calibration_.workers());
   }
   size_t memory_bytes() const { return inner_.memory_bytes(); }
+  MemoryEstimate memory_estimate() const { return inner_.memory_estimate(); }
 
   // W's optional members, where W has them (engine/exec/online_executor.h).
   auto table_by_id(uint32_t id) const

@@ -98,6 +98,10 @@ class HotWorkload {
 
   std::vector<std::string> txn_types() const { return {"hot"}; }
 
+  MemoryEstimate memory_estimate() const {
+    return {Table<CC>::bytes_for(kPayload, opt_.table_size, opt_.table_size), "hot_table_size"};
+  }
+
   void load(int threads) {
     table_ = std::make_unique<Table<CC>>(kTableId, "hot", kPayload, opt_.table_size, opt_.table_size);
     parallel_for(threads, opt_.table_size, [this](uint64_t k) { table_->load(k, k); });  // all fields 0

@@ -54,6 +54,10 @@ class MicroWorkload {
 
   std::vector<std::string> txn_types() const { return {"micro"}; }
 
+  MemoryEstimate memory_estimate() const {
+    return {Table<CC>::bytes_for(8, opt_.objects, opt_.objects), "micro_objects"};
+  }
+
   void load(int threads) {
     table_ = std::make_unique<Table<CC>>(kTableId, "objects", 8, opt_.objects, opt_.objects);
     parallel_for(threads, opt_.objects, [this](uint64_t k) { table_->load(k, k); });  // counters 0

@@ -85,6 +85,11 @@ class SmallBankWorkload {
     return {"Balance", "DepositChecking", "TransactSavings", "Amalgamate", "WriteCheck", "SendPayment"};
   }
 
+  MemoryEstimate memory_estimate() const {
+    const uint64_t n = opt_.customers;
+    return {Table<CC>::bytes_for(kAccountPayload, n, n) + 2 * Table<CC>::bytes_for(8, n, n), "smallbank_customers"};
+  }
+
   void load(int threads) {
     const uint64_t n = opt_.customers;
     accounts_ = std::make_unique<Table<CC>>(kAccountsId, "accounts", kAccountPayload, n, n);

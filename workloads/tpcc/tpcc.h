@@ -118,6 +118,7 @@ class TpccWorkload {
 
   void options_json(JsonWriter& w) const { opt_.to_json(w); }
   size_t memory_bytes() const { return db_ ? db_->memory_bytes() : 0; }
+  MemoryEstimate memory_estimate() const { return {Database::estimated_bytes(opt_), "warehouses"}; }
 
   // Reconnaissance for front-ends (Strife's OLLP): the customer a by-name
   // Payment or OrderStatus will select, from the immutable last-name index.

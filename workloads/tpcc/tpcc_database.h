@@ -16,6 +16,7 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cstdint>
 #include <cstring>
@@ -69,23 +70,52 @@ class TpccDatabase {
       : opt_(opt),
         nurand_(nurand),
         plan_(opt.warehouses, opt.load_seed),
-        warehouse(kWarehouseTable, "warehouse", sizeof(WarehouseRow), opt.warehouses, opt.warehouses),
-        district(kDistrictTable, "district", sizeof(DistrictRow), districts(), districts()),
-        customer(kCustomerTable, "customer", sizeof(CustomerRow), customers(), customers()),
-        history(kHistoryTable, "history", sizeof(HistoryRow), customers(), customers() + opt.expected_new_orders),
-        new_order(kNewOrderTable, "new_order", sizeof(NewOrderRow), districts() * kNewOrdersPerDistrict,
-                  districts() * kNewOrdersPerDistrict + opt.expected_new_orders),
-        order(kOrderTable, "order", sizeof(OrderRow), districts() * kOrdersPerDistrict,
-              districts() * kOrdersPerDistrict + opt.expected_new_orders),
-        order_line(kOrderLineTable, "order_line", sizeof(OrderLineRow), plan_.total(),
-                   plan_.total() + opt.expected_new_orders * (kMinOrderLines + kMaxOrderLines) / 2),
-        item(kItemTable, "item", sizeof(ItemRow), kItems, kItems),
-        stock(kStockTable, "stock", sizeof(StockRow), uint64_t{opt.warehouses} * kStockPerWarehouse,
-              uint64_t{opt.warehouses} * kStockPerWarehouse),
-        customer_last_order(kCustomerLastOrderTable, "customer_last_order", sizeof(CustomerLastOrderRow), customers(),
-                            customers()),
-        delivery_cursor(kDeliveryCursorTable, "delivery_cursor", sizeof(DeliveryCursorRow), districts(), districts()),
+        warehouse(shape(kWarehouseTable)),
+        district(shape(kDistrictTable)),
+        customer(shape(kCustomerTable)),
+        history(shape(kHistoryTable)),
+        new_order(shape(kNewOrderTable)),
+        order(shape(kOrderTable)),
+        order_line(shape(kOrderLineTable)),
+        item(shape(kItemTable)),
+        stock(shape(kStockTable)),
+        customer_last_order(shape(kCustomerLastOrderTable)),
+        delivery_cursor(shape(kDeliveryCursorTable)),
         names(opt.warehouses, loaders) {}
+
+  // Every table's shape, indexed by TableId - 1. `order_lines`: ORDER-LINE
+  // rows loaded (the sum of the drawn O_OL_CNT).
+  static std::array<TableShape, kDeliveryCursorTable> table_shapes(const TpccOptions& opt, uint64_t order_lines) {
+    const uint64_t districts = uint64_t{opt.warehouses} * kDistrictsPerWarehouse;
+    const uint64_t customers = districts * kCustomersPerDistrict;
+    const uint64_t stock = uint64_t{opt.warehouses} * kStockPerWarehouse;
+    const uint64_t inserts = opt.expected_new_orders;
+    return {{
+        {kWarehouseTable, "warehouse", sizeof(WarehouseRow), opt.warehouses, opt.warehouses},
+        {kDistrictTable, "district", sizeof(DistrictRow), districts, districts},
+        {kCustomerTable, "customer", sizeof(CustomerRow), customers, customers},
+        {kHistoryTable, "history", sizeof(HistoryRow), customers, customers + inserts},
+        {kNewOrderTable, "new_order", sizeof(NewOrderRow), districts * kNewOrdersPerDistrict,
+         districts * kNewOrdersPerDistrict + inserts},
+        {kOrderTable, "order", sizeof(OrderRow), districts * kOrdersPerDistrict, districts * kOrdersPerDistrict + inserts},
+        {kOrderLineTable, "order_line", sizeof(OrderLineRow), order_lines,
+         order_lines + inserts * (kMinOrderLines + kMaxOrderLines) / 2},
+        {kItemTable, "item", sizeof(ItemRow), kItems, kItems},
+        {kStockTable, "stock", sizeof(StockRow), stock, stock},
+        {kCustomerLastOrderTable, "customer_last_order", sizeof(CustomerLastOrderRow), customers, customers},
+        {kDeliveryCursorTable, "delivery_cursor", sizeof(DeliveryCursorRow), districts, districts},
+    }};
+  }
+
+  // What constructing and loading the database allocates, before drawing the
+  // order lines (their expected count: O_OL_CNT is uniform in [5, 15]).
+  static size_t estimated_bytes(const TpccOptions& opt) {
+    const uint64_t orders = uint64_t{opt.warehouses} * kDistrictsPerWarehouse * kOrdersPerDistrict;
+    size_t bytes = CustomerNameIndex::bytes_for(opt.warehouses);
+    for (const TableShape& s : table_shapes(opt, orders * (kMinOrderLines + kMaxOrderLines) / 2))
+      bytes += TableT::bytes_for(s);
+    return bytes;
+  }
 
   // Fills every table per 4.3.3.1 with `threads` loader threads.
   // REQUIRES: threads == the `loaders` given at construction; called once.
@@ -123,8 +153,7 @@ class TpccDatabase {
   uint32_t warehouses() const { return opt_.warehouses; }
 
  private:
-  uint64_t districts() const { return uint64_t{opt_.warehouses} * kDistrictsPerWarehouse; }
-  uint64_t customers() const { return districts() * kCustomersPerDistrict; }
+  TableShape shape(TableId id) const { return table_shapes(opt_, plan_.total())[id - 1]; }
   static uint64_t district_slot(uint32_t w, uint32_t d) { return uint64_t{w - 1} * kDistrictsPerWarehouse + (d - 1); }
 
   template <class T>

@@ -46,6 +46,13 @@ std::span<const uint32_t> CustomerNameIndex::find(uint32_t w, uint32_t d, uint32
   return {list + 1, list[0]};
 }
 
+size_t CustomerNameIndex::bytes_for(uint32_t warehouses) {
+  const uint64_t districts = uint64_t{warehouses} * kDistrictsPerWarehouse;
+  const uint64_t names = districts * kLastNames;
+  return ChainedHashIndex<KeyValueNode>::bytes_for(names) + names * (sizeof(KeyValueNode) + sizeof(uint32_t)) +
+         districts * kCustomersPerDistrict * sizeof(uint32_t);
+}
+
 size_t CustomerNameIndex::memory_bytes() const {
   size_t bytes = index_.memory_bytes();
   for (const auto& a : arenas_) bytes += a->reserved_bytes();

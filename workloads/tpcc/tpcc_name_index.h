@@ -44,6 +44,9 @@ class CustomerNameIndex {
   }
 
   size_t memory_bytes() const;
+  // About what an index of `warehouses` holds once loaded: its buckets, one
+  // node per (district, name) and the id lists (a count plus one id per customer).
+  static size_t bytes_for(uint32_t warehouses);
 
  private:
   // Each indexed value points at a uint32_t array: the count, then the ids.

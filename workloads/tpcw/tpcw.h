@@ -105,6 +105,12 @@ class TpcwWorkload {
 
   std::vector<std::string> txn_types() const { return {"DoCart", "OrderProcess"}; }
 
+  MemoryEstimate memory_estimate() const {
+    return {Table<CC>::bytes_for(sizeof(TpcwItem), opt_.items, opt_.items) +
+                Table<CC>::bytes_for(sizeof(TpcwCart), kSessions, kSessions),
+            "tpcw_items"};
+  }
+
   void load(int threads) {
     items_ = std::make_unique<Table<CC>>(kItemId, "item", sizeof(TpcwItem), opt_.items, opt_.items);
     carts_ = std::make_unique<Table<CC>>(kCartId, "cart", sizeof(TpcwCart), kSessions, kSessions);

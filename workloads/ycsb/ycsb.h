@@ -55,6 +55,10 @@ class YcsbWorkload {
 
   std::vector<std::string> txn_types() const { return {"ycsb"}; }
 
+  MemoryEstimate memory_estimate() const {
+    return {Table<CC>::bytes_for(opt_.payload_size, opt_.table_size, opt_.table_size), "table_size"};
+  }
+
   void load(int threads) {
     table_ = std::make_unique<Table<CC>>(kTableId, "usertable", opt_.payload_size, opt_.table_size, opt_.table_size);
     std::vector<std::thread> loaders;

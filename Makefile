@@ -11,6 +11,7 @@
 #   make run                  the main job: the YCSB skew sweep at the small profile -> a figure
 #   make demo                 a 2-second YCSB run of every protocol, as a table
 #   make bench                engine benchmark (throughput, ns per transaction)
+#   make soak                 verified soak: 10M checked transactions per protocol x workload (hours; not in CI)
 #   make figures PROFILE=smoke|small|paper [FIGS=id1,id2]
 #   make clean
 # Options: VARIANT=debug|tsan|asan, NATIVE=1 (-march=native), JOBS=N.
@@ -57,7 +58,7 @@ empty :=
 space := $(empty) $(empty)
 CMAKE_PROTOCOLS := $(subst $(space),;,$(strip $(PROTOCOLS)))
 
-.PHONY: all deps configure build tools build-all test test-cpp test-python test-sanitizers run demo bench figures clean
+.PHONY: all deps configure build tools build-all test test-cpp test-python test-sanitizers run demo bench soak figures clean
 all: build
 
 deps:
@@ -114,6 +115,12 @@ demo: deps build
 
 bench: deps build tools
 	@$(PY) scripts/engine_bench.py bench
+
+# Every serializable protocol x every workload at high contention with
+# --verify until 10M transactions per pair are checked (scripts/soak.py;
+# SOAK_ARGS="--txns=N --chunk=N --threads=N ..." to change it).
+soak: deps build
+	@$(PY) scripts/soak.py $(SOAK_ARGS)
 
 figures: deps
 	@PYTHONPATH=scripts $(PY) -m ccbench figures --profile $(PROFILE) $(if $(FIGS),$(FIGS),--all)

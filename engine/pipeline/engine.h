@@ -221,10 +221,13 @@ class Engine {
       T item{};
       if (q.try_pop(item)) {
         batch.push_back(std::move(item));
-      } else if (now_ns() >= deadline) {
-        break;
       } else {
-        std::this_thread::yield();
+        // Sleep rather than spin: the pipeline has more threads than most
+        // machines have cores, and a spinning consumer would starve the very
+        // producers it waits for.
+        const uint64_t now = now_ns();
+        if (now >= deadline) break;
+        std::this_thread::sleep_for(std::chrono::nanoseconds(std::min<uint64_t>(deadline - now, 10000)));
       }
     }
   }
@@ -240,9 +243,10 @@ class Engine {
   void reorder_loop(uint32_t r);
   void validation_loop();
   void validate_batch(Batch& b);
-  // Commits t with the next timestamp; `overlay` holds this batch's earlier
-  // commits (key -> timestamp), which the cache does not have yet.
-  void commit(Txn* t, const std::unordered_map<GlobalKey, uint64_t>* overlay);
+  // t commits with timestamp ts: records it (with --verify) in the history;
+  // current(key) is the latest version of key in serialization order.
+  template <class Current>
+  void record_commit(Txn* t, uint64_t ts, const Current& current);
 
   PipelineOptions opt_;
   P& proc_;
@@ -441,28 +445,20 @@ void Engine<P>::storage_loop(uint32_t w) {
 // ---------------------------------------------------------------- validator
 
 template <class P>
-void Engine<P>::commit(Txn* t, const std::unordered_map<GlobalKey, uint64_t>* overlay) {
-  const uint64_t ts = ++last_ts_;
+template <class Current>
+void Engine<P>::record_commit(Txn* t, uint64_t ts, const Current& current) {
   t->commit_ts = ts;
-  if (opt_.verify) {
-    auto current = [&](GlobalKey k) {
-      if (overlay) {
-        const auto it = overlay->find(k);
-        if (it != overlay->end()) return it->second;
-      }
-      return cache_.latest(k);
-    };
-    const auto& writes = t->desc.write_set;
-    history_.begin_txn(ts);
-    for (const reorder::ReadVersion& r : t->observed) {
-      const bool written = std::find(writes.begin(), writes.end(), r.key) != writes.end();
-      history_.add(r.key, r.version, written ? current(r.key) : verify::kNotRead);
-    }
-    for (GlobalKey k : writes) {
-      const bool read = std::any_of(t->observed.begin(), t->observed.end(),
-                                    [&](const reorder::ReadVersion& r) { return r.key == k; });
-      if (!read) history_.add(k, verify::kNotRead, current(k));
-    }
+  if (!opt_.verify) return;
+  const auto& writes = t->desc.write_set;
+  history_.begin_txn(ts);
+  for (const reorder::ReadVersion& r : t->observed) {
+    const bool written = std::find(writes.begin(), writes.end(), r.key) != writes.end();
+    history_.add(r.key, r.version, written ? current(r.key) : verify::kNotRead);
+  }
+  for (GlobalKey k : writes) {
+    const bool read = std::any_of(t->observed.begin(), t->observed.end(),
+                                  [&](const reorder::ReadVersion& r) { return r.key == k; });
+    if (!read) history_.add(k, verify::kNotRead, current(k));
   }
 }
 
@@ -478,7 +474,7 @@ void Engine<P>::validator_loop() {
       count_abort(AbortReason::kValidation);
       proc_q_.push({ProcKind::kAbort, t});
     } else {
-      commit(t, nullptr);
+      record_commit(t, ++last_ts_, [this](GlobalKey k) { return cache_.latest(k); });
       for (GlobalKey k : t->desc.write_set) cache_.publish(k, t->commit_ts);
       proc_q_.push({ProcKind::kCommit, t});
     }
@@ -554,11 +550,13 @@ void Engine<P>::reorder_loop(uint32_t r) {
 template <class P>
 void Engine<P>::validate_batch(Batch& b) {
   const size_t n = b.txns.size();
+  std::vector<BatchMember> members(n);
   for (size_t i = 0; i < n; ++i) {  // the transactions get their desc and reads back
-    b.txns[i]->desc = std::move(b.descs[i]);
-    b.txns[i]->observed = std::move(b.reads[i]);
+    Txn* t = b.txns[i];
+    t->desc = std::move(b.descs[i]);
+    t->observed = std::move(b.reads[i]);
+    members[i] = {t->observed, t->desc.write_set};
   }
-  std::vector<uint8_t> decided(n, 0);
   std::vector<uint32_t> order;
   if (b.reordered) {
     for (size_t i = 0; i < b.result.nonviable.size(); ++i) count_abort(AbortReason::kPrevalidation);
@@ -569,34 +567,18 @@ void Engine<P>::validate_batch(Batch& b) {
   }
   const bool mutant = opt_.mutation == Mutation::kReverseCommitOrder;
   if (mutant) std::reverse(order.begin(), order.end());
-  // Final validation against S' (§4.3): the cache, plus the writes committed
-  // earlier in this batch, which reach the cache only at the batch's end.
-  std::unordered_map<GlobalKey, uint64_t> overlay;
-  std::vector<Txn*> committed;
+  const std::vector<uint64_t> ts = validate_ordered_batch(
+      cache_, members, order, last_ts_, !mutant,
+      [&](uint32_t i, uint64_t commit_ts, const auto& current) { record_commit(b.txns[i], commit_ts, current); });
+  // The decisions, after the cache update: commits in serialization order,
+  // then the aborts (final validation, pre-validation, FVS).
   for (uint32_t i : order) {
-    Txn* t = b.txns[i];
-    bool ok = !read_conflicts(t->observed, cache_);
-    if (ok && !mutant) {
-      for (const reorder::ReadVersion& r : t->observed) {
-        if (overlay.count(r.key)) ok = false;  // read before a write this batch committed first
-      }
-    }
-    decided[i] = 1;
-    if (!ok) {
-      count_abort(AbortReason::kFinalValidation);
-      proc_q_.push({ProcKind::kAbort, t});
-      continue;
-    }
-    commit(t, &overlay);
-    for (GlobalKey k : t->desc.write_set) overlay[k] = t->commit_ts;
-    committed.push_back(t);
+    if (ts[i]) proc_q_.push({ProcKind::kCommit, b.txns[i]});
   }
-  // Cache update in serialization order (§4.3), then the commit decisions.
-  for (Txn* t : committed)
-    for (GlobalKey k : t->desc.write_set) cache_.publish(k, t->commit_ts);
-  for (Txn* t : committed) proc_q_.push({ProcKind::kCommit, t});
+  const size_t final_aborts = order.size() - static_cast<size_t>(std::count_if(ts.begin(), ts.end(), [](uint64_t x) { return x != 0; }));
+  for (size_t i = 0; i < final_aborts; ++i) count_abort(AbortReason::kFinalValidation);
   for (size_t i = 0; i < n; ++i) {
-    if (!decided[i]) proc_q_.push({ProcKind::kAbort, b.txns[i]});  // non-viable or in the FVS
+    if (!ts[i]) proc_q_.push({ProcKind::kAbort, b.txns[i]});
   }
 }
 

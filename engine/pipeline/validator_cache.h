@@ -22,6 +22,8 @@
 #include <cstdint>
 #include <span>
 #include <tuple>
+#include <unordered_map>
+#include <vector>
 #include <utility>
 
 #include "engine/core/txn_desc.h"
@@ -59,6 +61,56 @@ inline bool read_conflicts(std::span<const reorder::ReadVersion> reads, const Va
     if (cache.latest(r.key) > r.version) return true;
   }
   return false;
+}
+
+}  // namespace ccb::pipeline
+
+namespace ccb::pipeline {
+
+// One transaction of an ordered validator batch, as the final validation sees it.
+struct BatchMember {
+  std::span<const reorder::ReadVersion> reads;
+  std::span<const GlobalKey> writes;
+};
+
+// Final validation and commit of one ordered batch (§4.3, Fig 19): the
+// members are validated in `order` against the current state S' (the cache)
+// and against the writes committed earlier in this batch, which reach the
+// cache only at the batch's end; a member that read a key such a write
+// overwrote aborts. Each committed member gets the next timestamp
+// (++last_ts); on_commit(position, ts, current) is called at once, where
+// current(key) is the latest version in serialization order (the batch's own
+// commits first, then the cache). After the batch, the cache is updated in
+// serialization order. Returns, per batch position, its commit timestamp or
+// 0 (aborted, or not in `order`).
+// check_batch_writes = false is the planted bug of Mutation::kReverseCommitOrder.
+// REQUIRES: called by the single validation stage (the only cache publisher).
+template <class OnCommit>
+std::vector<uint64_t> validate_ordered_batch(ValidatorCache& cache, std::span<const BatchMember> members,
+                                             std::span<const uint32_t> order, uint64_t& last_ts,
+                                             bool check_batch_writes, OnCommit&& on_commit) {
+  std::vector<uint64_t> ts(members.size(), 0);
+  std::unordered_map<GlobalKey, uint64_t> batch_writes;  // key -> timestamp of its last commit in this batch
+  auto current = [&](GlobalKey k) {
+    const auto it = batch_writes.find(k);
+    return it != batch_writes.end() ? it->second : cache.latest(k);
+  };
+  std::vector<uint32_t> committed;
+  for (uint32_t i : order) {
+    const BatchMember& m = members[i];
+    bool ok = !read_conflicts(m.reads, cache);
+    if (ok && check_batch_writes) {
+      for (const reorder::ReadVersion& r : m.reads) ok = ok && !batch_writes.contains(r.key);
+    }
+    if (!ok) continue;
+    ts[i] = ++last_ts;
+    on_commit(i, ts[i], current);
+    for (GlobalKey k : m.writes) batch_writes[k] = ts[i];
+    committed.push_back(i);
+  }
+  for (uint32_t i : committed)  // the cache update, in serialization order
+    for (GlobalKey k : members[i].writes) cache.publish(k, ts[i]);
+  return ts;
 }
 
 }  // namespace ccb::pipeline

@@ -143,6 +143,7 @@ struct PipelineResult {
   // Accounting over the whole run (the no-loss / no-duplicate invariant).
   uint64_t issued = 0, client_replies = 0, processor_commits = 0, validator_commits = 0, duplicate_commits = 0;
   uint64_t abandoned = 0;  // in flight at shutdown
+  uint64_t all_aborts = 0;  // validator aborts over the whole run (warm-up and drain included)
   std::vector<InvariantResult> invariants;
   verify::HistoryLog history;  // with verify: the commit order, txn id = commit timestamp
   int threads = 0;
@@ -209,6 +210,7 @@ class Engine {
     return t >= window_start_.load(std::memory_order_acquire) && t < window_end_.load(std::memory_order_acquire);
   }
   void count_abort(AbortReason r) {
+    ++all_aborts_;
     if (in_window(now_ns())) ++aborts_[static_cast<size_t>(r)];
   }
 
@@ -272,6 +274,7 @@ class Engine {
   std::vector<ReorderStats> reorder_stats_;
   uint64_t processor_busy_ = 0, validator_busy_ = 0, prep_busy_ = 0, validation_busy_ = 0, validator_batches_ = 0;
   uint64_t aborts_[static_cast<size_t>(AbortReason::kCount)] = {};  // validator threads, one at a time per mode
+  uint64_t all_aborts_ = 0;                                          // the same, over the whole run
   uint64_t processor_commits_ = 0, duplicate_commits_ = 0;
   std::vector<uint8_t> committed_;  // processor: per logical id
   verify::HistoryLog history_;
@@ -689,6 +692,7 @@ PipelineResult Engine<P>::run() {
   res.processor_commits = processor_commits_, res.duplicate_commits = duplicate_commits_;
   res.validator_commits = last_ts_;
   res.abandoned = res.issued - res.client_replies;
+  res.all_aborts = all_aborts_;
 
   // Invariants: the workload's own on the final store, every object holding
   // its last committed write, and no transaction lost or committed twice.

@@ -6,6 +6,7 @@
 #   make deps                 install Debian packages (if missing) and .venv
 #   make build                all protocols (make CC=silo: just one)
 #   make tools                bench_fvs, bench_strife, bench_checker, check_history
+#   make pipeline             bin/pipeline, the batching-and-reordering pipeline engine
 #   make test                 unit + stress tests (ctest) and harness tests (pytest)
 #   make test-sanitizers      TSan stress tests and ASan+UBSan unit tests
 #   make run                  the main job: the YCSB skew sweep at the small profile -> a figure
@@ -58,7 +59,7 @@ empty :=
 space := $(empty) $(empty)
 CMAKE_PROTOCOLS := $(subst $(space),;,$(strip $(PROTOCOLS)))
 
-.PHONY: all deps configure build tools build-all test test-cpp test-python test-sanitizers run demo bench soak figures clean
+.PHONY: all deps configure build tools pipeline build-all test test-cpp test-python test-sanitizers run demo bench soak figures clean
 all: build
 
 deps:
@@ -76,6 +77,11 @@ build: configure
 # check_history (into the variant's bin directory).
 tools: configure
 	@cmake --build $(BUILD_DIR) -j $(JOBS) --target bench_fvs bench_strife bench_checker check_history
+
+# The pipeline engine of the batching-and-reordering paper (bin/pipeline;
+# docs/pipeline.md).
+pipeline: configure
+	@cmake --build $(BUILD_DIR) -j $(JOBS) --target pipeline
 
 # Everything (binaries, tools, test executables) of one variant.
 build-all: configure

@@ -277,8 +277,32 @@ def _scaling(claim, table, axes, series_names, along) -> tuple[bool, str]:
     return _compared(values, claim, f"parallel efficiency of {table.metric} relative to {along}={start}")
 
 
+def _interior_optimum(claim, table, axes, series_names, along) -> tuple[bool, str]:
+    """The best value along the axis lies strictly inside the swept range (a "sweet spot")."""
+    highest = claim.get("direction", "max") == "max"
+    along = claim.get("along", along)
+    steps = axes[along]
+    if all(isinstance(step, (int, float)) for step in steps):
+        steps = sorted(steps)
+    if len(steps) < 3:
+        raise MissingData(f"only {len(steps)} values of {along} are swept; an interior optimum needs 3")
+    held, parts = True, []
+    for context in _contexts(axes, claim.get("at", {}), skip_axis=along):
+        for name in _series_list(claim, series_names):
+            sequence = [table.value(name, {axis: step if axis == along else context[axis] for axis in axes})
+                        for step in steps]
+            best = (max if highest else min)(range(len(steps)), key=lambda i: sequence[i])
+            inside = 0 < best < len(steps) - 1
+            held &= inside
+            where = f" at {_where(context)}" if context else ""
+            parts.append(f"{name}{where}: {'highest' if highest else 'lowest'} at {along}={steps[best]}"
+                         + ("" if inside else " [at the edge of the sweep]"))
+    return held, "; ".join(parts)
+
+
 EVALUATORS = {"ratio": _ratio, "value": _value, "order": _order, "best": _best, "monotone": _monotone,
-              "similar": _similar, "matches": _matches, "top_metric": _top_metric, "scaling": _scaling}
+              "similar": _similar, "matches": _matches, "top_metric": _top_metric, "scaling": _scaling,
+              "interior_optimum": _interior_optimum}
 
 
 def _assertion(claim: dict, hw_threads: int, max_threads: int | None) -> tuple[bool, str]:

@@ -303,7 +303,7 @@ class _ConsistencyChecker:
                                   f"'{name}' is not a series of this figure; series: {', '.join(series_names)}")
             if "op" in claim:
                 self._check_bound(where, claim)
-            along = claim.get("along", plot["x"]) if claim["kind"] in ("monotone", "scaling") else None
+            along = claim.get("along", plot["x"]) if claim["kind"] in ("monotone", "scaling", "interior_optimum") else None
             if along is not None and along not in all_axes:
                 self._add(f"{where}.along", f"'{along}' is not an axis; axes: {', '.join(all_axes) or 'none'}")
             elif claim["kind"] == "scaling" and not all(_is_number(v) and v > 0 for vs in all_axes[along] for v in vs):

@@ -92,6 +92,17 @@ PROGRAMS: dict[str, Program] = {program.name: program for program in (
         required_fields=("config", "completed", "capped_graphs", "avg_fvs_size", "us_per_graph"),
     ),
     Program(
+        name="pipeline",
+        description="the pipeline engine of the batching-and-reordering paper (engine/pipeline): clients, "
+                    "processor, storage workers and the (parallel) validator; one mode per run",
+        binary="bin/pipeline",
+        make_arguments=("pipeline",),
+        required_parameters=("workload", "mode"),
+        required_fields=("config", "throughput", "commits", "aborts", "latency_us"),
+        takes_profile_base=True,                 # --duration / --warmup as the engine
+        table_metrics=("throughput", "restarts_per_txn", "latency_us.avg", "latency_us.p95", "latency_us.p99"),
+    ),
+    Program(
         name="bench_strife",
         description="Strife clustering statistics and speed (partitioners/strife), one row of one "
                     "experiment per run",

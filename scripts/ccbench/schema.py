@@ -100,7 +100,8 @@ INFERENCE = {
     "properties": {"parameter": TEXT, "note": TEXT},
 }
 
-CLAIM_KINDS = ["ratio", "order", "best", "monotone", "value", "similar", "matches", "top_metric", "scaling"]
+CLAIM_KINDS = ["ratio", "order", "best", "monotone", "value", "similar", "matches", "top_metric", "scaling",
+               "interior_optimum"]
 CHECK_KINDS = ["trend", "absolute", "conditional"]
 COMPARISONS = [">=", ">", "<=", "<", "between"]   # between: bound is [low, high], both included
 REDUCTIONS = ["every", "mean", "min", "max"]
@@ -193,6 +194,10 @@ CLAIM_SCHEMAS = {
     "scaling": _claim_schema(
         ["op", "bound"],
         series=_ONE_OR_MORE_SERIES, along=TEXT, op={"enum": COMPARISONS}, bound=_BOUND, up_to=POSITIVE_NUMBER),
+    # a sweet spot: each series' highest (direction max) or lowest value along an axis lies strictly
+    # inside the swept values (neither the first nor the last).
+    "interior_optimum": _claim_schema(
+        [], series=_ONE_OR_MORE_SERIES, along=TEXT, direction={"enum": ["max", "min"]}),
 }
 
 FIGURE = {

@@ -1,0 +1,73 @@
+// Run options of the pipeline engine (Ding et al., PVLDB 2018, §3-§5;
+// FIGURES.md §1.2(a)): modes, batch sizes, component counts, the validator's
+// reordering. Validated from flags in pipeline_main.cc.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "partitioners/reorder/reorder.h"
+
+namespace ccb::pipeline {
+
+// The paper's series names (§5.2, FIGURES.md §1.2(a)):
+//   base   no batching anywhere; the unbatched fast path, no reorder workers
+//   batch  batching at storage and validator, no reordering
+//   sr     storage batching with reordering; the validator unbatched
+//   vc     validator batching with reordering; storage unbatched
+//   srvc   both
+enum class Mode { kBase, kBatch, kSr, kVc, kSrvc };
+inline constexpr const char* kModeNames = "base, batch, sr, vc, srvc";
+
+inline bool parse_mode(std::string_view s, Mode& m) {
+  if (s == "base") m = Mode::kBase;
+  else if (s == "batch") m = Mode::kBatch;
+  else if (s == "sr") m = Mode::kSr;
+  else if (s == "vc") m = Mode::kVc;
+  else if (s == "srvc") m = Mode::kSrvc;
+  else return false;
+  return true;
+}
+inline const char* mode_name(Mode m) {
+  switch (m) {
+    case Mode::kBase: return "base";
+    case Mode::kBatch: return "batch";
+    case Mode::kSr: return "sr";
+    case Mode::kVc: return "vc";
+    case Mode::kSrvc: return "srvc";
+  }
+  return "?";
+}
+inline bool storage_batching(Mode m) { return m == Mode::kBatch || m == Mode::kSr || m == Mode::kSrvc; }
+inline bool storage_reordering(Mode m) { return m == Mode::kSr || m == Mode::kSrvc; }
+inline bool validator_batching(Mode m) { return m == Mode::kBatch || m == Mode::kVc || m == Mode::kSrvc; }
+inline bool validator_reordering(Mode m) { return m == Mode::kVc || m == Mode::kSrvc; }
+
+// Deliberately broken validators for the mutation test (the checker must
+// flag them); never used by figures.
+enum class Mutation {
+  kNone,
+  // Commits each reordered batch in the reverse of its topological order and
+  // skips the final validation's in-batch overwrite check: a transaction whose
+  // read was overwritten inside its batch commits.
+  kReverseCommitOrder,
+};
+
+struct PipelineOptions {
+  Mode mode = Mode::kSrvc;
+  uint32_t clients = 2;          // transaction generators (§5)
+  uint32_t storage_workers = 2;  // (§5)
+  uint32_t concurrency = 300;    // "at most 300 active transactions" (§5)
+  uint32_t batch_size = 40;      // "40 for both storage and validator" (§5), by count
+  uint32_t flush_timeout_us = 100;  // [INF] a partial batch waits at most this long
+  uint32_t reorder_workers = 4;     // the .tex's 4 reorder workers (§4.3, Fig 19)
+  reorder::ReorderOptions reorder;  // greedy_sort, prod-degree, k = 2 by default; edge limit
+  double warmup_s = 0.5;
+  double duration_s = 2;
+  uint64_t seed = 1;
+  bool verify = false;
+  Mutation mutation = Mutation::kNone;
+};
+
+}  // namespace ccb::pipeline

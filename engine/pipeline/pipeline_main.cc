@@ -1,0 +1,274 @@
+// bin/pipeline: the pipeline engine of the batching-and-reordering paper
+// (engine.h) as a program of the figure harness (docs/harness.md, "To add a
+// program"; docs/pipeline.md): --name=value flags (gflags), --seed, exit 2
+// with one line naming the flag on bad input (nothing written), one JSON
+// document to --out (stdout without it), exit 3 when a correctness check
+// (invariant, --verify) fails.
+#include <gflags/gflags.h>
+#include <glog/logging.h>
+
+#include <cstdio>
+#include <exception>
+#include <string>
+#include <vector>
+
+#include "engine/config.h"
+#include "engine/pipeline/engine.h"
+#include "engine/pipeline/options.h"
+#include "engine/pipeline/procedures.h"
+#include "engine/run.h"
+#include "engine/stats/json.h"
+#include "engine/stats/provenance.h"
+#include "engine/verify/checker.h"
+#include "engine/verify/history_io.h"
+#include "partitioners/reorder/fvs.h"
+#include "partitioners/reorder/policy.h"
+
+DEFINE_string(mode, "srvc", "pipeline: base, batch, sr, vc or srvc (Ding et al. §5.2 series)");
+DEFINE_uint32(clients, 2, "pipeline: transaction clients (generators) (1..64)");
+DEFINE_uint32(storage_workers, 2, "pipeline: storage worker threads, each owning a hash partition (1..32)");
+DEFINE_uint32(concurrency, 300, "pipeline: transactions in flight at most (>= clients; <= 100000)");
+DEFINE_uint32(batch_size, 40, "pipeline: storage and validator batch size, by count (1..10000)");
+DEFINE_uint32(flush_timeout_us, 100, "pipeline: a partial batch is flushed after this many microseconds (1..1000000)");
+DEFINE_uint32(reorder_workers, 4, "pipeline: validator reorder workers in modes vc and srvc (1..64)");
+DEFINE_string(fvs_algorithm, "greedy_sort", "pipeline: FVS algorithm of the validator reordering (partitioners/reorder)");
+DEFINE_string(fvs_policy, "", "pipeline: FVS policy overriding the algorithm's (prod_degree = mc, rct, rdeg, ...)");
+DEFINE_uint32(fvs_multi_factor, 2, "pipeline: multi factor k of greedy_sort (1..1000)");
+DEFINE_uint64(max_graph_edges, 780,
+              "pipeline: dependency graphs with more edges are discarded and validated in arrival order (0 = unlimited)");
+DEFINE_string(mutation, "none", "pipeline, tests only: none or reverse_commit_order (a broken validator)");
+
+namespace {
+
+using namespace ccb;
+using namespace ccb::pipeline;
+
+// Engine flags that do not apply to the pipeline engine.
+void reject_engine_flags() {
+  for (const char* name : {"threads", "measure_txns", "frontend", "pin", "timeline", "txn_buffer", "backoff_max_us",
+                           "load_threads"}) {
+    gflags::CommandLineFlagInfo info;
+    if (gflags::GetCommandLineFlagInfo(name, &info) && !info.is_default) {
+      throw ConfigError(name, "not used by the pipeline engine; its threads are --clients, --storage_workers and "
+                              "--reorder_workers (plus one processor and the validator stages)");
+    }
+  }
+}
+
+PipelineOptions options_from_flags(const EngineConfig& cfg) {
+  PipelineOptions o;
+  require(parse_mode(FLAGS_mode, o.mode), "mode", kModeNames);
+  o.clients = in_range(FLAGS_clients, 1, 64, "clients", "an integer");
+  o.storage_workers = in_range(FLAGS_storage_workers, 1, 32, "storage_workers", "an integer");
+  o.concurrency = in_range(FLAGS_concurrency, o.clients, 100000, "concurrency", "an integer", " (>= --clients)");
+  o.batch_size = in_range(FLAGS_batch_size, 1, 10000, "batch_size", "an integer");
+  o.flush_timeout_us = in_range(FLAGS_flush_timeout_us, 1, 1000000, "flush_timeout_us", "microseconds");
+  o.reorder_workers = in_range(FLAGS_reorder_workers, 1, 64, "reorder_workers", "an integer");
+  try {
+    o.reorder.fvs = reorder::fvs_config_from_name(FLAGS_fvs_algorithm);
+  } catch (const std::invalid_argument&) {
+    require(false, "fvs_algorithm", reorder::algorithm_names());
+  }
+  if (!FLAGS_fvs_policy.empty()) {
+    try {
+      o.reorder.fvs.policy = reorder::parse_policy(FLAGS_fvs_policy);
+    } catch (const std::invalid_argument&) {
+      require(false, "fvs_policy", reorder::policy_names());
+    }
+  }
+  o.reorder.fvs.multi_factor = in_range(FLAGS_fvs_multi_factor, 1, 1000, "fvs_multi_factor", "an integer");
+  o.reorder.fvs.seed = cfg.seed;
+  try {
+    reorder::validate(o.reorder.fvs);
+  } catch (const std::invalid_argument& e) {
+    throw ConfigError("fvs_policy", e.what());
+  }
+  o.reorder.max_graph_edges = FLAGS_max_graph_edges == 0 ? reorder::kUnlimitedEdges : FLAGS_max_graph_edges;
+  if (FLAGS_mutation == "none") {
+    o.mutation = Mutation::kNone;
+  } else {
+    require(FLAGS_mutation == "reverse_commit_order", "mutation", "none, reverse_commit_order");
+    o.mutation = Mutation::kReverseCommitOrder;
+  }
+  o.warmup_s = cfg.warmup_s;
+  o.duration_s = cfg.duration_s;
+  o.seed = cfg.seed;
+  o.verify = cfg.verify;
+  return o;
+}
+
+double seconds(uint64_t ns) { return static_cast<double>(ns) / 1e9; }
+
+void write_busy(JsonWriter& w, const char* name, uint64_t busy_ns, double run_s) {
+  w.key(name).begin_object().key("busy_s").value(seconds(busy_ns));
+  w.key("utilization").value(run_s > 0 ? seconds(busy_ns) / run_s : 0.0).end_object();
+}
+void write_busy_list(JsonWriter& w, const char* name, const std::vector<uint64_t>& busy_ns, double run_s) {
+  w.key(name).begin_array();
+  for (uint64_t b : busy_ns) {
+    w.begin_object().key("busy_s").value(seconds(b));
+    w.key("utilization").value(run_s > 0 ? seconds(b) / run_s : 0.0).end_object();
+  }
+  w.end_array();
+}
+void write_queue(JsonWriter& w, const char* name, const QueueSample& q) {
+  w.key(name).begin_object().key("avg").value(q.avg()).key("max").value(q.max).end_object();
+}
+
+template <class P>
+int run(const EngineConfig& cfg, const PipelineOptions& opt, P& procedure) {
+  Engine<P> engine(opt, procedure);
+  const PipelineResult r = engine.run();
+
+  verify::CheckResult check;
+  if (cfg.verify) {
+    std::vector<verify::HistoryLog> logs{r.history};
+    verify::History h = verify::HistoryLog::merge(logs);
+    check = verify::check_serializable(h);
+    if (!cfg.history_out.empty()) verify::write_history(cfg.history_out, h);
+  }
+  bool invariants_ok = true;
+  for (const auto& inv : r.invariants) invariants_ok &= inv.ok;
+
+  JsonWriter w;
+  w.begin_object();
+  w.key("config").begin_object();
+  w.key("program").value("pipeline");
+  cfg.to_json(w);
+  w.key("mode").value(mode_name(opt.mode));
+  w.key("clients").value(opt.clients);
+  w.key("storage_workers").value(opt.storage_workers);
+  w.key("concurrency").value(opt.concurrency);
+  w.key("batch_size").value(opt.batch_size);
+  w.key("flush_timeout_us").value(opt.flush_timeout_us);
+  w.key("reorder_workers").value(opt.reorder_workers);
+  w.key("fvs_algorithm").value(FLAGS_fvs_algorithm);
+  w.key("fvs_policy").value(reorder::policy_name(opt.reorder.fvs.policy));
+  w.key("fvs_multi_factor").value(opt.reorder.fvs.multi_factor);
+  w.key("max_graph_edges").value(FLAGS_max_graph_edges);
+  w.key("mutation").value(FLAGS_mutation);
+  procedure.options_json(w);
+  w.key("compile").begin_object();
+  w.key("build_type").value(build_info().build_type);
+  w.key("sanitize").value(build_info().sanitize);
+  w.key("native").value(build_info().native);
+  w.end_object();
+  w.end_object();
+  w.key("provenance").begin_object();
+  write_provenance(w, r.threads, {});
+  w.end_object();
+
+  const double commits = static_cast<double>(r.commits), aborts = static_cast<double>(r.aborts());
+  w.key("throughput").value(r.measured_s > 0 ? commits / r.measured_s : 0.0);
+  w.key("commits").value(r.commits);
+  w.key("aborts").value(r.aborts());
+  w.key("abort_rate").value(commits + aborts > 0 ? aborts / (commits + aborts) : 0.0);
+  w.key("restarts_per_txn").value(r.commits ? static_cast<double>(r.restarts) / commits : 0.0);
+  w.key("aborts_by_reason").begin_object();
+  for (size_t i = 0; i < static_cast<size_t>(AbortReason::kCount); ++i)
+    w.key(abort_reason_name(static_cast<AbortReason>(i))).value(r.aborts_by_reason[i]);
+  w.end_object();
+  w.key("latency_us").begin_object();
+  w.key("avg").value(r.latency.mean() / 1e3);
+  w.key("p50").value(r.latency.quantile(0.50) / 1e3);
+  w.key("p90").value(r.latency.quantile(0.90) / 1e3);
+  w.key("p95").value(r.latency.quantile(0.95) / 1e3);
+  w.key("p99").value(r.latency.quantile(0.99) / 1e3);
+  w.key("p999").value(r.latency.quantile(0.999) / 1e3);
+  w.key("max").value(static_cast<double>(r.latency.max()) / 1e3);
+  w.end_object();
+  w.key("components").begin_object();
+  write_busy_list(w, "clients", r.client_busy_ns, r.run_s);
+  write_busy(w, "processor", r.processor_busy_ns, r.run_s);
+  write_busy_list(w, "storage", r.storage_busy_ns, r.run_s);
+  if (validator_batching(opt.mode)) {
+    write_busy(w, "batch_prep", r.prep_busy_ns, r.run_s);
+    write_busy_list(w, "reorder", r.reorder_busy_ns, r.run_s);
+    write_busy(w, "validation", r.validation_busy_ns, r.run_s);
+  } else {
+    write_busy(w, "validator", r.validator_busy_ns, r.run_s);
+  }
+  w.end_object();
+  w.key("queues").begin_object();
+  write_queue(w, "processor", r.q_processor);
+  write_queue(w, "storage", r.q_storage);
+  write_queue(w, "validator", r.q_validator);
+  write_queue(w, "reorder", r.q_reorder);
+  write_queue(w, "validation", r.q_validation);
+  w.end_object();
+  const ReorderStats& s = r.reorder;
+  const double batches = static_cast<double>(s.batches);
+  w.key("reorder").begin_object();
+  w.key("batches").value(s.batches);
+  w.key("txns").value(s.txns);
+  w.key("throughput").value(s.busy_ns ? static_cast<double>(s.txns) / seconds(s.busy_ns) : 0.0);
+  w.key("us_per_batch").value(s.batches ? static_cast<double>(s.busy_ns) / batches / 1e3 : 0.0);
+  w.key("edge_limit_share").value(s.batches ? static_cast<double>(s.edge_limit_hits) / batches : 0.0);
+  w.key("avg_fvs_size").value(s.batches ? static_cast<double>(s.fvs_total) / batches : 0.0);
+  w.key("max_fvs_size").value(s.fvs_max);
+  w.key("avg_nonviable").value(s.batches ? static_cast<double>(s.nonviable_total) / batches : 0.0);
+  w.key("avg_graph_nodes").value(s.batches ? static_cast<double>(s.nodes_total) / batches : 0.0);
+  w.key("avg_graph_edges").value(s.batches ? static_cast<double>(s.edges_total) / batches : 0.0);
+  w.end_object();
+  w.key("batches").begin_object();
+  w.key("storage").value(r.storage_batches);
+  w.key("validator").value(r.validator_batches);
+  w.end_object();
+  w.key("phases").begin_object();
+  w.key("warmup_s").value(opt.warmup_s);
+  w.key("measured_s").value(r.measured_s);
+  w.key("run_s").value(r.run_s);
+  if (cfg.verify) w.key("verify_s").value(check.check_seconds);
+  w.end_object();
+  w.key("memory").begin_object().key("peak_rss_bytes").value(peak_rss_bytes()).end_object();
+  w.key("invariants_ok").value(invariants_ok);
+  w.key("invariants").begin_array();
+  for (const auto& inv : r.invariants)
+    w.begin_object().key("name").value(inv.name).key("ok").value(inv.ok).key("detail").value(inv.detail).end_object();
+  w.end_array();
+  if (cfg.verify) {
+    w.key("serializable").value(check.serializable);
+    w.key("violation").raw_value(verify::violation_to_json(check.violation));
+    w.key("verify").raw_value(verify::check_result_to_json(check));
+  }
+  w.end_object();
+  write_result_document(cfg.out, w.str());
+
+  int rc = 0;
+  for (const auto& inv : r.invariants) {
+    if (!inv.ok) {
+      std::fprintf(stderr, "error: invariant %s broken: %s\n", inv.name.c_str(), inv.detail.c_str());
+      rc = 3;
+    }
+  }
+  if (cfg.verify && !check.serializable) {
+    std::fprintf(stderr, "error: history not serializable: %s\n", check.violation.message.c_str());
+    rc = 3;
+  }
+  return rc;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  FLAGS_logtostderr = true;
+  google::InitGoogleLogging(argv[0]);
+  try {
+    if (!parse_command_line(argc, argv, "pipeline")) return 0;
+    const EngineConfig cfg = EngineConfig::from_flags("pipeline", {"micro", "smallbank"});
+    reject_engine_flags();
+    const PipelineOptions opt = options_from_flags(cfg);
+    if (cfg.workload == "micro") {
+      MicroProcedure procedure(MicroOptions::from_flags());
+      return run(cfg, opt, procedure);
+    }
+    SmallBankProcedure procedure(SmallBankOptions::from_flags());
+    return run(cfg, opt, procedure);
+  } catch (const ConfigError& e) {
+    std::fprintf(stderr, "error: %s\n", e.what());
+    return 2;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "error: %s\n", e.what());
+    return 1;
+  }
+}

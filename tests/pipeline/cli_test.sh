@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Contract test of bin/pipeline (docs/harness.md "To add a program"): bad flags
+# exit 2 with one line naming the flag and write nothing; a run writes one JSON
+# document with the fields the harness requires; --verify passes.
+set -u
+bin="$1"
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+
+expect_bad() {  # flag-name args...
+  local flag="$1"; shift
+  "$bin" "$@" --out="$dir/bad.json" 2>"$dir/err"
+  local rc=$?
+  [ "$rc" -eq 2 ] || fail "$* exited $rc, expected 2"
+  [ "$(wc -l <"$dir/err")" -eq 1 ] || fail "$*: expected one line on stderr, got: $(cat "$dir/err")"
+  grep -q -- "--$flag" "$dir/err" || fail "$*: message does not name --$flag: $(cat "$dir/err")"
+  [ ! -e "$dir/bad.json" ] || fail "$*: wrote a result"
+}
+expect_bad mode --workload=micro --mode=fast
+expect_bad workload --workload=tpcc
+expect_bad fvs_algorithm --workload=micro --fvs_algorithm=greedy
+expect_bad fvs_policy --workload=micro --fvs_policy=oldest
+expect_bad reorder_workers --workload=micro --reorder_workers=0
+expect_bad batch_size --workload=micro --batch_size=0
+expect_bad concurrency --workload=micro --clients=4 --concurrency=2
+expect_bad threads --workload=micro --threads=8
+expect_bad nope --workload=micro --nope=1
+
+"$bin" --workload=micro --mode=srvc --theta=0.9 --micro_objects=1000 --duration=0.2 --warmup=0.05 --verify \
+  --seed=3 --out="$dir/ok.json" || fail "a good run exited $?"
+python3 - "$dir/ok.json" <<'PY' || exit 1
+import json, sys
+d = json.load(open(sys.argv[1]))
+for field in ("config", "throughput", "commits", "aborts", "latency_us", "restarts_per_txn", "components",
+              "queues", "reorder", "invariants"):
+    assert field in d, f"missing {field}"
+assert d["config"]["program"] == "pipeline" and d["config"]["mode"] == "srvc" and d["config"]["seed"] == 3
+assert d["serializable"] is True and d["invariants_ok"] is True
+assert d["commits"] > 0 and d["reorder"]["batches"] > 0
+for p in ("avg", "p50", "p90", "p95", "p99", "p999", "max"):
+    assert p in d["latency_us"], p
+PY
+echo "ok"

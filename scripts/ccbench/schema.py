@@ -90,14 +90,37 @@ PLOT = {
         "y_factor": POSITIVE_NUMBER,
         "legend": {"enum": ["top", "right", "none"]},
         "error_bars": {"type": "boolean"},
+        "label_points": TEXT,   # scatter: annotate each point with this axis's value
     },
 }
+
+# Another drawing of the same runs, written as <figure-id>.<name>.png/.pdf
+# (e.g. the parameter on x and the paper's throughput-vs-#retry scatter).
+VIEW = {**PLOT, "required": ["name", *PLOT["required"]],
+        "properties": {**PLOT["properties"], "name": {"type": "string", "pattern": "^[a-z0-9][a-z0-9_-]*$"}}}
 
 INFERENCE = {
     "type": "object",
     "additionalProperties": False,
     "required": ["parameter", "note"],
     "properties": {"parameter": TEXT, "note": TEXT},
+}
+
+# A shared fragment (configs/fragments/<name>.yaml) that figures `include`:
+# the parameters of a paper's setting table, defaults for every figure that
+# includes it (a figure's own base, axes and series params win).
+FRAGMENT = {
+    "type": "object",
+    "additionalProperties": False,
+    "required": ["description", "base"],
+    "properties": {
+        "description": TEXT,
+        "source": TEXT,
+        "base": PARAMETERS,
+        "profiles": {"type": "object", "additionalProperties": {
+            "type": "object", "additionalProperties": False, "properties": {"base": PARAMETERS}}},
+        "inferences": {"type": "array", "items": INFERENCE},
+    },
 }
 
 CLAIM_KINDS = ["ratio", "order", "best", "monotone", "value", "similar", "matches", "top_metric", "scaling"]
@@ -211,6 +234,8 @@ FIGURE = {
         "timeout_s": POSITIVE_NUMBER,
         "profiles": {"type": "object", "additionalProperties": PROFILE_OVERRIDE},
         "plot": PLOT,
+        "views": {"type": "array", "items": VIEW},
+        "include": {"type": "string", "pattern": "^[a-z0-9][a-z0-9_-]*$"},
         "metrics": {"type": "array", "items": METRIC},
         "inferences": {"type": "array", "items": INFERENCE},
         "claims": {"type": "array", "items": CLAIM_ENVELOPE},

@@ -363,7 +363,7 @@ class _ConsistencyChecker:
                                   f"'{name}' is not a series of this figure; series: {', '.join(series_names)}")
             if "op" in claim:
                 self._check_bound(where, claim)
-            along = claim.get("along", plot["x"]) if claim["kind"] in ("monotone", "scaling") else None
+            along = claim.get("along", plot["x"]) if claim["kind"] in ("monotone", "scaling", "peak") else None
             if along is not None and along not in all_axes:
                 self._add(f"{where}.along", f"'{along}' is not an axis; axes: {', '.join(all_axes) or 'none'}")
             elif claim["kind"] == "scaling" and not all(_is_number(v) and v > 0 for vs in all_axes[along] for v in vs):
@@ -373,6 +373,11 @@ class _ConsistencyChecker:
                 self._add(f"{where}", "give either series or ratio, not both")
             if claim["kind"] == "matches":
                 along = self._check_matches(where, claim, series_names, all_axes)
+            if claim["kind"] == "peak" and along in all_axes:
+                for profile, values in zip(self.config.profiles, all_axes[along]):
+                    if claim["peak_at"] not in values or len(values) < 2:
+                        self._add(f"{where}.peak_at", f"{claim['peak_at']!r} and another value of '{along}' must "
+                                  f"be swept under every profile; profile {profile} sweeps {values}")
             for axis, value in claim.get("at", {}).items():
                 for one in value if isinstance(value, list) else [value]:
                     self._check_selector(f"{where}.at.{axis}", axis, one, all_axes, along)

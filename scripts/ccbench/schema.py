@@ -123,7 +123,8 @@ FRAGMENT = {
     },
 }
 
-CLAIM_KINDS = ["ratio", "order", "best", "monotone", "value", "similar", "matches", "top_metric", "scaling"]
+CLAIM_KINDS = ["ratio", "order", "best", "monotone", "value", "similar", "matches", "top_metric", "scaling",
+               "peak"]
 CHECK_KINDS = ["trend", "absolute", "conditional"]
 COMPARISONS = [">=", ">", "<=", "<", "between"]   # between: bound is [low, high], both included
 REDUCTIONS = ["every", "mean", "min", "max"]
@@ -191,6 +192,11 @@ CLAIM_SCHEMAS = {
         ratio={"type": "array", "minItems": 2, "maxItems": 2, "items": SERIES_REF},
         along=TEXT, direction={"enum": ["increasing", "decreasing"]},
         tolerance=_TOLERANCE, abs_tolerance=_TOLERANCE),
+    # a series is highest (or lowest) at one value of an axis, among all swept values
+    # ("#lookups = 2 gives the best throughput").
+    "peak": _claim_schema(
+        ["series", "peak_at"],
+        series=SERIES_REF, along=TEXT, peak_at=SCALAR, direction={"enum": ["max", "min"]}, tolerance=_TOLERANCE),
     # one series' value compared with a number (typically an absolute claim).
     "value": _claim_schema(
         ["series", "op", "bound"],

@@ -115,3 +115,23 @@ def test_a_missing_or_bad_fragment_is_a_config_error(sandbox):
     with_fragment(sandbox, {"description": "bad", "base": {"threads": 1}, "axes": {"theta": [1]}}, name="bad")
     with pytest.raises(ConfigError, match="bad.yaml"):
         load(sandbox, figure_document(include="bad"))
+
+
+# The hand-made table of test_claims: throughput a = 100, 80, 50 and c = 30, 31, 20 at theta 0, 0.5, 0.9.
+@pytest.mark.parametrize("claim, outcome", [
+    ({"kind": "peak", "series": "c", "along": "theta", "peak_at": 0.5}, "held"),
+    ({"kind": "peak", "series": "a", "along": "theta", "peak_at": 0.5}, "failed"),
+    ({"kind": "peak", "series": "a", "along": "theta", "peak_at": 0.5, "tolerance": 0.25}, "held"),
+    ({"kind": "peak", "series": "a", "along": "theta", "peak_at": 0.9, "direction": "min"}, "held"),
+    ({"kind": "peak", "series": "c", "along": "theta", "peak_at": 0.0}, "failed"),
+])
+def test_peak_claim_holds_where_the_series_is_highest_along_the_axis(claim, outcome):
+    from test_claims import check
+    result = check(claim)
+    assert result.outcome == outcome, result.detail
+
+
+def test_peak_at_must_be_swept_under_every_profile(sandbox):
+    claim = {"id": "peak", "kind": "peak", "series": "silo", "peak_at": 0.7, "check": "trend", "text": "t"}
+    with pytest.raises(ConfigError, match=r"claims\[0\].peak_at: 0.7 and another value of 'theta' must be swept"):
+        load(sandbox, figure_document(claims=[claim]))

@@ -23,7 +23,7 @@ DEFINE_uint64(seed, 1, "random seed; worker i uses a stream derived from (seed, 
 DEFINE_string(out, "", "path of the JSON result (written atomically); stdout if empty");
 DEFINE_bool(verify, false, "record the history of committed transactions and check it for serializability");
 DEFINE_string(history_out, "", "with --verify: also write the recorded history to this file (for bin/check_history)");
-DEFINE_string(frontend, "none", "front-end that plans transactions before execution: none");
+DEFINE_string(frontend, "none", "front-end that plans transactions before execution: none, tsdefer (TSKD[CC]: TsDEFER on the worker buffers, --tsdefer_* flags)");
 DEFINE_bool(pin, false, "pin worker i to one CPU, one per physical core first, then SMT siblings");
 DEFINE_bool(timeline, false, "add a per-second throughput timeline to the result");
 DEFINE_uint32(txn_buffer, 4096, "requests pre-generated per worker and replayed in a cycle (1..1000000)");
@@ -126,6 +126,7 @@ EngineConfig EngineConfig::from_flags(const char* cc_name, const std::vector<std
   in_range(FLAGS_load_threads, 0, 1024, "load_threads", "an integer", " (0 = --threads)");
   c.load_threads = FLAGS_load_threads == 0 ? c.threads : FLAGS_load_threads;
   c.ignore_memory_limit = FLAGS_ignore_memory_limit;
+  c.tsdefer = TsDeferOptions::from_flags();
   return c;
 }
 
@@ -146,6 +147,7 @@ void EngineConfig::to_json(JsonWriter& w) const {
   w.key("backoff_max_us").value(backoff_max_us);
   w.key("load_threads").value(load_threads);
   w.key("ignore_memory_limit").value(ignore_memory_limit);
+  tsdefer.to_json(w);
 }
 
 static void print_help(const char* argv0, const char* cc_name) {

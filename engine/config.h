@@ -12,6 +12,8 @@
 #include <type_traits>
 #include <vector>
 
+#include "engine/exec/tsdefer_options.h"
+
 namespace ccb {
 
 class JsonWriter;
@@ -23,7 +25,7 @@ struct ConfigError : std::runtime_error {
 };
 
 inline const std::vector<std::string>& available_frontends() {
-  static const std::vector<std::string> names = {"none"};
+  static const std::vector<std::string> names = {"none", "tsdefer"};
   return names;
 }
 
@@ -45,6 +47,7 @@ struct EngineConfig {
   uint32_t backoff_max_us = 0;   // cap of randomized exponential backoff after an abort
   int load_threads = 0;
   bool ignore_memory_limit = false;  // load even if the estimate exceeds the memory available
+  TsDeferOptions tsdefer;  // used with frontend "tsdefer" (engine/exec/tsdefer.h)
 
   // `workloads`: the names this binary can run (its registry).
   static EngineConfig from_flags(const char* cc_name, const std::vector<std::string>& workloads);

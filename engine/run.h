@@ -45,6 +45,20 @@ inline void write_result_document(const std::string& path, const std::string& do
   }
 }
 
+// frontend.tsdefer: TsDEFER's counters in the measured interval (docs/results.md).
+inline void write_tsdefer_stats(JsonWriter& w, const TsDeferStats& t, uint64_t commits) {
+  w.key("tsdefer").begin_object();
+  w.key("candidates").value(t.candidates);
+  w.key("lookups").value(t.lookups);
+  w.key("items").value(t.items);
+  w.key("hits").value(t.hits);
+  w.key("hit_candidates").value(t.hit_candidates);
+  w.key("deferrals").value(t.deferrals);
+  w.key("forced_runs").value(t.forced_runs);
+  w.key("deferrals_per_100k").value(commits ? static_cast<double>(t.deferrals) * 1e5 / static_cast<double>(commits) : 0.0);
+  w.end_object();
+}
+
 template <class CC, class W>
 int run_online(const EngineConfig& cfg, W& workload) {
   const MemoryEstimate need = workload.memory_estimate();
@@ -124,7 +138,12 @@ int run_online(const EngineConfig& cfg, W& workload) {
   w.key("measured_s").value(out.measured_s);
   if (cfg.verify) w.key("verify_s").value(check.check_seconds);
   w.end_object();
-  w.key("frontend").begin_object().key("name").value(cfg.frontend).end_object();
+  w.key("frontend").begin_object().key("name").value(cfg.frontend);
+  if (out.tsdefer) write_tsdefer_stats(w, *out.tsdefer, s.commits);
+  w.end_object();
+  w.key("contended_latch_acquisitions").value(out.contended_latch_acquisitions);
+  w.key("contended_latch_acquisitions_per_100k")
+      .value(s.commits ? static_cast<double>(out.contended_latch_acquisitions) * 1e5 / commits : 0.0);
   w.key("memory").begin_object();
   w.key("peak_rss_bytes").value(peak_rss_bytes());
   w.key("tables_bytes").value(workload.memory_bytes());

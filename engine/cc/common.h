@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <thread>
 
+#include "engine/cc/latch_contention.h"
 #include "engine/cc/txn.h"
 
 namespace ccb {

@@ -168,6 +168,7 @@ class DlDetect {
       a.meta.held = mode == Mode::kShared ? LockHeld::kShared : LockHeld::kExclusive;
       return RC::kOk;
     }
+    note_contended_latch();  // queued behind a holder or earlier requests
     // Queue the request, then record what it waits for.
     me.mode = mode;
     me.next = nullptr;

@@ -26,7 +26,7 @@ class NoWait {
   void begin(auto&) {}
 
   RC read(auto&, auto& a) {
-    if (!a.row->meta.lock.try_lock_shared()) return RC::kLockConflict;
+    if (!a.row->meta.lock.try_lock_shared()) return note_contended_latch(), RC::kLockConflict;
     a.meta.held = LockHeld::kShared;
     a.data = a.row->data();
     return RC::kOk;
@@ -35,7 +35,7 @@ class NoWait {
   RC write(auto& txn, auto& a) {
     RwLockWord& lock = a.row->meta.lock;
     const bool got = a.meta.held == LockHeld::kShared ? lock.try_upgrade() : lock.try_lock_exclusive();
-    if (!got) return RC::kLockConflict;
+    if (!got) return note_contended_latch(), RC::kLockConflict;
     a.meta.held = LockHeld::kExclusive;
     txn.copy_locked_row(a);
     return RC::kOk;

@@ -79,7 +79,7 @@ class Occ {
   static bool is_latched(uint64_t w) { return (w & kLatch) != 0; }
   static void latch(std::atomic<uint64_t>& w) {
     uint64_t v = w.load(std::memory_order_relaxed);
-    for (;;) {
+    for (LatchAcquisition contention;; contention.note()) {
       if (!(v & kLatch) && w.compare_exchange_weak(v, v | kLatch, std::memory_order_acquire, std::memory_order_relaxed))
         return;
       cpu_relax();

@@ -180,7 +180,7 @@ class Silo {
   static bool is_locked(uint64_t v) { return (v & kLockBit) != 0; }
   static void lock(std::atomic<uint64_t>& w) {
     uint64_t v = w.load(std::memory_order_relaxed);
-    for (;;) {
+    for (LatchAcquisition contention;; contention.note()) {
       if (!(v & kLockBit) && w.compare_exchange_weak(v, v | kLockBit, std::memory_order_acquire, std::memory_order_relaxed))
         return;
       cpu_relax();

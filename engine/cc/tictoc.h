@@ -98,7 +98,7 @@ class TicToc {
   // Spins until the row is unlocked, locks it, returns the word before locking.
   static uint64_t lock(std::atomic<uint64_t>& word) {
     uint64_t v = word.load(std::memory_order_relaxed);
-    for (;;) {
+    for (LatchAcquisition contention;; contention.note()) {
       if (!(v & kLockBit) && word.compare_exchange_weak(v, v | kLockBit, std::memory_order_acquire,
                                                         std::memory_order_relaxed))
         return v;

@@ -77,7 +77,8 @@ class WaitDie {
     RwLockWord& l = a.row->meta.lock;
     const uint64_t me = RwLockWord::owner_bit(txn.thread_id());
     const bool upgrade = a.meta.held == LockHeld::kShared;
-    for (SpinWait w;; w.pause()) {
+    LatchAcquisition contention;
+    for (SpinWait w; ; w.pause(), contention.note()) {
       const bool got = want == LockHeld::kShared ? l.try_lock_shared(me)
                        : upgrade                 ? l.try_upgrade(me)
                                                  : l.try_lock_exclusive(me);

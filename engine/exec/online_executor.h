@@ -15,6 +15,13 @@
 // uint32_t)` (required by protocols with acquire_all()) and `bool read_only(
 // const Request&) const` (passed to each attempt as txn.read_only()).
 //
+// With --frontend=tsdefer (TSKD[CC]) each worker's buffer is its TsDEFER
+// queue (engine/exec/tsdefer.h), replayed in a cycle: TsDEFER picks the next
+// request and regPos follows each commit. Without it the worker loop is
+// compiled without TsDEFER (a template parameter), so DbCC pays nothing.
+// Each worker also reports its contended latch acquisitions in the measured
+// interval (engine/cc/latch_contention.h).
+//
 // Thread safety: run() is called once, from the main thread.
 #pragma once
 
@@ -22,17 +29,21 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include <sched.h>
 
+#include "engine/cc/latch_contention.h"
 #include "engine/cc/protocol.h"
 #include "engine/cc/txn.h"
 #include "engine/config.h"
 #include "engine/core/random.h"
 #include "engine/core/clock.h"
+#include "engine/exec/tsdefer.h"
 #include "engine/exec/topology.h"
 #include "engine/stats/thread_stats.h"
 #include "engine/verify/recorder.h"
@@ -58,6 +69,8 @@ struct RunOutcome {
   std::vector<typename W::ThreadState> workload_states;
   std::vector<verify::HistoryLog> history_logs;  // one per worker, empty unless --verify
   std::vector<int> worker_cpus;                  // pinned CPU per worker, empty if not pinned
+  std::optional<TsDeferStats> tsdefer;           // with --frontend=tsdefer, measured interval
+  uint64_t contended_latch_acquisitions = 0;     // measured interval, all workers
 };
 
 template <class CC, class W>
@@ -87,11 +100,16 @@ class OnlineExecutor {
       for (int i = 0; i < n; ++i) out.worker_cpus.push_back(order[i % order.size()].cpu);
     }
 
+    if (cfg_.frontend == "tsdefer") tsdefer_ = std::make_unique<TsDefer>(cfg_.tsdefer, n);
+    std::vector<uint64_t> contended(n);
     std::vector<std::thread> workers;
     for (int i = 0; i < n; ++i) {
       workers.emplace_back([&, i] {
         if (cfg_.pin) pin_current_thread(out.worker_cpus[i]);
-        worker(i, stats[i], out.workload_states[i], cfg_.verify ? &out.history_logs[i] : nullptr);
+        verify::HistoryLog* log = cfg_.verify ? &out.history_logs[i] : nullptr;
+        if (tsdefer_) worker<true>(i, stats[i], out.workload_states[i], log);
+        else worker<false>(i, stats[i], out.workload_states[i], log);
+        contended[i] = tls_contended_latch_acquisitions - contended_at_measure_start_;
       });
     }
     std::thread ticker;
@@ -126,6 +144,8 @@ class OnlineExecutor {
 
     out.measured_s = (end - measure_start_ns_.load()) * 1e-9;
     for (auto& s : stats) out.stats.merge(s);
+    for (uint64_t c : contended) out.contended_latch_acquisitions += c;
+    if (tsdefer_) out.tsdefer = tsdefer_->total_stats();
     return out;
   }
 
@@ -136,10 +156,17 @@ class OnlineExecutor {
     std::this_thread::sleep_for(std::chrono::nanoseconds(static_cast<int64_t>(s * 1e9)));
   }
 
+  template <bool kDefer>
   void worker(int tid, ThreadStats& st, typename W::ThreadState& ws, verify::HistoryLog* log) {
     Random rng(seed_for(cfg_.seed, tid));
     std::vector<typename W::Request> buffer(cfg_.txn_buffer);
     for (auto& r : buffer) w_.generate(rng, tid, r);
+    if constexpr (kDefer) {
+      std::vector<TsDeferSet> sets;
+      sets.reserve(buffer.size());
+      for (const auto& r : buffer) sets.push_back(TsDeferSet::from_desc(w_.describe(r), cfg_.tsdefer.accuracy, rng));
+      tsdefer_->assign(tid, std::move(sets), TsDefer::Replay::kYes);
+    }
     Txn<CC> txn(cc_, tid, log);
     std::vector<TxnDesc> predicted;  // per buffered request, for acquire_all()
     if constexpr (HasAcquireAll<CC> && HasTableById<W, CC>) {
@@ -169,10 +196,13 @@ class OnlineExecutor {
         measure_start = measure_start_ns_.load(std::memory_order_acquire);
         if (quota == 0 && cfg_.measure_txns > 0) finish_quota();
         if constexpr (HasProtocolStats<CC>) cc_.reset_stats(tid);
+        if constexpr (kDefer) tsdefer_->stats(tid) = {};
+        contended_at_measure_start_ = tls_contended_latch_acquisitions;
       }
-      const size_t index = next;
+      size_t index = next;
+      if constexpr (kDefer) index = *tsdefer_->next(tid, rng);  // a replay queue never drains
+      else next = next + 1 == buffer.size() ? 0 : next + 1;
       const auto& req = buffer[index];
-      next = next + 1 == buffer.size() ? 0 : next + 1;
       bool read_only = false;
       if constexpr (HasReadOnlyRequests<W>) read_only = w_.read_only(req);
       const uint64_t start = now_ns();
@@ -189,6 +219,7 @@ class OnlineExecutor {
         if (rc == RC::kOk) {
           w_.on_commit(ws, req);
           if (measuring) count_commit(st, req.type, start, measure_start);
+          if constexpr (kDefer) tsdefer_->reg_pos(tid);
           break;
         }
         if (rc == RC::kUser || rc == RC::kNotFound) {  // rolled back by design: not retried
@@ -197,6 +228,7 @@ class OnlineExecutor {
             ++st.per_type[req.type].user_aborts;
             ++st.aborts_by_reason[static_cast<size_t>(rc)];
           }
+          if constexpr (kDefer) tsdefer_->reg_pos(tid);
           break;
         }
         if (measuring) {
@@ -256,6 +288,9 @@ class OnlineExecutor {
   std::atomic<int> finished_{0};
   std::atomic<uint64_t> measure_start_ns_{0};
   std::atomic<uint64_t> last_finish_ns_{0};
+  std::unique_ptr<TsDefer> tsdefer_;  // with --frontend=tsdefer
+  // This worker's contended latch count when its measured interval started.
+  static inline thread_local uint64_t contended_at_measure_start_ = 0;
 };
 
 }  // namespace ccb

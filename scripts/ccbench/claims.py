@@ -300,9 +300,27 @@ def _interior_optimum(claim, table, axes, series_names, along) -> tuple[bool, st
     return held, "; ".join(parts)
 
 
+def _peak(claim, table, axes, series_names, along) -> tuple[bool, str]:
+    """The series at along = peak_at is at least as high (low) as at every other swept value."""
+    along, peak, series = claim.get("along", along), claim["peak_at"], claim["series"]
+    highest, tolerance = claim.get("direction", "max") == "max", claim.get("tolerance", 0.0)
+    held, parts = True, []
+    for context in _contexts(axes, claim.get("at", {}), skip_axis=along):
+        values = {step: table.value(series, {**context, along: step}) for step in axes[along]}
+        others = {step: v for step, v in values.items() if step != peak}
+        rival = (max if highest else min)(others, key=others.get)
+        wins = _not_worse(values[peak], others[rival], highest, tolerance)
+        held &= wins
+        where = f" at {_where(context)}" if context else ""
+        parts.append(f"{series}{where}: {along}={peak}: {_format(values[peak])} vs best other {along}={rival}: "
+                     f"{_format(others[rival])}" + ("" if wins else " [not the peak]"))
+    return held, "; ".join(parts)
+
+
 EVALUATORS = {"ratio": _ratio, "value": _value, "order": _order, "best": _best, "monotone": _monotone,
               "similar": _similar, "matches": _matches, "top_metric": _top_metric, "scaling": _scaling,
-              "interior_optimum": _interior_optimum}
+              "interior_optimum": _interior_optimum,
+              "peak": _peak}
 
 
 def _assertion(claim: dict, hw_threads: int, max_threads: int | None) -> tuple[bool, str]:

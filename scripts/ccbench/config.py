@@ -9,6 +9,9 @@ Parameters of a point are merged in this order (later wins):
   5. the swept axis values
 A parameter may not be both swept and fixed, and a figure may not set in its
 `base` what a profile file sets (it would be silently overridden).
+A figure may `include` a fragment (configs/fragments/<name>.yaml, e.g. a
+paper's table of defaults): its `base` and `profiles.<p>.base` fill in what
+the figure does not set, sweep or fix per series (see include_fragment).
 Repetition r of a point runs with seed = (seed or 1) + r.
 """
 from __future__ import annotations
@@ -94,6 +97,39 @@ def find_figure(reference: str, figures_dir: Path) -> Path:
     return known[reference]
 
 
+def fragments_dir(figure_path: Path) -> Path:
+    """configs/fragments for a figure at configs/figures/<paper>/<id>.yaml."""
+    return figure_path.resolve().parent.parent.parent / "fragments"
+
+
+def include_fragment(document: dict, path: Path) -> dict:
+    """The figure with its fragment merged in: the fragment's parameters are
+    defaults, so a key the figure sets in base, sweeps, or fixes in a series
+    is left to the figure; the fragment's inferences come first."""
+    fragment_path = fragments_dir(path) / f"{document['include']}.yaml"
+    if not fragment_path.is_file():
+        known = sorted(p.stem for p in fragments_dir(path).glob("*.yaml"))
+        raise ConfigError(path, "include", f"no fragment '{document['include']}' in {fragments_dir(path)}; "
+                          f"fragments: {', '.join(known) or 'none'}")
+    fragment = load_yaml(fragment_path)
+    _check(fragment, schema.FRAGMENT, fragment_path)
+    figure_owned = {*document["base"], *document.get("axes", {}),
+                    *(key for series in document["series"] for key in series["params"])}
+    merged = {**document, "base": {**{k: v for k, v in fragment["base"].items() if k not in figure_owned},
+                                   **document["base"]}}
+    profiles = {name: dict(override) for name, override in document.get("profiles", {}).items()}
+    for name, override in fragment.get("profiles", {}).items():
+        own = profiles.get(name, {}).get("base", {})
+        inherited = {k: v for k, v in override.get("base", {}).items() if k not in figure_owned and k not in own}
+        if inherited:
+            profiles.setdefault(name, {})["base"] = {**inherited, **own}
+    if profiles:
+        merged["profiles"] = profiles
+    if fragment.get("inferences"):
+        merged["inferences"] = [*fragment["inferences"], *document.get("inferences", [])]
+    return merged
+
+
 @dataclass
 class FigureConfig:
     """A validated figure config. Its id is the file name, its paper the directory."""
@@ -107,6 +143,8 @@ class FigureConfig:
     def load(cls, path: Path, profiles: dict[str, Profile]) -> "FigureConfig":
         document = load_yaml(path)
         _check(document, schema.FIGURE, path)
+        if "include" in document:
+            document = include_fragment(document, path)
         for index, claim in enumerate(document.get("claims", [])):
             _check(claim, schema.CLAIM_SCHEMAS[claim["kind"]], path, ["claims", index])
         config = cls(path.stem, path.parent.name, path, document, profiles)
@@ -135,6 +173,12 @@ class FigureConfig:
     @property
     def claims(self) -> list[dict]:
         return self.document.get("claims", [])
+
+    @property
+    def views(self) -> list[dict]:
+        """Further drawings of the figure (plot specs with a `name`)."""
+        return self.document.get("views", [])
+
 
     def resolve(self, profile_name: str) -> "ResolvedFigure":
         if profile_name not in self.profiles:
@@ -194,9 +238,11 @@ class ResolvedFigure:
                   *self.config.document.get("metrics", []),
                   *(claim["metric"] for claim in self.config.claims if "metric" in claim),
                   *(metric for claim in self.config.claims for metric in claim.get("others", []))]
-        x = self.config.plot["x"]
-        if self.config.plot["kind"] == "scatter" and x not in self.axes:
-            wanted.append(x)
+        for plot in (self.config.plot, *self.config.views):
+            if plot is not self.config.plot:
+                wanted.extend([plot["y"]] if isinstance(plot["y"], str) else plot["y"])
+            if plot["kind"] == "scatter" and plot["x"] not in self.axes:
+                wanted.append(plot["x"])
         return list(dict.fromkeys(wanted))
 
 
@@ -269,18 +315,32 @@ class _ConsistencyChecker:
             seen.add(series["name"])
 
     def _check_plot(self) -> None:
-        plot = self.document["plot"]
+        self._check_one_plot(self.document["plot"], "plot")
+        names = set()
+        for index, view in enumerate(self.document.get("views", [])):
+            self._check_one_plot(view, f"views[{index}]")
+            if view["name"] in names:
+                self._add(f"views[{index}].name", f"duplicate view name '{view['name']}'")
+            names.add(view["name"])
+
+    def _check_one_plot(self, plot: dict, where: str) -> None:
         axes = list(self.document.get("axes", {}))
         kind, x, y = plot["kind"], plot["x"], plot["y"]
         allowed_x = axes + (["series"] if kind in ("bar", "stacked_bar", "table") else [])
         if x not in allowed_x and not (kind == "scatter" and schema_metric(x)):
             extra = "; or a metric for scatter" if kind == "scatter" else ""
-            self._add("plot.x", f"'{x}' is not allowed; allowed: {', '.join(allowed_x) or 'no axes defined'}{extra}")
+            self._add(f"{where}.x", f"'{x}' is not allowed; allowed: {', '.join(allowed_x) or 'no axes defined'}{extra}")
         if isinstance(y, list) and kind not in schema.MULTI_METRIC_PLOTS:
-            self._add("plot.y", f"a list of metrics needs kind {' or '.join(schema.MULTI_METRIC_PLOTS)}; "
+            self._add(f"{where}.y", f"a list of metrics needs kind {' or '.join(schema.MULTI_METRIC_PLOTS)}; "
                       f"kind {kind} plots one metric")
         if "y_labels" in plot and (not isinstance(y, list) or len(plot["y_labels"]) != len(y)):
-            self._add("plot.y_labels", "needs one label per metric of a list-valued plot.y")
+            self._add(f"{where}.y_labels", "needs one label per metric of a list-valued plot.y")
+        if "label_points" in plot:
+            if kind != "scatter":
+                self._add(f"{where}.label_points", f"only for kind scatter, not {kind}")
+            elif plot["label_points"] not in axes:
+                self._add(f"{where}.label_points",
+                          f"'{plot['label_points']}' is not an axis; axes: {', '.join(axes) or 'none'}")
 
     def _check_claims(self) -> None:
         series_names = [s["name"] for s in self.document["series"]]
@@ -303,7 +363,7 @@ class _ConsistencyChecker:
                                   f"'{name}' is not a series of this figure; series: {', '.join(series_names)}")
             if "op" in claim:
                 self._check_bound(where, claim)
-            along = claim.get("along", plot["x"]) if claim["kind"] in ("monotone", "scaling", "interior_optimum") else None
+            along = claim.get("along", plot["x"]) if claim["kind"] in ("monotone", "scaling", "interior_optimum", "peak") else None
             if along is not None and along not in all_axes:
                 self._add(f"{where}.along", f"'{along}' is not an axis; axes: {', '.join(all_axes) or 'none'}")
             elif claim["kind"] == "scaling" and not all(_is_number(v) and v > 0 for vs in all_axes[along] for v in vs):
@@ -313,6 +373,11 @@ class _ConsistencyChecker:
                 self._add(f"{where}", "give either series or ratio, not both")
             if claim["kind"] == "matches":
                 along = self._check_matches(where, claim, series_names, all_axes)
+            if claim["kind"] == "peak" and along in all_axes:
+                for profile, values in zip(self.config.profiles, all_axes[along]):
+                    if claim["peak_at"] not in values or len(values) < 2:
+                        self._add(f"{where}.peak_at", f"{claim['peak_at']!r} and another value of '{along}' must "
+                                  f"be swept under every profile; profile {profile} sweeps {values}")
             for axis, value in claim.get("at", {}).items():
                 for one in value if isinstance(value, list) else [value]:
                     self._check_selector(f"{where}.at.{axis}", axis, one, all_axes, along)

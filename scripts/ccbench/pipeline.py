@@ -46,6 +46,9 @@ def process_figure(figure: ResolvedFigure, workspace: Workspace) -> FigureOutcom
     images = []
     if tables.has_data:
         images = plot_figure(figure, tables.table, workspace.images_dir(profile) / figure.figure_id)
+        for view in figure.config.views:  # <id>.<view>.png/.pdf after the main image
+            images += plot_figure(figure, tables.table,
+                                  workspace.images_dir(profile) / f"{figure.figure_id}.{view['name']}", view)
     return FigureOutcome(figure, tables, claims, images)
 
 

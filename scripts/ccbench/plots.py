@@ -56,10 +56,10 @@ def _select(table: pd.DataFrame, context: dict) -> pd.DataFrame:
 
 
 class _FigureDrawer:
-    def __init__(self, figure: ResolvedFigure, table: pd.DataFrame):
+    def __init__(self, figure: ResolvedFigure, table: pd.DataFrame, plot: dict | None = None):
         self.figure = figure
         self.table = table
-        self.plot = figure.config.plot
+        self.plot = plot if plot is not None else figure.config.plot
         self.x = self.plot["x"]
         self.factor = self.plot.get("y_factor", 1.0)
         self.error_bars = self.plot.get("error_bars", True)
@@ -113,8 +113,13 @@ class _FigureDrawer:
         for series in self.series:
             rows = panel[panel["series"] == series.name]
             marker, color, _ = self.styles[series.name]
-            ax.scatter(rows[self.x].to_numpy(dtype=float), rows[metric].to_numpy(dtype=float) * self.factor,
-                       marker=marker, color=color, label=series.label)
+            xs, ys = rows[self.x].to_numpy(dtype=float), rows[metric].to_numpy(dtype=float) * self.factor
+            ax.scatter(xs, ys, marker=marker, color=color, label=series.label)
+            if "label_points" in self.plot:
+                for x, y, value in zip(xs, ys, rows[self.plot["label_points"]]):
+                    if np.isfinite(x) and np.isfinite(y):
+                        ax.annotate(str(value), (x, y), xytext=(3, 3), textcoords="offset points", fontsize=7,
+                                    color=color)
 
     def _bar_slots(self) -> tuple[list[tuple[float, object, object]], list[float], list[str]]:
         """Bars as (position, x value or None, series), with group tick positions and labels."""
@@ -266,11 +271,13 @@ def _log_scale(axis, set_scale) -> None:
     axis.set_minor_formatter(matplotlib.ticker.LogFormatter(labelOnlyBase=False, minor_thresholds=(1, 0.4)))
 
 
-def plot_figure(figure: ResolvedFigure, table: pd.DataFrame, image_base: Path) -> list[Path]:
-    """Draw the figure; write image_base.png and image_base.pdf; return their paths."""
-    drawer = _FigureDrawer(figure, table)
+def plot_figure(figure: ResolvedFigure, table: pd.DataFrame, image_base: Path,
+                plot: dict | None = None) -> list[Path]:
+    """Draw the figure (or one of its views, `plot`); write image_base.png and
+    image_base.pdf; return their paths."""
+    drawer = _FigureDrawer(figure, table, plot)
     panels = drawer.panels()
-    draw = getattr(drawer, f"draw_{figure.config.plot['kind']}")
+    draw = getattr(drawer, f"draw_{drawer.plot['kind']}")
     with plt.rc_context(STYLE):
         width, height = drawer.panel_size()
         fig, grid = plt.subplots(1, len(panels), figsize=(width * len(panels), height), squeeze=False)
@@ -289,7 +296,7 @@ def plot_figure(figure: ResolvedFigure, table: pd.DataFrame, image_base: Path) -
         fig.tight_layout()
         paths = []
         for extension in ("png", "pdf"):
-            path = image_base.with_suffix(f".{extension}")
+            path = image_base.with_name(f"{image_base.name}.{extension}")  # a view's base is <id>.<view>
             write_atomically(path, lambda temp: fig.savefig(temp, format=extension, bbox_inches="tight"))
             paths.append(path)
         plt.close(fig)

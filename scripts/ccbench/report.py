@@ -97,8 +97,8 @@ def _markdown_entry(entry: ReportEntry, profile: Profile) -> list[str]:
     config: FigureConfig = outcome.figure.config
     total, ok, failed, missing = outcome.run_counts()
     if outcome.images:
-        lines += [f"![{entry.figure_id}]({profile.name}/{outcome.images[0].name}) "
-                  f"([PDF]({profile.name}/{outcome.images[1].name}))", ""]
+        for png, pdf in zip(outcome.images[::2], outcome.images[1::2]):  # the plot, then its views
+            lines += [f"![{entry.figure_id}]({profile.name}/{png.name}) ([PDF]({profile.name}/{pdf.name}))", ""]
     else:
         lines += ["*No successful run at this profile yet, so no picture.*", ""]
     if "description" in config.document:
@@ -170,8 +170,8 @@ def render_html(entries: list[ReportEntry], profile: Profile) -> str:
             continue
         outcome = entry.outcome
         total, ok, failed, missing = outcome.run_counts()
-        if outcome.images:
-            parts.append(f"<img src='{escape(profile.name)}/{escape(outcome.images[0].name)}' "
+        for png in outcome.images[::2]:  # the plot, then its views
+            parts.append(f"<img src='{escape(profile.name)}/{escape(png.name)}' "
                          f"alt='{escape(entry.figure_id)}'>")
         parts.append(f"<p>Runs: {ok} ok, {failed} failed, {missing} not run, of {total}.</p><ul>")
         parts += [f"<li>{escape(line)}</li>" for line in _parameter_lines(outcome)]

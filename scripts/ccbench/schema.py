@@ -90,8 +90,14 @@ PLOT = {
         "y_factor": POSITIVE_NUMBER,
         "legend": {"enum": ["top", "right", "none"]},
         "error_bars": {"type": "boolean"},
+        "label_points": TEXT,   # scatter: annotate each point with this axis's value
     },
 }
+
+# Another drawing of the same runs, written as <figure-id>.<name>.png/.pdf
+# (e.g. the parameter on x and the paper's throughput-vs-#retry scatter).
+VIEW = {**PLOT, "required": ["name", *PLOT["required"]],
+        "properties": {**PLOT["properties"], "name": {"type": "string", "pattern": "^[a-z0-9][a-z0-9_-]*$"}}}
 
 INFERENCE = {
     "type": "object",
@@ -100,8 +106,25 @@ INFERENCE = {
     "properties": {"parameter": TEXT, "note": TEXT},
 }
 
+# A shared fragment (configs/fragments/<name>.yaml) that figures `include`:
+# the parameters of a paper's setting table, defaults for every figure that
+# includes it (a figure's own base, axes and series params win).
+FRAGMENT = {
+    "type": "object",
+    "additionalProperties": False,
+    "required": ["description", "base"],
+    "properties": {
+        "description": TEXT,
+        "source": TEXT,
+        "base": PARAMETERS,
+        "profiles": {"type": "object", "additionalProperties": {
+            "type": "object", "additionalProperties": False, "properties": {"base": PARAMETERS}}},
+        "inferences": {"type": "array", "items": INFERENCE},
+    },
+}
+
 CLAIM_KINDS = ["ratio", "order", "best", "monotone", "value", "similar", "matches", "top_metric", "scaling",
-               "interior_optimum"]
+               "interior_optimum", "peak"]
 CHECK_KINDS = ["trend", "absolute", "conditional"]
 COMPARISONS = [">=", ">", "<=", "<", "between"]   # between: bound is [low, high], both included
 REDUCTIONS = ["every", "mean", "min", "max"]
@@ -169,6 +192,11 @@ CLAIM_SCHEMAS = {
         ratio={"type": "array", "minItems": 2, "maxItems": 2, "items": SERIES_REF},
         along=TEXT, direction={"enum": ["increasing", "decreasing"]},
         tolerance=_TOLERANCE, abs_tolerance=_TOLERANCE),
+    # a series is highest (or lowest) at one value of an axis, among all swept values
+    # ("#lookups = 2 gives the best throughput").
+    "peak": _claim_schema(
+        ["series", "peak_at"],
+        series=SERIES_REF, along=TEXT, peak_at=SCALAR, direction={"enum": ["max", "min"]}, tolerance=_TOLERANCE),
     # one series' value compared with a number (typically an absolute claim).
     "value": _claim_schema(
         ["series", "op", "bound"],
@@ -216,6 +244,8 @@ FIGURE = {
         "timeout_s": POSITIVE_NUMBER,
         "profiles": {"type": "object", "additionalProperties": PROFILE_OVERRIDE},
         "plot": PLOT,
+        "views": {"type": "array", "items": VIEW},
+        "include": {"type": "string", "pattern": "^[a-z0-9][a-z0-9_-]*$"},
         "metrics": {"type": "array", "items": METRIC},
         "inferences": {"type": "array", "items": INFERENCE},
         "claims": {"type": "array", "items": CLAIM_ENVELOPE},

@@ -63,4 +63,27 @@ assert r["invariants_ok"] is True and r["serializable"] is True and r["violation
 assert r["provenance"]["git_revision"]
 assert isinstance(r["timeline"], list)
 PY
+# TSKD[CC] (--frontend=tsdefer): a bad TsDEFER knob is exit 2 naming it, nothing written; a run reports
+# frontend.tsdefer, and every run the contended latch acquisitions.
+for args in "--frontend=tsdefer --tsdefer_deferp=1.5" "--tsdefer_lookups=65" "--access_set_accuracy=0"; do
+  # shellcheck disable=SC2086
+  "$bin" $args --out="$tmp/bad.json" 2>"$tmp/err"; rc=$?
+  [[ $rc -eq 2 ]] || fail "'$args' exited $rc, want 2"
+  grep -q -- "--$(echo "${args##* --}" | sed 's/^--//; s/=.*//')" "$tmp/err" || fail "'$args' error does not name its flag: $(cat "$tmp/err")"
+  [[ ! -e $tmp/bad.json ]] || fail "'$args' wrote an output file"
+done
+"$bin" --workload=ycsb --threads=2 --warmup=0.05 --duration=0.2 --table_size=1000 --theta=0.9 --frontend=tsdefer \
+  --verify --out="$tmp/tsdefer.json" 2>/dev/null || fail "tsdefer run exited $?"
+python3 - "$tmp/tsdefer.json" <<'PY' || fail "tsdefer result JSON lacks its fields"
+import json, sys
+r = json.load(open(sys.argv[1]))
+t = r["frontend"]["tsdefer"]
+assert r["frontend"]["name"] == "tsdefer" and r["config"]["tsdefer_lookups"] == 2
+assert t["candidates"] > 0 and t["lookups"] == 2 * t["candidates"], t
+for k in ["items", "hits", "hit_candidates", "deferrals", "forced_runs", "deferrals_per_100k"]:
+    assert k in t, k
+assert r["contended_latch_acquisitions"] >= 0 and "contended_latch_acquisitions_per_100k" in r
+assert r["serializable"] is True and r["invariants_ok"] is True
+PY
+
 echo "cli contract ok"

@@ -27,6 +27,8 @@ DEFINE_uint32(txn_buffer, 4096, "requests pre-generated per worker and replayed 
 DEFINE_uint32(backoff_max_us, 100, "cap in microseconds of the randomized exponential backoff after an abort (0 = retry at once; <= 1000000)");
 DEFINE_double(theta, 0.6, "YCSB, SmallBank, micro: Zipf skew of key (customer) choice (>= 0; 0 = uniform; >= 1 sampled exactly)");
 DEFINE_int32(load_threads, 0, "threads used to load tables (0 = --threads)");
+DEFINE_string(attempt_latency_type, "", "record the latency of each attempt of this transaction type (e.g. NewOrder) by outcome: committed, saved (by BCC), aborted (\"\" = off)");
+DEFINE_bool(bcc_breakdown, false, "bcc only: time BCC's history memory management and global-clock accesses per transaction (bcc-tab1; costs a clock read around each)");
 
 namespace ccb {
 
@@ -89,6 +91,9 @@ EngineConfig EngineConfig::from_flags(const char* cc_name, const std::vector<std
   c.backoff_max_us = in_range(FLAGS_backoff_max_us, 0, 1000000, "backoff_max_us", "microseconds");
   in_range(FLAGS_load_threads, 0, 1024, "load_threads", "an integer", " (0 = --threads)");
   c.load_threads = FLAGS_load_threads == 0 ? c.threads : FLAGS_load_threads;
+  c.attempt_latency_type = FLAGS_attempt_latency_type;  // checked against the workload's types by the executor
+  require(!FLAGS_bcc_breakdown || c.cc == "bcc", "bcc_breakdown", "true only with bin/rundb-bcc (this is " + c.cc + ")");
+  c.bcc_breakdown = FLAGS_bcc_breakdown;
   return c;
 }
 
@@ -108,6 +113,8 @@ void EngineConfig::to_json(JsonWriter& w) const {
   w.key("txn_buffer").value(txn_buffer);
   w.key("backoff_max_us").value(backoff_max_us);
   w.key("load_threads").value(load_threads);
+  w.key("attempt_latency_type").value(attempt_latency_type);
+  w.key("bcc_breakdown").value(bcc_breakdown);
 }
 
 static void print_help(const char* argv0, const char* cc_name) {

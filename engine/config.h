@@ -44,6 +44,8 @@ struct EngineConfig {
   uint32_t txn_buffer = 0;       // pre-generated requests per worker
   uint32_t backoff_max_us = 0;   // cap of randomized exponential backoff after an abort
   int load_threads = 0;
+  std::string attempt_latency_type;  // "" = off; else a transaction type (engine/stats/attempt_latency.h)
+  bool bcc_breakdown = false;        // BCC times its memory management and clock accesses (bcc-tab1)
 
   // `workloads`: the names this binary can run (its registry).
   static EngineConfig from_flags(const char* cc_name, const std::vector<std::string>& workloads);

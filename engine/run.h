@@ -47,6 +47,7 @@ inline void write_result_document(const std::string& path, const std::string& do
 template <class CC, class W>
 int run_online(const EngineConfig& cfg, W& workload) {
   CC cc;
+  if constexpr (requires { cc.configure(cfg); }) cc.configure(cfg);  // protocol-specific flags (BCC)
   const auto t_load = std::chrono::steady_clock::now();
   workload.load(cfg.load_threads);
   const double load_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_load).count();
@@ -115,6 +116,11 @@ int run_online(const EngineConfig& cfg, W& workload) {
     w.end_object();
   }
   w.end_object();
+  if (!cfg.attempt_latency_type.empty()) {
+    w.key("attempt_latency_us").begin_object();
+    s.attempts.to_json(w, cfg.attempt_latency_type);
+    w.end_object();
+  }
   w.key("phases").begin_object();
   w.key("load_s").value(load_s);
   w.key("warmup_s").value(out.warmup_s);

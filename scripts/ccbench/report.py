@@ -17,6 +17,7 @@ from ccbench.claims import FAILED, HELD, NO_DATA
 from ccbench.config import FigureConfig, Profile, hardware_threads
 from ccbench.fileio import write_text_atomically
 from ccbench.pipeline import FigureOutcome
+from ccbench.plots import table_markdown
 from ccbench.points import format_flag_value
 from ccbench.workspace import Workspace
 
@@ -108,6 +109,8 @@ def _markdown_entry(entry: ReportEntry, profile: Profile) -> list[str]:
     lines += [f"Profile **{profile.name}**. Runs: {ok} ok, {failed} failed, {missing} not run, of {total}. "
               f"Table: `{outcome.tables.table_path.name}` (in results/tables/{profile.name}/).", ""]
     lines += [f"- {line}" for line in _parameter_lines(outcome)]
+    if config.plot["kind"] == "table" and outcome.tables.has_data:
+        lines += table_markdown(outcome.figure, outcome.tables.table)
     inferences = config.document.get("inferences", [])
     if inferences:
         lines += ["", "Inferences (not paper facts):"]

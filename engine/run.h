@@ -110,6 +110,7 @@ int run_online(const EngineConfig& cfg, W& workload) {
     const TxnTypeStats& ts = s.per_type[t];
     w.key(types[t]).begin_object();
     w.key("commits").value(ts.commits);
+    w.key("throughput").value(out.measured_s > 0 ? static_cast<double>(ts.commits) / out.measured_s : 0.0);
     w.key("aborts").value(ts.aborts);
     w.key("user_aborts").value(ts.user_aborts);
     w.key("avg_latency_us").value(ts.commits ? static_cast<double>(ts.latency_ns_sum) / ts.commits / 1e3 : 0.0);

@@ -196,6 +196,11 @@ def _monotone(claim, table, axes, series_names, along) -> tuple[bool, str]:
     steps = axes[along]
     if all(isinstance(step, (int, float)) for step in steps):
         steps = sorted(steps)
+    if "within" in claim:   # only the stretch [low, high] of the axis (e.g. bcc Fig 5's three stages of 2PL)
+        low, high = claim["within"]
+        steps = [step for step in steps if low <= step <= high]
+        if len(steps) < 2:
+            raise MissingData(f"fewer than two swept {along} values within [{_format(low)}, {_format(high)}]")
     if "ratio" in claim:
         numerator, denominator = claim["ratio"]
         targets = {f"{numerator}/{denominator}": lambda ctx: table.ratio(numerator, denominator, ctx)}

@@ -194,7 +194,9 @@ CLAIM_SCHEMAS = {
         series=_ONE_OR_MORE_SERIES,
         ratio={"type": "array", "minItems": 2, "maxItems": 2, "items": SERIES_REF},
         along=TEXT, direction={"enum": ["increasing", "decreasing"]},
-        tolerance=_TOLERANCE, abs_tolerance=_TOLERANCE),
+        tolerance=_TOLERANCE, abs_tolerance=_TOLERANCE,
+        # only the swept values in [low, high] of a numeric axis
+        within={"type": "array", "minItems": 2, "maxItems": 2, "items": {"type": "number"}}),
     # one series' value compared with a number (typically an absolute claim).
     "value": _claim_schema(
         ["series", "op", "bound"],

@@ -64,6 +64,11 @@
 // Counters (stats_json, "cc_stats"): commits OCC's criterion would have
 // aborted ("saved"), aborts after the BCC check by the dependency found, and
 // per-thread bytes held by history tables (average and maximum, section 6.3).
+// last_commit_saved() tells the executor whether a commit was "saved", for
+// the per-attempt latency by outcome of Figures 11 and 12. With
+// --bcc_breakdown (configure()), bcc::ComponentTimer times the history's
+// memory management and the global-clock accesses for Table 1; off, each of
+// its probes is one predictable branch.
 //
 // Thread safety: one Bcc is shared by all workers; each thread's history is
 // written by that thread only and searched by the others through atomics.

@@ -32,6 +32,8 @@ DEFINE_double(theta, 0.6, "YCSB, SmallBank, micro: Zipf skew of key (customer) c
 DEFINE_int32(load_threads, 0, "threads used to load tables (0 = --threads)");
 DEFINE_bool(ignore_memory_limit, false,
             "load even if the tables' estimated size exceeds the memory available (for machines that overcommit on purpose)");
+DEFINE_string(attempt_latency_type, "", "record the latency of each attempt of this transaction type (e.g. NewOrder) by outcome: committed, saved (by BCC), aborted (\"\" = off)");
+DEFINE_bool(bcc_breakdown, false, "bcc only: time BCC's history memory management and global-clock accesses per transaction (bcc-tab1; costs a clock read around each)");
 
 namespace ccb {
 
@@ -127,6 +129,9 @@ EngineConfig EngineConfig::from_flags(const char* cc_name, const std::vector<std
   c.load_threads = FLAGS_load_threads == 0 ? c.threads : FLAGS_load_threads;
   c.ignore_memory_limit = FLAGS_ignore_memory_limit;
   c.tsdefer = TsDeferOptions::from_flags();
+  c.attempt_latency_type = FLAGS_attempt_latency_type;  // checked against the workload's types by the executor
+  require(!FLAGS_bcc_breakdown || c.cc == "bcc", "bcc_breakdown", "true only with bin/rundb-bcc (this is " + c.cc + ")");
+  c.bcc_breakdown = FLAGS_bcc_breakdown;
   return c;
 }
 
@@ -148,6 +153,8 @@ void EngineConfig::to_json(JsonWriter& w) const {
   w.key("load_threads").value(load_threads);
   w.key("ignore_memory_limit").value(ignore_memory_limit);
   tsdefer.to_json(w);
+  w.key("attempt_latency_type").value(attempt_latency_type);
+  w.key("bcc_breakdown").value(bcc_breakdown);
 }
 
 static void print_help(const char* argv0, const char* cc_name) {

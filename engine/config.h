@@ -48,6 +48,8 @@ struct EngineConfig {
   int load_threads = 0;
   bool ignore_memory_limit = false;  // load even if the estimate exceeds the memory available
   TsDeferOptions tsdefer;  // used with frontend "tsdefer" (engine/exec/tsdefer.h)
+  std::string attempt_latency_type;  // "" = off; else a transaction type (engine/stats/attempt_latency.h)
+  bool bcc_breakdown = false;        // BCC times its memory management and clock accesses (bcc-tab1)
 
   // `workloads`: the names this binary can run (its registry).
   static EngineConfig from_flags(const char* cc_name, const std::vector<std::string>& workloads);

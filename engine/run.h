@@ -64,6 +64,7 @@ int run_online(const EngineConfig& cfg, W& workload) {
   const MemoryEstimate need = workload.memory_estimate();
   require_memory_fits(need.bytes, need.size_flag, available_memory_bytes(), cfg.ignore_memory_limit);
   CC cc;
+  if constexpr (requires { cc.configure(cfg); }) cc.configure(cfg);  // protocol-specific flags (BCC)
   const auto t_load = std::chrono::steady_clock::now();
   workload.load(cfg.load_threads);
   const double load_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_load).count();
@@ -126,12 +127,18 @@ int run_online(const EngineConfig& cfg, W& workload) {
     const TxnTypeStats& ts = s.per_type[t];
     w.key(types[t]).begin_object();
     w.key("commits").value(ts.commits);
+    w.key("throughput").value(out.measured_s > 0 ? static_cast<double>(ts.commits) / out.measured_s : 0.0);
     w.key("aborts").value(ts.aborts);
     w.key("user_aborts").value(ts.user_aborts);
     w.key("avg_latency_us").value(ts.commits ? static_cast<double>(ts.latency_ns_sum) / ts.commits / 1e3 : 0.0);
     w.end_object();
   }
   w.end_object();
+  if (!cfg.attempt_latency_type.empty()) {
+    w.key("attempt_latency_us").begin_object();
+    s.attempts.to_json(w, cfg.attempt_latency_type);
+    w.end_object();
+  }
   w.key("phases").begin_object();
   w.key("load_s").value(load_s);
   w.key("warmup_s").value(out.warmup_s);

@@ -64,6 +64,11 @@
 // Counters (stats_json, "cc_stats"): commits OCC's criterion would have
 // aborted ("saved"), aborts after the BCC check by the dependency found, and
 // per-thread bytes held by history tables (average and maximum, section 6.3).
+// last_commit_saved() tells the executor whether a commit was "saved", for
+// the per-attempt latency by outcome of Figures 11 and 12. With
+// --bcc_breakdown (configure()), bcc::ComponentTimer times the history's
+// memory management and the global-clock accesses for Table 1; off, each of
+// its probes is one predictable branch.
 //
 // Thread safety: one Bcc is shared by all workers; each thread's history is
 // written by that thread only and searched by the others through atomics.
@@ -80,6 +85,9 @@
 #include <memory>
 #include <vector>
 
+#if defined(__x86_64__) || defined(__i386__)
+#include <x86intrin.h>
+#endif
 #if defined(__linux__)
 #include <linux/membarrier.h>
 #include <sys/syscall.h>
@@ -89,6 +97,7 @@
 #include "engine/cc/common.h"
 #include "engine/cc/silo.h"
 #include "engine/cc/snapshots.h"
+#include "engine/config.h"
 #include "engine/core/clock.h"
 #include "engine/core/memory.h"
 #include "engine/stats/json.h"
@@ -231,6 +240,57 @@ inline void asymmetric_fence() {
 #endif
 }
 
+// Table 1's attribution of BCC's cost (--bcc_breakdown): the cycle counter
+// read around each stretch of memory management (Release bookkeeping,
+// allocating and publishing a read-set table, growing it) and of global-clock
+// access (the TID's store in the clock, the Start snapshot, the idle store at
+// the end). Off by default: then each probe is one predictable branch. The
+// cost of a probe pair itself (its minimum, calibrated once) is subtracted
+// from every stretch, so what is charged is the work in between; the
+// probes' own time goes to what the table calls "the rest". Cycles are
+// converted to seconds by a rate calibrated against the steady clock.
+class ComponentTimer {
+ public:
+  void enable() {
+    enabled_ = true;
+    uint64_t best = ~uint64_t{0};
+    for (int i = 0; i < 1000; ++i) {
+      const uint64_t a = read(), b = read();
+      best = std::min(best, b - a);
+    }
+    overhead_ = best;
+    const uint64_t ns0 = now_ns(), c0 = read();
+    while (now_ns() - ns0 < 20'000'000) {
+    }
+    cycles_per_ns_ = static_cast<double>(read() - c0) / static_cast<double>(now_ns() - ns0);
+  }
+  bool enabled() const { return enabled_; }
+  // The counter now, or 0 when off.
+  uint64_t now() const { return enabled_ ? read() : 0; }
+  // Adds the cycles since `since` (a now()) to `total`; returns now().
+  uint64_t charge(uint64_t& total, uint64_t since) const {
+    if (!enabled_) return 0;
+    const uint64_t t = read();
+    total += t - since > overhead_ ? t - since - overhead_ : 0;
+    return t;
+  }
+  double seconds(uint64_t cycles) const { return static_cast<double>(cycles) / cycles_per_ns_ * 1e-9; }
+  uint64_t overhead() const { return overhead_; }
+  double cycles_per_ns() const { return cycles_per_ns_; }
+
+ private:
+  static uint64_t read() {
+#if defined(__x86_64__) || defined(__i386__)
+    return __rdtsc();
+#else
+    return now_ns();
+#endif
+  }
+  bool enabled_ = false;
+  uint64_t overhead_ = 0;
+  double cycles_per_ns_ = 1.0;
+};
+
 }  // namespace bcc
 
 class Bcc {
@@ -270,6 +330,7 @@ class Bcc {
     uint64_t history_full = 0;        // begin() waited for a full history list
     uint64_t table_wipes = 0;         // the thread's stamps ran out: its table buffers were wiped
     uint64_t memory_samples = 0, memory_sum = 0, memory_max = 0;  // history bytes at each begin()
+    uint64_t mm_cycles = 0, clock_cycles = 0;  // with --bcc_breakdown (Table 1): time in each component
 
     void add(const Stats& o) {
       validations += o.validations;
@@ -284,6 +345,8 @@ class Bcc {
       memory_samples += o.memory_samples;
       memory_sum += o.memory_sum;
       memory_max = std::max(memory_max, o.memory_max);
+      mm_cycles += o.mm_cycles;
+      clock_cycles += o.clock_cycles;
     }
   };
 
@@ -334,6 +397,7 @@ class Bcc {
     bcc::ReadSet reads_set{0};     // ...decoded
     uint32_t room = 0;             // rows the table takes before it is more than half full
     bool snapshot = false;         // a read-only snapshot transaction
+    bool saved = false;            // the last commit failed OCC's criterion, yet committed
   };
 
   // How a reader's read-set insert is ordered before its re-check (see the
@@ -346,6 +410,14 @@ class Bcc {
         asymmetric_(fence == Fence::kAsymmetric && bcc::register_asymmetric_fence()) {
     for (auto& c : clock_) c.store(kFlagBit, std::memory_order_relaxed);
   }
+
+  // --bcc_breakdown (bcc-tab1): time the history's memory management and the
+  // global-clock accesses with the cycle counter (see ComponentTimer).
+  void configure(const EngineConfig& cfg) {
+    if (cfg.bcc_breakdown) timer_.enable();
+  }
+  // For per-attempt latency by outcome (engine/stats/attempt_latency.h).
+  bool last_commit_saved(auto& txn) const { return txn.meta().saved; }
 
   // ---- Protocol operations -------------------------------------------------
 
@@ -395,6 +467,7 @@ class Bcc {
     }
     std::atomic_thread_fence(std::memory_order_seq_cst);
     ++h.stats.validations;
+    m.saved = false;
     if (!bcc::SiloPhases::validate_reads(txn)) {  // right_conflict
       ++h.stats.occ_would_abort;
       const Dependency d = left_conflict(txn, writes);
@@ -406,6 +479,7 @@ class Bcc {
         return RC::kValidation;
       }
       ++h.stats.saved;
+      m.saved = true;
     }
     // Install the writes (Silo's phase 3) with a commit TID.
     uint64_t last = m.start_tid;
@@ -479,6 +553,15 @@ class Bcc {
     }
     w.key("history_bytes_per_thread_avg").value(threads ? avg / threads : 0.0);
     w.key("history_bytes_per_thread_max").value(s.memory_max);
+    if (timer_.enabled()) {
+      // Table 1: worker seconds (summed over threads) in each component.
+      w.key("breakdown").begin_object();
+      w.key("mm_s").value(timer_.seconds(s.mm_cycles));
+      w.key("clock_s").value(timer_.seconds(s.clock_cycles));
+      w.key("timer_overhead_cycles").value(timer_.overhead());
+      w.key("cycles_per_ns").value(timer_.cycles_per_ns());
+      w.end_object();
+    }
   }
 
  private:
@@ -519,6 +602,7 @@ class Bcc {
   void begin_update(ThreadHistory& h, TxnMeta& m, uint32_t t) {
     bool waited_for_history = false;
     for (SpinWait w;; w.pause()) {
+      const uint64_t clock_start = timer_.now();
       // Line 2: a TID, published in the global clock, unless a snapshot
       // synchronization is in progress (section 3): then wait, idle.
       const uint64_t floor = floor_.load(std::memory_order_seq_cst);
@@ -544,15 +628,19 @@ class Bcc {
       m.n = n;
       m.idle_at_start = idle;
       h.seen_max = std::max(h.seen_max, max);
+      const uint64_t mm_start = timer_.charge(h.stats.clock_cycles, clock_start);
       // Line 4: release history tables; wait, idle, while the list is full
       // (or, once in 65535 transactions, until it is empty: see wipe_tables).
       const bool room = release_history(h, max, min_running);
-      if (room && (h.stamp < bcc::kMaxStamp || wipe_tables(h))) break;
+      const bool ready = room && (h.stamp < bcc::kMaxStamp || wipe_tables(h));
+      timer_.charge(h.stats.mm_cycles, mm_start);
+      if (ready) break;
       clock_[t].store(tid | kFlagBit, std::memory_order_release);
       if (!room && !waited_for_history) ++h.stats.history_full;
       waited_for_history |= !room;
     }
     // Line 4: a new table, published in the history list.
+    const uint64_t mm_start = timer_.now();
     const uint64_t head = h.head.load(std::memory_order_relaxed);
     // Twice the recent read sets (a retry reads as much), 16 slots minimum:
     // tables cost no zeroing, so a generous size is cheaper than a grow.
@@ -565,6 +653,7 @@ class Bcc {
     e.table.store(m.table, std::memory_order_release);
     e.start_tid.store(m.start_tid, std::memory_order_release);
     h.head.store(head + 1, insert_order());
+    timer_.charge(h.stats.mm_cycles, mm_start);
   }
 
   // Section 4.2, "Allocation and release": the previous transaction's Release
@@ -643,6 +732,7 @@ class Bcc {
   // released with the entry).
   // Out of line and cold, so that observe() keeps few registers to save.
   [[gnu::noinline, gnu::cold]] void grow_table(ThreadHistory& h, TxnMeta& m) {
+    const uint64_t mm_start = timer_.now();
     const uint64_t head = h.head.load(std::memory_order_relaxed);
     const uint64_t bigger = allocate_table(h, static_cast<int>(m.table & 63) + 1, head - 1, h.stamp);
     const bcc::ReadSet grown(bigger);
@@ -657,6 +747,7 @@ class Bcc {
     const uint32_t reads = static_cast<uint32_t>(m.reads_set.mask + 1) / 2 + 1;
     m.reads_set = grown;
     m.room = static_cast<uint32_t>(grown.mask + 1) / 2 - reads;
+    timer_.charge(h.stats.mm_cycles, mm_start);
   }
 
   // Algorithm 3 lines 12-15: the first dependency on a concurrent
@@ -719,7 +810,9 @@ class Bcc {
     const TxnMeta& m = txn.meta();
     const uint32_t reads = static_cast<uint32_t>(m.reads_set.mask + 1) / 2 - m.room;
     h.read_hint = std::max(reads, h.read_hint - h.read_hint / 32);
+    const uint64_t clock_start = timer_.now();
     clock_[txn.thread_id()].store(last | kFlagBit, std::memory_order_release);
+    timer_.charge(h.stats.clock_cycles, clock_start);
   }
 
   // ---- Snapshot transactions (section 3) ------------------------------------
@@ -768,6 +861,7 @@ class Bcc {
   std::atomic<uint64_t> last_sync_ns_{0};
   const uint64_t snapshot_epoch_ns_;
   const bool asymmetric_;  // searchers issue asymmetric fences; inserts need none
+  bcc::ComponentTimer timer_;  // --bcc_breakdown
 
  public:
   bool uses_asymmetric_fence() const { return asymmetric_; }

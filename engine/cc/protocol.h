@@ -71,6 +71,15 @@
 //                                        object; each worker resets its own
 //                                        counters when the measured interval
 //                                        starts. HasProtocolStats.
+//   void configure(const EngineConfig&)  called by run_online() once, before
+//                                        loading: protocol-specific flags
+//                                        (BCC's --bcc_breakdown).
+//   bool last_commit_saved(Txn<CC>&) const  the last commit() on this
+//                                        transaction succeeded although OCC's
+//                                        criterion failed (BCC); used by
+//                                        --attempt_latency_type
+//                                        (engine/stats/attempt_latency.h,
+//                                        ReportsSavedCommits).
 // And facts of the attempt a protocol may read from the transaction:
 //   txn.restarts()   0 on a request's first attempt, n on its n-th retry
 //                    (wait-die keeps its timestamp across retries);

@@ -91,6 +91,7 @@ class OnlineExecutor {
                                   "the workload to expose its tables (table_by_id); workload " +
                                   std::string(W::kName) + " does not");
     }
+    attempt_type_ = attempt_latency_type_index();
     RunOutcome<W> out;
     out.workload_states.resize(n);
     if (cfg_.verify) out.history_logs.resize(n);
@@ -206,7 +207,9 @@ class OnlineExecutor {
       bool read_only = false;
       if constexpr (HasReadOnlyRequests<W>) read_only = w_.read_only(req);
       const uint64_t start = now_ns();
+      const bool time_attempts = measuring && req.type == attempt_type_;  // --attempt_latency_type
       for (uint32_t retries = 0;; ++retries) {
+        const uint64_t attempt_start = time_attempts ? now_ns() : 0;
         txn.begin(retries, read_only);
         RC rc = RC::kOk;
         if constexpr (HasAcquireAll<CC>) rc = cc_.acquire_all(txn, predicted[index]);
@@ -216,6 +219,8 @@ class OnlineExecutor {
         } else {
           txn.abort();
         }
+        if (time_attempts && rc != RC::kUser && rc != RC::kNotFound)
+          st.attempts.record(classify_attempt(cc_, txn, rc), now_ns() - attempt_start);
         if (rc == RC::kOk) {
           w_.on_commit(ws, req);
           if (measuring) count_commit(st, req.type, start, measure_start);
@@ -260,6 +265,20 @@ class OnlineExecutor {
     }
   }
 
+  // The index of --attempt_latency_type among the workload's transaction
+  // types; none (never matches a request) when the flag is off.
+  uint32_t attempt_latency_type_index() const {
+    if (cfg_.attempt_latency_type.empty()) return kNoType;
+    const auto types = w_.txn_types();
+    std::string allowed;
+    for (size_t t = 0; t < types.size(); ++t) {
+      if (types[t] == cfg_.attempt_latency_type) return static_cast<uint32_t>(t);
+      allowed += (t ? "|" : "") + std::string(types[t]);
+    }
+    throw ConfigError("attempt_latency_type", "invalid value '" + cfg_.attempt_latency_type + "'; allowed: a " +
+                                                  "transaction type of workload " + std::string(W::kName) + ": " + allowed);
+  }
+
   void finish_quota() {
     const uint64_t t = now_ns();
     uint64_t prev = last_finish_ns_.load(std::memory_order_relaxed);
@@ -291,6 +310,8 @@ class OnlineExecutor {
   std::unique_ptr<TsDefer> tsdefer_;  // with --frontend=tsdefer
   // This worker's contended latch count when its measured interval started.
   static inline thread_local uint64_t contended_at_measure_start_ = 0;
+  static constexpr uint32_t kNoType = ~uint32_t{0};
+  uint32_t attempt_type_ = kNoType;  // --attempt_latency_type's index
 };
 
 }  // namespace ccb

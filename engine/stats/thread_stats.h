@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "engine/core/rc.h"
+#include "engine/stats/attempt_latency.h"
 #include "engine/stats/histogram.h"
 
 namespace ccb {
@@ -27,6 +28,7 @@ struct ThreadStats {
   LatencyHistogram latency;
   std::vector<TxnTypeStats> per_type;
   std::vector<uint64_t> timeline;  // commits per measured second
+  AttemptLatencies attempts;       // with --attempt_latency_type: that type's attempts by outcome
 
   explicit ThreadStats(size_t n_types = 0) : per_type(n_types) {}
 
@@ -45,6 +47,7 @@ struct ThreadStats {
     }
     if (timeline.size() < o.timeline.size()) timeline.resize(o.timeline.size());
     for (size_t i = 0; i < o.timeline.size(); ++i) timeline[i] += o.timeline[i];
+    attempts.merge(o.attempts);
   }
 };
 

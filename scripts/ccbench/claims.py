@@ -129,6 +129,20 @@ def _series_list(claim: dict, series_names: list[str]) -> list[str]:
 
 def _ratio(claim, table, axes, series_names, along) -> tuple[bool, str]:
     numerator, denominator = claim["numerator"], claim["denominator"]
+    if "numerator_metric" in claim or "denominator_metric" in claim:   # two metrics, e.g. of one series
+        top = _Table(table.table, claim.get("numerator_metric", table.metric))
+        bottom = _Table(table.table, claim.get("denominator_metric", table.metric))
+
+        def quotient(context: dict) -> float:
+            a, b = top.value(numerator, context), bottom.value(denominator, context)
+            if b == 0:
+                if a == 0:
+                    raise MissingData(f"{numerator} {top.metric} / {denominator} {bottom.metric} is 0/0 at "
+                                      f"{_where(context)}")
+                return math.inf
+            return a / b
+        values = [(context, quotient(context)) for context in _contexts(axes, claim.get("at", {}))]
+        return _compared(values, claim, f"{numerator} {top.metric} / {denominator} {bottom.metric}")
     values = [(context, table.ratio(numerator, denominator, context)) for context in _contexts(axes, claim.get("at", {}))]
     return _compared(values, claim, f"{numerator}/{denominator} {table.metric}")
 
@@ -182,6 +196,11 @@ def _monotone(claim, table, axes, series_names, along) -> tuple[bool, str]:
     steps = axes[along]
     if all(isinstance(step, (int, float)) for step in steps):
         steps = sorted(steps)
+    if "within" in claim:   # only the stretch [low, high] of the axis (e.g. bcc Fig 5's three stages of 2PL)
+        low, high = claim["within"]
+        steps = [step for step in steps if low <= step <= high]
+        if len(steps) < 2:
+            raise MissingData(f"fewer than two swept {along} values within [{_format(low)}, {_format(high)}]")
     if "ratio" in claim:
         numerator, denominator = claim["ratio"]
         targets = {f"{numerator}/{denominator}": lambda ctx: table.ratio(numerator, denominator, ctx)}
@@ -344,7 +363,10 @@ def evaluate_claim(claim: dict, table: pd.DataFrame, axes: dict[str, list], *, s
                    hw_threads: int = 1, max_threads: int | None = None) -> ClaimResult:
     asserted, note = _assertion(claim, hw_threads, max_threads)
     try:
-        lookup = _Table(table, claim.get("metric", default_metric))
+        metric = claim.get("metric", default_metric)
+        if metric is None and claim["kind"] == "ratio":   # both metrics named by the claim itself
+            metric = claim.get("numerator_metric", claim.get("denominator_metric"))
+        lookup = _Table(table, metric)
         held, detail = EVALUATORS[claim["kind"]](claim, lookup, axes, series_names, default_along)
     except MissingData as missing:
         return ClaimResult(claim, NO_DATA, asserted, str(missing), note)

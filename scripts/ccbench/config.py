@@ -179,6 +179,10 @@ class FigureConfig:
         """Further drawings of the figure (plot specs with a `name`)."""
         return self.document.get("views", [])
 
+    @property
+    def breakdown(self) -> dict | None:
+        """The slowdown breakdown (schema.BREAKDOWN), or None."""
+        return self.document.get("breakdown")
 
     def resolve(self, profile_name: str) -> "ResolvedFigure":
         if profile_name not in self.profiles:
@@ -237,7 +241,10 @@ class ResolvedFigure:
         wanted = [*self.config.program.table_metrics, *([plot_y] if isinstance(plot_y, str) else plot_y),
                   *self.config.document.get("metrics", []),
                   *(claim["metric"] for claim in self.config.claims if "metric" in claim),
-                  *(metric for claim in self.config.claims for metric in claim.get("others", []))]
+                  *(metric for claim in self.config.claims for metric in claim.get("others", [])),
+                  *(claim[side] for claim in self.config.claims
+                    for side in ("numerator_metric", "denominator_metric") if side in claim),
+                  *(part["metric"] for part in (self.config.breakdown or {}).get("parts", []))]
         for plot in (self.config.plot, *self.config.views):
             if plot is not self.config.plot:
                 wanted.extend([plot["y"]] if isinstance(plot["y"], str) else plot["y"])
@@ -261,6 +268,7 @@ class _ConsistencyChecker:
         self._check_parameter_overlaps()
         self._check_series_names()
         self._check_plot()
+        self._check_breakdown()
         self._check_claims()
         for name in self.config.profiles:
             self._check_points(name)
@@ -326,7 +334,7 @@ class _ConsistencyChecker:
     def _check_one_plot(self, plot: dict, where: str) -> None:
         axes = list(self.document.get("axes", {}))
         kind, x, y = plot["kind"], plot["x"], plot["y"]
-        allowed_x = axes + (["series"] if kind in ("bar", "stacked_bar", "table") else [])
+        allowed_x = axes + (["series"] if kind in ("bar", "grouped_bar", "stacked_bar", "table") else [])
         if x not in allowed_x and not (kind == "scatter" and schema_metric(x)):
             extra = "; or a metric for scatter" if kind == "scatter" else ""
             self._add(f"{where}.x", f"'{x}' is not allowed; allowed: {', '.join(allowed_x) or 'no axes defined'}{extra}")
@@ -341,6 +349,30 @@ class _ConsistencyChecker:
             elif plot["label_points"] not in axes:
                 self._add(f"{where}.label_points",
                           f"'{plot['label_points']}' is not an axis; axes: {', '.join(axes) or 'none'}")
+        series_names = [s["name"] for s in self.document["series"]]
+        if "shown_series" in plot and kind != "table":
+            self._add(f"{where}.shown_series", f"only a table shows a subset of the series; kind {kind} shows all")
+        for name in plot.get("shown_series", []):
+            if name not in series_names:
+                self._add(f"{where}.shown_series", f"'{name}' is not a series of this figure; series: "
+                          f"{', '.join(series_names)}")
+
+    def _check_breakdown(self) -> None:
+        breakdown = self.document.get("breakdown")
+        if breakdown is None:
+            return
+        series_names = [s["name"] for s in self.document["series"]]
+        references = [("baseline", breakdown["baseline"]), ("subject", breakdown["subject"]),
+                      *((f"parts[{i}].series", part["series"]) for i, part in enumerate(breakdown["parts"]))]
+        for where, name in references:
+            if name not in series_names:
+                self._add(f"breakdown.{where}", f"'{name}' is not a series of this figure; series: "
+                          f"{', '.join(series_names)}")
+        if breakdown["baseline"] == breakdown["subject"]:
+            self._add("breakdown.subject", "must differ from breakdown.baseline: a slowdown compares two series")
+        names = [part["name"] for part in breakdown["parts"]] + [breakdown.get("rest", "others")]
+        if len(set(names)) != len(names):
+            self._add("breakdown.parts", f"part names and rest must differ; got {', '.join(names)}")
 
     def _check_claims(self) -> None:
         series_names = [s["name"] for s in self.document["series"]]
@@ -354,7 +386,8 @@ class _ConsistencyChecker:
             seen_ids.add(claim["id"])
             if claim["check"] == "conditional" and "condition" not in claim:
                 self._add(f"{where}.condition", "required when check is conditional: say what the claim needs")
-            if "metric" not in claim and isinstance(plot["y"], list):
+            names_both_metrics = "numerator_metric" in claim and "denominator_metric" in claim
+            if "metric" not in claim and isinstance(plot["y"], list) and not names_both_metrics:
                 self._add(f"{where}.metric", "required: plot.y is a list, so say which metric the claim is about")
             for field_name, names in _series_references(claim):
                 for name in names:

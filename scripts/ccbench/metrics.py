@@ -22,9 +22,21 @@ def _processed_throughput(result: dict) -> float:
     return result["throughput"] * (commits + result["aborts"]) / commits if commits else math.nan
 
 
+def _bcc_share(component: str) -> Callable[[dict], float]:
+    # fraction of worker time BCC spent in one component (--bcc_breakdown; bcc Table 1):
+    # its worker seconds / (threads * measured seconds)
+    def share(result: dict) -> float:
+        worker_seconds = result["config"]["threads"] * result["phases"]["measured_s"]
+        spent = result["cc_stats"]["breakdown"][f"{component}_s"]
+        return spent / worker_seconds if worker_seconds else math.nan
+    return share
+
+
 ENGINE_DERIVED: dict[str, Callable[[dict], float]] = {
     "abort_rate": _abort_rate,                      # aborts / (commits + aborts)
     "processed_throughput": _processed_throughput,
+    "bcc_mm_share": _bcc_share("mm"),               # BCC's history memory management
+    "bcc_clock_share": _bcc_share("clock"),         # BCC's global-clock accesses
 }
 
 

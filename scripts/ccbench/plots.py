@@ -5,6 +5,10 @@ black-and-white print still tells series apart), the range of the
 repetitions as error bars, and the legend outside the data area. One panel
 per combination of the other swept axes. A `table` draws the medians as a
 table, for the papers' data tables drawn as figures (e.g. Strife's Fig 5).
+With a list of metrics, `line` draws one line per series and metric (line
+style per metric, e.g. BCC's average and maximum memory, bcc Fig 10) and
+`grouped_bar` one bar per series and metric in each group (e.g. latency avg,
+p50, p99 of OCC and BCC, bcc Figs 11-12).
 """
 from __future__ import annotations
 
@@ -41,6 +45,7 @@ STYLE = {
 MARKERS = ["o", "s", "^", "D", "v", "x", "+", "*", "P", "<", ">", "h"]
 HATCHES = ["", "//", "\\\\", "xx", "..", "--", "++", "oo", "||", "**"]
 COLORS = plt.get_cmap("tab10").colors
+LINESTYLES = ["-", "--", ":", "-."]
 PANEL_SIZE = (4.2, 3.1)
 
 
@@ -95,18 +100,70 @@ class _FigureDrawer:
         order, _, _ = self.x_positions()
         return rows.set_index(self.x).reindex(order).reset_index()
 
+    def metric_labels(self) -> list[tuple[str, str]]:
+        """(metric, its label) for each plotted metric."""
+        metrics = self.plot["y"] if isinstance(self.plot["y"], list) else [self.plot["y"]]
+        return list(zip(metrics, self.plot.get("y_labels", metrics)))
+
+    def _pair_label(self, series, name: str) -> str:
+        """A line's or bar's legend label: the series, the metric, or both when both vary."""
+        several_metrics = isinstance(self.plot["y"], list) and len(self.plot["y"]) > 1
+        if not several_metrics:
+            return series.label
+        return f"{series.label}: {name}" if len(self.series) > 1 else name
+
     def draw_line(self, ax, panel: pd.DataFrame) -> None:
-        metric = self.plot["y"]
         _, positions, numeric = self.x_positions()
         for series in self.series:
             rows = self._rows_in_x_order(panel, series.name)
             marker, color, _ = self.styles[series.name]
-            median, extents = self._values(rows, metric)
-            ax.plot(positions, median, marker=marker, color=color, label=series.label,
-                    markerfacecolor="white" if marker not in ("x", "+") else color)
-            if self.error_bars and (rows["runs_ok"] > 1).any():
-                ax.errorbar(positions, median, yerr=extents, fmt="none", ecolor=color, capsize=2, linewidth=0.8)
+            for j, (metric, name) in enumerate(self.metric_labels()):
+                median, extents = self._values(rows, metric)
+                ax.plot(positions, median, marker=marker, color=color, label=self._pair_label(series, name),
+                        linestyle=LINESTYLES[j % len(LINESTYLES)],
+                        markerfacecolor="white" if marker not in ("x", "+") else color)
+                if self.error_bars and (rows["runs_ok"] > 1).any():
+                    ax.errorbar(positions, median, yerr=extents, fmt="none", ecolor=color, capsize=2, linewidth=0.8)
         self._x_ticks(ax, numeric)
+
+    def grouped_bar_slots(self) -> tuple[list[tuple[float, object, object, str, str]], list[float], list[str]]:
+        """Bars as (position, x value or None, series, metric, label): a group per x value (per
+        series when x is `series`), in it one bar per series and metric."""
+        metrics = self.metric_labels()
+        if self.x == "series":
+            groups = [(None, [series]) for series in self.series]
+            tick_labels = [series.label for series in self.series]
+        else:
+            values, _, _ = self.x_positions()
+            groups = [(value, self.series) for value in values]
+            tick_labels = [str(value) for value in values]
+        slots = []
+        for group, (x_value, members) in enumerate(groups):
+            pairs = [(series, metric, name) for series in members for metric, name in metrics]
+            width = 0.8 / len(pairs)
+            for i, (series, metric, name) in enumerate(pairs):
+                label = name if self.x == "series" else self._pair_label(series, name)
+                slots.append((group + (i - (len(pairs) - 1) / 2) * width, x_value, series, metric, label))
+        return slots, list(range(len(groups))), tick_labels
+
+    def draw_grouped_bar(self, ax, panel: pd.DataFrame) -> None:
+        slots, ticks, tick_labels = self.grouped_bar_slots()
+        per_group = len(slots) // max(len(ticks), 1)
+        width = 0.8 / max(per_group, 1)
+        labels = list(dict.fromkeys(label for *_, label in slots))   # one colour and hatch per label
+        labelled = set()
+        for position, x_value, series, metric, label in slots:
+            median, low, high = self._bar_value(panel, x_value, series, metric)
+            j = labels.index(label)
+            ax.bar(position, 0 if np.isnan(median) else median, width, color=COLORS[j % len(COLORS)],
+                   hatch=HATCHES[j % len(HATCHES)], edgecolor="black", linewidth=0.6,
+                   label=label if label not in labelled else None)
+            labelled.add(label)
+            if self.error_bars and not np.isnan(median) and high > low:
+                ax.errorbar(position, median, yerr=[[median - low], [high - median]], fmt="none",
+                            ecolor="black", capsize=2, linewidth=0.8)
+        ax.set_xticks(ticks, tick_labels)
+        ax.grid(axis="x", visible=False)
 
     def draw_scatter(self, ax, panel: pd.DataFrame) -> None:
         metric = self.plot["y"]
@@ -182,17 +239,18 @@ class _FigureDrawer:
         several series share the columns), a column per x value (or per series)."""
         metrics = self.plot["y"] if isinstance(self.plot["y"], list) else [self.plot["y"]]
         names = self.plot.get("y_labels", metrics)
+        shown = [series for series in self.series if series.name in self.plot.get("shown_series", [series.name])]
         if self.x == "series":
-            columns = [(None, series) for series in self.series]
-            column_labels = [series.label for series in self.series]
+            columns = [(None, series) for series in shown]
+            column_labels = [series.label for series in shown]
             rows = [(name, None, metric) for name, metric in zip(names, metrics)]
         else:
             values, _, _ = self.x_positions()
             columns = [(value, None) for value in values]
             column_labels = [str(value) for value in values]
-            several = len(self.series) > 1
+            several = len(shown) > 1
             rows = [(f"{series.label}: {name}" if several else name, series, metric)
-                    for series in self.series for name, metric in zip(names, metrics)]
+                    for series in shown for name, metric in zip(names, metrics)]
         cells = [[_table_number(self._bar_value(panel, x_value, row_series or column_series, metric)[0])
                   for x_value, column_series in columns]
                  for _, row_series, metric in rows]
@@ -213,9 +271,10 @@ class _FigureDrawer:
         """Inches per panel: a table's width and height follow its columns and rows."""
         if self.plot["kind"] != "table":
             return PANEL_SIZE
-        columns = len(self.series) if self.x == "series" else len(self.figure.axes[self.x])
+        shown = len(self.plot.get("shown_series", self.series))
+        columns = shown if self.x == "series" else len(self.figure.axes[self.x])
         metrics = len(self.plot["y"]) if isinstance(self.plot["y"], list) else 1
-        rows = metrics * (1 if self.x == "series" else len(self.series))
+        rows = metrics * (1 if self.x == "series" else shown)
         return max(PANEL_SIZE[0], 0.75 * columns + 1.5), 0.3 * (rows + 1) + 0.4
 
     def _x_ticks(self, ax, numeric: bool) -> None:
@@ -269,6 +328,19 @@ def _log_scale(axis, set_scale) -> None:
     set_scale("log")
     axis.set_major_formatter(matplotlib.ticker.LogFormatter(labelOnlyBase=False))
     axis.set_minor_formatter(matplotlib.ticker.LogFormatter(labelOnlyBase=False, minor_thresholds=(1, 0.4)))
+
+
+def table_markdown(figure: ResolvedFigure, table: pd.DataFrame) -> list[str]:
+    """A `table` figure's cells as Markdown lines (one table per panel), for the report."""
+    drawer = _FigureDrawer(figure, table)
+    lines = []
+    for context in drawer.panels():
+        row_labels, column_labels, cells = drawer.table_cells(_select(table, context))
+        if context:
+            lines += ["", "*" + ", ".join(f"{axis} = {value}" for axis, value in context.items()) + "*"]
+        lines += ["", "| | " + " | ".join(column_labels) + " |", "|---" * (len(column_labels) + 1) + "|"]
+        lines += [f"| {label} | " + " | ".join(row) + " |" for label, row in zip(row_labels, cells)]
+    return lines
 
 
 def plot_figure(figure: ResolvedFigure, table: pd.DataFrame, image_base: Path,

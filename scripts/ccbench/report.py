@@ -17,6 +17,7 @@ from ccbench.claims import FAILED, HELD, NO_DATA
 from ccbench.config import FigureConfig, Profile, hardware_threads
 from ccbench.fileio import write_text_atomically
 from ccbench.pipeline import FigureOutcome
+from ccbench.plots import table_markdown
 from ccbench.points import format_flag_value
 from ccbench.workspace import Workspace
 
@@ -84,6 +85,11 @@ def _parameter_lines(outcome: FigureOutcome) -> list[str]:
     lines.append("Series: " + "; ".join(
         f"**{series.label}** (" + ", ".join(show(k, v) for k, v in sorted(series.params.items())) + ")"
         for series in figure.config.series))
+    if program.threads_parameter and figure.max_threads() > hardware_threads():
+        oversubscribed = sorted({point.threads for point in figure.points() if point.threads > hardware_threads()})
+        lines.append(f"Oversubscribed here: {program.threads_parameter} = "
+                     f"{', '.join(str(t) for t in oversubscribed)} exceed this machine's {hardware_threads()} "
+                     f"hardware threads, so workers share cores (time-slicing, not parallelism).")
     lines.append(f"Repetitions: {figure.repetitions} (median plotted, range as error bars); "
                  f"time limit {figure.timeout_s:g} s per run.")
     return lines
@@ -108,6 +114,8 @@ def _markdown_entry(entry: ReportEntry, profile: Profile) -> list[str]:
     lines += [f"Profile **{profile.name}**. Runs: {ok} ok, {failed} failed, {missing} not run, of {total}. "
               f"Table: `{outcome.tables.table_path.name}` (in results/tables/{profile.name}/).", ""]
     lines += [f"- {line}" for line in _parameter_lines(outcome)]
+    if config.plot["kind"] == "table" and outcome.tables.has_data:
+        lines += table_markdown(outcome.figure, outcome.tables.table)
     inferences = config.document.get("inferences", [])
     if inferences:
         lines += ["", "Inferences (not paper facts):"]

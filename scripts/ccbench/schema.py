@@ -71,8 +71,10 @@ PROFILE_OVERRIDE = {
     },
 }
 
-PLOT_KINDS = ["line", "bar", "stacked_bar", "scatter", "table"]
-MULTI_METRIC_PLOTS = ["stacked_bar", "table"]   # the kinds whose y may be a list of metrics
+PLOT_KINDS = ["line", "bar", "grouped_bar", "stacked_bar", "scatter", "table"]
+# the kinds whose y may be a list of metrics (line: one line per series and metric;
+# grouped_bar: one bar per series and metric in each group)
+MULTI_METRIC_PLOTS = ["line", "grouped_bar", "stacked_bar", "table"]
 PLOT = {
     "type": "object",
     "additionalProperties": False,
@@ -91,6 +93,28 @@ PLOT = {
         "legend": {"enum": ["top", "right", "none"]},
         "error_bars": {"type": "boolean"},
         "label_points": TEXT,   # scatter: annotate each point with this axis's value
+        "shown_series": {"type": "array", "minItems": 1, "items": SERIES_REF},   # table: these series only
+    },
+}
+
+# bcc-tab1: the subject's slowdown against the baseline, 100 * (1 - subject / baseline) of
+# `metric` at each point, split into parts (each a fraction of worker time, as a metric of a
+# series, times 100) and the rest (the gap minus the parts). Columns `<name>`, `<name>.<part>`
+# and `<name>.<rest>` on the subject's rows of the aggregated table (tables.py).
+BREAKDOWN = {
+    "type": "object",
+    "additionalProperties": False,
+    "required": ["baseline", "subject", "parts"],
+    "properties": {
+        "name": {"type": "string", "pattern": PARAMETER_NAME},
+        "baseline": SERIES_REF,
+        "subject": SERIES_REF,
+        "metric": METRIC,
+        "parts": {"type": "array", "minItems": 1, "items": {
+            "type": "object", "additionalProperties": False, "required": ["name", "series", "metric"],
+            "properties": {"name": {"type": "string", "pattern": PARAMETER_NAME}, "series": SERIES_REF,
+                           "metric": METRIC}}},
+        "rest": {"type": "string", "pattern": PARAMETER_NAME},
     },
 }
 
@@ -174,6 +198,9 @@ CLAIM_SCHEMAS = {
     "ratio": _claim_schema(
         ["numerator", "denominator", "op", "bound"],
         numerator=SERIES_REF, denominator=SERIES_REF,
+        # compare two metrics (of one series or two): the numerator's and the denominator's,
+        # each defaulting to the claim's metric
+        numerator_metric=METRIC, denominator_metric=METRIC,
         op={"enum": COMPARISONS}, bound=_BOUND, reduce={"enum": REDUCTIONS}),
     # the listed series are ordered (first highest by default) at every selected point.
     "order": _claim_schema(
@@ -191,7 +218,9 @@ CLAIM_SCHEMAS = {
         series=_ONE_OR_MORE_SERIES,
         ratio={"type": "array", "minItems": 2, "maxItems": 2, "items": SERIES_REF},
         along=TEXT, direction={"enum": ["increasing", "decreasing"]},
-        tolerance=_TOLERANCE, abs_tolerance=_TOLERANCE),
+        tolerance=_TOLERANCE, abs_tolerance=_TOLERANCE,
+        # only the swept values in [low, high] of a numeric axis
+        within={"type": "array", "minItems": 2, "maxItems": 2, "items": {"type": "number"}}),
     # a series is highest (or lowest) at one value of an axis, among all swept values
     # ("#lookups = 2 gives the best throughput").
     "peak": _claim_schema(
@@ -249,6 +278,7 @@ FIGURE = {
         "metrics": {"type": "array", "items": METRIC},
         "inferences": {"type": "array", "items": INFERENCE},
         "claims": {"type": "array", "items": CLAIM_ENVELOPE},
+        "breakdown": BREAKDOWN,
     },
 }
 

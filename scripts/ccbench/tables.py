@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+import math
+
 import pandas as pd
 
 from ccbench.config import ResolvedFigure
@@ -59,6 +61,51 @@ def aggregate(runs: pd.DataFrame, figure: ResolvedFigure) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def breakdown_columns(breakdown: dict) -> list[str]:
+    """The columns add_breakdown writes: the gap, then each part, then the rest."""
+    name = breakdown.get("name", "slowdown_pct")
+    parts = [part["name"] for part in breakdown["parts"]] + [breakdown.get("rest", "others")]
+    return [name, *(f"{name}.{part}" for part in parts)]
+
+
+def add_breakdown(table: pd.DataFrame, figure: ResolvedFigure) -> pd.DataFrame:
+    """bcc-tab1: the subject's slowdown against the baseline, in percent, split into parts.
+
+    At each point (combination of the swept axes), on the subject's row:
+      gap  = 100 * (1 - subject / baseline)       (of the breakdown's metric, default throughput)
+      part = 100 * the part's metric on its series (a fraction of worker time)
+      rest = gap - sum(parts)
+    so the parts and the rest sum to the measured gap by construction. A value
+    it needs that is missing leaves the point's columns NaN (no data). Medians
+    are combined, so the _min/_max columns equal the value.
+    """
+    breakdown = figure.config.breakdown
+    metric = breakdown.get("metric", "throughput")
+    columns = breakdown_columns(breakdown)
+    table = table.copy()
+    for column in columns:
+        for suffix in ("", "_min", "_max"):
+            table[column + suffix] = math.nan
+    axes = list(figure.axes)
+
+    def value(series: str, row: pd.Series, column: str) -> float:
+        mask = table["series"] == series
+        for axis in axes:
+            mask &= table[axis] == row[axis]
+        found = table.loc[mask, column]
+        return float(found.iloc[0]) if not found.empty and column in table.columns else math.nan
+
+    for index, row in table[table["series"] == breakdown["subject"]].iterrows():
+        baseline, subject = value(breakdown["baseline"], row, metric), row.get(metric, math.nan)
+        gap = 100.0 * (1.0 - subject / baseline) if baseline and not math.isnan(baseline) else math.nan
+        parts = [100.0 * value(part["series"], row, part["metric"]) for part in breakdown["parts"]]
+        numbers = [gap, *parts, gap - sum(parts)]
+        for column, number in zip(columns, numbers):
+            for suffix in ("", "_min", "_max"):
+                table.at[index, column + suffix] = number
+    return table
+
+
 @dataclass
 class FigureTables:
     runs: pd.DataFrame
@@ -78,6 +125,8 @@ class FigureTables:
 def build_tables(figure: ResolvedFigure, store: ResultStore, template: str, tables_dir: Path) -> FigureTables:
     runs = runs_table(figure, store, template)
     table = aggregate(runs, figure)
+    if figure.config.breakdown:
+        table = add_breakdown(table, figure)
     runs_path = tables_dir / f"{figure.figure_id}.runs.csv"
     table_path = tables_dir / f"{figure.figure_id}.csv"
     write_atomically(runs_path, lambda temp: runs.to_csv(temp, index=False))

@@ -13,6 +13,8 @@
 #include "engine/cc/bcc.h"
 #include "engine/cc/occ.h"
 #include "engine/cc/silo.h"
+#include "engine/stats/attempt_latency.h"
+#include "engine/stats/json.h"
 #include "tests/cc/cc_test_util.h"
 
 namespace ccb {
@@ -59,6 +61,97 @@ TEST(BccPaper, Figure1AbortsT1UnderOcc) {
   Silo silo;
   Counters<Silo> cs(8);
   EXPECT_EQ(figure1(silo, cs), RC::kValidation);
+}
+
+// Figures 11 and 12's classification of an attempt (engine/stats/
+// attempt_latency.h) on Figure 1's schedule: T1 fails OCC's criterion and BCC
+// commits it ("saved"); T2 passes it ("committed"). Under Silo, T1 is
+// "aborted" and T2 "committed".
+template <class CC>
+std::pair<AttemptOutcome, AttemptOutcome> figure1_outcomes(CC& cc, Counters<CC>& c) {
+  Txn<CC> t1(cc, 0, nullptr), t2(cc, 1, nullptr);
+  t1.begin();
+  EXPECT_TRUE(read(t1, c.table, A));
+  t2.begin();
+  EXPECT_TRUE(read(t2, c.table, A));
+  EXPECT_TRUE(increment(t2, c.table, A));
+  const RC rc2 = t2.commit();
+  const AttemptOutcome o2 = classify_attempt(cc, t2, rc2);
+  EXPECT_TRUE(increment(t1, c.table, B));
+  const RC rc1 = t1.commit();
+  return {classify_attempt(cc, t1, rc1), o2};
+}
+
+TEST(BccAttemptOutcome, Figure1T1IsSavedByBcc) {
+  Bcc cc;
+  Counters<Bcc> c(8);
+  const auto [t1, t2] = figure1_outcomes(cc, c);
+  EXPECT_EQ(t1, AttemptOutcome::kSaved);
+  EXPECT_EQ(t2, AttemptOutcome::kCommitted);
+  EXPECT_EQ(cc.total_stats().saved, 1u);
+}
+
+TEST(BccAttemptOutcome, Figure1T1IsAbortedUnderSilo) {
+  Silo silo;
+  Counters<Silo> c(8);
+  const auto [t1, t2] = figure1_outcomes(silo, c);
+  EXPECT_EQ(t1, AttemptOutcome::kAborted);
+  EXPECT_EQ(t2, AttemptOutcome::kCommitted);
+}
+
+// A saved commit does not leave its mark on the thread's next commit.
+TEST(BccAttemptOutcome, TheNextCleanCommitIsCommittedNotSaved) {
+  Bcc cc;
+  Counters<Bcc> c(8);
+  EXPECT_EQ(figure1_outcomes(cc, c).first, AttemptOutcome::kSaved);
+  Txn<Bcc> t(cc, 0, nullptr);
+  t.begin();
+  EXPECT_TRUE(increment(t, c.table, X));
+  const RC rc = t.commit();
+  EXPECT_EQ(rc, RC::kOk);
+  EXPECT_EQ(classify_attempt(cc, t, rc), AttemptOutcome::kCommitted);
+}
+
+TEST(AttemptLatencies, RecordsByOutcomeMergesAndWritesMicroseconds) {
+  AttemptLatencies a, b;
+  a.record(AttemptOutcome::kCommitted, 10'000);
+  a.record(AttemptOutcome::kCommitted, 30'000);
+  b.record(AttemptOutcome::kSaved, 50'000);
+  a.merge(b);
+  EXPECT_EQ(a.of(AttemptOutcome::kCommitted).count(), 2u);
+  EXPECT_EQ(a.of(AttemptOutcome::kSaved).count(), 1u);
+  EXPECT_EQ(a.of(AttemptOutcome::kAborted).count(), 0u);
+  JsonWriter w;
+  w.begin_object();
+  a.to_json(w, "NewOrder");
+  w.end_object();
+  std::string json;  // without the writer's indentation
+  for (char ch : w.str())
+    if (ch != ' ' && ch != '\n') json += ch;
+  EXPECT_NE(json.find("\"type\":\"NewOrder\""), std::string::npos) << json;
+  EXPECT_NE(json.find("\"committed\":{\"count\":2,\"avg\":20,"), std::string::npos) << json;
+  EXPECT_NE(json.find("\"saved\":{\"count\":1,\"avg\":50,"), std::string::npos) << json;
+  EXPECT_NE(json.find("\"aborted\":{\"count\":0,\"avg\":null,\"p50\":null,\"p99\":null}"), std::string::npos)
+      << json;
+}
+
+// --bcc_breakdown's timer: off, it charges nothing; on, a stretch of work is
+// charged at least its own length less nothing more than the probe cost.
+TEST(BccComponentTimer, ChargesOnlyWhenEnabled) {
+  bcc::ComponentTimer off;
+  uint64_t total = 0;
+  off.charge(total, off.now());
+  EXPECT_EQ(total, 0u);
+  bcc::ComponentTimer on;
+  on.enable();
+  EXPECT_GT(on.cycles_per_ns(), 0.0);
+  const uint64_t start = on.now();
+  const uint64_t until = now_ns() + 2'000'000;
+  while (now_ns() < until) {
+  }
+  on.charge(total, start);
+  EXPECT_GT(on.seconds(total), 1.5e-3);
+  EXPECT_LT(on.seconds(total), 1.0);
 }
 
 // The T2 and T3 of Figure 2(c): T2 reads `x` and writes `y`; T3 overwrites
@@ -128,7 +221,9 @@ TEST_F(BccPattern, WrWithAntiDependencyAborts) {
 TEST_F(BccPattern, RwWithAntiDependencyAborts) {
   t1_.begin();
   ASSERT_TRUE(read(t1_, c_.table, Y));
-  EXPECT_EQ(t2_commit_after_t3_overwrites(t2_, t3_, c_.table, X, Y), RC::kValidation);
+  const RC rc = t2_commit_after_t3_overwrites(t2_, t3_, c_.table, X, Y);
+  EXPECT_EQ(rc, RC::kValidation);
+  EXPECT_EQ(classify_attempt(cc_, t2_, rc), AttemptOutcome::kAborted);  // aborted even after BCC's check
   expect_abort_by(Bcc::kRw);
   EXPECT_EQ(t1_.commit(), RC::kOk);
 }

@@ -85,5 +85,39 @@ for k in ["items", "hits", "hit_candidates", "deferrals", "forced_runs", "deferr
 assert r["contended_latch_acquisitions"] >= 0 and "contended_latch_acquisitions_per_100k" in r
 assert r["serializable"] is True and r["invariants_ok"] is True
 PY
+# --attempt_latency_type: a type the workload lacks is exit 2 naming the
+# flag (no file); a known one adds attempt_latency_us, the attempts filed by
+# outcome (every commit of the type is one committed or saved attempt).
+bad_type=(--workload=ycsb --table_size=100 --duration=0.1 --attempt_latency_type=NewOrder)
+"$bin" "${bad_type[@]}" --out="$tmp/bad.json" 2>"$tmp/err"; rc=$?
+[[ $rc -eq 2 ]] || fail "unknown --attempt_latency_type exited $rc, want 2"
+grep -q -- "--attempt_latency_type: invalid value 'NewOrder'; allowed: .*ycsb" "$tmp/err" ||
+  fail "unknown --attempt_latency_type: $(cat "$tmp/err")"
+[[ ! -e $tmp/bad.json ]] || fail "unknown --attempt_latency_type wrote an output file"
+"$bin" --workload=ycsb --threads=2 --warmup=0.05 --duration=0.2 --table_size=1000 --theta=0.9 \
+  --attempt_latency_type=ycsb --out="$tmp/attempts.json" 2>/dev/null || fail "attempt latency run exited $?"
+python3 - "$tmp/attempts.json" <<'PY' || fail "attempt_latency_us is wrong"
+import json, sys
+r = json.load(open(sys.argv[1]))
+a = r["attempt_latency_us"]
+assert a["type"] == "ycsb" and r["config"]["attempt_latency_type"] == "ycsb"
+assert a["committed"]["count"] + a["saved"]["count"] == r["commits"], (a, r["commits"])
+assert a["aborted"]["count"] == r["aborts"], (a, r["aborts"])
+assert a["committed"]["avg"] > 0 and a["committed"]["p50"] <= a["committed"]["p99"]
+if r["config"]["cc"] != "bcc":
+    assert a["saved"]["count"] == 0 and a["saved"]["avg"] is None
+assert r["per_txn_type"]["ycsb"]["throughput"] > 0
+PY
+# --bcc_breakdown: bcc only (exit 2 elsewhere); under bcc, cc_stats.breakdown.
+if [[ $(basename "$bin") == rundb-bcc ]]; then
+  "$bin" --workload=ycsb --threads=2 --warmup=0 --duration=0.2 --table_size=1000 --bcc_breakdown \
+    --out="$tmp/breakdown.json" 2>/dev/null || fail "--bcc_breakdown run exited $?"
+  python3 -c "import json, sys; b = json.load(open(sys.argv[1]))['cc_stats']['breakdown']; \
+assert b['mm_s'] > 0 and b['clock_s'] > 0 and b['cycles_per_ns'] > 0, b" "$tmp/breakdown.json" ||
+    fail "cc_stats.breakdown missing or empty"
+else
+  "$bin" --workload=ycsb --table_size=100 --bcc_breakdown --out="$tmp/bad.json" 2>"$tmp/err"; rc=$?
+  [[ $rc -eq 2 ]] && grep -q -- "--bcc_breakdown" "$tmp/err" || fail "--bcc_breakdown outside bcc: exit $rc"
+fi
 
 echo "cli contract ok"

@@ -45,7 +45,7 @@ BAD_CONFIGS = [
      "expected string or number or boolean, got a list"),
     ("plot kind not allowed",
      lambda d: d["plot"].update(kind="pie"), "plot.kind",
-     "'pie' is not allowed; allowed values: line, bar, stacked_bar, scatter"),
+     "'pie' is not allowed; allowed values: line, bar, grouped_bar, stacked_bar, scatter"),
     ("claim names a series that does not exist",
      lambda d: d["claims"][0].update(numerator="bcc"), "claims[0].numerator",
      "'bcc' is not a series of this figure; series: silo, occ"),

@@ -117,9 +117,9 @@ BAD_PROGRAM_CONFIGS = [
      "claims[0].by", "'warehouses' is not allowed; allowed: series, alphas"),
     ("scaling along a text axis", STRIFE_FIGURE, scaling_on_a_text_axis,
      "claims[0].along", "'fig10_points' is not an axis of positive numbers"),
-    ("a list of metrics on a line plot", FVS_FIGURE,
-     lambda d: d["plot"].update(y=["avg_fvs_size", "us_per_graph"]),
-     "plot.y", "a list of metrics needs kind stacked_bar or table"),
+    ("a list of metrics on a bar plot", FVS_FIGURE,
+     lambda d: d["plot"].update(kind="bar", y=["avg_fvs_size", "us_per_graph"]),
+     "plot.y", "a list of metrics needs kind line or grouped_bar or stacked_bar or table"),
 ]
 
 

@@ -11,6 +11,7 @@
 #include "engine/config.h"
 
 DECLARE_uint32(warehouses);
+DECLARE_int32(threads);
 DECLARE_string(mix);
 DECLARE_int32(cross_pct);
 DECLARE_uint32(by_last_name_pct);
@@ -60,13 +61,25 @@ TEST(TpccOptionsTest, CrossPctOverridesTheSpecRates) {
   EXPECT_EQ(rejected_flag(), "");
 }
 
+// --warehouses=0: one home warehouse per worker (the BCC paper's low
+// contention setting, Fig 4), so a thread sweep keeps warehouses = threads.
+TEST(TpccOptionsTest, ZeroWarehousesMeansOnePerThread) {
+  gflags::FlagSaver saver;
+  FLAGS_warehouses = 0;
+  FLAGS_threads = 6;
+  EXPECT_EQ(TpccOptions::from_flags().warehouses, 6u);
+  FLAGS_threads = 1;
+  FLAGS_cross_pct = 10;  // a remote transaction needs a second warehouse
+  EXPECT_EQ(rejected_flag(), "cross_pct");
+}
+
 TEST(TpccOptionsTest, RejectsBadValuesNamingTheFlag) {
   struct Case {
     const char* flag;
     const char* value;
   };
   const Case cases[] = {
-      {"warehouses", "0"},         {"warehouses", "65536"},      {"mix", "tpcc"},
+      {"warehouses", "65536"},     {"mix", "tpcc"},
       {"mix", "50,50,0,0"},        {"mix", "50,50,0,0,1"},       {"mix", "50,50,0,0,0,0"},
       {"mix", "50,50,x,0,0"},      {"cross_pct", "-2"},          {"cross_pct", "101"},
       {"by_last_name_pct", "101"}, {"expected_new_orders", "0"},

@@ -2,6 +2,7 @@
 
 #include <gflags/gflags.h>
 
+#include <algorithm>
 #include <charconv>
 #include <optional>
 #include <string_view>
@@ -11,7 +12,9 @@
 #include "workloads/tpcc/tpcc_schema.h"
 
 DEFINE_uint32(warehouses, 1,
-              "TPC-C: number of warehouses (1..65535); worker i's home warehouse is i mod warehouses + 1");
+              "TPC-C: number of warehouses (1..65535; 0 = as many as --threads, the papers' low-contention "
+              "setting); worker i's home warehouse is i mod warehouses + 1");
+DECLARE_int32(threads);
 DEFINE_string(mix, "standard",
               "TPC-C: transaction mix: standard (NewOrder/Payment/OrderStatus/Delivery/StockLevel 45/43/4/4/4), "
               "neworder_payment (50/50, the BCC and Strife mix), or five comma-separated percentages in that order "
@@ -50,7 +53,9 @@ std::optional<std::array<uint32_t, tpcc::kTxnTypes>> parse_percentages(std::stri
 
 TpccOptions TpccOptions::from_flags() {
   TpccOptions o;
-  o.warehouses = in_range(FLAGS_warehouses, 1, tpcc::kMaxWarehouses, "warehouses", "an integer");
+  o.warehouses = FLAGS_warehouses == 0 ? static_cast<uint32_t>(std::max(FLAGS_threads, 1))
+                                       : FLAGS_warehouses;  // 0: one home warehouse per worker (BCC Fig 4)
+  in_range(o.warehouses, 1, tpcc::kMaxWarehouses, "warehouses", "an integer", " (0 = --threads)");
 
   o.mix = FLAGS_mix;
   if (FLAGS_mix == "standard") {
@@ -70,7 +75,7 @@ TpccOptions TpccOptions::from_flags() {
 
   require(FLAGS_cross_pct >= -1 && FLAGS_cross_pct <= 100, "cross_pct",
           "-1 (the spec's remote accesses) or a percentage in [0, 100]");
-  require(FLAGS_cross_pct <= 0 || FLAGS_warehouses >= 2, "cross_pct",
+  require(FLAGS_cross_pct <= 0 || o.warehouses >= 2, "cross_pct",
           "0 or -1 with --warehouses=1 (a cross-warehouse transaction needs a second warehouse)");
   o.cross_pct = FLAGS_cross_pct;
 

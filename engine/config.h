@@ -23,7 +23,7 @@ struct ConfigError : std::runtime_error {
 };
 
 inline const std::vector<std::string>& available_frontends() {
-  static const std::vector<std::string> names = {"none"};
+  static const std::vector<std::string> names = {"none", "strife"};  // engine/exec/frontends.h
   return names;
 }
 

@@ -60,6 +60,20 @@ class TpccWorkload {
 
   TxnDesc describe(const Request& r) const { return describe_tpcc_request(r); }
 
+  // Empty when describe() names every row each generated request touches
+  // (what a front-end that runs transactions without CC relies on, e.g.
+  // --frontend=strife); else which setting leaves rows out (tpcc_requests.h).
+  std::string describe_gap() const {
+    const auto& m = opt_.mix_pct;
+    if (m[tpcc::kOrderStatus] + m[tpcc::kDelivery] + m[tpcc::kStockLevel] > 0)
+      return "--mix=" + opt_.mix + " includes order_status, delivery or stock_level, whose predicted access sets "
+             "leave out rows";
+    if (m[tpcc::kPayment] > 0 && opt_.by_last_name_pct > 0)
+      return "--by_last_name_pct=" + std::to_string(opt_.by_last_name_pct) +
+             ": a Payment by last name does not predict its customer";
+    return {};
+  }
+
   // OrderStatus and StockLevel never write (protocols may run them as
   // snapshot transactions; engine/cc/protocol.h, txn.read_only()).
   bool read_only(const Request& r) const { return r.type == tpcc::kOrderStatus || r.type == tpcc::kStockLevel; }

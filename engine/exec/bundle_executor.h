@@ -16,6 +16,8 @@
 //              run them under the protocol. Then a barrier, and the next batch.
 // Conflict aborts are retried until the transaction commits (with the online
 // executor's backoff); logical aborts (RC::kUser, RC::kNotFound) end it.
+// A wrong OLLP prediction (RC::kPredictionMismatch, see HasReconnaissance)
+// aborts the transaction and moves it to the next batch.
 // Phases are separated by one std::barrier of the workers and the
 // coordinator, whose completion step timestamps the phase ends.
 //
@@ -73,6 +75,18 @@ namespace ccb {
 template <class W>
 concept HasDescribeGap = requires(const W w) {
   { w.describe_gap() } -> std::convertible_to<std::string>;
+};
+
+// Optional workload member: `bool reconnoiter(Request&) const`, OLLP
+// reconnaissance (Strife §5.6.4): called for every request in each batch's
+// analysis; it predicts the part of the access set the request cannot declare
+// (e.g. TPC-C Payment's customer by last name) and stores it in the request,
+// and returns whether it did (the request is then described again). The
+// procedure checks the prediction and returns RC::kPredictionMismatch if it
+// was wrong; the executor then moves the request to the next batch.
+template <class W>
+concept HasReconnaissance = requires(const W w, typename W::Request& r) {
+  { w.reconnoiter(r) } -> std::same_as<bool>;
 };
 
 template <class W>
@@ -158,6 +172,7 @@ class BundleExecutor {
     Random rng;
     ThreadStats stats;
     std::vector<verify::QueueTag> tags;
+    std::vector<uint32_t> deferred;  // this batch's prediction mismatches (OLLP)
     int tid;
   };
   // The barrier's completion step: runs once per phase, on one thread, while
@@ -183,12 +198,21 @@ class BundleExecutor {
       batch.descs.reserve(batch_size_);
       for (uint32_t i = 0; i < batch_size_; ++i) {
         w_.generate(rng, i % static_cast<uint32_t>(cfg_.threads), batch.requests[i]);
-        TxnDesc& d = batch.descs.emplace_back(w_.describe(batch.requests[i]));
-        d.id = i;
-        std::sort(d.read_set.begin(), d.read_set.end());
-        std::sort(d.write_set.begin(), d.write_set.end());
+        batch.descs.push_back(describe_sorted(batch.requests[i], i));
       }
     }
+  }
+
+  TxnDesc describe_sorted(const typename W::Request& r, uint32_t index) const {
+    TxnDesc d = w_.describe(r);
+    d.id = index;
+    std::sort(d.read_set.begin(), d.read_set.end());
+    std::sort(d.write_set.begin(), d.write_set.end());
+    return d;
+  }
+  void add_request(Batch& batch, const typename W::Request& r) {
+    batch.requests.push_back(r);
+    batch.descs.push_back(describe_sorted(r, static_cast<uint32_t>(batch.requests.size() - 1)));
   }
 
   // The coordinator: analysis of each batch, then the two execution phases.
@@ -208,7 +232,15 @@ class BundleExecutor {
                                                 : (t0 - measure_start) * 1e-9 >= cfg_.duration_s;
         if (done) break;
       }
-      const Batch& batch = batches_[seq % batches_.size()];
+      Batch& batch = batches_[seq % batches_.size()];
+      // Transactions whose prediction failed in the previous batch join this
+      // one; reconnaissance predicts again (both part of the analysis).
+      for (const auto& r : deferred_) add_request(batch, r);
+      deferred_.clear();
+      if constexpr (HasReconnaissance<W>) {
+        for (uint32_t i = 0; i < batch.requests.size(); ++i)
+          if (w_.reconnoiter(batch.requests[i])) batch.descs[i] = describe_sorted(batch.requests[i], i);
+      }
       plan_.clear();
       plan_.per_thread.resize(cfg_.threads);
       frontend_.plan(batch.descs, plan_);
@@ -223,6 +255,12 @@ class BundleExecutor {
       barrier_.arrive_and_wait();  // the workers start the queue phase
       barrier_.arrive_and_wait();  // queue phase over
       barrier_.arrive_and_wait();  // residual phase over
+      for (auto& wk : workers_) {
+        for (uint32_t i : wk->deferred) deferred_.push_back(batch.requests[i]);
+        wk->deferred.clear();
+      }
+      batch.requests.resize(batch_size_);  // drop the deferred transactions that joined this batch
+      batch.descs.resize(batch_size_);
       if (!measuring_) continue;
       const uint64_t t2 = phase_end_ns_[1], t3 = phase_end_ns_[2];
       ++measured_batches_;
@@ -235,6 +273,7 @@ class BundleExecutor {
       add_sums(step_sums_, plan_.step_us);
       add_sums(counter_sums_, plan_.counters);
       residual_txns_ += plan_.residuals.size();
+      deferred_total_ += deferred_.size();
       worklist_queues_ += plan_.worklist.size();
       measured_commits = 0;
       for (auto& wk : workers_) measured_commits += wk->stats.commits;
@@ -330,6 +369,10 @@ class BundleExecutor {
         ++st.aborts;
         ++st.per_type[req.type].aborts;
       }
+      if (rc == RC::kPredictionMismatch) {  // OLLP: to the next batch's analysis (§5.6.4)
+        wk.deferred.push_back(i);
+        return false;
+      }
       backoff_after_abort(cfg_, wk.rng, retries);
     }
   }
@@ -355,6 +398,7 @@ class BundleExecutor {
     w.key("distinct_batches").value(static_cast<uint64_t>(batches_.size()));
     frontend_.params_json(w);
     w.key("batches").value(measured_batches_);
+    w.key("deferred_txns").value(deferred_total_);
     w.key("phase_s").begin_object();
     w.key("analysis").value(analysis_ns_ * 1e-9);
     w.key("conflict_free").value(queues_ns_ * 1e-9);
@@ -388,6 +432,7 @@ class BundleExecutor {
   const uint32_t batch_size_;
   const std::string frontend_name_;
   std::vector<Batch> batches_;
+  std::vector<typename W::Request> deferred_;  // coordinator: prediction mismatches for the next batch
   std::vector<std::unique_ptr<Worker>> workers_;
 
   // Written by the coordinator before the barrier that starts a batch's
@@ -408,7 +453,7 @@ class BundleExecutor {
   // Coordinator-only measurement of the measured batches.
   uint64_t measured_batches_ = 0;
   uint64_t analysis_ns_ = 0, queues_ns_ = 0, residual_ns_ = 0;
-  uint64_t residual_txns_ = 0, worklist_queues_ = 0;
+  uint64_t residual_txns_ = 0, worklist_queues_ = 0, deferred_total_ = 0;
   LatencyHistogram batch_latency_, analysis_latency_;
   std::vector<Sum> step_sums_, counter_sums_;
 };

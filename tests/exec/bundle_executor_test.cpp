@@ -222,6 +222,42 @@ TEST(BundleExecutorVerify, PlantedConflictBetweenCcFreeQueuesIsReported) {
   EXPECT_GT(right.cc_free_txns, 0u);
 }
 
+// OLLP mismatch path (Strife §5.6.4): request 5's reconnaissance is planted
+// wrong in the first batch; it must abort with kPredictionMismatch, leave its
+// batch, and commit in the next batch after a fresh reconnaissance.
+TEST(BundleExecutorOllp, WrongPredictionAbortsAndMovesToTheNextBatch) {
+  constexpr uint32_t kSmall = 16;
+  ProbeWorkload<NoWait> w(kSmall, kSmall, [](uint32_t i, ProbeRequest& r) { r.n = 1, r.keys[0] = i; });
+  w.enable_reconnaissance(5);
+  w.load(1);
+  NoWait cc;
+  std::vector<size_t> sizes;
+  ScriptedFrontend fe(
+      [&](size_t n, BundlePlan& p) {
+        sizes.push_back(n);
+        for (uint32_t i = 0; i < n; ++i) p.residuals.push_back(i);
+      },
+      [&] { return w.next_stamp(); });
+  const EngineConfig cfg = bundle_config(2, 0.05, true);
+  BundleExecutor<NoWait, ProbeWorkload<NoWait>> exec(cfg, cc, w, fe, kSmall, "scripted");
+  RunOutcome<ProbeWorkload<NoWait>> out = exec.run();
+  ASSERT_GE(fe.boundaries.size(), 3u);
+  EXPECT_EQ(out.stats.aborts_by_reason[static_cast<size_t>(RC::kPredictionMismatch)], 1u);
+  EXPECT_EQ(sizes[0], kSmall);
+  EXPECT_EQ(sizes[1], kSmall + 1) << "the mismatched transaction joins the next batch";
+  EXPECT_EQ(sizes[2], kSmall);
+  std::vector<uint32_t> index_by_stamp(w.next_stamp());
+  for (const auto& st : out.workload_states)
+    for (const auto& c : st.commits) index_by_stamp[c.stamp] = c.index;
+  auto commits_of_5 = [&](size_t b) {
+    return std::count(index_by_stamp.begin() + fe.boundaries[b], index_by_stamp.begin() + fe.boundaries[b + 1], 5u);
+  };
+  EXPECT_EQ(fe.boundaries[1] - fe.boundaries[0], kSmall - 1);
+  EXPECT_EQ(commits_of_5(0), 0);
+  EXPECT_EQ(commits_of_5(1), 2) << "batch 1 runs its own request 5 and the deferred one";
+  for (const auto& inv : w.check_invariants(out.workload_states)) EXPECT_TRUE(inv.ok) << inv.detail;
+}
+
 TEST(BundleExecutorVerify, PlanValidationNamesTheProblem) {
   BundlePlan p;
   p.worklist.resize(1);

@@ -4,6 +4,7 @@
 // number and the request's batch index, so a test can reconstruct which
 // worker ran what, in which order, and which batch phase came first. With
 // zero keys per request it is the empty-work plan of the overhead test.
+// Optionally it reconnoiters (OLLP) and plants one wrong prediction.
 //
 // Thread safety: generate() runs on the executor's coordinator before the
 // run; on_commit() from every worker (an atomic counter, per-worker state).
@@ -32,6 +33,7 @@ struct ProbeRequest {
   uint32_t index = 0;  // position in the batch
   uint32_t n = 0;
   uint32_t keys[kMaxProbeKeys] = {};
+  uint32_t predicted = 0;  // reconnaissance (enable_reconnaissance): index + 1 when right
 };
 
 // Fills request `index`'s keys (n <= kMaxProbeKeys, each < the table size).
@@ -65,7 +67,21 @@ class ProbeWorkload {
     r.index = static_cast<uint32_t>(next_index_.fetch_add(1, std::memory_order_relaxed) % batch_size_);
     layout_(r.index, r);
   }
+  // OLLP: reconnoiter() predicts index + 1, except once for request
+  // `wrong_once`, which gets a wrong prediction (a planted stale read); run()
+  // checks the prediction first.
+  void enable_reconnaissance(int64_t wrong_once) {
+    recon_ = true;
+    wrong_once_ = wrong_once;
+  }
+  bool reconnoiter(Request& r) const {
+    if (!recon_) return false;
+    const bool plant = static_cast<int64_t>(r.index) == wrong_once_ && !planted_.exchange(true);
+    r.predicted = plant ? r.index + 2 : r.index + 1;
+    return true;
+  }
   RC run(Txn<CC>& txn, const Request& r) {
+    if (recon_ && r.predicted != r.index + 1) return RC::kPredictionMismatch;
     for (uint32_t i = 0; i < r.n; ++i) {
       uint64_t* c = txn.template update_as<uint64_t>(*table_, r.keys[i]);
       if (c == nullptr) return txn.failure();
@@ -106,6 +122,9 @@ class ProbeWorkload {
   std::unique_ptr<Table<CC>> table_;
   mutable std::atomic<uint64_t> next_index_{0};
   mutable std::atomic<uint64_t> stamp_{0};
+  bool recon_ = false;
+  int64_t wrong_once_ = -1;
+  mutable std::atomic<bool> planted_{false};
 };
 
 }  // namespace ccb::test_support

@@ -24,8 +24,12 @@ struct ConfigError : std::runtime_error {
   std::string flag;
 };
 
+// none and tsdefer run on the online executor; the others plan batches for the
+// bundle executor (engine/exec/bundle_executor.h).
+inline bool uses_bundle_executor(const std::string& frontend) { return frontend != "none" && frontend != "tsdefer"; }
+
 inline const std::vector<std::string>& available_frontends() {
-  static const std::vector<std::string> names = {"none", "tsdefer"};
+  static const std::vector<std::string> names = {"none", "tsdefer", "strife"};  // engine/exec/frontends.h
   return names;
 }
 

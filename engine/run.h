@@ -16,6 +16,8 @@
 
 #include "engine/config.h"
 #include "engine/core/memory.h"
+#include "engine/exec/bundle_executor.h"
+#include "engine/exec/frontends.h"
 #include "engine/exec/online_executor.h"
 #include "engine/stats/json.h"
 #include "engine/stats/provenance.h"
@@ -65,13 +67,22 @@ int run_online(const EngineConfig& cfg, W& workload) {
   require_memory_fits(need.bytes, need.size_flag, available_memory_bytes(), cfg.ignore_memory_limit);
   CC cc;
   if constexpr (requires { cc.configure(cfg); }) cc.configure(cfg);  // protocol-specific flags (BCC)
+  const BundleSettings bundle = BundleSettings::from_flags(cfg);  // flag errors before loading
+  if (uses_bundle_executor(cfg.frontend)) check_frontend_support(cfg.frontend, workload);
   const auto t_load = std::chrono::steady_clock::now();
   workload.load(cfg.load_threads);
   const double load_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_load).count();
   LOG(INFO) << "loaded " << W::kName << " in " << load_s << " s";
 
-  OnlineExecutor<CC, W> exec(cfg, cc, workload);
-  RunOutcome<W> out = exec.run();
+  RunOutcome<W> out;
+  if (!uses_bundle_executor(cfg.frontend)) {
+    OnlineExecutor<CC, W> exec(cfg, cc, workload);
+    out = exec.run();
+  } else {
+    const std::unique_ptr<BundleFrontend> frontend = make_frontend(cfg, bundle);
+    BundleExecutor<CC, W> exec(cfg, cc, workload, *frontend, bundle.batch_size, cfg.frontend);
+    out = exec.run();
+  }
   const ThreadStats& s = out.stats;
 
   const auto invariants = workload.check_invariants(out.workload_states);
@@ -79,9 +90,11 @@ int run_online(const EngineConfig& cfg, W& workload) {
   for (const auto& inv : invariants) invariants_ok &= inv.ok;
 
   verify::CheckResult check;
+  verify::CfCheckResult cc_free_check;  // bundle executor: the CC-free queues did not conflict
   if (cfg.verify) {
     verify::History h = verify::HistoryLog::merge(out.history_logs);
     check = verify::check_serializable(h);
+    if (uses_bundle_executor(cfg.frontend)) cc_free_check = verify::check_cc_free_queues(h, out.queue_tags);
     if (!cfg.history_out.empty()) verify::write_history(cfg.history_out, h);
   }
 
@@ -145,9 +158,13 @@ int run_online(const EngineConfig& cfg, W& workload) {
   w.key("measured_s").value(out.measured_s);
   if (cfg.verify) w.key("verify_s").value(check.check_seconds);
   w.end_object();
-  w.key("frontend").begin_object().key("name").value(cfg.frontend);
-  if (out.tsdefer) write_tsdefer_stats(w, *out.tsdefer, s.commits);
-  w.end_object();
+  if (out.frontend_json.empty()) {
+    w.key("frontend").begin_object().key("name").value(cfg.frontend);
+    if (out.tsdefer) write_tsdefer_stats(w, *out.tsdefer, s.commits);
+    w.end_object();
+  } else {
+    w.key("frontend").raw_value(out.frontend_json);
+  }
   w.key("contended_latch_acquisitions").value(out.contended_latch_acquisitions);
   w.key("contended_latch_acquisitions_per_100k")
       .value(s.commits ? static_cast<double>(out.contended_latch_acquisitions) * 1e5 / commits : 0.0);
@@ -174,6 +191,13 @@ int run_online(const EngineConfig& cfg, W& workload) {
     w.key("serializable").value(check.serializable);
     w.key("violation").raw_value(verify::violation_to_json(check.violation));
     w.key("verify").raw_value(verify::check_result_to_json(check));
+    if (uses_bundle_executor(cfg.frontend)) {
+      w.key("cc_free_check").begin_object();
+      w.key("ok").value(cc_free_check.ok);
+      w.key("cc_free_txns").value(cc_free_check.cc_free_txns);
+      w.key("message").value(cc_free_check.message);
+      w.end_object();
+    }
   }
   w.end_object();
   write_result_document(cfg.out, w.str());
@@ -184,6 +208,10 @@ int run_online(const EngineConfig& cfg, W& workload) {
       std::fprintf(stderr, "error: invariant %s broken: %s\n", inv.name.c_str(), inv.detail.c_str());
       rc = 3;
     }
+  }
+  if (cfg.verify && !cc_free_check.ok) {
+    std::fprintf(stderr, "error: conflict-free phase had a conflict: %s\n", cc_free_check.message.c_str());
+    rc = 3;
   }
   if (cfg.verify && !check.serializable) {
     std::fprintf(stderr, "error: history not serializable: %s\n", check.violation.message.c_str());

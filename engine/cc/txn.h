@@ -33,6 +33,12 @@
 
 namespace ccb {
 
+class NoCC;  // engine/cc/nocc.h
+template <class CC>
+struct CcFreeProtocol {
+  using type = NoCC;  // Txn::set_cc_free
+};
+
 template <class CC>
 class Txn {
  public:
@@ -60,15 +66,26 @@ class Txn {
     read_only_ = read_only;
     // Ids are unique across threads and attempts and never 0 (the loader).
     id_ = (uint64_t{thread_id_} + 1) << 40 | ++attempt_seq_;
-    cc_.begin(*this);
+    if (!cc_free_) cc_.begin(*this);
   }
   // Validates and installs; on success records the history (if on).
   RC commit() {
-    rc_ = cc_.commit(*this);
+    rc_ = cc_free_ ? free_cc().commit(*this) : cc_.commit(*this);
     if (rc_ == RC::kOk && log_ != nullptr) record_history();
     return rc_;
   }
-  void abort() { cc_.abort(*this); }
+  void abort() {
+    if (!cc_free_) cc_.abort(*this);
+  }
+  // Bundle executor (engine/exec/bundle_executor.h): the attempts that begin
+  // from now on run without concurrency control, with NoCC's operations
+  // (engine/cc/nocc.h) on the protocol's own tables, for transactions a
+  // front-end proved conflict-free with everything running beside them
+  // (Strife's CF clusters, §2). The protocol's row metadata is not touched.
+  // Switch only between attempts. One predictable branch per operation.
+  void set_cc_free(bool on) { cc_free_ = on; }
+  bool cc_free() const { return cc_free_; }
+  bool log_enabled() const { return log_ != nullptr; }  // --verify records the history
 
   // ---- Procedure interface ------------------------------------------------
   // Payload of row `key` for reading, or nullptr (then failure() says why:
@@ -91,7 +108,7 @@ class Txn {
     a.row = table.allocate_row(thread_id_);
     a.local = a.data = a.row->data();  // the row itself is private until published
     a.read_version = verify::kNotRead;
-    if (!ok(cc_.insert(*this, a))) return nullptr;
+    if (!ok(cc_free_ ? free_cc().insert(*this, a) : cc_.insert(*this, a))) return nullptr;
     return a.local + kVersionBytes;
   }
   template <class T>
@@ -199,7 +216,7 @@ class Txn {
     // Repeated access to the same row: reuse (and upgrade) the first one.
     if (AccessT* a = find(row)) {
       if (want == AccessType::kRead || a->is_write()) return a;
-      if (!ok_or_fail(cc_.write(*this, *a))) return nullptr;
+      if (!ok_or_fail(cc_free_ ? free_cc().write(*this, *a) : cc_.write(*this, *a))) return nullptr;
       a->type = AccessType::kWrite;
       a->data = a->local;
       return a;
@@ -210,7 +227,9 @@ class Txn {
     a.key = key;
     a.type = want;
     // A first access the protocol refused leaves no trace in the access set.
-    if (!ok_or_fail(want == AccessType::kRead ? cc_.read(*this, a) : cc_.write(*this, a))) {
+    const RC rc = cc_free_ ? (want == AccessType::kRead ? free_cc().read(*this, a) : free_cc().write(*this, a))
+                           : (want == AccessType::kRead ? cc_.read(*this, a) : cc_.write(*this, a));
+    if (!ok_or_fail(rc)) {
       accesses_.pop_back();
       return nullptr;
     }
@@ -238,7 +257,12 @@ class Txn {
     }
   }
 
+  // NoCC (engine/cc/nocc.h, included at the end of this file) as a type that
+  // depends on CC, so it needs to be complete only where Txn<CC> is instantiated.
+  static typename CcFreeProtocol<CC>::type free_cc() { return {}; }
+
   CC& cc_;
+  bool cc_free_ = false;
   uint32_t thread_id_;
   verify::HistoryLog* log_;
   uint64_t id_ = 0;
@@ -255,3 +279,6 @@ class Txn {
 };
 
 }  // namespace ccb
+
+// The CC-free mode of Txn (set_cc_free) runs NoCC's operations.
+#include "engine/cc/nocc.h"  // NOLINT(build/include_order): needs Txn defined first

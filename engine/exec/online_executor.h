@@ -46,6 +46,7 @@
 #include "engine/exec/tsdefer.h"
 #include "engine/exec/topology.h"
 #include "engine/stats/thread_stats.h"
+#include "engine/verify/cf_check.h"
 #include "engine/verify/recorder.h"
 #include "workloads/workload.h"
 
@@ -71,7 +72,40 @@ struct RunOutcome {
   std::vector<int> worker_cpus;                  // pinned CPU per worker, empty if not pinned
   std::optional<TsDeferStats> tsdefer;           // with --frontend=tsdefer, measured interval
   uint64_t contended_latch_acquisitions = 0;     // measured interval, all workers
+  // Bundle executor only (engine/exec/bundle_executor.h): the result's whole
+  // "frontend" object, and with --verify where each queue-phase transaction ran.
+  std::string frontend_json;
+  std::vector<verify::QueueTag> queue_tags;
 };
+
+// Shared by the executors (this one and engine/exec/bundle_executor.h).
+// Configuration errors of the protocol x workload x threads combination.
+template <class CC, class W>
+void check_executor_support(const EngineConfig& cfg) {
+  if constexpr (HasMaxThreads<CC>) {
+    if (cfg.threads > CC::kMaxThreads)
+      throw ConfigError("threads", "protocol " + std::string(CC::kName) + " supports at most " +
+                                       std::to_string(CC::kMaxThreads) + " threads");
+  }
+  if constexpr (HasAcquireAll<CC> && !HasTableById<W, CC>) {
+    throw ConfigError("cc", "protocol " + std::string(CC::kName) + " locks the predicted access set, which needs " +
+                                "the workload to expose its tables (table_by_id); workload " +
+                                std::string(W::kName) + " does not");
+  }
+}
+
+// Randomized exponential backoff after an abort: wait uniformly in
+// [0, min(--backoff_max_us, 1us * 2^retries)].
+inline void backoff_after_abort(const EngineConfig& cfg, Random& rng, uint32_t retries) {
+  if (cfg.backoff_max_us == 0) return;
+  const uint64_t cap_ns = uint64_t{cfg.backoff_max_us} * 1000;
+  const uint64_t window = std::min<uint64_t>(cap_ns, uint64_t{1000} << std::min<uint32_t>(retries, 20));
+  const uint64_t deadline = now_ns() + rng.below(window + 1);
+  while (now_ns() < deadline) {
+    if (cfg.threads > static_cast<int>(Topology::get().cpus.size())) sched_yield();  // let the holder run
+    else cpu_relax();
+  }
+}
 
 template <class CC, class W>
   requires Protocol<CC> && Workload<W, CC>
@@ -81,16 +115,7 @@ class OnlineExecutor {
 
   RunOutcome<W> run() {
     const int n = cfg_.threads;
-    if constexpr (HasMaxThreads<CC>) {
-      if (n > CC::kMaxThreads)
-        throw ConfigError("threads", "protocol " + std::string(CC::kName) + " supports at most " +
-                                         std::to_string(CC::kMaxThreads) + " threads");
-    }
-    if constexpr (HasAcquireAll<CC> && !HasTableById<W, CC>) {
-      throw ConfigError("cc", "protocol " + std::string(CC::kName) + " locks the predicted access set, which needs " +
-                                  "the workload to expose its tables (table_by_id); workload " +
-                                  std::string(W::kName) + " does not");
-    }
+    check_executor_support<CC, W>(cfg_);
     attempt_type_ = attempt_latency_type_index();
     RunOutcome<W> out;
     out.workload_states.resize(n);
@@ -287,17 +312,7 @@ class OnlineExecutor {
     finished_.fetch_add(1, std::memory_order_acq_rel);
   }
 
-  // Randomized exponential backoff: wait uniformly in [0, min(cap, 1us * 2^retries)].
-  void backoff(Random& rng, uint32_t retries) {
-    if (cfg_.backoff_max_us == 0) return;
-    const uint64_t cap_ns = uint64_t{cfg_.backoff_max_us} * 1000;
-    const uint64_t window = std::min<uint64_t>(cap_ns, uint64_t{1000} << std::min<uint32_t>(retries, 20));
-    const uint64_t deadline = now_ns() + rng.below(window + 1);
-    while (now_ns() < deadline) {
-      if (cfg_.threads > static_cast<int>(Topology::get().cpus.size())) sched_yield();  // let the holder run
-      else cpu_relax();
-    }
-  }
+  void backoff(Random& rng, uint32_t retries) { backoff_after_abort(cfg_, rng, retries); }
 
   const EngineConfig& cfg_;
   CC& cc_;

@@ -9,7 +9,9 @@ trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 
 # Bad input: exit 2, one line naming the flag, no file written.
-for args in "--threads=0" "--nosuchflag=1" "--workload=tpcx" "--theta=abc" "--table_size=8 --req_per_txn=16"; do
+for args in "--threads=0" "--nosuchflag=1" "--workload=tpcx" "--theta=abc" "--table_size=8 --req_per_txn=16" \
+    "--strife_k=5" "--batch_size=100" "--frontend=strife --strife_alpha=2" "--frontend=strife --batch_size=0" \
+    "--frontend=strife --workload=tpcc"; do
   # shellcheck disable=SC2086
   "$bin" $args --out="$tmp/bad.json" 2>"$tmp/err"; rc=$?
   [[ $rc -eq 2 ]] || fail "'$args' exited $rc, want 2"
@@ -36,6 +38,17 @@ refused history_out "$tmp/r.json" --workload=ycsb --table_size=100 --verify --hi
 refused table_size "$tmp/r.json" --workload=ycsb --table_size=100000000000000 --out="$tmp/r.json"
 refused warehouses "$tmp/r.json" --workload=tpcc --warehouses=60000 --out="$tmp/r.json"
 grep -q "GiB" "$tmp/err" || fail "the memory refusal does not give the estimate: $(cat "$tmp/err")"
+
+# The bundle executor (--frontend=strife) under this protocol, verified: the
+# history is serializable and the CC-free queues did not conflict.
+"$bin" --workload=ycsb --frontend=strife --threads=2 --warmup=0 --duration=0.2 --table_size=1000 --theta=0.9 \
+  --batch_size=500 --verify --out="$tmp/strife.json" 2>/dev/null || fail "strife run exited $?"
+python3 -c 'import json, sys
+d = json.load(open(sys.argv[1])); f = d["frontend"]
+assert d["serializable"] and d["invariants_ok"] and d["cc_free_check"]["ok"], d["cc_free_check"]
+assert f["name"] == "strife" and f["batches"] > 0 and set(f["phase_share"]) == {"analysis", "conflict_free", "residual"}
+assert set(f["analysis_steps_us"]) == {"prepare", "spot", "fuse", "merge", "allocate"}' "$tmp/strife.json" \
+  || fail "strife run: wrong result"
 
 # A saved history is read back by the offline checker.
 "$bin" --workload=ycsb --threads=2 --warmup=0 --duration=0.2 --table_size=100 --verify \

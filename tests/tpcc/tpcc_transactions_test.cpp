@@ -276,6 +276,37 @@ TYPED_TEST(TpccTransactionTest, PaymentByLastNamePaysTheMiddleNamesakeAndPrepend
   EXPECT_EQ(data.substr(prefix.size()), text(cust_before.data).substr(0, 500 - prefix.size()));
 }
 
+// OLLP (Strife §5.6.4): reconnoiter() predicts the by-name customer, which
+// describe() then names; a wrong prediction aborts with kPredictionMismatch
+// and changes nothing, the right one commits.
+TYPED_TEST(TpccTransactionTest, PaymentByLastNameChecksItsReconnaissancePrediction) {
+  auto& db = this->db();
+  const uint32_t w = 1, d = 4, name = 123;
+  const uint32_t c = this->middle_by_scan(w, d, name);
+  ASSERT_NE(c, 0u);
+  auto r = this->payment_request(w, d, w, d, 1000);
+  r.by_last_name = true;
+  r.c_last = name;
+  const GlobalKey cust_key = gk(kCustomerTable, customer_key(w, d, c));
+  const TxnDesc before = this->workload_->describe(r);
+  EXPECT_EQ(std::count(before.write_set.begin(), before.write_set.end(), cust_key), 0);
+  ASSERT_TRUE(this->workload_->reconnoiter(r));
+  EXPECT_EQ(r.predicted_c_id, c);
+  const TxnDesc after = this->workload_->describe(r);
+  EXPECT_EQ(std::count(after.write_set.begin(), after.write_set.end(), cust_key), 1);
+
+  auto* cust = row<CustomerRow>(db.customer, customer_key(w, d, c));
+  const int64_t balance = cust->balance;
+  const int64_t ytd_w = row<WarehouseRow>(db.warehouse, warehouse_key(w))->ytd;
+  TpccRequest stale = r;
+  stale.predicted_c_id = c == 1 ? 2 : c - 1;  // the index changed since the reconnaissance
+  EXPECT_EQ(this->run(stale, nullptr), RC::kPredictionMismatch);
+  EXPECT_EQ(cust->balance, balance);
+  EXPECT_EQ(row<WarehouseRow>(db.warehouse, warehouse_key(w))->ytd, ytd_w);
+  EXPECT_EQ(this->run(r, nullptr), RC::kOk);
+  EXPECT_EQ(cust->balance, balance - 1000);
+}
+
 TYPED_TEST(TpccTransactionTest, OrderStatusReadsTheCustomersLastOrderAndChangesNothing) {
   auto& db = this->db();
   const uint32_t w = 1, d = 6, c = 2999;

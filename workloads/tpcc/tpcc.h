@@ -60,6 +60,31 @@ class TpccWorkload {
 
   TxnDesc describe(const Request& r) const { return describe_tpcc_request(r); }
 
+  // Empty when describe() names every row each generated request touches
+  // (what a front-end that runs transactions without CC relies on, e.g.
+  // --frontend=strife); else which setting leaves rows out (tpcc_requests.h).
+  std::string describe_gap() const {
+    const auto& m = opt_.mix_pct;
+    if (m[tpcc::kOrderStatus] + m[tpcc::kDelivery] + m[tpcc::kStockLevel] > 0)
+      return "--mix=" + opt_.mix + " includes order_status, delivery or stock_level, whose predicted access sets "
+             "leave out rows";
+    return {};  // Payments by last name: reconnoiter() predicts the customer
+  }
+
+  // OLLP reconnaissance (Strife §5.6.4), called by the bundle executor in
+  // each batch's analysis: a Payment by last name reads the last-name index
+  // (a read-only, no-CC lookup) to predict its customer, which describe()
+  // then names. The procedure checks the prediction at execution and returns
+  // RC::kPredictionMismatch if it changed; the executor then moves the
+  // transaction to the next batch, whose analysis reconnoiters again.
+  // Returns whether r has a prediction (its description must be redone).
+  // REQUIRES: load() has run.
+  bool reconnoiter(Request& r) const {
+    if (r.type != tpcc::kPayment || !r.by_last_name) return false;
+    r.predicted_c_id = db_->names.middle(r.c_w_id, r.c_d_id, r.c_last);
+    return true;
+  }
+
   // OrderStatus and StockLevel never write (protocols may run them as
   // snapshot transactions; engine/cc/protocol.h, txn.read_only()).
   bool read_only(const Request& r) const { return r.type == tpcc::kOrderStatus || r.type == tpcc::kStockLevel; }

@@ -150,6 +150,9 @@ RC payment(TxnT& txn, Db& db, const TpccRequest& r) {
   // a miss means a corrupt database.
   const uint32_t c_id = r.by_last_name ? db.names.middle(r.c_w_id, r.c_d_id, r.c_last) : r.c_id;
   if (c_id == 0) return RC::kNotFound;
+  // OLLP (Strife §5.6.4): the front-end planned with the customer a
+  // reconnaissance read predicted; another one would break its plan.
+  if (r.by_last_name && r.predicted_c_id != 0 && r.predicted_c_id != c_id) return RC::kPredictionMismatch;
   auto* cust = update_row<CustomerRow>(txn, db.customer, customer_key(r.c_w_id, r.c_d_id, c_id));
   if (cust == nullptr) return txn.failure();
   cust->balance -= r.h_amount;

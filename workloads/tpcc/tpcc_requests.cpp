@@ -153,6 +153,7 @@ TxnDesc describe_tpcc_request(const TpccRequest& r) {
       write(kWarehouseTable, warehouse_key(r.w_id));
       write(kDistrictTable, district_key(r.w_id, r.d_id));
       if (!r.by_last_name) write(kCustomerTable, customer_key(r.c_w_id, r.c_d_id, r.c_id));
+      else if (r.predicted_c_id != 0) write(kCustomerTable, customer_key(r.c_w_id, r.c_d_id, r.predicted_c_id));  // OLLP
       break;
     case kOrderStatus:
       if (!r.by_last_name) {

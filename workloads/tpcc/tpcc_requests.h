@@ -40,6 +40,10 @@ struct TpccRequest {
   bool by_last_name = false;
   uint32_t c_id = 0;       // when !by_last_name
   uint16_t c_last = 0;     // C_LAST's number in [0, 999] when by_last_name
+  // Payment by last name under a front-end (Strife's OLLP, §5.6.4): the customer
+  // a reconnaissance read predicted (TpccWorkload::reconnoiter), 0 = none.
+  // describe() names it; the procedure checks it (RC::kPredictionMismatch).
+  uint32_t predicted_c_id = 0;
   uint8_t ol_cnt = 0;      // NewOrder
   uint8_t carrier_id = 0;  // Delivery
   uint8_t threshold = 0;   // StockLevel

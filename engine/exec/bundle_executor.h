@@ -1,0 +1,461 @@
+// The bundle executor (ARCHITECTURE "Executors" (b)): batches of transaction
+// descriptions, a front-end's plan per batch, three synchronous phases.
+//
+// Per batch (Strife §2, "Execution": analysis -> conflict-free -> residual,
+// no overlap between batches):
+//   analysis   the coordinating thread (the caller of run()) hands the batch's
+//              descriptions (the workload's describe(), key sets sorted) to
+//              the front-end, which fills a BundlePlan (bundle_plan.h); the
+//              front-end may use threads of its own (Strife's parallel steps).
+//   queues     the workers run the plan's queues (per-thread first, then the
+//              shared worklist, popped one queue at a time with an atomic
+//              ticket); kWithoutCC queues run with Txn::set_cc_free (NoCC's
+//              operations), kWithCC queues under the binary's protocol. Then a
+//              barrier.
+//   residual   the workers take residuals one at a time (atomic ticket) and
+//              run them under the protocol. Then a barrier, and the next batch.
+// Conflict aborts are retried until the transaction commits (with the online
+// executor's backoff); logical aborts (RC::kUser, RC::kNotFound) end it.
+// A wrong OLLP prediction (RC::kPredictionMismatch, see HasReconnaissance)
+// aborts the transaction and moves it to the next batch.
+// Phases are separated by one std::barrier of the workers and the
+// coordinator, whose completion step timestamps the phase ends.
+//
+// Batches: ceil(--txn_buffer x threads / batch_size) distinct batches (at
+// least one) are generated before the run and replayed in a cycle, as the
+// online executor replays its buffers. Transaction i of a batch is generated
+// for client (worker) i mod threads, i.e. with the home warehouse / partition
+// distribution of the online executor's workers [INF: the paper does not say
+// how a batch spreads over clients; this keeps the comparison with the online
+// executor like for like].
+//
+// Measurement: batches run during --warmup, then the measured interval is a
+// whole number of batches (at least one): until --duration has passed, or
+// until --measure_txns commits. A transaction's latency runs from the start
+// of its batch's analysis (when the batch closed) to its commit.
+//
+// Read-only requests run as ordinary transactions (txn.read_only() is false):
+// the CC-free phase writes rows without a protocol's version bookkeeping, which
+// snapshot reads (Silo, BCC) rely on.
+//
+// Thread safety: run() is called once, from one thread.
+#pragma once
+
+#include <algorithm>
+#include <atomic>
+#include <barrier>
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "engine/cc/protocol.h"
+#include "engine/cc/txn.h"
+#include "engine/config.h"
+#include "engine/core/clock.h"
+#include "engine/core/random.h"
+#include "engine/exec/bundle_plan.h"
+#include "engine/exec/online_executor.h"
+#include "engine/stats/histogram.h"
+#include "engine/stats/json.h"
+#include "engine/stats/thread_stats.h"
+#include "engine/verify/cf_check.h"
+#include "engine/verify/recorder.h"
+#include "workloads/workload.h"
+
+namespace ccb {
+
+// Optional workload member: `std::string describe_gap() const`, empty when
+// describe() names every row a request touches, else why not. Plans with
+// CC-free queues rely on exact descriptions, so the executor refuses a
+// workload configuration with a gap (ConfigError naming --frontend).
+template <class W>
+concept HasDescribeGap = requires(const W w) {
+  { w.describe_gap() } -> std::convertible_to<std::string>;
+};
+
+// Optional workload member: `bool reconnoiter(Request&) const`, OLLP
+// reconnaissance (Strife §5.6.4): called for every request in each batch's
+// analysis; it predicts the part of the access set the request cannot declare
+// (e.g. TPC-C Payment's customer by last name) and stores it in the request,
+// and returns whether it did (the request is then described again). The
+// procedure checks the prediction and returns RC::kPredictionMismatch if it
+// was wrong; the executor then moves the request to the next batch.
+template <class W>
+concept HasReconnaissance = requires(const W w, typename W::Request& r) {
+  { w.reconnoiter(r) } -> std::same_as<bool>;
+};
+
+template <class W>
+void check_frontend_support(const std::string& frontend, const W& w) {
+  if constexpr (HasDescribeGap<W>) {
+    if (const std::string gap = w.describe_gap(); !gap.empty())
+      throw ConfigError("frontend", "front-end " + frontend + " needs exact predicted access sets; workload " +
+                                        std::string(W::kName) + " leaves rows out: " + gap);
+  }
+}
+
+template <class CC, class W>
+  requires Protocol<CC> && Workload<W, CC>
+class BundleExecutor {
+ public:
+  // REQUIRES: batch_size >= 1; `frontend` outlives run().
+  BundleExecutor(const EngineConfig& cfg, CC& cc, W& workload, BundleFrontend& frontend, uint32_t batch_size,
+                 std::string frontend_name)
+      : cfg_(cfg),
+        cc_(cc),
+        w_(workload),
+        frontend_(frontend),
+        batch_size_(batch_size),
+        frontend_name_(std::move(frontend_name)),
+        barrier_(cfg.threads + 1, PhaseEnd{this}) {}
+
+  RunOutcome<W> run() {
+    check_executor_support<CC, W>(cfg_);
+    check_frontend_support(frontend_name_, w_);
+    const int n = cfg_.threads;
+    generate_batches();
+    RunOutcome<W> out;
+    out.workload_states.resize(n);
+    if (cfg_.verify) out.history_logs.resize(n);
+    workers_.reserve(n);
+    for (int i = 0; i < n; ++i)
+      workers_.push_back(std::make_unique<Worker>(cc_, i, cfg_, w_.txn_types().size(),
+                                                  cfg_.verify ? &out.history_logs[i] : nullptr));
+    if (cfg_.pin) {
+      const auto order = Topology::get().pinning_order();
+      for (int i = 0; i < n; ++i) out.worker_cpus.push_back(order[i % order.size()].cpu);
+    }
+    std::vector<std::thread> threads;
+    for (int i = 0; i < n; ++i) {
+      threads.emplace_back([&, i] {
+        if (cfg_.pin) pin_current_thread(out.worker_cpus[i]);
+        worker_loop(*workers_[i], out.workload_states[i]);
+      });
+    }
+    std::atomic<bool> ticking{true};
+    std::thread ticker;
+    if constexpr (HasEpochTick<CC>) {
+      ticker = std::thread([&] {
+        while (ticking.load(std::memory_order_acquire)) {
+          std::this_thread::sleep_for(std::chrono::milliseconds(CC::kEpochMillis));
+          cc_.tick();
+        }
+      });
+    }
+
+    coordinate(out);
+
+    for (auto& t : threads) t.join();
+    ticking.store(false, std::memory_order_release);
+    if (ticker.joinable()) ticker.join();
+    for (auto& wk : workers_) {
+      out.stats.merge(wk->stats);
+      out.queue_tags.insert(out.queue_tags.end(), wk->tags.begin(), wk->tags.end());
+    }
+    out.frontend_json = frontend_json();
+    return out;
+  }
+
+ private:
+  struct Batch {
+    std::vector<typename W::Request> requests;
+    std::vector<TxnDesc> descs;  // ids 0..size-1, key sets sorted
+  };
+  struct Worker {
+    Worker(CC& cc, int tid, const EngineConfig& cfg, size_t types, verify::HistoryLog* log)
+        : txn(cc, tid, log), rng(seed_for(cfg.seed, tid)), stats(types), tid(tid) {}
+    Txn<CC> txn;
+    Random rng;
+    ThreadStats stats;
+    std::vector<verify::QueueTag> tags;
+    std::vector<uint32_t> deferred;  // this batch's prediction mismatches (OLLP)
+    int tid;
+  };
+  // The barrier's completion step: runs once per phase, on one thread, while
+  // every other participant is blocked, so it may write the timestamps.
+  struct PhaseEnd {
+    BundleExecutor* self;
+    void operator()() noexcept { self->phase_end_ns_[self->phase_step_++ % 3] = now_ns(); }
+  };
+  // Per-batch analysis step times and counters, summed over measured batches.
+  struct Sum {
+    std::string name;
+    double total = 0;
+  };
+
+  void generate_batches() {
+    const uint64_t want = uint64_t{cfg_.txn_buffer} * static_cast<uint64_t>(cfg_.threads);
+    const size_t count = std::max<uint64_t>(1, (want + batch_size_ - 1) / batch_size_);
+    batches_.resize(count);
+    for (size_t b = 0; b < count; ++b) {
+      Random rng(seed_for(cfg_.seed, (uint64_t{1} << 32) + b));  // streams apart from the workers'
+      Batch& batch = batches_[b];
+      batch.requests.resize(batch_size_);
+      batch.descs.reserve(batch_size_);
+      for (uint32_t i = 0; i < batch_size_; ++i) {
+        w_.generate(rng, i % static_cast<uint32_t>(cfg_.threads), batch.requests[i]);
+        batch.descs.push_back(describe_sorted(batch.requests[i], i));
+      }
+    }
+  }
+
+  TxnDesc describe_sorted(const typename W::Request& r, uint32_t index) const {
+    TxnDesc d = w_.describe(r);
+    d.id = index;
+    std::sort(d.read_set.begin(), d.read_set.end());
+    std::sort(d.write_set.begin(), d.write_set.end());
+    return d;
+  }
+  void add_request(Batch& batch, const typename W::Request& r) {
+    batch.requests.push_back(r);
+    batch.descs.push_back(describe_sorted(r, static_cast<uint32_t>(batch.requests.size() - 1)));
+  }
+
+  // The coordinator: analysis of each batch, then the two execution phases.
+  void coordinate(RunOutcome<W>& out) {
+    const uint64_t t_start = now_ns();
+    const uint64_t warmup_end = t_start + static_cast<uint64_t>(cfg_.warmup_s * 1e9);
+    uint64_t measure_start = 0, measure_end = 0, measured_commits = 0;
+    for (uint64_t seq = 0;; ++seq) {
+      const uint64_t t0 = now_ns();
+      if (!measuring_ && t0 >= warmup_end) {
+        measuring_ = true;
+        measure_start = t0;
+        out.warmup_s = (t0 - t_start) * 1e-9;
+      }
+      if (measuring_ && measured_batches_ > 0) {
+        const bool done = cfg_.measure_txns > 0 ? measured_commits >= cfg_.measure_txns
+                                                : (t0 - measure_start) * 1e-9 >= cfg_.duration_s;
+        if (done) break;
+      }
+      Batch& batch = batches_[seq % batches_.size()];
+      // Transactions whose prediction failed in the previous batch join this
+      // one; reconnaissance predicts again (both part of the analysis).
+      for (const auto& r : deferred_) add_request(batch, r);
+      deferred_.clear();
+      if constexpr (HasReconnaissance<W>) {
+        for (uint32_t i = 0; i < batch.requests.size(); ++i)
+          if (w_.reconnoiter(batch.requests[i])) batch.descs[i] = describe_sorted(batch.requests[i], i);
+      }
+      plan_.clear();
+      plan_.per_thread.resize(cfg_.threads);
+      frontend_.plan(batch.descs, plan_);
+      const uint64_t t1 = now_ns();
+      if (const std::string bad = plan_.validate(batch.descs.size(), cfg_.threads); !bad.empty())
+        throw std::logic_error("front-end " + frontend_name_ + ": " + bad);
+      batch_ = &batch;
+      batch_seq_ = seq;
+      batch_start_ns_ = t0;
+      worklist_next_.store(0, std::memory_order_relaxed);
+      residual_next_.store(0, std::memory_order_relaxed);
+      barrier_.arrive_and_wait();  // the workers start the queue phase
+      barrier_.arrive_and_wait();  // queue phase over
+      barrier_.arrive_and_wait();  // residual phase over
+      for (auto& wk : workers_) {
+        for (uint32_t i : wk->deferred) deferred_.push_back(batch.requests[i]);
+        wk->deferred.clear();
+      }
+      batch.requests.resize(batch_size_);  // drop the deferred transactions that joined this batch
+      batch.descs.resize(batch_size_);
+      if (!measuring_) continue;
+      const uint64_t t2 = phase_end_ns_[1], t3 = phase_end_ns_[2];
+      ++measured_batches_;
+      measure_end = t3;
+      analysis_ns_ += t1 - t0;
+      queues_ns_ += t2 - t1;
+      residual_ns_ += t3 - t2;
+      batch_latency_.record(t3 - t0);
+      analysis_latency_.record(t1 - t0);
+      add_sums(step_sums_, plan_.step_us);
+      add_sums(counter_sums_, plan_.counters);
+      residual_txns_ += plan_.residuals.size();
+      deferred_total_ += deferred_.size();
+      worklist_queues_ += plan_.worklist.size();
+      measured_commits = 0;
+      for (auto& wk : workers_) measured_commits += wk->stats.commits;
+    }
+    stop_ = true;
+    barrier_.arrive_and_wait();  // releases the workers, which see stop_ and leave
+    out.measured_s = (measure_end - measure_start) * 1e-9;
+  }
+
+  static void add_sums(std::vector<Sum>& sums, const std::vector<std::pair<std::string, double>>& values) {
+    for (const auto& [name, v] : values) {
+      auto it = std::find_if(sums.begin(), sums.end(), [&](const Sum& s) { return s.name == name; });
+      if (it == sums.end()) sums.push_back(Sum{name, v});
+      else it->total += v;
+    }
+  }
+
+  void worker_loop(Worker& wk, typename W::ThreadState& ws) {
+    if constexpr (HasAcquireAll<CC> && HasTableById<W, CC>) {
+      for (uint32_t id = 0; id < (1u << kTableIdBits); ++id)
+        if (Table<CC>* t = w_.table_by_id(id)) wk.txn.register_table(*t);
+    }
+    bool measured_before = false;
+    for (;;) {
+      barrier_.arrive_and_wait();
+      if (stop_) return;
+      if (measuring_ && !measured_before) {
+        measured_before = true;
+        if constexpr (HasProtocolStats<CC>) cc_.reset_stats(wk.tid);
+      }
+      // Queue phase: this worker's own queues, then the shared worklist.
+      const auto& own = plan_.per_thread[wk.tid];
+      for (size_t j = 0; j < own.size(); ++j)
+        run_queue(wk, ws, own[j], (uint64_t{1} << 63) | (uint64_t(wk.tid) << 32) | j);
+      for (size_t q; (q = worklist_next_.fetch_add(1, std::memory_order_relaxed)) < plan_.worklist.size();)
+        run_queue(wk, ws, plan_.worklist[q], q);
+      barrier_.arrive_and_wait();
+      // Residual phase, under the protocol.
+      wk.txn.set_cc_free(false);
+      for (size_t r; (r = residual_next_.fetch_add(1, std::memory_order_relaxed)) < plan_.residuals.size();)
+        execute(wk, ws, plan_.residuals[r]);
+      barrier_.arrive_and_wait();
+    }
+  }
+
+  void run_queue(Worker& wk, typename W::ThreadState& ws, const BundleQueue& q, uint64_t queue_id) {
+    const bool cc_free = q.mode == BundleQueue::Mode::kWithoutCC;
+    wk.txn.set_cc_free(cc_free);
+    for (uint32_t i : q.txns) {
+      if (execute(wk, ws, i) && wk.txn.log_enabled())
+        wk.tags.push_back(verify::QueueTag{wk.txn.id(), batch_seq_, queue_id, cc_free});
+    }
+  }
+
+  // Runs transaction i of the batch until it commits (true) or aborts
+  // logically (false).
+  bool execute(Worker& wk, typename W::ThreadState& ws, uint32_t i) {
+    const auto& req = batch_->requests[i];
+    Txn<CC>& txn = wk.txn;
+    ThreadStats& st = wk.stats;
+    for (uint32_t retries = 0;; ++retries) {
+      txn.begin(retries, false);
+      RC rc = RC::kOk;
+      if constexpr (HasAcquireAll<CC>) {
+        if (!txn.cc_free()) rc = cc_.acquire_all(txn, batch_->descs[i]);
+      }
+      if (rc == RC::kOk) rc = w_.run(txn, req);
+      if (rc == RC::kOk) {
+        rc = txn.commit();  // cleans up itself on failure
+      } else {
+        txn.abort();
+      }
+      if (rc == RC::kOk) {
+        w_.on_commit(ws, req);
+        if (measuring_) {
+          const uint64_t latency = now_ns() - batch_start_ns_;
+          ++st.commits;
+          st.latency.record(latency);
+          ++st.per_type[req.type].commits;
+          st.per_type[req.type].latency_ns_sum += latency;
+        }
+        return true;
+      }
+      if (measuring_) ++st.aborts_by_reason[static_cast<size_t>(rc)];
+      if (rc == RC::kUser || rc == RC::kNotFound) {  // rolled back by design: not retried
+        if (measuring_) {
+          ++st.user_aborts;
+          ++st.per_type[req.type].user_aborts;
+        }
+        return false;
+      }
+      if (measuring_) {
+        ++st.aborts;
+        ++st.per_type[req.type].aborts;
+      }
+      if (rc == RC::kPredictionMismatch) {  // OLLP: to the next batch's analysis (§5.6.4)
+        wk.deferred.push_back(i);
+        return false;
+      }
+      backoff_after_abort(cfg_, wk.rng, retries);
+    }
+  }
+
+  std::string frontend_json() const {
+    JsonWriter w;
+    const double batches = static_cast<double>(measured_batches_);
+    const double per = batches > 0 ? 1.0 / batches : 0.0;
+    const double total_ns = static_cast<double>(analysis_ns_ + queues_ns_ + residual_ns_);
+    auto share = [&](uint64_t ns) { return total_ns > 0 ? static_cast<double>(ns) / total_ns : 0.0; };
+    auto latency_ms = [&](const LatencyHistogram& h) {
+      w.begin_object();
+      w.key("avg").value(h.mean() / 1e6);
+      w.key("p50").value(h.quantile(0.5) / 1e6);
+      w.key("p99").value(h.quantile(0.99) / 1e6);
+      w.key("max").value(static_cast<double>(h.max()) / 1e6);
+      w.end_object();
+    };
+    w.begin_object();
+    w.key("name").value(frontend_name_);
+    w.key("executor").value("bundle");
+    w.key("batch_size").value(batch_size_);
+    w.key("distinct_batches").value(static_cast<uint64_t>(batches_.size()));
+    frontend_.params_json(w);
+    w.key("batches").value(measured_batches_);
+    w.key("deferred_txns").value(deferred_total_);
+    w.key("phase_s").begin_object();
+    w.key("analysis").value(analysis_ns_ * 1e-9);
+    w.key("conflict_free").value(queues_ns_ * 1e-9);
+    w.key("residual").value(residual_ns_ * 1e-9);
+    w.end_object();
+    w.key("phase_share").begin_object();
+    w.key("analysis").value(share(analysis_ns_));
+    w.key("conflict_free").value(share(queues_ns_));
+    w.key("residual").value(share(residual_ns_));
+    w.end_object();
+    w.key("analysis_steps_us").begin_object();
+    for (const Sum& s : step_sums_) w.key(s.name).value(s.total * per);
+    w.end_object();
+    w.key("per_batch").begin_object();
+    w.key("worklist_queues").value(static_cast<double>(worklist_queues_) * per);
+    w.key("residuals").value(static_cast<double>(residual_txns_) * per);
+    for (const Sum& s : counter_sums_) w.key(s.name).value(s.total * per);
+    w.end_object();
+    w.key("batch_latency_ms");
+    latency_ms(batch_latency_);
+    w.key("analysis_latency_ms");
+    latency_ms(analysis_latency_);
+    w.end_object();
+    return w.str();
+  }
+
+  const EngineConfig& cfg_;
+  CC& cc_;
+  W& w_;
+  BundleFrontend& frontend_;
+  const uint32_t batch_size_;
+  const std::string frontend_name_;
+  std::vector<Batch> batches_;
+  std::vector<typename W::Request> deferred_;  // coordinator: prediction mismatches for the next batch
+  std::vector<std::unique_ptr<Worker>> workers_;
+
+  // Written by the coordinator before the barrier that starts a batch's
+  // queue phase, read by the workers after it (the barrier orders them).
+  BundlePlan plan_;
+  const Batch* batch_ = nullptr;
+  uint64_t batch_seq_ = 0;
+  uint64_t batch_start_ns_ = 0;
+  bool measuring_ = false;
+  bool stop_ = false;
+  std::atomic<size_t> worklist_next_{0};
+  std::atomic<size_t> residual_next_{0};
+
+  uint64_t phase_step_ = 0;      // barrier completions so far (PhaseEnd)
+  uint64_t phase_end_ns_[3]{};   // [0] batch start, [1] queue phase end, [2] residual phase end
+  std::barrier<PhaseEnd> barrier_;
+
+  // Coordinator-only measurement of the measured batches.
+  uint64_t measured_batches_ = 0;
+  uint64_t analysis_ns_ = 0, queues_ns_ = 0, residual_ns_ = 0;
+  uint64_t residual_txns_ = 0, worklist_queues_ = 0, deferred_total_ = 0;
+  LatencyHistogram batch_latency_, analysis_latency_;
+  std::vector<Sum> step_sums_, counter_sums_;
+};
+
+}  // namespace ccb

@@ -1,0 +1,39 @@
+// Strife as a front-end of the bundle executor (engine/exec/bundle_plan.h):
+// each batch is clustered (clusterer.h, Algorithm 1) and the clusters become
+// a plan: every CF cluster a kWithoutCC queue on the shared worklist, which
+// idle workers pop and run serially without CC, and the residuals the plan's
+// residual set, run under the binary's protocol after the barrier (§2,
+// "Execution"; the paper's residual protocol is 2PL NO_WAIT, i.e.
+// rundb-nowait --frontend=strife).
+//
+// The plan reports the analysis step times (prepare, spot, fuse, merge,
+// allocate, µs) and the clustering counters of Stats (README.md).
+//
+// Thread safety: one caller at a time (the executor's coordinator); the
+// clusterer's helper threads work only inside plan().
+#pragma once
+
+#include <span>
+
+#include "engine/core/txn_desc.h"
+#include "engine/exec/bundle_plan.h"
+#include "partitioners/strife/clusterer.h"
+
+namespace ccb::strife {
+
+// The paper's rule for k (§3.1.2: "a small factor times core count ... we use
+// k = 100 for 30 cores"): ceil(10 x threads / 3), so 100 at 30 threads.
+inline uint32_t default_k(unsigned threads) { return (10 * threads + 2) / 3; }
+
+class StrifeFrontend final : public BundleFrontend {
+ public:
+  explicit StrifeFrontend(const Options& options) : options_(options), clusterer_(options) {}
+  void plan(std::span<const TxnDesc> batch, BundlePlan& plan) override;
+  void params_json(JsonWriter& w) const override;
+
+ private:
+  Options options_;
+  Clusterer clusterer_;
+};
+
+}  // namespace ccb::strife

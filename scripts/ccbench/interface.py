@@ -1,0 +1,101 @@
+"""Figure configs checked against the programs themselves, before a sweep runs
+anything, so that the checks cannot drift from the engine:
+
+- every protocol a figure names has a binary: the protocol list is the
+  build's own (`make protocols`, the Makefile's PROTOCOLS), asked before any
+  build, so a misspelt `cc` fails at once instead of as a failing build;
+- every flag a point passes is one the program accepts: the program lists its
+  flags itself (`bin/rundb-<cc> --list_flags`), asked once the binaries are
+  up to date and before the first run.
+
+A problem is a ConfigError naming the figure file and the field that set the
+flag (`base.tabel_size`, `series[2].params.cc`, ...): exit 2, nothing run,
+nothing stored. Programs given as custom commands (--engine, --program) are
+taken as they are and not asked.
+"""
+from __future__ import annotations
+
+import subprocess
+from functools import lru_cache
+from pathlib import Path
+from typing import Sequence
+
+from ccbench.config import ResolvedFigure
+from ccbench.errors import ConfigError
+from ccbench.programs import PROGRAMS
+from ccbench.workspace import Workspace
+
+
+@lru_cache(maxsize=None)
+def _make_protocols(root: Path) -> tuple[str, ...]:
+    done = subprocess.run(["make", "-s", "--no-print-directory", "protocols"], cwd=root, capture_output=True,
+                          text=True)
+    if done.returncode != 0:
+        raise ConfigError(root / "Makefile", "protocols", f"`make protocols` failed: {done.stderr.strip()}")
+    return tuple(done.stdout.split())
+
+
+def program_flags(command: Sequence[str]) -> frozenset[str]:
+    """The flags a program accepts, as it lists them (`<command> --list_flags`)."""
+    done = subprocess.run([*command, "--list_flags"], capture_output=True, text=True, timeout=60)
+    if done.returncode != 0:
+        raise ConfigError(command[0], "", f"`{' '.join(command)} --list_flags` failed: {done.stderr.strip()}")
+    return frozenset(done.stdout.split())
+
+
+def _origins(figure: ResolvedFigure, name: str) -> list[str]:
+    """The fields of the figure's config that set flag `name`."""
+    document = figure.config.document
+    places = []
+    if name in document.get("base", {}):
+        places.append(f"base.{name}")
+    if name in document.get("axes", {}):
+        places.append(f"axes.{name}")
+    for index, series in enumerate(document["series"]):
+        if name in series.get("params", {}):
+            places.append(f"series[{index}].params.{name}")
+    for profile, override in document.get("profiles", {}).items():
+        for part in ("base", "axes"):
+            if name in override.get(part, {}):
+                places.append(f"profiles.{profile}.{part}.{name}")
+    return places or [f"{name} (from an included fragment or the profile file)"]
+
+
+def check_protocols(figures: Sequence[ResolvedFigure], workspace: Workspace) -> None:
+    """Every protocol named by a figure of the engine has a binary (before any build)."""
+    problems = []
+    for figure in figures:
+        program = figure.config.program
+        if program.binary_parameter is None or not workspace.builds(program.name):
+            continue
+        known = _make_protocols(workspace.root)
+        for cc in sorted({point.cc for point in figure.points()} - set(known)):
+            for place in _origins(figure, program.binary_parameter):
+                problems.append((str(figure.config.path), place,
+                                 f"no binary for protocol '{cc}'; allowed: {'|'.join(known)}"))
+    if problems:
+        raise ConfigError.many(sorted(set(problems)))
+
+
+def check_flags(figures: Sequence[ResolvedFigure], workspace: Workspace) -> None:
+    """Every flag of every point is one its program lists (binaries built)."""
+    problems = []
+    listed: dict[tuple[str, ...], frozenset[str]] = {}
+    for figure in figures:
+        program = figure.config.program
+        if not program.lists_flags or not workspace.builds(program.name):
+            continue
+        for point in figure.points():
+            command = (str(workspace.root / workspace.binary(program.name, point.cc)),)
+            if not Path(command[0]).is_file():
+                continue  # its build failed: the runner reports that
+            if command not in listed:
+                listed[command] = program_flags(command)
+            for name, _ in point.flags:
+                if name not in listed[command]:
+                    for place in _origins(figure, name):
+                        problems.append((str(figure.config.path), place,
+                                         f"{PROGRAMS[program.name].speaker} has no flag --{name} "
+                                         f"(`{command[0]} --list_flags` lists them)"))
+    if problems:
+        raise ConfigError.many(sorted(set(problems)))

@@ -99,3 +99,44 @@ def check_flags(figures: Sequence[ResolvedFigure], workspace: Workspace) -> None
                                          f"(`{command[0]} --list_flags` lists them)"))
     if problems:
         raise ConfigError.many(sorted(set(problems)))
+
+
+def _reports(result: dict, name: str) -> bool:
+    """The result has the dotted field `name` (a null value counts: reported, but no data)."""
+    value = result
+    for part in name.split("."):
+        if not isinstance(value, dict) or part not in value:
+            return False
+        value = value[part]
+    return True
+
+
+def _metric_origins(node: object, name: str, path: str = "") -> list[str]:
+    """The fields of a figure document (outside the program's parameters) whose value names metric `name`."""
+    if isinstance(node, dict):
+        return [place for key, value in node.items() if key not in ("base", "axes", "params", "profiles")
+                for place in _metric_origins(value, name, f"{path}.{key}" if path else key)]
+    if isinstance(node, list):
+        return [place for index, value in enumerate(node) for place in _metric_origins(value, name, f"{path}[{index}]")]
+    return [path] if node == name else []
+
+
+def check_metrics_reported(figure: ResolvedFigure, results: Sequence[dict]) -> None:
+    """Every metric the figure plots, tabulates or claims is reported by its program: a field of at
+    least one of its successful runs (even if null there), or a metric the harness derives. Checked
+    on the runs, since only they show what the program writes for this configuration; a figure
+    with no successful run is not judged."""
+    if not results:
+        return
+    program = figure.config.program
+    missing = [name for name in figure.metrics()
+               if name not in program.derived and not any(_reports(result, name) for result in results)]
+    problems = []
+    for name in missing:
+        example = sorted(key for key, value in results[0].items() if isinstance(value, (int, float, dict)))
+        for place in _metric_origins(figure.config.document, name) or ["metrics"]:
+            problems.append((str(figure.config.path), place,
+                             f"no run of {program.speaker} reports metric '{name}'; its results have "
+                             f"{', '.join(example)} (nested fields dotted, e.g. latency_us.p99)"))
+    if problems:
+        raise ConfigError.many(problems)

@@ -253,3 +253,15 @@ def test_a_flag_the_engine_does_not_list_is_refused_before_any_run(sandbox):
     figure = FigureConfig.load(workspace.figure_configs_dir / "testbed" / "test-fig.yaml",
                                load_profiles(workspace.profiles_dir)).resolve("quick")
     assert run_sweep([figure], workspace, LocalBackend(), progress=False).failed == 0
+
+
+def test_a_metric_no_run_reports_is_a_config_error_not_an_empty_figure(sandbox, capsys):
+    document = figure_document()
+    document["plot"]["y"] = "throughput_typo"
+    document["claims"][0]["metric"] = "latency_us.p42"
+    sandbox.add_figure(document=document)
+    assert main(sandbox.cli_arguments("run", "test-fig", "--profile", "quick", "--quiet")) == 2
+    err = capsys.readouterr().err
+    assert "plot.y: no run of the engine reports metric 'throughput_typo'" in err
+    assert "claims[0].metric: no run of the engine reports metric 'latency_us.p42'" in err
+    assert not list(sandbox.workspace.images_dir("quick").glob("test-fig.*"))   # no empty figure drawn

@@ -59,7 +59,7 @@ empty :=
 space := $(empty) $(empty)
 CMAKE_PROTOCOLS := $(subst $(space),;,$(strip $(PROTOCOLS)))
 
-.PHONY: all deps configure build tools pipeline build-all test test-cpp test-python test-sanitizers run demo bench soak figures clean
+.PHONY: all deps configure build tools pipeline build-all test test-cpp test-python test-sanitizers run demo bench soak protocols figures clean
 all: build
 
 deps:
@@ -127,6 +127,10 @@ bench: deps build tools
 # SOAK_ARGS="--txns=N --chunk=N --threads=N ..." to change it).
 soak: deps build
 	@$(PY) scripts/soak.py $(SOAK_ARGS)
+
+# The protocol registry, one per line (the harness checks figure configs against it).
+protocols:
+	@printf '%s\n' $(PROTOCOLS)
 
 figures: deps
 	@PYTHONPATH=scripts $(PY) -m ccbench figures --profile $(PROFILE) $(if $(FIGS),$(FIGS),--all)

@@ -157,14 +157,20 @@ void EngineConfig::to_json(JsonWriter& w) const {
   w.key("bcc_breakdown").value(bcc_breakdown);
 }
 
+// The engine's and the workloads' flags (not gflags' and glog's own).
+static std::vector<gflags::CommandLineFlagInfo> our_flags() {
+  std::vector<gflags::CommandLineFlagInfo> flags, ours;
+  gflags::GetAllFlags(&flags);
+  for (const auto& f : flags)
+    if (f.filename.find("engine/") != std::string::npos || f.filename.find("workloads/") != std::string::npos)
+      ours.push_back(f);
+  return ours;
+}
+
 static void print_help(const char* argv0, const char* cc_name) {
   std::printf("%s: the %s protocol on the testbed's workloads.\n\nusage: %s --workload=ycsb [flags]\n\n", argv0, cc_name,
               argv0);
-  std::vector<gflags::CommandLineFlagInfo> flags;
-  gflags::GetAllFlags(&flags);
-  for (const auto& f : flags) {
-    const bool ours = f.filename.find("engine/") != std::string::npos || f.filename.find("workloads/") != std::string::npos;
-    if (!ours) continue;
+  for (const auto& f : our_flags()) {
     std::printf("  --%s (%s, default %s)\n      %s\n", f.name.c_str(), f.type.c_str(),
                 f.default_value.empty() ? "\"\"" : f.default_value.c_str(), f.description.c_str());
   }
@@ -186,6 +192,10 @@ bool parse_command_line(int argc, char** argv, const char* cc_name) {
     }
     if (name == "help" || name == "helpfull" || name == "h") {
       print_help(argv[0], cc_name);
+      return false;
+    }
+    if (name == "list_flags") {  // machine-readable, for the harness: one flag name per line
+      for (const auto& f : our_flags()) std::printf("%s\n", f.name.c_str());
       return false;
     }
     gflags::CommandLineFlagInfo info;

@@ -59,6 +59,7 @@ class Program:
     takes_profile_base: bool = False             # the profile files' base (run length) applies
     table_metrics: tuple[str, ...] = ()          # metrics every tidy table of its figures carries
     derived: Mapping[str, Callable[[dict], float]] = field(default_factory=dict)
+    lists_flags: bool = False                    # `<binary> --list_flags` prints the flags it accepts
 
     @property
     def speaker(self) -> str:
@@ -81,6 +82,7 @@ PROGRAMS: dict[str, Program] = {program.name: program for program in (
         takes_profile_base=True,
         table_metrics=("throughput", "abort_rate", "latency_us.p99"),
         derived=ENGINE_DERIVED,
+        lists_flags=True,
     ),
     Program(
         name="bench_fvs",

@@ -10,6 +10,7 @@ from typing import Callable, Sequence
 from tqdm import tqdm
 
 from ccbench.config import ResolvedFigure
+from ccbench.interface import check_flags, check_protocols
 from ccbench.engine import STATUS_ERROR, STATUS_FAILED, STATUS_OK, Task, build_binaries, program_digest
 from ccbench.programs import PROGRAMS
 from ccbench.store import ResultStore
@@ -66,6 +67,7 @@ def tasks_for(figures: Sequence[ResolvedFigure], workspace: Workspace) -> dict[s
 def run_sweep(figures: Sequence[ResolvedFigure], workspace: Workspace, backend, *,
               retry_failed: bool = False, dry_run: bool = False, progress: bool = True,
               log: Callable[[str], None] = lambda message: print(message, file=sys.stderr)) -> SweepSummary:
+    check_protocols(figures, workspace)   # before any build: a misspelt protocol is a config error
     store = ResultStore(workspace.runs_dir)
     store.clean()
     tasks = tasks_for(figures, workspace)
@@ -74,6 +76,8 @@ def run_sweep(figures: Sequence[ResolvedFigure], workspace: Workspace, backend, 
     # stored result measured with an older build is recognised and run again.
     runnable = list(tasks.values()) if dry_run else _build_what_is_needed(list(tasks.values()), workspace,
                                                                           summary, log)
+    if not dry_run:
+        check_flags(figures, workspace)   # binaries up to date, nothing run yet
     digests: dict[tuple[str, ...], str | None] = {}
     pending = []
     for task in runnable:

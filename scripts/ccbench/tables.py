@@ -16,6 +16,7 @@ import pandas as pd
 from ccbench.config import ResolvedFigure
 from ccbench.engine import STATUS_OK
 from ccbench.fileio import write_atomically
+from ccbench.interface import check_metrics_reported
 from ccbench.metrics import metric_value
 from ccbench.store import ResultStore
 
@@ -27,17 +28,20 @@ def runs_table(figure: ResolvedFigure, store: ResultStore, template: str) -> pd.
     labels = {series.name: series.label for series in figure.config.series}
     metrics = figure.metrics()
     derived = figure.config.program.derived
-    rows = []
+    rows, results = [], []
     for point in figure.points():
         key = point.key(template)
         record = store.get(key)
         status = record["status"] if record else STATUS_MISSING
         result = record.get("result") if record and status == STATUS_OK else None
+        if result is not None:
+            results.append(result)
         row = {"series": point.series, "series_label": labels[point.series], **dict(point.coords),
                "repetition": point.repetition, "key": key, "status": status,
                "failure": record.get("failure") if record else None}
         row.update({metric: metric_value(result, metric, derived) for metric in metrics})
         rows.append(row)
+    check_metrics_reported(figure, results)   # a metric no run reports is a config error, not an empty plot
     return pd.DataFrame(rows)
 
 

@@ -55,6 +55,11 @@ assert set(f["analysis_steps_us"]) == {"prepare", "spot", "fuse", "merge", "allo
   --history_out="$tmp/h.bin" --out="$tmp/h.json" 2>/dev/null || fail "history run exited $?"
 "$(dirname "$bin")/check_history" "$tmp/h.bin" >/dev/null || fail "check_history rejected the saved history"
 
+# --list_flags: one flag name per line, for the harness (exit 0).
+"$bin" --list_flags >"$tmp/flags" || fail "--list_flags exited non-zero"
+grep -qx theta "$tmp/flags" && grep -qx workload "$tmp/flags" || fail "--list_flags lacks theta or workload"
+grep -q -- "-" "$tmp/flags" && fail "--list_flags prints more than names: $(head -3 "$tmp/flags")"
+
 # --help exits 0 and lists the flags.
 "$bin" --help >"$tmp/help" || fail "--help exited non-zero"
 grep -q -- "--theta" "$tmp/help" || fail "--help does not list --theta"

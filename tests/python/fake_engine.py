@@ -22,6 +22,7 @@ PROTOCOL_SPEED = {"nowait": 1.0, "occ": 0.8, "silo": 1.3, "tictoc": 1.4}
 
 def parse() -> argparse.Namespace:
     parser = argparse.ArgumentParser(allow_abbrev=False)
+    parser.add_argument("--list_flags", action="store_true")   # as the engine: its flags, one per line
     parser.add_argument("--cc", required=True)
     parser.add_argument("--workload", default="ycsb")
     parser.add_argument("--threads", type=int, default=1)
@@ -80,6 +81,9 @@ def result(args: argparse.Namespace) -> dict:
 
 def main() -> None:
     args = parse()
+    if args.list_flags:
+        print("\n".join(name for name in vars(args) if name not in ("cc", "list_flags")))
+        return
     if os.environ.get("FAKE_ENGINE_LOG"):
         with open(os.environ["FAKE_ENGINE_LOG"], "a") as log:
             log.write(" ".join(sorted(a for a in sys.argv[1:] if not a.startswith("--out="))) + "\n")

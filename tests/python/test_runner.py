@@ -10,9 +10,12 @@ import time
 from collections import Counter
 from pathlib import Path
 
+import pytest
+
 from ccbench.backends import LocalBackend
 from ccbench.cli import main
 from ccbench.config import FigureConfig, load_profiles
+from ccbench.errors import ConfigError
 from ccbench.runner import run_sweep
 from ccbench.workspace import SCRIPTS_DIR, Workspace
 from conftest import ENGINE_COMMAND, FAKE_ENGINE, figure_document
@@ -165,7 +168,8 @@ def test_runner_builds_binaries_with_make_and_a_failed_build_skips_only_its_runs
         "\t@if [ \"$(CC)\" = occ ]; then echo 'occ.cpp:1: error: boom' >&2; exit 1; fi\n"
         "\t@mkdir -p bin\n"
         f"\t@printf '#!/bin/sh\\nexec {sys.executable} {FAKE_ENGINE} --cc=$(CC) \"$$@\"\\n' > bin/rundb-$(CC)\n"
-        "\t@chmod +x bin/rundb-$(CC)\n")
+        "\t@chmod +x bin/rundb-$(CC)\n"
+        "protocols:\n\t@echo silo occ\n")
     sandbox.add_figure()
     workspace = Workspace.create(root=sandbox.root)
     assert workspace.builds_engine
@@ -203,3 +207,61 @@ def test_a_stored_result_of_another_build_is_run_again(sandbox, tmp_path, monkey
     assert "6 stored from another build (run again)" in capsys.readouterr().err
     new_digests = {json.loads(path.read_text())["binary_digest"] for path in sandbox.records().values()}
     assert len(new_digests) == 1 and new_digests != digests
+
+
+def _engine_repository(sandbox) -> Workspace:
+    """A repository whose Makefile knows protocols silo and occ and builds them as the fake engine."""
+    (sandbox.root / "Makefile").write_text(
+        "all:\n"
+        "\t@mkdir -p bin\n"
+        f"\t@printf '#!/bin/sh\\nexec {sys.executable} {FAKE_ENGINE} --cc=$(CC) \"$$@\"\\n' > bin/rundb-$(CC)\n"
+        "\t@chmod +x bin/rundb-$(CC)\n"
+        "protocols:\n\t@echo silo occ\n")
+    return Workspace.create(root=sandbox.root)
+
+
+def test_a_protocol_without_a_binary_is_refused_before_any_build(sandbox):
+    document = figure_document()
+    document["series"][1]["params"]["cc"] = "mocc"
+    sandbox.add_figure(document=document)
+    workspace = _engine_repository(sandbox)
+    figure = FigureConfig.load(workspace.figure_configs_dir / "testbed" / "test-fig.yaml",
+                               load_profiles(workspace.profiles_dir)).resolve("quick")
+    with pytest.raises(ConfigError) as error:
+        run_sweep([figure], workspace, LocalBackend(), progress=False)
+    assert "series[1].params.cc: no binary for protocol 'mocc'; allowed: silo|occ" in str(error.value)
+    assert not (sandbox.root / "bin").exists()          # nothing was built
+    assert not sandbox.records()                         # nothing was run
+
+
+def test_a_flag_the_engine_does_not_list_is_refused_before_any_run(sandbox):
+    document = figure_document()
+    document["base"]["tabel_size"] = 1000
+    document["series"][0]["params"]["no_such_knob"] = 3
+    sandbox.add_figure(document=document)
+    workspace = _engine_repository(sandbox)
+    figure = FigureConfig.load(workspace.figure_configs_dir / "testbed" / "test-fig.yaml",
+                               load_profiles(workspace.profiles_dir)).resolve("quick")
+    with pytest.raises(ConfigError) as error:
+        run_sweep([figure], workspace, LocalBackend(), progress=False)
+    assert "base.tabel_size: the engine has no flag --tabel_size" in str(error.value)
+    assert "series[0].params.no_such_knob: the engine has no flag --no_such_knob" in str(error.value)
+    assert not sandbox.records()                         # nothing was run or stored
+    document["base"].pop("tabel_size")
+    document["series"][0]["params"].pop("no_such_knob")
+    sandbox.add_figure(document=document)
+    figure = FigureConfig.load(workspace.figure_configs_dir / "testbed" / "test-fig.yaml",
+                               load_profiles(workspace.profiles_dir)).resolve("quick")
+    assert run_sweep([figure], workspace, LocalBackend(), progress=False).failed == 0
+
+
+def test_a_metric_no_run_reports_is_a_config_error_not_an_empty_figure(sandbox, capsys):
+    document = figure_document()
+    document["plot"]["y"] = "throughput_typo"
+    document["claims"][0]["metric"] = "latency_us.p42"
+    sandbox.add_figure(document=document)
+    assert main(sandbox.cli_arguments("run", "test-fig", "--profile", "quick", "--quiet")) == 2
+    err = capsys.readouterr().err
+    assert "plot.y: no run of the engine reports metric 'throughput_typo'" in err
+    assert "claims[0].metric: no run of the engine reports metric 'latency_us.p42'" in err
+    assert not list(sandbox.workspace.images_dir("quick").glob("test-fig.*"))   # no empty figure drawn

@@ -1,0 +1,142 @@
+"""Figure configs checked against the programs themselves, before a sweep runs
+anything, so that the checks cannot drift from the engine:
+
+- every protocol a figure names has a binary: the protocol list is the
+  build's own (`make protocols`, the Makefile's PROTOCOLS), asked before any
+  build, so a misspelt `cc` fails at once instead of as a failing build;
+- every flag a point passes is one the program accepts: the program lists its
+  flags itself (`bin/rundb-<cc> --list_flags`), asked once the binaries are
+  up to date and before the first run.
+
+A problem is a ConfigError naming the figure file and the field that set the
+flag (`base.tabel_size`, `series[2].params.cc`, ...): exit 2, nothing run,
+nothing stored. Programs given as custom commands (--engine, --program) are
+taken as they are and not asked.
+"""
+from __future__ import annotations
+
+import subprocess
+from functools import lru_cache
+from pathlib import Path
+from typing import Sequence
+
+from ccbench.config import ResolvedFigure
+from ccbench.errors import ConfigError
+from ccbench.programs import PROGRAMS
+from ccbench.workspace import Workspace
+
+
+@lru_cache(maxsize=None)
+def _make_protocols(root: Path) -> tuple[str, ...]:
+    done = subprocess.run(["make", "-s", "--no-print-directory", "protocols"], cwd=root, capture_output=True,
+                          text=True)
+    if done.returncode != 0:
+        raise ConfigError(root / "Makefile", "protocols", f"`make protocols` failed: {done.stderr.strip()}")
+    return tuple(done.stdout.split())
+
+
+def program_flags(command: Sequence[str]) -> frozenset[str]:
+    """The flags a program accepts, as it lists them (`<command> --list_flags`)."""
+    done = subprocess.run([*command, "--list_flags"], capture_output=True, text=True, timeout=60)
+    if done.returncode != 0:
+        raise ConfigError(command[0], "", f"`{' '.join(command)} --list_flags` failed: {done.stderr.strip()}")
+    return frozenset(done.stdout.split())
+
+
+def _origins(figure: ResolvedFigure, name: str) -> list[str]:
+    """The fields of the figure's config that set flag `name`."""
+    document = figure.config.document
+    places = []
+    if name in document.get("base", {}):
+        places.append(f"base.{name}")
+    if name in document.get("axes", {}):
+        places.append(f"axes.{name}")
+    for index, series in enumerate(document["series"]):
+        if name in series.get("params", {}):
+            places.append(f"series[{index}].params.{name}")
+    for profile, override in document.get("profiles", {}).items():
+        for part in ("base", "axes"):
+            if name in override.get(part, {}):
+                places.append(f"profiles.{profile}.{part}.{name}")
+    return places or [f"{name} (from an included fragment or the profile file)"]
+
+
+def check_protocols(figures: Sequence[ResolvedFigure], workspace: Workspace) -> None:
+    """Every protocol named by a figure of the engine has a binary (before any build)."""
+    problems = []
+    for figure in figures:
+        program = figure.config.program
+        if program.binary_parameter is None or not workspace.builds(program.name):
+            continue
+        known = _make_protocols(workspace.root)
+        for cc in sorted({point.cc for point in figure.points()} - set(known)):
+            for place in _origins(figure, program.binary_parameter):
+                problems.append((str(figure.config.path), place,
+                                 f"no binary for protocol '{cc}'; allowed: {'|'.join(known)}"))
+    if problems:
+        raise ConfigError.many(sorted(set(problems)))
+
+
+def check_flags(figures: Sequence[ResolvedFigure], workspace: Workspace) -> None:
+    """Every flag of every point is one its program lists (binaries built)."""
+    problems = []
+    listed: dict[tuple[str, ...], frozenset[str]] = {}
+    for figure in figures:
+        program = figure.config.program
+        if not program.lists_flags or not workspace.builds(program.name):
+            continue
+        for point in figure.points():
+            command = (str(workspace.root / workspace.binary(program.name, point.cc)),)
+            if not Path(command[0]).is_file():
+                continue  # its build failed: the runner reports that
+            if command not in listed:
+                listed[command] = program_flags(command)
+            for name, _ in point.flags:
+                if name not in listed[command]:
+                    for place in _origins(figure, name):
+                        problems.append((str(figure.config.path), place,
+                                         f"{PROGRAMS[program.name].speaker} has no flag --{name} "
+                                         f"(`{command[0]} --list_flags` lists them)"))
+    if problems:
+        raise ConfigError.many(sorted(set(problems)))
+
+
+def _reports(result: dict, name: str) -> bool:
+    """The result has the dotted field `name` (a null value counts: reported, but no data)."""
+    value = result
+    for part in name.split("."):
+        if not isinstance(value, dict) or part not in value:
+            return False
+        value = value[part]
+    return True
+
+
+def _metric_origins(node: object, name: str, path: str = "") -> list[str]:
+    """The fields of a figure document (outside the program's parameters) whose value names metric `name`."""
+    if isinstance(node, dict):
+        return [place for key, value in node.items() if key not in ("base", "axes", "params", "profiles")
+                for place in _metric_origins(value, name, f"{path}.{key}" if path else key)]
+    if isinstance(node, list):
+        return [place for index, value in enumerate(node) for place in _metric_origins(value, name, f"{path}[{index}]")]
+    return [path] if node == name else []
+
+
+def check_metrics_reported(figure: ResolvedFigure, results: Sequence[dict]) -> None:
+    """Every metric the figure plots, tabulates or claims is reported by its program: a field of at
+    least one of its successful runs (even if null there), or a metric the harness derives. Checked
+    on the runs, since only they show what the program writes for this configuration; a figure
+    with no successful run is not judged."""
+    if not results:
+        return
+    program = figure.config.program
+    missing = [name for name in figure.metrics()
+               if name not in program.derived and not any(_reports(result, name) for result in results)]
+    problems = []
+    for name in missing:
+        example = sorted(key for key, value in results[0].items() if isinstance(value, (int, float, dict)))
+        for place in _metric_origins(figure.config.document, name) or ["metrics"]:
+            problems.append((str(figure.config.path), place,
+                             f"no run of {program.speaker} reports metric '{name}'; its results have "
+                             f"{', '.join(example)} (nested fields dotted, e.g. latency_us.p99)"))
+    if problems:
+        raise ConfigError.many(problems)

@@ -545,6 +545,7 @@ void Engine<P>::reorder_loop(uint32_t r) {
     s.nodes_total += b->result.graph_nodes;
     s.edges_total += b->result.graph_edges;
     s.nonviable_total += b->result.nonviable.size();
+    if (opt_.on_reorder) opt_.on_reorder(b->result);
     validation_q_.push(b);  // batches reach validation in any order (§4.3)
   }
   validation_q_.push(nullptr);

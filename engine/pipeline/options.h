@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 
@@ -68,6 +69,10 @@ struct PipelineOptions {
   uint64_t seed = 1;
   bool verify = false;
   Mutation mutation = Mutation::kNone;
+  // Called by the reorder workers (concurrently: the callee synchronizes)
+  // after each batch's reordering; with reorder.keep_graph the result holds
+  // the batch's pre-validated dependency graph (bench_fvs --source=pipeline).
+  std::function<void(const reorder::ReorderResult&)> on_reorder;
 };
 
 }  // namespace ccb::pipeline

@@ -11,7 +11,10 @@
 //   validator  the pre-validated batches of a simulated prototype validator
 //              (validator_sim.h: 300 in flight, aborted transactions restart
 //              with their keys), recorded after a warm-up; the simulation
-//              decides its FVSs with the reference greedy_sort.
+//              decides its FVSs with the reference greedy_sort;
+//   pipeline   the pre-validated batches of the pipeline engine's validator
+//              (engine/pipeline: clients, processor, storage, parallel
+//              validator, mode srvc, reference greedy_sort), after a warm-up.
 //
 // `search` stops at a theta on the first graph whose search hits a cap
 // (--search_time_limit_ms): like the paper's Fig 5, it then has no point
@@ -30,6 +33,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <mutex>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -45,6 +49,7 @@
 #include "partitioners/reorder/fvs.h"
 #include "partitioners/reorder/graph.h"
 #include "partitioners/reorder/validator_sim.h"
+#include "engine/pipeline/engine.h"
 #include "workloads/micro/micro.h"
 
 namespace {
@@ -62,7 +67,7 @@ struct Flags {
   uint64_t graphs = 1000;
   uint64_t batch = 40;
   uint64_t objects = 100000;
-  std::string source = "fresh";  // fresh | validator
+  std::string source = "fresh";  // fresh | validator | pipeline
   uint64_t concurrency = 300;    // validator source: transactions in flight (§5)
   uint64_t warmup_batches = 100;  // validator source: batches run before recording
   bool prevalidation = true;      // validator source: pre-validation on (the prototype's setting)
@@ -84,10 +89,11 @@ constexpr const char* kUsage =
     "  --batch=40                     transactions per batch, >= 1\n"
     "  --objects=100000               micro benchmark objects, >= 9 (5 reads, 5 writes,\n"
     "                                 one shared; workloads/micro)\n"
-    "  --source=fresh|validator       graphs of fresh batches, or the pre-validated batches\n"
-    "                                 of a simulated validator (validator_sim.h)\n"
-    "  --concurrency=300              validator: transactions in flight, >= batch\n"
-    "  --warmup_batches=100           validator: batches before recording starts\n"
+    "  --source=fresh|validator|pipeline graphs of fresh batches, or the pre-validated batches\n"
+    "                                 of a simulated validator (validator_sim.h), or those of\n"
+    "                                 the pipeline engine's validator (engine/pipeline, srvc)\n"
+    "  --concurrency=300              validator, pipeline: transactions in flight, >= batch\n"
+    "  --warmup_batches=100           validator, pipeline: batches before recording starts\n"
     "  --prevalidation=on|off         validator: pre-validate (graph of the viable txns) or\n"
     "                                 not (graph of the whole batch)\n"
     "  --algorithms=a,b,...           default: all ten of Figs 5-6; --algorithm=a: one\n"
@@ -164,8 +170,8 @@ Flags parse_flags(int argc, char** argv) {
     } else if (name == "objects") {
       f.objects = parse_uint(name, value, MicroOptions::kKeys);
     } else if (name == "source") {
-      if (value != "fresh" && value != "validator") {
-        bad_flag("--source: must be fresh or validator, got '" + std::string(value) + "'");
+      if (value != "fresh" && value != "validator" && value != "pipeline") {
+        bad_flag("--source: must be fresh, validator or pipeline, got '" + std::string(value) + "'");
       }
       f.source = value;
     } else if (name == "concurrency") {
@@ -209,7 +215,7 @@ Flags parse_flags(int argc, char** argv) {
                "max_graph_edges, seed, format, out");
     }
   }
-  if (f.source == "validator" && f.concurrency < f.batch) {
+  if (f.source != "fresh" && f.concurrency < f.batch) {
     bad_flag("--concurrency: must be >= batch = " + std::to_string(f.batch) + ", got " +
              std::to_string(f.concurrency));
   }
@@ -273,6 +279,38 @@ std::vector<DepGraph> collect_graphs(const Flags& f, size_t theta_index, GraphSt
       }
       graphs.push_back(build_dependency_graph(batch, reads).graph);
     }
+  } else if (f.source == "pipeline") {
+    // The batches of the pipeline engine's validator (engine/pipeline, mode
+    // srvc, reference greedy_sort, no edge limit so every batch has a graph),
+    // after warmup_batches batches: the graphs the paper's prototype saw.
+    pipeline::PipelineOptions po;
+    po.mode = pipeline::Mode::kSrvc;
+    po.concurrency = static_cast<uint32_t>(f.concurrency);
+    po.batch_size = static_cast<uint32_t>(f.batch);
+    po.reorder.fvs = fvs_config_from_name(kReferenceAlgorithm);
+    po.reorder.keep_graph = true;
+    po.seed = seed_for(f.seed, theta_index);
+    po.warmup_s = 0;
+    po.duration_s = 0.25;
+    std::mutex mu;
+    uint64_t seen = 0;
+    po.on_reorder = [&](const ReorderResult& r) {
+      std::lock_guard<std::mutex> lock(mu);
+      if (seen++ < f.warmup_batches || graphs.size() >= f.graphs) return;
+      gs.avg_nonviable += static_cast<double>(r.nonviable.size());
+      graphs.push_back(r.graph);
+    };
+    pipeline::MicroProcedure procedure(mo);
+    for (int attempt = 0; attempt < 40; ++attempt) {  // runs of 0.25 s until enough batches were seen
+      pipeline::Engine<pipeline::MicroProcedure>(po, procedure).run();
+      std::lock_guard<std::mutex> lock(mu);
+      if (graphs.size() >= f.graphs) break;
+      seen = 0;  // a new run starts cold: skip its warm-up batches too
+    }
+    if (graphs.size() < f.graphs) {
+      throw std::runtime_error("--source=pipeline: only " + std::to_string(graphs.size()) + " of " +
+                               std::to_string(f.graphs) + " graphs recorded in 40 runs of 0.25 s");
+    }
   } else {
     ValidatorSimOptions so;
     so.concurrency = static_cast<uint32_t>(f.concurrency);
@@ -306,7 +344,7 @@ void write_settings(JsonWriter& w, const Flags& f) {
   w.key("graphs").value(f.graphs).key("batch").value(f.batch).key("objects").value(f.objects);
   w.key("reads").value(Micro::kReads).key("writes").value(Micro::kWrites).key("rmw_per_txn").value(1);
   w.key("source").value(f.source);
-  if (f.source == "validator") {
+  if (f.source != "fresh") {
     w.key("concurrency").value(f.concurrency).key("warmup_batches").value(f.warmup_batches);
     w.key("reference_algorithm").value(kReferenceAlgorithm).key("prevalidation").value(f.prevalidation);
   }
@@ -460,6 +498,11 @@ int main(int argc, char** argv) {
                 static_cast<unsigned long long>(f.concurrency),
                 static_cast<unsigned long long>(f.warmup_batches), kReferenceAlgorithm,
                 f.prevalidation ? "on" : "off");
+  } else if (f.source == "pipeline") {
+    std::printf("source: the pipeline engine's validator (mode srvc), %llu in flight, %llu warm-up batches, "
+                "reference %s\n",
+                static_cast<unsigned long long>(f.concurrency),
+                static_cast<unsigned long long>(f.warmup_batches), kReferenceAlgorithm);
   } else {
     std::printf("source: fresh batches (all transactions viable)\n");
   }

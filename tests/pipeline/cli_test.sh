@@ -4,6 +4,7 @@
 # document with the fields the harness requires; --verify passes.
 set -u
 bin="$1"
+bench_fvs="${2:-}"  # optional: bench_fvs, whose --source=pipeline runs this engine
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
@@ -41,4 +42,15 @@ assert d["commits"] > 0 and d["reorder"]["batches"] > 0
 for p in ("avg", "p50", "p90", "p95", "p99", "p999", "max"):
     assert p in d["latency_us"], p
 PY
+if [ -n "$bench_fvs" ]; then
+  "$bench_fvs" --source=pipeline --theta=0.9 --graphs=20 --warmup_batches=10 --algorithm=greedy_sort \
+    --out="$dir/fvs.json" || fail "bench_fvs --source=pipeline exited $?"
+  python3 - "$dir/fvs.json" <<'PY' || exit 1
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["config"]["source"] == "pipeline", d["config"]
+assert d["completed"] is True and d["avg_nodes"] > 0, d
+PY
+  "$bench_fvs" --source=pipelines 2>"$dir/err"; [ $? -eq 2 ] || fail "bench_fvs --source=pipelines did not exit 2"
+fi
 echo "ok"

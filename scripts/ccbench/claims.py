@@ -74,12 +74,16 @@ class _Table:
         return float(rows.iloc[0])
 
     def ratio(self, numerator: str, denominator: str, context: dict) -> float:
-        top, bottom = self.value(numerator, context), self.value(denominator, context)
-        if bottom == 0:
-            if top == 0:
-                raise MissingData(f"{numerator}/{denominator} is 0/0 at {_where(context)}")
-            return math.inf
-        return top / bottom
+        return _quotient(self.value(numerator, context), self.value(denominator, context),
+                         f"{numerator}/{denominator}", context)
+
+
+def _quotient(top: float, bottom: float, what: str, context: dict) -> float:
+    """top / bottom; a zero denominator is no data: x/0 would make any ratio claim hold (or fail)
+    vacuously, e.g. a monotone ratio over points where the denominator series counted nothing."""
+    if bottom == 0:
+        raise MissingData(f"{what} is {_format(top)}/0 at {_where(context)}: a zero denominator has no ratio")
+    return top / bottom
 
 
 def _selected(values: list, selector: object) -> list:
@@ -134,13 +138,8 @@ def _ratio(claim, table, axes, series_names, along) -> tuple[bool, str]:
         bottom = _Table(table.table, claim.get("denominator_metric", table.metric))
 
         def quotient(context: dict) -> float:
-            a, b = top.value(numerator, context), bottom.value(denominator, context)
-            if b == 0:
-                if a == 0:
-                    raise MissingData(f"{numerator} {top.metric} / {denominator} {bottom.metric} is 0/0 at "
-                                      f"{_where(context)}")
-                return math.inf
-            return a / b
+            return _quotient(top.value(numerator, context), bottom.value(denominator, context),
+                             f"{numerator} {top.metric} / {denominator} {bottom.metric}", context)
         values = [(context, quotient(context)) for context in _contexts(axes, claim.get("at", {}))]
         return _compared(values, claim, f"{numerator} {top.metric} / {denominator} {bottom.metric}")
     values = [(context, table.ratio(numerator, denominator, context)) for context in _contexts(axes, claim.get("at", {}))]

@@ -123,3 +123,11 @@ def test_details_show_the_numbers_behind_the_outcome():
                     "at": {"theta": 0.9, "threads": 1}})
     assert result.outcome == FAILED
     assert result.detail == "a/b throughput: theta=0.9, threads=1: 1.25 (each needs >= 1.5)"
+
+
+def test_a_ratio_over_zero_is_no_data_not_infinite():
+    # x/0 would let "a/b >= 1" (or a monotone ratio) hold vacuously where series b counted nothing.
+    table = make_table()
+    table.loc[table["series"] == "b", "throughput"] = 0.0
+    result = check({"kind": "ratio", "numerator": "a", "denominator": "b", "op": ">=", "bound": 1}, table)
+    assert result.outcome == NO_DATA and "/0" in result.detail

@@ -104,7 +104,8 @@ void check_plan_execution(int threads, double seconds) {
   w.load(1);
   CC cc;
   ScriptedFrontend fe([threads](size_t, BundlePlan& p) { ordering_plan(threads, p); }, [&] { return w.next_stamp(); });
-  const EngineConfig cfg = bundle_config(threads, seconds, true);
+  EngineConfig cfg = bundle_config(threads, seconds, true);
+  cfg.measure_txns = 3 * kBatch * static_cast<uint64_t>(seconds * 100);  // batches, however slow the machine
   BundleExecutor<CC, ProbeWorkload<CC>> exec(cfg, cc, w, fe, kBatch, "scripted");
   RunOutcome<ProbeWorkload<CC>> out = exec.run();
 
@@ -238,7 +239,8 @@ TEST(BundleExecutorOllp, WrongPredictionAbortsAndMovesToTheNextBatch) {
         for (uint32_t i = 0; i < n; ++i) p.residuals.push_back(i);
       },
       [&] { return w.next_stamp(); });
-  const EngineConfig cfg = bundle_config(2, 0.05, true);
+  EngineConfig cfg = bundle_config(2, 0.05, true);
+  cfg.measure_txns = 4 * kSmall;  // at least four batches, however slow the machine
   BundleExecutor<NoWait, ProbeWorkload<NoWait>> exec(cfg, cc, w, fe, kSmall, "scripted");
   RunOutcome<ProbeWorkload<NoWait>> out = exec.run();
   ASSERT_GE(fe.boundaries.size(), 3u);

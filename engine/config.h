@@ -6,6 +6,8 @@
 #pragma once
 
 #include <cmath>
+#include <cstdio>
+#include <exception>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -59,6 +61,22 @@ struct EngineConfig {
   static EngineConfig from_flags(const char* cc_name, const std::vector<std::string>& workloads);
   void to_json(JsonWriter& w) const;  // the runtime part of the "config" object
 };
+
+// Runs a program's body under the exit-code contract: a ConfigError is one
+// line "error: --flag: ..." on stderr and exit code 2; any other exception
+// one line and exit code 1; otherwise the body's own code.
+template <class Body>
+int with_exit_codes(Body&& body) {
+  try {
+    return body();
+  } catch (const ConfigError& e) {
+    std::fprintf(stderr, "error: %s\n", e.what());
+    return 2;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "error: %s\n", e.what());
+    return 1;
+  }
+}
 
 // Parses argv into gflags without letting gflags exit: unknown flags and bad
 // values throw ConfigError. Returns false if --help was printed.

@@ -33,19 +33,13 @@ int rundb_main(int argc, char** argv, std::span<const WorkloadEntry> workloads) 
   google::InitGoogleLogging(argv[0]);
   std::vector<std::string> names;
   for (const auto& w : workloads) names.push_back(w.name);
-  try {
+  return with_exit_codes([&] {
     if (!parse_command_line(argc, argv, CC::kName)) return 0;
     const EngineConfig cfg = EngineConfig::from_flags(CC::kName, names);
     for (const auto& w : workloads)
       if (cfg.workload == w.name) return w.run(cfg);
     return 1;  // unreachable: from_flags accepted only a registered name
-  } catch (const ConfigError& e) {
-    std::fprintf(stderr, "error: %s\n", e.what());
-    return 2;
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "error: %s\n", e.what());
-    return 1;
-  }
+  });
 }
 
 }  // namespace ccb

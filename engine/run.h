@@ -61,6 +61,61 @@ inline void write_tsdefer_stats(JsonWriter& w, const TsDeferStats& t, uint64_t c
   w.end_object();
 }
 
+// The result document's parts every executor writes the same way (the
+// online and bundle executors here, the pipeline engine in engine/pipeline).
+
+// latency_us: avg, p50, p90, p95, p99, p999, max in microseconds.
+inline void write_latency_us(JsonWriter& w, const LatencyHistogram& h) {
+  w.key("latency_us").begin_object();
+  w.key("avg").value(h.mean() / 1e3);
+  w.key("p50").value(h.quantile(0.50) / 1e3);
+  w.key("p90").value(h.quantile(0.90) / 1e3);
+  w.key("p95").value(h.quantile(0.95) / 1e3);
+  w.key("p99").value(h.quantile(0.99) / 1e3);
+  w.key("p999").value(h.quantile(0.999) / 1e3);
+  w.key("max").value(static_cast<double>(h.max()) / 1e3);
+  w.end_object();
+}
+
+inline bool all_hold(const std::vector<InvariantResult>& invariants) {
+  bool ok = true;
+  for (const auto& inv : invariants) ok &= inv.ok;
+  return ok;
+}
+
+// invariants_ok and invariants; with --verify (check != nullptr) serializable,
+// violation and verify.
+inline void write_correctness(JsonWriter& w, const std::vector<InvariantResult>& invariants,
+                              const verify::CheckResult* check) {
+  w.key("invariants_ok").value(all_hold(invariants));
+  w.key("invariants").begin_array();
+  for (const auto& inv : invariants)
+    w.begin_object().key("name").value(inv.name).key("ok").value(inv.ok).key("detail").value(inv.detail).end_object();
+  w.end_array();
+  if (check != nullptr) {
+    w.key("serializable").value(check->serializable);
+    w.key("violation").raw_value(verify::violation_to_json(check->violation));
+    w.key("verify").raw_value(verify::check_result_to_json(*check));
+  }
+}
+
+// Exit code 3, with one line on stderr per failed check, if an invariant is
+// broken or the history (with --verify) is not serializable; else 0.
+inline int correctness_exit_code(const std::vector<InvariantResult>& invariants, const verify::CheckResult* check) {
+  int rc = 0;
+  for (const auto& inv : invariants) {
+    if (!inv.ok) {
+      std::fprintf(stderr, "error: invariant %s broken: %s\n", inv.name.c_str(), inv.detail.c_str());
+      rc = 3;
+    }
+  }
+  if (check != nullptr && !check->serializable) {
+    std::fprintf(stderr, "error: history not serializable: %s\n", check->violation.message.c_str());
+    rc = 3;
+  }
+  return rc;
+}
+
 template <class CC, class W>
 int run_online(const EngineConfig& cfg, W& workload) {
   const MemoryEstimate need = workload.memory_estimate();
@@ -86,8 +141,6 @@ int run_online(const EngineConfig& cfg, W& workload) {
   const ThreadStats& s = out.stats;
 
   const auto invariants = workload.check_invariants(out.workload_states);
-  bool invariants_ok = true;
-  for (const auto& inv : invariants) invariants_ok &= inv.ok;
 
   verify::CheckResult check;
   verify::CfCheckResult cc_free_check;  // bundle executor: the CC-free queues did not conflict
@@ -125,15 +178,7 @@ int run_online(const EngineConfig& cfg, W& workload) {
   w.key("aborts_by_reason").begin_object();
   for (size_t r = 1; r < s.aborts_by_reason.size(); ++r) w.key(rc_name(static_cast<RC>(r))).value(s.aborts_by_reason[r]);
   w.end_object();
-  w.key("latency_us").begin_object();
-  w.key("avg").value(s.latency.mean() / 1e3);
-  w.key("p50").value(s.latency.quantile(0.50) / 1e3);
-  w.key("p90").value(s.latency.quantile(0.90) / 1e3);
-  w.key("p95").value(s.latency.quantile(0.95) / 1e3);
-  w.key("p99").value(s.latency.quantile(0.99) / 1e3);
-  w.key("p999").value(s.latency.quantile(0.999) / 1e3);
-  w.key("max").value(static_cast<double>(s.latency.max()) / 1e3);
-  w.end_object();
+  write_latency_us(w, s.latency);
   w.key("per_txn_type").begin_object();
   const auto types = workload.txn_types();
   for (size_t t = 0; t < types.size(); ++t) {
@@ -182,15 +227,8 @@ int run_online(const EngineConfig& cfg, W& workload) {
     for (uint64_t c : s.timeline) w.value(c);
     w.end_array();
   }
-  w.key("invariants_ok").value(invariants_ok);
-  w.key("invariants").begin_array();
-  for (const auto& inv : invariants)
-    w.begin_object().key("name").value(inv.name).key("ok").value(inv.ok).key("detail").value(inv.detail).end_object();
-  w.end_array();
+  write_correctness(w, invariants, cfg.verify ? &check : nullptr);
   if (cfg.verify) {
-    w.key("serializable").value(check.serializable);
-    w.key("violation").raw_value(verify::violation_to_json(check.violation));
-    w.key("verify").raw_value(verify::check_result_to_json(check));
     if (uses_bundle_executor(cfg.frontend)) {
       w.key("cc_free_check").begin_object();
       w.key("ok").value(cc_free_check.ok);
@@ -202,19 +240,9 @@ int run_online(const EngineConfig& cfg, W& workload) {
   w.end_object();
   write_result_document(cfg.out, w.str());
 
-  int rc = 0;
-  for (const auto& inv : invariants) {
-    if (!inv.ok) {
-      std::fprintf(stderr, "error: invariant %s broken: %s\n", inv.name.c_str(), inv.detail.c_str());
-      rc = 3;
-    }
-  }
+  int rc = correctness_exit_code(invariants, cfg.verify ? &check : nullptr);
   if (cfg.verify && !cc_free_check.ok) {
     std::fprintf(stderr, "error: conflict-free phase had a conflict: %s\n", cc_free_check.message.c_str());
-    rc = 3;
-  }
-  if (cfg.verify && !check.serializable) {
-    std::fprintf(stderr, "error: history not serializable: %s\n", check.violation.message.c_str());
     rc = 3;
   }
   return rc;

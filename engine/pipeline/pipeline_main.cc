@@ -127,8 +127,6 @@ int run(const EngineConfig& cfg, const PipelineOptions& opt, P& procedure) {
     check = verify::check_serializable(h);
     if (!cfg.history_out.empty()) verify::write_history(cfg.history_out, h);
   }
-  bool invariants_ok = true;
-  for (const auto& inv : r.invariants) invariants_ok &= inv.ok;
 
   JsonWriter w;
   w.begin_object();
@@ -168,15 +166,7 @@ int run(const EngineConfig& cfg, const PipelineOptions& opt, P& procedure) {
   for (size_t i = 0; i < static_cast<size_t>(AbortReason::kCount); ++i)
     w.key(abort_reason_name(static_cast<AbortReason>(i))).value(r.aborts_by_reason[i]);
   w.end_object();
-  w.key("latency_us").begin_object();
-  w.key("avg").value(r.latency.mean() / 1e3);
-  w.key("p50").value(r.latency.quantile(0.50) / 1e3);
-  w.key("p90").value(r.latency.quantile(0.90) / 1e3);
-  w.key("p95").value(r.latency.quantile(0.95) / 1e3);
-  w.key("p99").value(r.latency.quantile(0.99) / 1e3);
-  w.key("p999").value(r.latency.quantile(0.999) / 1e3);
-  w.key("max").value(static_cast<double>(r.latency.max()) / 1e3);
-  w.end_object();
+  write_latency_us(w, r.latency);
   w.key("components").begin_object();
   write_busy_list(w, "clients", r.client_busy_ns, r.run_s);
   write_busy(w, "processor", r.processor_busy_ns, r.run_s);
@@ -221,31 +211,11 @@ int run(const EngineConfig& cfg, const PipelineOptions& opt, P& procedure) {
   if (cfg.verify) w.key("verify_s").value(check.check_seconds);
   w.end_object();
   w.key("memory").begin_object().key("peak_rss_bytes").value(peak_rss_bytes()).end_object();
-  w.key("invariants_ok").value(invariants_ok);
-  w.key("invariants").begin_array();
-  for (const auto& inv : r.invariants)
-    w.begin_object().key("name").value(inv.name).key("ok").value(inv.ok).key("detail").value(inv.detail).end_object();
-  w.end_array();
-  if (cfg.verify) {
-    w.key("serializable").value(check.serializable);
-    w.key("violation").raw_value(verify::violation_to_json(check.violation));
-    w.key("verify").raw_value(verify::check_result_to_json(check));
-  }
+  write_correctness(w, r.invariants, cfg.verify ? &check : nullptr);
   w.end_object();
   write_result_document(cfg.out, w.str());
 
-  int rc = 0;
-  for (const auto& inv : r.invariants) {
-    if (!inv.ok) {
-      std::fprintf(stderr, "error: invariant %s broken: %s\n", inv.name.c_str(), inv.detail.c_str());
-      rc = 3;
-    }
-  }
-  if (cfg.verify && !check.serializable) {
-    std::fprintf(stderr, "error: history not serializable: %s\n", check.violation.message.c_str());
-    rc = 3;
-  }
-  return rc;
+  return correctness_exit_code(r.invariants, cfg.verify ? &check : nullptr);
 }
 
 }  // namespace
@@ -253,7 +223,7 @@ int run(const EngineConfig& cfg, const PipelineOptions& opt, P& procedure) {
 int main(int argc, char** argv) {
   FLAGS_logtostderr = true;
   google::InitGoogleLogging(argv[0]);
-  try {
+  return with_exit_codes([&] {
     if (!parse_command_line(argc, argv, "pipeline")) return 0;
     const EngineConfig cfg = EngineConfig::from_flags("pipeline", {"micro", "smallbank"});
     reject_engine_flags();
@@ -264,11 +234,5 @@ int main(int argc, char** argv) {
     }
     SmallBankProcedure procedure(SmallBankOptions::from_flags());
     return run(cfg, opt, procedure);
-  } catch (const ConfigError& e) {
-    std::fprintf(stderr, "error: %s\n", e.what());
-    return 2;
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "error: %s\n", e.what());
-    return 1;
-  }
+  });
 }

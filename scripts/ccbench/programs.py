@@ -103,6 +103,7 @@ PROGRAMS: dict[str, Program] = {program.name: program for program in (
         required_fields=("config", "throughput", "commits", "aborts", "latency_us"),
         takes_profile_base=True,                 # --duration / --warmup as the engine
         table_metrics=("throughput", "restarts_per_txn", "latency_us.avg", "latency_us.p95", "latency_us.p99"),
+        lists_flags=True,                        # parses its flags as the engine does
     ),
     Program(
         name="bench_strife",

@@ -111,6 +111,7 @@ class ProbeWorkload {
   }
   void options_json(JsonWriter&) const {}
   size_t memory_bytes() const { return table_ ? table_->memory_bytes() : 0; }
+  MemoryEstimate memory_estimate() const { return {Table<CC>::bytes_for(8, keys_, keys_), "keys"}; }
   Table<CC>* table_by_id(uint32_t id) const { return id == kTableId ? table_.get() : nullptr; }
   // The commit stamp the next commit will get: a front-end reads it in plan()
   // to mark where a batch's commits start.

@@ -173,8 +173,7 @@ def test_runner_builds_binaries_with_make_and_a_failed_build_skips_only_its_runs
     sandbox.add_figure()
     workspace = Workspace.create(root=sandbox.root)
     assert workspace.builds_engine
-    figure = FigureConfig.load(workspace.figure_configs_dir / "testbed" / "test-fig.yaml",
-                               load_profiles(workspace.profiles_dir)).resolve("quick")
+    figure = _test_figure(workspace)
     messages = []
     summary = run_sweep([figure], workspace, LocalBackend(), progress=False, log=messages.append)
     assert (sandbox.root / "bin" / "rundb-silo").is_file()
@@ -209,6 +208,11 @@ def test_a_stored_result_of_another_build_is_run_again(sandbox, tmp_path, monkey
     assert len(new_digests) == 1 and new_digests != digests
 
 
+def _test_figure(workspace: Workspace):
+    return FigureConfig.load(workspace.figure_configs_dir / "testbed" / "test-fig.yaml",
+                             load_profiles(workspace.profiles_dir)).resolve("quick")
+
+
 def _engine_repository(sandbox) -> Workspace:
     """A repository whose Makefile knows protocols silo and occ and builds them as the fake engine."""
     (sandbox.root / "Makefile").write_text(
@@ -225,8 +229,7 @@ def test_a_protocol_without_a_binary_is_refused_before_any_build(sandbox):
     document["series"][1]["params"]["cc"] = "mocc"
     sandbox.add_figure(document=document)
     workspace = _engine_repository(sandbox)
-    figure = FigureConfig.load(workspace.figure_configs_dir / "testbed" / "test-fig.yaml",
-                               load_profiles(workspace.profiles_dir)).resolve("quick")
+    figure = _test_figure(workspace)
     with pytest.raises(ConfigError) as error:
         run_sweep([figure], workspace, LocalBackend(), progress=False)
     assert "series[1].params.cc: no binary for protocol 'mocc'; allowed: silo|occ" in str(error.value)
@@ -240,8 +243,7 @@ def test_a_flag_the_engine_does_not_list_is_refused_before_any_run(sandbox):
     document["series"][0]["params"]["no_such_knob"] = 3
     sandbox.add_figure(document=document)
     workspace = _engine_repository(sandbox)
-    figure = FigureConfig.load(workspace.figure_configs_dir / "testbed" / "test-fig.yaml",
-                               load_profiles(workspace.profiles_dir)).resolve("quick")
+    figure = _test_figure(workspace)
     with pytest.raises(ConfigError) as error:
         run_sweep([figure], workspace, LocalBackend(), progress=False)
     assert "base.tabel_size: the engine has no flag --tabel_size" in str(error.value)
@@ -250,8 +252,7 @@ def test_a_flag_the_engine_does_not_list_is_refused_before_any_run(sandbox):
     document["base"].pop("tabel_size")
     document["series"][0]["params"].pop("no_such_knob")
     sandbox.add_figure(document=document)
-    figure = FigureConfig.load(workspace.figure_configs_dir / "testbed" / "test-fig.yaml",
-                               load_profiles(workspace.profiles_dir)).resolve("quick")
+    figure = _test_figure(workspace)
     assert run_sweep([figure], workspace, LocalBackend(), progress=False).failed == 0
 
 

@@ -28,6 +28,7 @@ DEFINE_uint32(backoff_max_us, 100, "cap in microseconds of the randomized expone
 DEFINE_double(theta, 0.6, "YCSB, SmallBank, micro: Zipf skew of key (customer) choice (>= 0; 0 = uniform; >= 1 sampled exactly)");
 DEFINE_int32(load_threads, 0, "threads used to load tables (0 = --threads)");
 DEFINE_string(attempt_latency_type, "", "record the latency of each attempt of this transaction type (e.g. NewOrder) by outcome: committed, saved (by BCC), aborted (\"\" = off)");
+DEFINE_bool(retry_aborted, true, "retry an aborted request until it commits; false: count the abort and move on to the next request (Silo's benchmark default, --retry-aborted-transactions off)");
 DEFINE_bool(bcc_breakdown, false, "bcc only: time BCC's history memory management and global-clock accesses per transaction (bcc-tab1; costs a clock read around each)");
 
 namespace ccb {
@@ -94,6 +95,7 @@ EngineConfig EngineConfig::from_flags(const char* cc_name, const std::vector<std
   c.attempt_latency_type = FLAGS_attempt_latency_type;  // checked against the workload's types by the executor
   require(!FLAGS_bcc_breakdown || c.cc == "bcc", "bcc_breakdown", "true only with bin/rundb-bcc (this is " + c.cc + ")");
   c.bcc_breakdown = FLAGS_bcc_breakdown;
+  c.retry_aborted = FLAGS_retry_aborted;
   return c;
 }
 
@@ -115,6 +117,7 @@ void EngineConfig::to_json(JsonWriter& w) const {
   w.key("load_threads").value(load_threads);
   w.key("attempt_latency_type").value(attempt_latency_type);
   w.key("bcc_breakdown").value(bcc_breakdown);
+  w.key("retry_aborted").value(retry_aborted);
 }
 
 static void print_help(const char* argv0, const char* cc_name) {

@@ -33,6 +33,7 @@ DEFINE_int32(load_threads, 0, "threads used to load tables (0 = --threads)");
 DEFINE_bool(ignore_memory_limit, false,
             "load even if the tables' estimated size exceeds the memory available (for machines that overcommit on purpose)");
 DEFINE_string(attempt_latency_type, "", "record the latency of each attempt of this transaction type (e.g. NewOrder) by outcome: committed, saved (by BCC), aborted (\"\" = off)");
+DEFINE_bool(retry_aborted, true, "retry an aborted request until it commits; false: count the abort and move on to the next request (Silo's benchmark default, --retry-aborted-transactions off)");
 DEFINE_bool(bcc_breakdown, false, "bcc only: time BCC's history memory management and global-clock accesses per transaction (bcc-tab1; costs a clock read around each)");
 
 namespace ccb {
@@ -132,6 +133,7 @@ EngineConfig EngineConfig::from_flags(const char* cc_name, const std::vector<std
   c.attempt_latency_type = FLAGS_attempt_latency_type;  // checked against the workload's types by the executor
   require(!FLAGS_bcc_breakdown || c.cc == "bcc", "bcc_breakdown", "true only with bin/rundb-bcc (this is " + c.cc + ")");
   c.bcc_breakdown = FLAGS_bcc_breakdown;
+  c.retry_aborted = FLAGS_retry_aborted;
   return c;
 }
 
@@ -155,6 +157,7 @@ void EngineConfig::to_json(JsonWriter& w) const {
   tsdefer.to_json(w);
   w.key("attempt_latency_type").value(attempt_latency_type);
   w.key("bcc_breakdown").value(bcc_breakdown);
+  w.key("retry_aborted").value(retry_aborted);
 }
 
 // The engine's and the workloads' flags (not gflags' and glog's own).

@@ -56,6 +56,7 @@ struct EngineConfig {
   TsDeferOptions tsdefer;  // used with frontend "tsdefer" (engine/exec/tsdefer.h)
   std::string attempt_latency_type;  // "" = off; else a transaction type (engine/stats/attempt_latency.h)
   bool bcc_breakdown = false;        // BCC times its memory management and clock accesses (bcc-tab1)
+  bool retry_aborted = true;         // false: an aborted request is dropped, as Silo's benchmark does
 
   // `workloads`: the names this binary can run (its registry).
   static EngineConfig from_flags(const char* cc_name, const std::vector<std::string>& workloads);

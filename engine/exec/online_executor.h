@@ -267,6 +267,7 @@ class OnlineExecutor {
           ++st.aborts_by_reason[static_cast<size_t>(rc)];
         }
         if (phase_.load(std::memory_order_relaxed) == kDone) return;
+        if (!cfg_.retry_aborted) break;  // --retry_aborted=false: dropped, as Silo's benchmark does
         backoff(rng, retries);
       }
       if (measuring && quota > 0 && st.commits == quota) {

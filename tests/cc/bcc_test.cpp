@@ -175,6 +175,7 @@ struct FirstAttemptAborts {
   std::vector<InvariantResult> check_invariants(const std::vector<ThreadState>& s) { return inner.check_invariants(s); }
   void options_json(JsonWriter& w) const { inner.options_json(w); }
   size_t memory_bytes() const { return inner.memory_bytes(); }
+  MemoryEstimate memory_estimate() const { return inner.memory_estimate(); }
 };
 
 RunOutcome<FirstAttemptAborts<Bcc>> run_first_attempt_aborts(bool retry_aborted) {

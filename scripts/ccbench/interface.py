@@ -121,16 +121,18 @@ def _metric_origins(node: object, name: str, path: str = "") -> list[str]:
     return [path] if node == name else []
 
 
-def check_metrics_reported(figure: ResolvedFigure, results: Sequence[dict]) -> None:
+def check_metrics_reported(figure: ResolvedFigure, results: Sequence[dict], computed: Sequence[str] = ()) -> None:
     """Every metric the figure plots, tabulates or claims is reported by its program: a field of at
     least one of its successful runs (even if null there), or a metric the harness derives. Checked
     on the runs, since only they show what the program writes for this configuration; a figure
-    with no successful run is not judged."""
+    with no successful run is not judged. `computed`: columns the harness computes from the table
+    (a figure's breakdown), not from a run."""
     if not results:
         return
     program = figure.config.program
     missing = [name for name in figure.metrics()
-               if name not in program.derived and not any(_reports(result, name) for result in results)]
+               if name not in program.derived and name not in computed
+               and not any(_reports(result, name) for result in results)]
     problems = []
     for name in missing:
         example = sorted(key for key, value in results[0].items() if isinstance(value, (int, float, dict)))

@@ -41,7 +41,9 @@ def runs_table(figure: ResolvedFigure, store: ResultStore, template: str) -> pd.
                "failure": record.get("failure") if record else None}
         row.update({metric: metric_value(result, metric, derived) for metric in metrics})
         rows.append(row)
-    check_metrics_reported(figure, results)   # a metric no run reports is a config error, not an empty plot
+    # A metric no run reports is a config error, not an empty plot (the breakdown's columns are the harness's).
+    breakdown = figure.config.breakdown
+    check_metrics_reported(figure, results, computed=breakdown_columns(breakdown) if breakdown else [])
     return pd.DataFrame(rows)
 
 

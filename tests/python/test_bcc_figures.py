@@ -13,6 +13,7 @@ import pytest
 from ccbench.claims import FAILED, HELD, NO_DATA
 from ccbench.config import FigureConfig, load_profiles
 from ccbench.errors import ConfigError
+from ccbench.interface import check_metrics_reported
 from ccbench.metrics import metric_value
 from ccbench.pipeline import load_catalog
 from ccbench.plots import _FigureDrawer, plot_figure, table_markdown
@@ -186,3 +187,13 @@ def test_every_bcc_figure_config_loads():
     assert not [figure_id for figure_id in catalog.broken if figure_id.startswith("bcc-")], catalog.broken
     ids = {figure_id for figure_id in catalog.figures if figure_id.startswith("bcc-")}
     assert ids == {"bcc-fig04", "bcc-fig04-ycsb", "bcc-tab1", *(f"bcc-fig{n:02d}" for n in range(5, 13))}
+
+
+def test_the_breakdown_columns_are_not_asked_of_the_runs(sandbox):
+    # The breakdown's columns are computed by the harness: a run that reports only the parts'
+    # metrics passes the reported-metrics check; without them excluded it would not.
+    figure = resolved(sandbox, BREAKDOWN_FIGURE, "tab")
+    result = {"throughput": 1.0, "abort_rate": 0.0, "latency_us": {"p99": 1.0}, "mm_share": 0.1, "clock_share": 0.1}
+    check_metrics_reported(figure, [result], computed=breakdown_columns(figure.config.breakdown))
+    with pytest.raises(ConfigError, match=r"plot.y\[0\]: no run of the engine reports metric 'slowdown_pct.mm'"):
+        check_metrics_reported(figure, [result])

@@ -1,0 +1,73 @@
+// Partitioning: what a partitioner (Strife, Schism, Horticulture) produces for
+// one bundle, and what TSKD's scheduler (TsPAR/TSgen, partitioners/tspar)
+// consumes: TSKD §3 "W = P_1 ∪ ... ∪ P_k ∪ R", k = #cores.
+//
+//   parts[i]   P_i, the transactions of partition i, as indices into the
+//              bundle, in the order the partitioner wants them run;
+//   residual   R, the transactions in conflict with a transaction of another
+//              partition (as TSKD extracts it), run with CC.
+//
+// Every index of the bundle appears exactly once (validate()). The partitioner
+// may hand over the conflict graph it built, so that TSgen reuses it instead of
+// rebuilding it (TSKD §4.2: O(|W| + (k-1)|R|)); `conflicts` is empty when it
+// did not build one.
+//
+// Thread safety: built by one thread, then only read.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "engine/core/txn_desc.h"
+
+namespace ccb {
+
+struct Partitioning {
+  std::vector<std::vector<uint32_t>> parts;  // parts.size() == k
+  std::vector<uint32_t> residual;
+  // Optional: conflicts[t] = the bundle indices that conflict with t (share a
+  // key, at least one of the two writing it); sized to the bundle or empty.
+  std::vector<std::vector<uint32_t>> conflicts;
+  // Wall time of the partitioning step, microseconds (overheadR's denominator).
+  double partition_us = 0;
+
+  void clear() {
+    parts.clear();
+    residual.clear();
+    conflicts.clear();
+    partition_us = 0;
+  }
+
+  // Empty if every index in [0, bundle_size) appears exactly once; else what is wrong.
+  std::string validate(size_t bundle_size) const {
+    std::vector<uint8_t> seen(bundle_size, 0);
+    auto mark = [&](std::span<const uint32_t> txns) -> std::string {
+      for (uint32_t t : txns) {
+        if (t >= bundle_size) return "partitioning lists transaction " + std::to_string(t) + " outside the bundle";
+        if (seen[t]++) return "partitioning lists transaction " + std::to_string(t) + " twice";
+      }
+      return {};
+    };
+    for (const auto& p : parts)
+      if (auto e = mark(p); !e.empty()) return e;
+    if (auto e = mark(residual); !e.empty()) return e;
+    for (size_t t = 0; t < bundle_size; ++t)
+      if (!seen[t]) return "partitioning omits transaction " + std::to_string(t);
+    if (!conflicts.empty() && conflicts.size() != bundle_size) return "conflicts is not sized to the bundle";
+    return {};
+  }
+};
+
+// A partitioner: one call per bundle, on the executor's coordinating thread.
+class Partitioner {
+ public:
+  virtual ~Partitioner() = default;
+  // Fills `out` (cleared by the caller) with k = `parts` partitions of `bundle`,
+  // whose ids are 0..size-1 and whose key sets are sorted.
+  virtual void partition(std::span<const TxnDesc> bundle, unsigned parts, Partitioning& out) = 0;
+  virtual const char* name() const = 0;
+};
+
+}  // namespace ccb

@@ -6,11 +6,13 @@
 
 #include <glog/logging.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <exception>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <string>
 #include <unistd.h>
 
@@ -20,6 +22,7 @@
 #include "engine/exec/frontends.h"
 #include "engine/exec/online_executor.h"
 #include "engine/stats/json.h"
+#include "engine/stats/memory_bound.h"
 #include "engine/stats/provenance.h"
 #include "engine/verify/checker.h"
 #include "engine/verify/history_io.h"
@@ -124,6 +127,10 @@ int run_online(const EngineConfig& cfg, W& workload) {
   if constexpr (requires { cc.configure(cfg); }) cc.configure(cfg);  // protocol-specific flags (BCC)
   const BundleSettings bundle = BundleSettings::from_flags(cfg);  // flag errors before loading
   if (uses_bundle_executor(cfg.frontend)) check_frontend_support(cfg.frontend, workload);
+  // Before the load, so the buffer (as large as the tables) is gone again
+  // when they are allocated.
+  std::optional<MemoryBound> bound;
+  if (cfg.memory_bound) bound = measure_memory_bound(std::max<size_t>(need.bytes, size_t{64} << 10), 0.05, cfg.seed);
   const auto t_load = std::chrono::steady_clock::now();
   workload.load(cfg.load_threads);
   const double load_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_load).count();
@@ -209,6 +216,11 @@ int run_online(const EngineConfig& cfg, W& workload) {
     w.end_object();
   } else {
     w.key("frontend").raw_value(out.frontend_json);
+  }
+  if (bound) {
+    w.key("memory_bound").begin_object();
+    write_memory_bound(w, *bound);
+    w.end_object();
   }
   w.key("contended_latch_acquisitions").value(out.contended_latch_acquisitions);
   w.key("contended_latch_acquisitions_per_100k")

@@ -12,7 +12,11 @@
 Protocols: every bin/rundb-<cc> except nocc (not serializable by design).
 Each run's JSON goes to results/engine-bench/<suite>/; the table shows
 committed transactions per second and nanoseconds per committed transaction
-per thread (threads * measured seconds / commits).
+per thread (threads * measured seconds / commits); for YCSB also nanoseconds
+per access (ns/txn/thr / req_per_txn) and its ratio to this machine's
+memory-latency bound (two dependent memory latencies per access), which the
+first run of each YCSB table size measures with --memory_bound (a pointer
+chase over a buffer as large as the tables; engine/stats/memory_bound.h).
 """
 import glob
 import json
@@ -61,11 +65,15 @@ def describe(p):
 def run_engine(name):
     outdir = os.path.join(ROOT, "results", "engine-bench", name)
     os.makedirs(outdir, exist_ok=True)
-    header = f"{'cc':<10} {'point':<40} {'thr':>3} {'txn/s':>11} {'ns/txn/thr':>10} {'abort%':>6} " \
-             f"{'p99 us':>8} {'load s':>6} {'peak MiB':>8}"
+    header = f"{'cc':<10} {'point':<40} {'thr':>3} {'txn/s':>11} {'ns/txn/thr':>10} {'ns/acc':>7} {'x bound':>7} " \
+             f"{'abort%':>6} {'p99 us':>8} {'load s':>6} {'peak MiB':>8}"
     print(header)
     print("-" * len(header))
+    bounds = {}  # (table_size, payload_size) -> memory_bound of the first run on those tables
     for cc, p in suite(name):
+        tables = (p.get("table_size"), p.get("payload_size", 100))
+        if p["workload"] == "ycsb" and tables not in bounds:
+            p = {**p, "memory_bound": "true"}
         tag = "-".join(f"{k}{v}" for k, v in sorted(p.items()))
         out = os.path.join(outdir, f"{cc}-{tag}.json")
         cmd = [os.path.join(ROOT, "bin", f"rundb-{cc}"), f"--out={out}"] + [f"--{k}={v}" for k, v in p.items()]
@@ -77,9 +85,21 @@ def run_engine(name):
         with open(out) as f:
             r = json.load(f)
         ns = p["threads"] * r["phases"]["measured_s"] * 1e9 / max(r["commits"], 1)
+        if "memory_bound" in r:
+            bounds[tables] = r["memory_bound"]
+        per_access, ratio = "", ""
+        if p["workload"] == "ycsb":
+            per_access = f"{ns / p['req_per_txn']:,.0f}"
+            if tables in bounds:
+                ratio = f"{ns / p['req_per_txn'] / bounds[tables]['access_bound_ns']:.2f}"
         print(f"{cc:<10} {describe(p):<40} {p['threads']:>3} {r['throughput']:>11,.0f} {ns:>10,.0f} "
-              f"{100 * r['abort_rate']:>6.1f} {r['latency_us']['p99']:>8.1f} {r['phases']['load_s']:>6.2f} "
+              f"{per_access:>7} {ratio:>7} {100 * r['abort_rate']:>6.1f} {r['latency_us']['p99']:>8.1f} {r['phases']['load_s']:>6.2f} "
               f"{r['memory']['peak_rss_bytes'] / 2**20:>8.0f}", flush=True)
+    for (rows, payload), b in bounds.items():
+        mlp = ", ".join(f"{k} chains {v:.1f}" for k, v in b["mlp_ns_per_access"].items())
+        print(f"\nmemory bound, YCSB {rows:,} rows x {payload} B ({b['buffer_bytes'] / 2**20:,.0f} MiB buffer, "
+              f"THP {b['transparent_hugepages']}): latency {b['latency_ns']:.1f} ns, bound per access "
+              f"{b['access_bound_ns']:.1f} ns; ns per access with independent chases: {mlp}")
     print(f"\nresults: {os.path.relpath(outdir, ROOT)}/")
 
 

@@ -250,6 +250,8 @@ class ResolvedFigure:
                 wanted.extend([plot["y"]] if isinstance(plot["y"], str) else plot["y"])
             if plot["kind"] == "scatter" and plot["x"] not in self.axes:
                 wanted.append(plot["x"])
+            if "hline" in plot:
+                wanted.append(plot["hline"]["metric"])
         return list(dict.fromkeys(wanted))
 
 
@@ -349,6 +351,8 @@ class _ConsistencyChecker:
             elif plot["label_points"] not in axes:
                 self._add(f"{where}.label_points",
                           f"'{plot['label_points']}' is not an axis; axes: {', '.join(axes) or 'none'}")
+        if "hline" in plot and kind != "line":
+            self._add(f"{where}.hline", f"only for kind line, not {kind}")
         series_names = [s["name"] for s in self.document["series"]]
         if "shown_series" in plot and kind != "table":
             self._add(f"{where}.shown_series", f"only a table shows a subset of the series; kind {kind} shows all")

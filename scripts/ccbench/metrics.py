@@ -32,11 +32,31 @@ def _bcc_share(component: str) -> Callable[[dict], float]:
     return share
 
 
+def _ns_per_txn_per_thread(result: dict) -> float:
+    # worker nanoseconds per committed transaction: threads * measured seconds / commits
+    commits = result["commits"]
+    return result["config"]["threads"] * result["phases"]["measured_s"] * 1e9 / commits if commits else math.nan
+
+
+def _ns_per_access(result: dict) -> float:
+    # worker nanoseconds per committed access, for workloads with a fixed number of
+    # requests per transaction (YCSB's req_per_txn); the engine-cost figure's y axis
+    return _ns_per_txn_per_thread(result) / result["config"]["req_per_txn"]
+
+
+def _access_bound_ratio(result: dict) -> float:
+    # ns per access over the memory-latency bound the same run measured (--memory_bound)
+    return _ns_per_access(result) / result["memory_bound"]["access_bound_ns"]
+
+
 ENGINE_DERIVED: dict[str, Callable[[dict], float]] = {
     "abort_rate": _abort_rate,                      # aborts / (commits + aborts)
     "processed_throughput": _processed_throughput,
     "bcc_mm_share": _bcc_share("mm"),               # BCC's history memory management
     "bcc_clock_share": _bcc_share("clock"),         # BCC's global-clock accesses
+    "ns_per_txn_per_thread": _ns_per_txn_per_thread,
+    "ns_per_access": _ns_per_access,                # YCSB: per request of a committed transaction
+    "access_bound_ratio": _access_bound_ratio,      # ns_per_access / memory_bound.access_bound_ns
 }
 
 

@@ -124,6 +124,10 @@ class _FigureDrawer:
                         markerfacecolor="white" if marker not in ("x", "+") else color)
                 if self.error_bars and (rows["runs_ok"] > 1).any():
                     ax.errorbar(positions, median, yerr=extents, fmt="none", ecolor=color, capsize=2, linewidth=0.8)
+        if "hline" in self.plot:
+            level = panel[self.plot["hline"]["metric"]].median() * self.factor
+            if np.isfinite(level):
+                ax.axhline(level, color="black", linestyle=":", linewidth=1.2, label=self.plot["hline"]["label"])
         self._x_ticks(ax, numeric)
 
     def grouped_bar_slots(self) -> tuple[list[tuple[float, object, object, str, str]], list[float], list[str]]:

@@ -94,6 +94,14 @@ PLOT = {
         "error_bars": {"type": "boolean"},
         "label_points": TEXT,   # scatter: annotate each point with this axis's value
         "shown_series": {"type": "array", "minItems": 1, "items": SERIES_REF},   # table: these series only
+        # line: a horizontal reference line at the median of a metric over the panel's runs
+        # (e.g. the memory-latency bound the engine measured beside its own cost)
+        "hline": {
+            "type": "object",
+            "additionalProperties": False,
+            "required": ["metric", "label"],
+            "properties": {"metric": METRIC, "label": TEXT},
+        },
     },
 }
 

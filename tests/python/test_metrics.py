@@ -23,3 +23,16 @@ def test_missing_or_non_numeric_values_are_nan():
         assert math.isnan(metric_value(RESULT, name)), name
     assert math.isnan(metric_value(None, "throughput"))
     assert math.isnan(metric_value({"commits": 0, "aborts": 0}, "abort_rate"))
+
+
+def test_engine_cost_metrics_per_access_and_against_the_measured_bound():
+    run = {"commits": 400, "aborts": 0, "phases": {"measured_s": 2.0},
+           "config": {"threads": 2, "req_per_txn": 16}, "memory_bound": {"access_bound_ns": 200.0}}
+    assert metric_value(run, "ns_per_txn_per_thread") == 2 * 2.0 * 1e9 / 400   # 10 ms per commit per worker
+    assert metric_value(run, "ns_per_access") == 2 * 2.0 * 1e9 / 400 / 16
+    assert metric_value(run, "access_bound_ratio") == 2 * 2.0 * 1e9 / 400 / 16 / 200.0
+    without_bound = {k: v for k, v in run.items() if k != "memory_bound"}
+    assert math.isnan(metric_value(without_bound, "access_bound_ratio"))
+    tpcc_like = {**run, "config": {"threads": 2}}                  # no fixed requests per transaction
+    assert math.isnan(metric_value(tpcc_like, "ns_per_access"))
+    assert math.isnan(metric_value({**run, "commits": 0}, "ns_per_access"))

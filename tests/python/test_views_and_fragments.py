@@ -135,3 +135,23 @@ def test_peak_at_must_be_swept_under_every_profile(sandbox):
     claim = {"id": "peak", "kind": "peak", "series": "silo", "peak_at": 0.7, "check": "trend", "text": "t"}
     with pytest.raises(ConfigError, match=r"claims\[0\].peak_at: 0.7 and another value of 'theta' must be swept"):
         load(sandbox, figure_document(claims=[claim]))
+
+
+def test_hline_draws_the_median_of_its_metric_over_the_panel(sandbox):
+    plot = {"kind": "line", "x": "theta", "y": "throughput", "hline": {"metric": "latency_us.p50", "label": "bound"}}
+    figure = resolved(sandbox, figure_document(plot=plot, claims=None))
+    table = hand_made_table(figure)
+    drawer = _FigureDrawer(figure, table)
+    fig, ax = plt.subplots()
+    drawer.draw_line(ax, drawer.table)
+    dotted = [line for line in ax.get_lines() if line.get_label() == "bound"]
+    assert len(dotted) == 1
+    assert dotted[0].get_ydata()[0] == pytest.approx(table["latency_us.p50"].median())
+    plt.close(fig)
+
+
+def test_hline_only_on_a_line_plot(sandbox):
+    view = SCATTER_VIEW | {"hline": {"metric": "throughput", "label": "x"}}
+    with pytest.raises(ConfigError) as error:
+        load(sandbox, figure_document(views=[view]))
+    assert any(p[1] == "views[0].hline" and "only for kind line" in p[2] for p in error.value.problems)

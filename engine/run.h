@@ -222,6 +222,7 @@ int run_online(const EngineConfig& cfg, W& workload) {
     cc.stats_json(w);
     w.end_object();
   }
+  if (cfg.profile) s.profile.to_json(w);
   if (cfg.timeline) {
     w.key("timeline").begin_array();
     for (uint64_t c : s.timeline) w.value(c);

@@ -116,7 +116,10 @@ inline int correctness_exit_code(const std::vector<InvariantResult>& invariants,
   return rc;
 }
 
-template <class CC, class W>
+// kProfile: --profile, fixed at compile time here at the top so that the
+// unprofiled instantiation holds no profiled code (the rundb binaries compile
+// the two in separate translation units, engine/rundb/CMakeLists.txt).
+template <class CC, bool kProfile = false, class W>
 int run_online(const EngineConfig& cfg, W& workload) {
   const MemoryEstimate need = workload.memory_estimate();
   require_memory_fits(need.bytes, need.size_flag, available_memory_bytes(), cfg.ignore_memory_limit);
@@ -132,11 +135,11 @@ int run_online(const EngineConfig& cfg, W& workload) {
   RunOutcome<W> out;
   if (!uses_bundle_executor(cfg.frontend)) {
     OnlineExecutor<CC, W> exec(cfg, cc, workload);
-    out = exec.run();
+    out = exec.template run<kProfile>();
   } else {
     const std::unique_ptr<BundleFrontend> frontend = make_frontend(cfg, bundle);
     BundleExecutor<CC, W> exec(cfg, cc, workload, *frontend, bundle.batch_size, cfg.frontend);
-    out = exec.run();
+    out = exec.template run<kProfile>();
   }
   const ThreadStats& s = out.stats;
 

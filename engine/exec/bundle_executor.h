@@ -119,8 +119,12 @@ class BundleExecutor {
         frontend_name_(std::move(frontend_name)),
         barrier_(cfg.threads + 1, PhaseEnd{this}) {}
 
+  // kProfile: --profile (cfg.profile must match), chosen at the top
+  // (run_online) like OnlineExecutor::run's.
+  template <bool kProfile = false>
   RunOutcome<W> run() {
     check_executor_support<CC, W>(cfg_);
+    check_profile_matches<kProfile>(cfg_);
     check_frontend_support(frontend_name_, w_);
     const int n = cfg_.threads;
     generate_batches();
@@ -131,6 +135,11 @@ class BundleExecutor {
     for (int i = 0; i < n; ++i)
       workers_.push_back(std::make_unique<Worker>(cc_, i, cfg_, w_.txn_types().size(),
                                                   cfg_.verify ? &out.history_logs[i] : nullptr));
+    if constexpr (kProfile) {
+      for (int i = 0; i < n; ++i)
+        workers_[i]->profiled_txn =
+            std::make_unique<Txn<CC, true>>(cc_, i, cfg_.verify ? &out.history_logs[i] : nullptr);
+    }
     if (cfg_.pin) {
       const auto order = Topology::get().pinning_order();
       for (int i = 0; i < n; ++i) out.worker_cpus.push_back(order[i % order.size()].cpu);
@@ -139,8 +148,7 @@ class BundleExecutor {
     for (int i = 0; i < n; ++i) {
       threads.emplace_back([&, i] {
         if (cfg_.pin) pin_current_thread(out.worker_cpus[i]);
-        if (cfg_.profile) worker_loop<true>(*workers_[i], out.workload_states[i]);
-        else worker_loop<false>(*workers_[i], out.workload_states[i]);
+        worker_loop<kProfile>(*workers_[i], out.workload_states[i]);
       });
     }
     std::atomic<bool> ticking{true};
@@ -163,7 +171,7 @@ class BundleExecutor {
       out.stats.merge(wk->stats);
       out.queue_tags.insert(out.queue_tags.end(), wk->tags.begin(), wk->tags.end());
     }
-    if (cfg_.profile) out.stats.profile.add_ns(ExecProfile::kAnalysis, analysis_ns_ * static_cast<uint64_t>(n));
+    if constexpr (kProfile) out.stats.profile.add_ns(ExecProfile::kAnalysis, analysis_ns_ * static_cast<uint64_t>(n));
     out.frontend_json = frontend_json();
     return out;
   }
@@ -175,13 +183,9 @@ class BundleExecutor {
   };
   struct Worker {
     Worker(CC& cc, int tid, const EngineConfig& cfg, size_t types, verify::HistoryLog* log)
-        : txn(cc, tid, log),
-          profiled_txn(cfg.profile ? std::make_unique<Txn<CC, true>>(cc, tid, log) : nullptr),
-          rng(seed_for(cfg.seed, tid)),
-          stats(types),
-          tid(tid) {}
+        : txn(cc, tid, log), rng(seed_for(cfg.seed, tid)), stats(types), tid(tid) {}
     Txn<CC> txn;
-    std::unique_ptr<Txn<CC, true>> profiled_txn;  // --profile: the one worker_loop<true> runs
+    std::unique_ptr<Txn<CC, true>> profiled_txn;  // run<true>() (--profile): the one worker_loop<true> runs
     Random rng;
     ThreadStats stats;
     std::vector<verify::QueueTag> tags;

@@ -118,9 +118,14 @@ class OnlineExecutor {
  public:
   OnlineExecutor(const EngineConfig& cfg, CC& cc, W& workload) : cfg_(cfg), cc_(cc), w_(workload) {}
 
+  // kProfile: --profile (cfg.profile must match). A compile-time parameter
+  // chosen at the top (run_online), so a binary's unprofiled translation units
+  // instantiate no profiled code at all, and their inlining stays as it was.
+  template <bool kProfile = false>
   RunOutcome<W> run() {
     const int n = cfg_.threads;
     check_executor_support<CC, W>(cfg_);
+    check_profile_matches<kProfile>(cfg_);
     attempt_type_ = attempt_latency_type_index();
     RunOutcome<W> out;
     out.workload_states.resize(n);
@@ -138,13 +143,8 @@ class OnlineExecutor {
       workers.emplace_back([&, i] {
         if (cfg_.pin) pin_current_thread(out.worker_cpus[i]);
         verify::HistoryLog* log = cfg_.verify ? &out.history_logs[i] : nullptr;
-        if (tsdefer_) {
-          if (cfg_.profile) worker<true, true>(i, stats[i], out.workload_states[i], log);
-          else worker<true, false>(i, stats[i], out.workload_states[i], log);
-        } else {
-          if (cfg_.profile) worker<false, true>(i, stats[i], out.workload_states[i], log);
-          else worker<false, false>(i, stats[i], out.workload_states[i], log);
-        }
+        if (tsdefer_) worker<true, kProfile>(i, stats[i], out.workload_states[i], log);
+        else worker<false, kProfile>(i, stats[i], out.workload_states[i], log);
         contended[i] = tls_contended_latch_acquisitions - contended_at_measure_start_;
       });
     }

@@ -35,6 +35,8 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <x86intrin.h>
@@ -110,6 +112,16 @@ struct ExecProfile {
     w.end_object();
   }
 };
+
+// The executors' run<kProfile>() is instantiated for the --profile the
+// caller chose at compile time (run_online); a mismatch is a wiring bug.
+template <bool kProfile, class Config>
+void check_profile_matches(const Config& cfg) {
+  if (cfg.profile != kProfile) {
+    std::fprintf(stderr, "fatal: executor run<%d>() called with --profile=%d\n", kProfile, cfg.profile);
+    std::abort();
+  }
+}
 
 template <bool kOn>
 class AttemptProfiler;

@@ -1,7 +1,10 @@
 // rundb_main<CC>: flags -> config -> the chosen workload's runner.
 // Each bin/rundb-<cc> has a generated main() (engine/rundb/CMakeLists.txt)
-// that passes its protocol and one runner per workload, each compiled in its
-// own translation unit (run_online<CC>(cfg, workload), engine/run.h).
+// that passes its protocol and two runners per workload, each compiled in its
+// own translation unit: run_online<CC>(cfg, workload) (engine/run.h) and, for
+// --profile, run_online<CC, true>. Keeping the profiled instantiation out of
+// the plain one's unit keeps that unit's code, inlining included, what it was
+// before the execution profile existed.
 //
 // Exit codes (interface contract): 0 ok; 2 bad flags or configuration (one
 // line on stderr naming the flag, nothing written); 3 a correctness check
@@ -24,6 +27,7 @@ namespace ccb {
 struct WorkloadEntry {
   const char* name;
   int (*run)(const EngineConfig&);
+  int (*run_profiled)(const EngineConfig&);  // --profile
 };
 
 template <class CC>
@@ -37,7 +41,7 @@ int rundb_main(int argc, char** argv, std::span<const WorkloadEntry> workloads) 
     if (!parse_command_line(argc, argv, CC::kName)) return 0;
     const EngineConfig cfg = EngineConfig::from_flags(CC::kName, names);
     for (const auto& w : workloads)
-      if (cfg.workload == w.name) return w.run(cfg);
+      if (cfg.workload == w.name) return cfg.profile ? w.run_profiled(cfg) : w.run(cfg);
     return 1;  // unreachable: from_flags accepted only a registered name
   });
 }

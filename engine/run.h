@@ -119,7 +119,10 @@ inline int correctness_exit_code(const std::vector<InvariantResult>& invariants,
   return rc;
 }
 
-template <class CC, class W>
+// kProfile: --profile, fixed at compile time here at the top so that the
+// unprofiled instantiation holds no profiled code (the rundb binaries compile
+// the two in separate translation units, engine/rundb/CMakeLists.txt).
+template <class CC, bool kProfile = false, class W>
 int run_online(const EngineConfig& cfg, W& workload) {
   const MemoryEstimate need = workload.memory_estimate();
   require_memory_fits(need.bytes, need.size_flag, available_memory_bytes(), cfg.ignore_memory_limit);
@@ -139,11 +142,11 @@ int run_online(const EngineConfig& cfg, W& workload) {
   RunOutcome<W> out;
   if (!uses_bundle_executor(cfg.frontend)) {
     OnlineExecutor<CC, W> exec(cfg, cc, workload);
-    out = exec.run();
+    out = exec.template run<kProfile>();
   } else {
     const std::unique_ptr<BundleFrontend> frontend = make_frontend(cfg, bundle);
     BundleExecutor<CC, W> exec(cfg, cc, workload, *frontend, bundle.batch_size, cfg.frontend);
-    out = exec.run();
+    out = exec.template run<kProfile>();
   }
   const ThreadStats& s = out.stats;
 
@@ -234,6 +237,7 @@ int run_online(const EngineConfig& cfg, W& workload) {
     cc.stats_json(w);
     w.end_object();
   }
+  if (cfg.profile) s.profile.to_json(w);
   if (cfg.timeline) {
     w.key("timeline").begin_array();
     for (uint64_t c : s.timeline) w.value(c);

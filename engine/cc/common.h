@@ -117,8 +117,8 @@ struct AccessList {
   size_t size() const { return n; }
 };
 
-template <class CC, class Pred>
-AccessList<CC> sorted_accesses(Txn<CC>& txn, Pred pred) {
+template <class CC, bool kProfiled, class Pred>
+AccessList<CC> sorted_accesses(Txn<CC, kProfiled>& txn, Pred pred) {
   auto& all = txn.accesses();
   auto** out = reinterpret_cast<Access<CC>**>(txn.scratch(sizeof(Access<CC>*) * (all.size() + 1)));
   size_t n = 0;
@@ -131,8 +131,8 @@ AccessList<CC> sorted_accesses(Txn<CC>& txn, Pred pred) {
 // Copies a row image into a.local while the row's metadata word `meta` stays
 // unchanged and unlocked (`locked(v)` tells); returns the observed word. The
 // seqlock read of the optimistic protocols.
-template <class CC, class IsLocked>
-uint64_t stable_copy(Txn<CC>& txn, Access<CC>& a, const std::atomic<uint64_t>& meta, IsLocked locked) {
+template <class CC, bool kProfiled, class IsLocked>
+uint64_t stable_copy(Txn<CC, kProfiled>& txn, Access<CC>& a, const std::atomic<uint64_t>& meta, IsLocked locked) {
   uint8_t* dst = a.local ? a.local : txn.make_local(a);
   const size_t n = a.table->data_size();
   for (;;) {

@@ -99,7 +99,8 @@
 
 namespace ccb {
 
-template <class CC>
+// kProfiled: compiled with --profile's timing (engine/cc/txn.h).
+template <class CC, bool kProfiled = false>
 class Txn;
 class JsonWriter;
 

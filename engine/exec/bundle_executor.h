@@ -34,6 +34,12 @@
 // until --measure_txns commits. A transaction's latency runs from the start
 // of its batch's analysis (when the batch closed) to its commit.
 //
+// --profile (engine/stats/exec_profile.h): the workers' loop is instantiated
+// with Txn<CC, true> and AttemptProfiler<true>, which time every attempt; the
+// analysis phase counts as analysis for every worker it holds at the barrier
+// (its wall time x workers). Without it the loop is compiled with Txn<CC> and
+// AttemptProfiler<false>, which read no clock.
+//
 // Read-only requests run as ordinary transactions (txn.read_only() is false):
 // the CC-free phase writes rows without a protocol's version bookkeeping, which
 // snapshot reads (Silo, BCC) rely on.
@@ -113,8 +119,12 @@ class BundleExecutor {
         frontend_name_(std::move(frontend_name)),
         barrier_(cfg.threads + 1, PhaseEnd{this}) {}
 
+  // kProfile: --profile (cfg.profile must match), chosen at the top
+  // (run_online) like OnlineExecutor::run's.
+  template <bool kProfile = false>
   RunOutcome<W> run() {
     check_executor_support<CC, W>(cfg_);
+    check_profile_matches<kProfile>(cfg_);
     check_frontend_support(frontend_name_, w_);
     const int n = cfg_.threads;
     generate_batches();
@@ -125,6 +135,11 @@ class BundleExecutor {
     for (int i = 0; i < n; ++i)
       workers_.push_back(std::make_unique<Worker>(cc_, i, cfg_, w_.txn_types().size(),
                                                   cfg_.verify ? &out.history_logs[i] : nullptr));
+    if constexpr (kProfile) {
+      for (int i = 0; i < n; ++i)
+        workers_[i]->profiled_txn =
+            std::make_unique<Txn<CC, true>>(cc_, i, cfg_.verify ? &out.history_logs[i] : nullptr);
+    }
     if (cfg_.pin) {
       const auto order = Topology::get().pinning_order();
       for (int i = 0; i < n; ++i) out.worker_cpus.push_back(order[i % order.size()].cpu);
@@ -133,7 +148,7 @@ class BundleExecutor {
     for (int i = 0; i < n; ++i) {
       threads.emplace_back([&, i] {
         if (cfg_.pin) pin_current_thread(out.worker_cpus[i]);
-        worker_loop(*workers_[i], out.workload_states[i]);
+        worker_loop<kProfile>(*workers_[i], out.workload_states[i]);
       });
     }
     std::atomic<bool> ticking{true};
@@ -156,6 +171,7 @@ class BundleExecutor {
       out.stats.merge(wk->stats);
       out.queue_tags.insert(out.queue_tags.end(), wk->tags.begin(), wk->tags.end());
     }
+    if constexpr (kProfile) out.stats.profile.add_ns(ExecProfile::kAnalysis, analysis_ns_ * static_cast<uint64_t>(n));
     out.frontend_json = frontend_json();
     return out;
   }
@@ -169,6 +185,7 @@ class BundleExecutor {
     Worker(CC& cc, int tid, const EngineConfig& cfg, size_t types, verify::HistoryLog* log)
         : txn(cc, tid, log), rng(seed_for(cfg.seed, tid)), stats(types), tid(tid) {}
     Txn<CC> txn;
+    std::unique_ptr<Txn<CC, true>> profiled_txn;  // run<true>() (--profile): the one worker_loop<true> runs
     Random rng;
     ThreadStats stats;
     std::vector<verify::QueueTag> tags;
@@ -291,10 +308,21 @@ class BundleExecutor {
     }
   }
 
+  // The worker's transaction of the loop compiled with(out) --profile.
+  template <bool kProfile>
+  static auto& txn_of(Worker& wk) {
+    if constexpr (kProfile) return *wk.profiled_txn;
+    else return wk.txn;
+  }
+
+  template <bool kProfile>
   void worker_loop(Worker& wk, typename W::ThreadState& ws) {
+    auto& txn = txn_of<kProfile>(wk);
+    AttemptProfiler<kProfile> profiler(wk.stats.profile);
+    profiler.attach(txn);
     if constexpr (HasAcquireAll<CC> && HasTableById<W, CC>) {
       for (uint32_t id = 0; id < (1u << kTableIdBits); ++id)
-        if (Table<CC>* t = w_.table_by_id(id)) wk.txn.register_table(*t);
+        if (Table<CC>* t = w_.table_by_id(id)) txn.register_table(*t);
     }
     bool measured_before = false;
     for (;;) {
@@ -303,42 +331,48 @@ class BundleExecutor {
       if (measuring_ && !measured_before) {
         measured_before = true;
         if constexpr (HasProtocolStats<CC>) cc_.reset_stats(wk.tid);
+        if constexpr (kProfile) wk.stats.profile = {};
       }
       // Queue phase: this worker's own queues, then the shared worklist.
       const auto& own = plan_.per_thread[wk.tid];
       for (size_t j = 0; j < own.size(); ++j)
-        run_queue(wk, ws, own[j], (uint64_t{1} << 63) | (uint64_t(wk.tid) << 32) | j);
+        run_queue(wk, ws, profiler, own[j], (uint64_t{1} << 63) | (uint64_t(wk.tid) << 32) | j);
       for (size_t q; (q = worklist_next_.fetch_add(1, std::memory_order_relaxed)) < plan_.worklist.size();)
-        run_queue(wk, ws, plan_.worklist[q], q);
+        run_queue(wk, ws, profiler, plan_.worklist[q], q);
       barrier_.arrive_and_wait();
       // Residual phase, under the protocol.
-      wk.txn.set_cc_free(false);
+      txn.set_cc_free(false);
       for (size_t r; (r = residual_next_.fetch_add(1, std::memory_order_relaxed)) < plan_.residuals.size();)
-        execute(wk, ws, plan_.residuals[r]);
+        execute(wk, ws, profiler, plan_.residuals[r]);
       barrier_.arrive_and_wait();
     }
   }
 
-  void run_queue(Worker& wk, typename W::ThreadState& ws, const BundleQueue& q, uint64_t queue_id) {
+  template <bool kProfile>
+  void run_queue(Worker& wk, typename W::ThreadState& ws, AttemptProfiler<kProfile>& profiler, const BundleQueue& q,
+                 uint64_t queue_id) {
     const bool cc_free = q.mode == BundleQueue::Mode::kWithoutCC;
-    wk.txn.set_cc_free(cc_free);
+    auto& txn = txn_of<kProfile>(wk);
+    txn.set_cc_free(cc_free);
     for (uint32_t i : q.txns) {
-      if (execute(wk, ws, i) && wk.txn.log_enabled())
-        wk.tags.push_back(verify::QueueTag{wk.txn.id(), batch_seq_, queue_id, cc_free});
+      if (execute(wk, ws, profiler, i) && txn.log_enabled())
+        wk.tags.push_back(verify::QueueTag{txn.id(), batch_seq_, queue_id, cc_free});
     }
   }
 
   // Runs transaction i of the batch until it commits (true) or aborts
   // logically (false).
-  bool execute(Worker& wk, typename W::ThreadState& ws, uint32_t i) {
+  template <bool kProfile>
+  bool execute(Worker& wk, typename W::ThreadState& ws, AttemptProfiler<kProfile>& profiler, uint32_t i) {
     const auto& req = batch_->requests[i];
-    Txn<CC>& txn = wk.txn;
+    auto& txn = txn_of<kProfile>(wk);
     ThreadStats& st = wk.stats;
     for (uint32_t retries = 0;; ++retries) {
+      profiler.start();
       txn.begin(retries, false);
       RC rc = RC::kOk;
       if constexpr (HasAcquireAll<CC>) {
-        if (!txn.cc_free()) rc = cc_.acquire_all(txn, batch_->descs[i]);
+        if (!txn.cc_free()) rc = profiler.acquire([&] { return cc_.acquire_all(txn, batch_->descs[i]); });
       }
       if (rc == RC::kOk) rc = w_.run(txn, req);
       if (rc == RC::kOk) {
@@ -346,6 +380,7 @@ class BundleExecutor {
       } else {
         txn.abort();
       }
+      profiler.end(rc == RC::kOk);
       if (rc == RC::kOk) {
         w_.on_commit(ws, req);
         if (measuring_) {
@@ -373,7 +408,7 @@ class BundleExecutor {
         wk.deferred.push_back(i);
         return false;
       }
-      backoff_after_abort(cfg_, wk.rng, retries);
+      profiler.backoff([&] { backoff_after_abort(cfg_, wk.rng, retries); });
     }
   }
 

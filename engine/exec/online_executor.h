@@ -20,7 +20,11 @@
 // request and regPos follows each commit. Without it the worker loop is
 // compiled without TsDEFER (a template parameter), so DbCC pays nothing.
 // Each worker also reports its contended latch acquisitions in the measured
-// interval (engine/cc/latch_contention.h).
+// interval (engine/cc/latch_contention.h). With --profile the worker loop is
+// instantiated with Txn<CC, true> and AttemptProfiler<true>
+// (engine/stats/exec_profile.h), which time every attempt; without it with
+// Txn<CC> and AttemptProfiler<false>, which read no clock (a template
+// parameter, like TsDEFER's).
 //
 // Thread safety: run() is called once, from the main thread.
 #pragma once
@@ -45,6 +49,7 @@
 #include "engine/core/clock.h"
 #include "engine/exec/tsdefer.h"
 #include "engine/exec/topology.h"
+#include "engine/stats/exec_profile.h"
 #include "engine/stats/thread_stats.h"
 #include "engine/verify/cf_check.h"
 #include "engine/verify/recorder.h"
@@ -113,9 +118,14 @@ class OnlineExecutor {
  public:
   OnlineExecutor(const EngineConfig& cfg, CC& cc, W& workload) : cfg_(cfg), cc_(cc), w_(workload) {}
 
+  // kProfile: --profile (cfg.profile must match). A compile-time parameter
+  // chosen at the top (run_online), so a binary's unprofiled translation units
+  // instantiate no profiled code at all, and their inlining stays as it was.
+  template <bool kProfile = false>
   RunOutcome<W> run() {
     const int n = cfg_.threads;
     check_executor_support<CC, W>(cfg_);
+    check_profile_matches<kProfile>(cfg_);
     attempt_type_ = attempt_latency_type_index();
     RunOutcome<W> out;
     out.workload_states.resize(n);
@@ -133,8 +143,8 @@ class OnlineExecutor {
       workers.emplace_back([&, i] {
         if (cfg_.pin) pin_current_thread(out.worker_cpus[i]);
         verify::HistoryLog* log = cfg_.verify ? &out.history_logs[i] : nullptr;
-        if (tsdefer_) worker<true>(i, stats[i], out.workload_states[i], log);
-        else worker<false>(i, stats[i], out.workload_states[i], log);
+        if (tsdefer_) worker<true, kProfile>(i, stats[i], out.workload_states[i], log);
+        else worker<false, kProfile>(i, stats[i], out.workload_states[i], log);
         contended[i] = tls_contended_latch_acquisitions - contended_at_measure_start_;
       });
     }
@@ -182,7 +192,7 @@ class OnlineExecutor {
     std::this_thread::sleep_for(std::chrono::nanoseconds(static_cast<int64_t>(s * 1e9)));
   }
 
-  template <bool kDefer>
+  template <bool kDefer, bool kProfile>
   void worker(int tid, ThreadStats& st, typename W::ThreadState& ws, verify::HistoryLog* log) {
     Random rng(seed_for(cfg_.seed, tid));
     std::vector<typename W::Request> buffer(cfg_.txn_buffer);
@@ -193,7 +203,9 @@ class OnlineExecutor {
       for (const auto& r : buffer) sets.push_back(TsDeferSet::from_desc(w_.describe(r), cfg_.tsdefer.accuracy, rng));
       tsdefer_->assign(tid, std::move(sets), TsDefer::Replay::kYes);
     }
-    Txn<CC> txn(cc_, tid, log);
+    Txn<CC, kProfile> txn(cc_, tid, log);
+    AttemptProfiler<kProfile> profiler(st.profile);
+    profiler.attach(txn);
     std::vector<TxnDesc> predicted;  // per buffered request, for acquire_all()
     if constexpr (HasAcquireAll<CC> && HasTableById<W, CC>) {
       for (uint32_t id = 0; id < (1u << kTableIdBits); ++id)
@@ -223,6 +235,7 @@ class OnlineExecutor {
         if (quota == 0 && cfg_.measure_txns > 0) finish_quota();
         if constexpr (HasProtocolStats<CC>) cc_.reset_stats(tid);
         if constexpr (kDefer) tsdefer_->stats(tid) = {};
+        if constexpr (kProfile) st.profile = {};
         contended_at_measure_start_ = tls_contended_latch_acquisitions;
       }
       size_t index = next;
@@ -235,15 +248,17 @@ class OnlineExecutor {
       const bool time_attempts = measuring && req.type == attempt_type_;  // --attempt_latency_type
       for (uint32_t retries = 0;; ++retries) {
         const uint64_t attempt_start = time_attempts ? now_ns() : 0;
+        profiler.start();
         txn.begin(retries, read_only);
         RC rc = RC::kOk;
-        if constexpr (HasAcquireAll<CC>) rc = cc_.acquire_all(txn, predicted[index]);
+        if constexpr (HasAcquireAll<CC>) rc = profiler.acquire([&] { return cc_.acquire_all(txn, predicted[index]); });
         if (rc == RC::kOk) rc = w_.run(txn, req);
         if (rc == RC::kOk) {
           rc = txn.commit();  // cleans up itself on failure
         } else {
           txn.abort();
         }
+        profiler.end(rc == RC::kOk);
         if (time_attempts && rc != RC::kUser && rc != RC::kNotFound)
           st.attempts.record(classify_attempt(cc_, txn, rc), now_ns() - attempt_start);
         if (rc == RC::kOk) {
@@ -268,7 +283,7 @@ class OnlineExecutor {
         }
         if (phase_.load(std::memory_order_relaxed) == kDone) return;
         if (!cfg_.retry_aborted) break;  // --retry_aborted=false: dropped, as Silo's benchmark does
-        backoff(rng, retries);
+        profiler.backoff([&] { backoff(rng, retries); });
       }
       if (measuring && quota > 0 && st.commits == quota) {
         finish_quota();

@@ -19,14 +19,12 @@
 #include <cstdint>
 #include <string>
 
+#include "engine/cc/protocol.h"  // Txn's declaration
 #include "engine/core/rc.h"
 #include "engine/stats/histogram.h"
 #include "engine/stats/json.h"
 
 namespace ccb {
-
-template <class CC>
-class Txn;
 
 enum class AttemptOutcome : uint8_t { kCommitted, kSaved, kAborted, kCount };
 
@@ -48,8 +46,8 @@ concept ReportsSavedCommits = requires(const CC cc, Txn<CC>& txn) {
 };
 
 // The outcome of an attempt that ended with `rc` (not kUser / kNotFound).
-template <class CC>
-AttemptOutcome classify_attempt(const CC& cc, Txn<CC>& txn, RC rc) {
+template <class CC, bool kProfiled>
+AttemptOutcome classify_attempt(const CC& cc, Txn<CC, kProfiled>& txn, RC rc) {
   if (rc != RC::kOk) return AttemptOutcome::kAborted;
   if constexpr (ReportsSavedCommits<CC>) {
     if (cc.last_commit_saved(txn)) return AttemptOutcome::kSaved;

@@ -11,6 +11,7 @@
 
 #include "engine/core/rc.h"
 #include "engine/stats/attempt_latency.h"
+#include "engine/stats/exec_profile.h"
 #include "engine/stats/histogram.h"
 
 namespace ccb {
@@ -29,6 +30,7 @@ struct ThreadStats {
   std::vector<TxnTypeStats> per_type;
   std::vector<uint64_t> timeline;  // commits per measured second
   AttemptLatencies attempts;       // with --attempt_latency_type: that type's attempts by outcome
+  ExecProfile profile;             // with --profile: the measured interval's execution profile
 
   explicit ThreadStats(size_t n_types = 0) : per_type(n_types) {}
 
@@ -48,6 +50,7 @@ struct ThreadStats {
     if (timeline.size() < o.timeline.size()) timeline.resize(o.timeline.size());
     for (size_t i = 0; i < o.timeline.size(); ++i) timeline[i] += o.timeline[i];
     attempts.merge(o.attempts);
+    profile.merge(o.profile);
   }
 };
 

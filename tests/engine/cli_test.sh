@@ -11,7 +11,7 @@ fail() { echo "FAIL: $*"; exit 1; }
 # Bad input: exit 2, one line naming the flag, no file written.
 for args in "--threads=0" "--nosuchflag=1" "--workload=tpcx" "--theta=abc" "--table_size=8 --req_per_txn=16" \
     "--strife_k=5" "--batch_size=100" "--frontend=strife --strife_alpha=2" "--frontend=strife --batch_size=0" \
-    "--frontend=strife --workload=tpcc"; do
+    "--frontend=strife --workload=tpcc" "--profile=maybe"; do
   # shellcheck disable=SC2086
   "$bin" $args --out="$tmp/bad.json" 2>"$tmp/err"; rc=$?
   [[ $rc -eq 2 ]] || fail "'$args' exited $rc, want 2"
@@ -80,7 +80,23 @@ assert r["commits"] > 0 and r["throughput"] > 0
 assert r["invariants_ok"] is True and r["serializable"] is True and r["violation"] is None
 assert r["provenance"]["git_revision"]
 assert isinstance(r["timeline"], list)
+assert "profile" not in r and r["config"]["profile"] is False  # --profile off: no profile object
 PY
+
+# --profile: the execution profile (strife-fig07), six shares summing to 1 and their seconds; under the online
+# executor no analysis, under the bundle executor (Strife) the analysis phase.
+profile_fields='import json, sys
+r = json.load(open(sys.argv[1])); p = r["profile"]; cats = ["abort", "lock", "execute", "index", "validation", "analysis"]
+assert r["config"]["profile"] is True and set(p) == set(cats) | {"seconds"} and set(p["seconds"]) == set(cats), p
+assert abs(sum(p[c] for c in cats) - 1) < 1e-9 and all(p[c] >= 0 and p["seconds"][c] >= 0 for c in cats), p
+assert p["execute"] > 0 and p["index"] > 0 and p["lock"] > 0 and p["validation"] > 0, p
+assert (p["analysis"] > 0) == (sys.argv[2] == "bundle"), p'
+"$bin" --workload=ycsb --threads=2 --warmup=0 --duration=0.2 --table_size=1000 --theta=0.9 --profile \
+  --out="$tmp/profile.json" 2>/dev/null || fail "--profile run exited $?"
+python3 -c "$profile_fields" "$tmp/profile.json" online || fail "--profile run: wrong profile object"
+"$bin" --workload=ycsb --frontend=strife --threads=2 --warmup=0 --duration=0.2 --table_size=1000 --theta=0.9 \
+  --batch_size=500 --profile --out="$tmp/profile_strife.json" 2>/dev/null || fail "--profile strife run exited $?"
+python3 -c "$profile_fields" "$tmp/profile_strife.json" bundle || fail "--profile strife run: wrong profile object"
 # TSKD[CC] (--frontend=tsdefer): a bad TsDEFER knob is exit 2 naming it, nothing written; a run reports
 # frontend.tsdefer, and every run the contended latch acquisitions.
 for args in "--frontend=tsdefer --tsdefer_deferp=1.5" "--tsdefer_lookups=65" "--access_set_accuracy=0"; do

@@ -219,22 +219,5 @@ TEST_F(PartCCTest, UnpredictedPartitionOutOfOrderIsTriedOnce) {
   EXPECT_EQ(c_.value(5), 1u);
 }
 
-// Stress (4 workers, YCSB theta 0.99): PartCC bound to YCSB's key ranges,
-// counters add up and the history is serializable.
-TEST(PartCCStress, ContendedYcsbIsSerializable) {
-  PartCC cc;
-  YcsbWorkload<PartCC> w(cc_test::contended_ycsb());
-  EngineConfig cfg;
-  cfg.threads = 4;
-  cc.bind_workload(cfg, w);
-  EXPECT_EQ(cc.partitions(), 4u);
-  w.load(2);
-  const cc_test::RunResult r = cc_test::run(cc, w, 0.4, 5);
-  EXPECT_GT(r.commits, 100u);
-  EXPECT_TRUE(r.invariants_ok) << r.invariant_detail;
-  EXPECT_TRUE(r.check.serializable) << r.check.violation.message;
-  EXPECT_EQ(r.aborts, 0u) << "predicted partitions are locked up front in order: no aborts";
-}
-
 }  // namespace
 }  // namespace ccb

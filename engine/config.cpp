@@ -38,6 +38,10 @@ DEFINE_bool(ignore_memory_limit, false,
             "load even if the tables' estimated size exceeds the memory available (for machines that overcommit on purpose)");
 DEFINE_string(attempt_latency_type, "", "record the latency of each attempt of this transaction type (e.g. NewOrder) by outcome: committed, saved (by BCC), aborted (\"\" = off)");
 DEFINE_bool(retry_aborted, true, "retry an aborted request until it commits; false: count the abort and move on to the next request (Silo's benchmark default, --retry-aborted-transactions off)");
+DEFINE_uint32(mocc_temperature_threshold, ccb::EngineConfig::kMoccDefaultThreshold,
+              "mocc only: a row is hot (reads lock it) from this temperature on: validation failures on it, halved every --mocc_decay_ms (0..65535; 0 = every row hot)");
+DEFINE_uint32(mocc_decay_ms, ccb::EngineConfig::kMoccDefaultDecayMs,
+              "mocc only: period in ms after which a row's temperature halves (40..3600000)");
 DEFINE_bool(bcc_breakdown, false, "bcc only: time BCC's history memory management and global-clock accesses per transaction (bcc-tab1; costs a clock read around each)");
 
 namespace ccb {
@@ -140,6 +144,13 @@ EngineConfig EngineConfig::from_flags(const char* cc_name, const std::vector<std
   require(!FLAGS_bcc_breakdown || c.cc == "bcc", "bcc_breakdown", "true only with bin/rundb-bcc (this is " + c.cc + ")");
   c.bcc_breakdown = FLAGS_bcc_breakdown;
   c.retry_aborted = FLAGS_retry_aborted;
+  const bool mocc = c.cc == "mocc";
+  require(mocc || gflags::GetCommandLineFlagInfoOrDie("mocc_temperature_threshold").is_default,
+          "mocc_temperature_threshold", "only with bin/rundb-mocc (this is " + c.cc + ")");
+  require(mocc || gflags::GetCommandLineFlagInfoOrDie("mocc_decay_ms").is_default, "mocc_decay_ms",
+          "only with bin/rundb-mocc (this is " + c.cc + ")");
+  c.mocc_temperature_threshold = in_range(FLAGS_mocc_temperature_threshold, 0, 65535, "mocc_temperature_threshold", "an integer");
+  c.mocc_decay_ms = in_range(FLAGS_mocc_decay_ms, 40, 3600000, "mocc_decay_ms", "milliseconds");
   return c;
 }
 
@@ -166,6 +177,8 @@ void EngineConfig::to_json(JsonWriter& w) const {
   w.key("attempt_latency_type").value(attempt_latency_type);
   w.key("bcc_breakdown").value(bcc_breakdown);
   w.key("retry_aborted").value(retry_aborted);
+  w.key("mocc_temperature_threshold").value(mocc_temperature_threshold);
+  w.key("mocc_decay_ms").value(mocc_decay_ms);
 }
 
 // The engine's and the workloads' flags (not gflags' and glog's own).

@@ -59,6 +59,12 @@ struct EngineConfig {
   std::string attempt_latency_type;  // "" = off; else a transaction type (engine/stats/attempt_latency.h)
   bool bcc_breakdown = false;        // BCC times its memory management and clock accesses (bcc-tab1)
   bool retry_aborted = true;         // false: an aborted request is dropped, as Silo's benchmark does
+  // MOCC (engine/cc/mocc.h): a row is hot from this many validation failures
+  // on it; the count halves every decay period.
+  static constexpr uint32_t kMoccDefaultThreshold = 10;
+  static constexpr uint32_t kMoccDefaultDecayMs = 1000;
+  uint32_t mocc_temperature_threshold = kMoccDefaultThreshold;
+  uint32_t mocc_decay_ms = kMoccDefaultDecayMs;
 
   // `workloads`: the names this binary can run (its registry).
   static EngineConfig from_flags(const char* cc_name, const std::vector<std::string>& workloads);

@@ -128,6 +128,7 @@ int run_online(const EngineConfig& cfg, W& workload) {
   require_memory_fits(need.bytes, need.size_flag, available_memory_bytes(), cfg.ignore_memory_limit);
   CC cc;
   if constexpr (requires { cc.configure(cfg); }) cc.configure(cfg);  // protocol-specific flags (BCC)
+  if constexpr (requires { cc.bind_workload(cfg, workload); }) cc.bind_workload(cfg, workload);  // PartCC's partitions
   const BundleSettings bundle = BundleSettings::from_flags(cfg);  // flag errors before loading
   if (uses_bundle_executor(cfg.frontend)) check_frontend_support(cfg.frontend, workload);
   // Before the load, so the buffer (as large as the tables) is gone again

@@ -17,6 +17,10 @@
 //   size_t memory_bytes()               bytes held by its tables
 //   MemoryEstimate memory_estimate()    before load(): the bytes load() will
 //                                       allocate, and the flag that sizes them
+// Optional, for partition-level locking (engine/cc/partcc.h; TPC-C, YCSB, HOT):
+//   uint32_t partition_count(uint32_t threads)   P, the number of partitions
+//   uint32_t partition_of(GlobalKey, uint32_t n) a key's partition in [0, n),
+//                                       or ~0u for a table that needs no lock
 #pragma once
 
 #include <concepts>

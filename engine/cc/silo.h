@@ -114,22 +114,7 @@ class Silo {
       lock(a->row->meta.tid);
       a->meta.locked = true;
     }
-    // The epoch this commit will read is at least the one published here
-    // (advance_floor relies on it; the fence orders the two).
-    std::atomic<uint64_t>& committing = committing_epoch(txn);
-    committing.store(epoch_.load(std::memory_order_relaxed), std::memory_order_relaxed);
-    std::atomic_thread_fence(std::memory_order_seq_cst);
-    const uint64_t epoch = epoch_.load(std::memory_order_seq_cst);  // seq_cst: see start_saving
-    // Phase 2.
-    if (!validate_reads(txn)) {
-      unlock_all(writes);
-      committing.store(kIdle, std::memory_order_release);
-      return RC::kValidation;
-    }
-    // Phase 3.
-    install(txn, writes, epoch);
-    committing.store(kIdle, std::memory_order_release);
-    return RC::kOk;
+    return validate_and_install(txn, writes, [](const auto&) { return false; });
   }
 
   void abort(auto& txn) {  // nothing is held during execution
@@ -143,16 +128,48 @@ class Silo {
   uint64_t snapshot_floor() const { return floor_.load(std::memory_order_acquire); }
 
  protected:
+  // Phases 2 and 3, after phase 1 locked `writes` (the write set, each with
+  // meta.locked set): read the epoch, validate, install and unlock, or unlock
+  // and fail. `on_stale(access)` is called for each row that fails validation
+  // and returns whether to go on checking the rest (MOCC heats every one).
+  template <class OnStale>
+  RC validate_and_install(auto& txn, const auto& writes, OnStale on_stale) {
+    // The epoch this commit will read is at least the one published here
+    // (advance_floor relies on it; the fence orders the two).
+    std::atomic<uint64_t>& committing = committing_epoch(txn);
+    committing.store(epoch_.load(std::memory_order_relaxed), std::memory_order_relaxed);
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+    const uint64_t epoch = epoch_.load(std::memory_order_seq_cst);  // seq_cst: see start_saving
+    // Phase 2.
+    if (!validate_reads(txn, on_stale)) {
+      unlock_all(writes);
+      committing.store(kIdle, std::memory_order_release);
+      return RC::kValidation;
+    }
+    // Phase 3.
+    install(txn, writes, epoch);
+    committing.store(kIdle, std::memory_order_release);
+    return RC::kOk;
+  }
+
   // Phase 2: every row read (read-modify-writes included) still carries the
   // TID observed at read time and is not locked by another transaction.
   static bool validate_reads(auto& txn) {
+    return validate_reads(txn, [](const auto&) { return false; });
+  }
+  template <class OnStale>
+  static bool validate_reads(auto& txn, OnStale on_stale) {
+    bool ok = true;
     for (auto& a : txn.accesses()) {
       if (a.type == AccessType::kInsert) continue;
       const uint64_t now = a.row->meta.tid.load(std::memory_order_acquire);
       const bool locked_by_other = (now & kLockBit) && !a.meta.locked;
-      if ((now & ~kLockBit) != a.meta.observed_tid || locked_by_other) return false;
+      if ((now & ~kLockBit) != a.meta.observed_tid || locked_by_other) {
+        ok = false;
+        if (!on_stale(a)) return false;
+      }
     }
-    return true;
+    return ok;
   }
   // Phase 3: the commit TID is larger than every TID read or written and than
   // this worker's last one, and lies in `epoch`; writes are installed and

@@ -224,6 +224,8 @@ class ResolvedFigure:
             for values in itertools.product(*(self.axes[name] for name in axis_names)):
                 coords = tuple(zip(axis_names, values))
                 parameters = {**self.series_parameters(series), **dict(coords)}
+                for key, axis in self.config.document.get("follow", {}).items():
+                    parameters[key] = parameters[axis]
                 cc = parameters.pop(program.binary_parameter) if program.binary_parameter else None
                 first_seed = parameters.get("seed", 1)
                 for repetition in range(self.repetitions):
@@ -308,6 +310,11 @@ class _ConsistencyChecker:
             for key in series["params"]:
                 if key in axes:
                     self._add(f"series[{index}].params.{key}", "is swept in axes; a series may not fix it")
+        for key, axis in self.document.get("follow", {}).items():
+            if axis not in axes:
+                self._add(f"follow.{key}", f"follows '{axis}', which is not an axis; axes: {', '.join(axes) or 'none'}")
+            if key in axes or key in self.document["base"] or any(key in s["params"] for s in self.document["series"]):
+                self._add(f"follow.{key}", "is set by its axis at every point; remove it from axes, base and series")
         for name, override in self.document.get("profiles", {}).items():
             for key in override.get("axes", {}):
                 if key not in axes:

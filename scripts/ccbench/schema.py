@@ -276,6 +276,9 @@ FIGURE = {
         "program": {"enum": [ENGINE, *sorted(set(PROGRAMS) - {ENGINE})]},
         "base": PARAMETERS,
         "axes": AXES,
+        # Parameters that take the value of an axis at every point
+        # (warehouses: threads, "cores = warehouses").
+        "follow": {"type": "object", "additionalProperties": {"type": "string"}},
         "series": {"type": "array", "minItems": 1, "items": SERIES},
         "repetitions": POSITIVE_INT,
         "timeout_s": POSITIVE_NUMBER,

@@ -14,6 +14,7 @@
 #include "engine/cc/bcc.h"
 #include "engine/cc/dldetect.h"
 #include "engine/cc/locksorted.h"
+#include "engine/cc/mocc.h"
 #include "engine/cc/prenowait.h"
 #include "engine/cc/waitdie.h"
 #include "tests/cc/cc_test_util.h"
@@ -55,7 +56,7 @@ class NewProtocolTest : public ::testing::Test {
   Counters<CC> c_{4};
   Txn<CC> t1_{cc_, 0, nullptr}, t2_{cc_, 1, nullptr};
 };
-using NewProtocols = ::testing::Types<Bcc, WaitDie, DlDetect, LockSorted, PreNoWait>;
+using NewProtocols = ::testing::Types<Bcc, WaitDie, DlDetect, LockSorted, PreNoWait, Mocc>;
 TYPED_TEST_SUITE(NewProtocolTest, NewProtocols);
 
 TYPED_TEST(NewProtocolTest, DisjointWritesBothCommit) {

@@ -13,17 +13,22 @@
 #include "engine/cc/bcc.h"
 #include "engine/cc/dldetect.h"
 #include "engine/cc/locksorted.h"
+#include "engine/cc/mocc.h"
+#include "engine/cc/partcc.h"
 #include "engine/cc/prenowait.h"
 #include "engine/cc/silo.h"
 #include "engine/cc/waitdie.h"
 #include "tests/cc/cc_test_util.h"
+#include "tests/tpcc/tpcc_test_util.h"
+#include "workloads/hot/hot.h"
+#include "workloads/tpcc/tpcc.h"
 
 namespace ccb {
 namespace {
 
 template <class CC>
 class CcStress : public ::testing::Test {};
-using Protocols = ::testing::Types<Bcc, WaitDie, DlDetect, LockSorted, PreNoWait>;
+using Protocols = ::testing::Types<Bcc, WaitDie, DlDetect, LockSorted, PreNoWait, Mocc>;
 TYPED_TEST_SUITE(CcStress, Protocols);
 
 // The one abort reason each protocol may report under contention.
@@ -32,11 +37,17 @@ constexpr RC kConflictReason = RC::kLockConflict;
 template <> constexpr RC kConflictReason<Bcc> = RC::kValidation;
 template <> constexpr RC kConflictReason<WaitDie> = RC::kWaitDie;
 template <> constexpr RC kConflictReason<DlDetect> = RC::kDeadlock;
+// A second reason where a protocol has two (MOCC: validation of cold rows,
+// out-of-order locks of hot ones).
+template <class CC>
+constexpr RC kOtherConflictReason = kConflictReason<CC>;
+template <> constexpr RC kConflictReason<Mocc> = RC::kValidation;
+template <> constexpr RC kOtherConflictReason<Mocc> = RC::kLockConflict;
 
 template <class CC>
 void expect_only_conflict_aborts(const cc_test::RunResult& r) {
   for (size_t i = 1; i < static_cast<size_t>(RC::kCount); ++i) {
-    if (static_cast<RC>(i) != kConflictReason<CC>) {
+    if (static_cast<RC>(i) != kConflictReason<CC> && static_cast<RC>(i) != kOtherConflictReason<CC>) {
       EXPECT_EQ(r.aborts_by_reason[i], 0u) << rc_name(static_cast<RC>(i));
     }
   }
@@ -70,6 +81,13 @@ TYPED_TEST(CcStress, HighContentionYcsbLosesNoUpdateAndIsSerializable) {
 
 TYPED_TEST(CcStress, BankAuditsSeeConstantTotals) {
   using CC = TypeParam;
+  if constexpr (std::is_same_v<CC, Mocc>) {
+    // As Silo's: until the first snapshot epoch completes (>= 1 s, longer
+    // than this run) audits run as optimistic transactions, which may read an
+    // inconsistent state before validation aborts them (no opacity). Silo's
+    // snapshots are tested in silo_snapshot_test.cpp.
+    GTEST_SKIP() << "audits see inconsistent state before validation, as under Silo";
+  }
   CC cc;
   cc_test::BankWorkload<CC> w(64, 0.2);
   w.load(1);
@@ -81,6 +99,88 @@ TYPED_TEST(CcStress, BankAuditsSeeConstantTotals) {
   if constexpr (std::is_same_v<CC, Bcc>) {
     EXPECT_GT(cc.total_stats().snapshot_txns, 0u);
   }
+}
+
+// MOCC with a low threshold (1: a row is hot from its first failed
+// validation) and with every row hot (0): hot reads and writes lock, cold ones
+// validate, under contention; nothing lost, serializable.
+TEST(MoccStress, HotRecordLockingIsSerializable) {
+  for (uint32_t threshold : {0u, 1u}) {
+    Mocc cc(threshold, 1000);
+    YcsbWorkload<Mocc> w(cc_test::contended_ycsb());
+    w.load(2);
+    const cc_test::RunResult r = cc_test::run(cc, w, 0.4, 9);
+    EXPECT_GT(r.commits, 100u) << threshold;
+    EXPECT_TRUE(r.invariants_ok) << r.invariant_detail;
+    EXPECT_TRUE(r.check.serializable) << r.check.violation.message;
+    expect_only_conflict_aborts<Mocc>(r);
+    EXPECT_GT(cc.total_stats().hot_reads + cc.total_stats().hot_writes, 0u) << r.cc_stats;
+  }
+}
+
+// Stress (4 workers, YCSB theta 0.99): PartCC bound to YCSB's key ranges,
+// counters add up and the history is serializable.
+TEST(PartCCStress, ContendedYcsbIsSerializable) {
+  PartCC cc;
+  YcsbWorkload<PartCC> w(cc_test::contended_ycsb());
+  EngineConfig cfg;
+  cfg.threads = 4;
+  cc.bind_workload(cfg, w);
+  EXPECT_EQ(cc.partitions(), 4u);
+  w.load(2);
+  const cc_test::RunResult r = cc_test::run(cc, w, 0.4, 5);
+  EXPECT_GT(r.commits, 100u);
+  EXPECT_TRUE(r.invariants_ok) << r.invariant_detail;
+  EXPECT_TRUE(r.check.serializable) << r.check.violation.message;
+  EXPECT_EQ(r.aborts, 0u) << "predicted partitions are locked up front in order: no aborts";
+}
+
+// The Fig 8 comparators on the other workloads of issue 14 item 5, at high
+// contention: TPC-C's standard mix on one warehouse (consistency conditions)
+// and HOT with the hot records moving during the run (no lost update; PartCC
+// meets mispredicted partitions). MOCC with threshold 1, so hot-row locks are
+// taken within the short run.
+template <class CC>
+class Fig8Stress : public ::testing::Test {
+ protected:
+  template <class W>
+  static cc_test::RunResult run(W& w) {
+    if constexpr (std::is_same_v<CC, Mocc>) {
+      Mocc cc(1, 1000);
+      w.load(2);
+      return cc_test::run(cc, w, 0.4, 13);
+    } else {
+      CC cc;
+      EngineConfig cfg;
+      cfg.threads = 4;
+      cc.bind_workload(cfg, w);
+      w.load(2);
+      return cc_test::run(cc, w, 0.4, 13);
+    }
+  }
+  static void expect_correct(const cc_test::RunResult& r) {
+    EXPECT_GT(r.commits, 100u);
+    EXPECT_TRUE(r.invariants_ok) << r.invariant_detail;
+    EXPECT_TRUE(r.check.serializable) << r.check.violation.message;
+  }
+};
+using Fig8Protocols = ::testing::Types<Mocc, PartCC>;
+TYPED_TEST_SUITE(Fig8Stress, Fig8Protocols);
+
+TYPED_TEST(Fig8Stress, TpccStandardMixOnOneWarehouse) {
+  TpccWorkload<TypeParam> w(tpcc::testing::small_options(1));
+  this->expect_correct(this->run(w));
+}
+
+TYPED_TEST(Fig8Stress, HotWithMovingHotRecords) {
+  HotOptions o;
+  o.table_size = 4000;
+  o.hot_records = 4;
+  o.partitions = 4;
+  o.shift_s = 0.05;
+  HotWorkload<TypeParam> w(o);
+  this->expect_correct(this->run(w));
+  EXPECT_GE(w.epoch(), 3u);
 }
 
 // Snapshots renewed every millisecond: many synchronization points, saved

@@ -154,4 +154,19 @@ else
   [[ $rc -eq 2 ]] && grep -q -- "--bcc_breakdown" "$tmp/err" || fail "--bcc_breakdown outside bcc: exit $rc"
 fi
 
+# MOCC's knobs: mocc only, in range; PartCC: only partitioned workloads.
+if [[ $(basename "$bin") == rundb-mocc ]]; then
+  refused mocc_decay_ms "$tmp/m.json" --workload=ycsb --table_size=100 --mocc_decay_ms=10 --out="$tmp/m.json"
+  "$bin" --workload=ycsb --threads=2 --warmup=0 --duration=0.2 --table_size=1000 --mocc_temperature_threshold=0 \
+    --out="$tmp/mocc.json" 2>/dev/null || fail "--mocc_temperature_threshold=0 run exited $?"
+  python3 -c "import json, sys; s = json.load(open(sys.argv[1]))['cc_stats']; \
+assert s['temperature_threshold'] == 0 and s['hot_writes_locked'] > 0, s" "$tmp/mocc.json" ||
+    fail "cc_stats of mocc missing or no hot-row locks with threshold 0"
+else
+  refused mocc_temperature_threshold "$tmp/m.json" --workload=ycsb --table_size=100 --mocc_temperature_threshold=3 \
+    --out="$tmp/m.json"
+fi
+if [[ $(basename "$bin") == rundb-partcc ]]; then
+  refused cc "$tmp/p.json" --workload=smallbank --out="$tmp/p.json"
+fi
 echo "cli contract ok"

@@ -83,6 +83,11 @@ BAD_CONFIGS = [
      lambda d: d["base"].update(threads=0), "base.threads", "0 is not allowed: threads must be a positive integer"),
     ("swept threads not integers",
      sweep_threads([1, 2.5]), "axes.threads", "2.5 is not allowed: threads must be a positive integer"),
+    ("follow names no axis",
+     lambda d: d.update(follow={"warehouses": "threads"}), "follow.warehouses", "follows 'threads', which is not an axis"),
+    ("followed parameter also fixed",
+     lambda d: (d.update(follow={"table_size": "theta"}), d["base"].update(table_size=5)), "follow.table_size",
+     "is set by its axis at every point"),
     ("protocol name cannot name a binary",
      lambda d: d["series"][1]["params"].update(cc="Silo/2"), "series[1].params.cc", "'Silo/2' is not a protocol name"),
 ]
@@ -141,6 +146,15 @@ def test_points_merge_layers_in_documented_order(sandbox):
     assert {p.cc for p in points} == {"silo", "occ"}
     # The quick profile keeps the figure's own axis values and one repetition.
     assert len(config.resolve("quick").points()) == 2 * 3
+
+
+def test_follow_sets_a_parameter_to_its_axis_value_at_every_point(sandbox):
+    document = mutated(sweep_threads([1, 2]))
+    document["follow"] = {"warehouses": "threads"}     # "cores = warehouses"
+    config, _ = load(sandbox, document)
+    points = config.resolve("quick").points()
+    assert points and all(dict(p.flags)["warehouses"] == dict(p.coords)["threads"] for p in points)
+    assert {dict(p.flags)["warehouses"] for p in points} == {1, 2}
 
 
 def test_keys_are_stable_and_tell_configurations_apart(sandbox):

@@ -126,6 +126,16 @@ class Extended {
   {
     return inner_.table_by_id(id);
   }
+  uint32_t partition_count(uint32_t threads) const
+    requires requires(const W& w, uint32_t n) { w.partition_count(n); }
+  {
+    return inner_.partition_count(threads);
+  }
+  uint32_t partition_of(GlobalKey k, uint32_t n) const
+    requires requires(const W& w, GlobalKey g, uint32_t n) { w.partition_of(g, n); }
+  {
+    return inner_.partition_of(k, n);
+  }
   bool read_only(const Request& r) const
     requires requires(const W& w, const typename W::Request& q) { { w.read_only(q) } -> std::same_as<bool>; }
   {

@@ -91,6 +91,27 @@ class TpccWorkload {
 
   // The table with global-key id `id` (tpcc_schema.h TableId), or nullptr:
   // protocols that lock the predicted access set resolve keys through it.
+  // Partitioning for partition-level locking (engine/cc/partcc.h): by
+  // warehouse, one partition per warehouse (n = --warehouses; the warehouse
+  // sits at a fixed bit offset in each table's key, tpcc_schema.h). ITEM is
+  // read-only and HISTORY insert-only under unique keys (txn ids): no
+  // partition.
+  uint32_t partition_count(uint32_t /*threads*/) const { return opt_.warehouses; }
+  uint32_t partition_of(GlobalKey k, uint32_t n) const {
+    const uint64_t key = local_key_of(k);
+    uint64_t w = 0;
+    switch (table_of(k)) {
+      case tpcc::kWarehouseTable: w = key; break;
+      case tpcc::kDistrictTable: case tpcc::kDeliveryCursorTable: w = key >> 4; break;
+      case tpcc::kCustomerTable: case tpcc::kCustomerLastOrderTable: w = key >> 16; break;
+      case tpcc::kNewOrderTable: case tpcc::kOrderTable: w = key >> 36; break;
+      case tpcc::kOrderLineTable: w = key >> 40; break;
+      case tpcc::kStockTable: w = key >> 17; break;
+      default: return ~uint32_t{0};  // ITEM, HISTORY
+    }
+    return static_cast<uint32_t>((w - 1) % n);
+  }
+
   Table<CC>* table_by_id(uint32_t id) const {
     if (!db_) return nullptr;
     Database& d = *db_;

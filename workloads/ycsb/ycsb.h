@@ -135,6 +135,14 @@ class YcsbWorkload {
   Table<CC>& table() { return *table_; }
   // For protocols that lock the predicted access set (protocol.h, acquire_all).
   Table<CC>* table_by_id(uint32_t id) const { return id == kTableId ? table_.get() : nullptr; }
+  // Partitioning for partition-level locking (engine/cc/partcc.h): n equal
+  // key ranges, n = --partitions (the ranges requests stay inside) or, when
+  // that is 0, the thread count.
+  uint32_t partition_count(uint32_t threads) const { return opt_.partitions ? opt_.partitions : std::max(threads, 1u); }
+  uint32_t partition_of(GlobalKey k, uint32_t n) const {
+    const uint64_t per = std::max<uint64_t>(opt_.table_size / n, 1);
+    return static_cast<uint32_t>(std::min<uint64_t>(local_key_of(k) / per, n - 1));
+  }
 
  private:
   static bool contains(const Request& r, uint32_t n, uint64_t key) {

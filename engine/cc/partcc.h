@@ -1,0 +1,207 @@
+// PartCC: partition-level locking in the style of H-Store (Kallman et al.,
+// VLDB 2008) and HyPer (Kemper and Neumann, ICDE 2011), the "PartCC"
+// comparator of the Strife paper (Prasaad et al., SIGMOD 2020, section 6.3:
+// "partitioned CC ... each partition is protected by a lock ... transactions
+// acquire locks on all partitions they access").
+//
+// The database is split into P partitions, one lock each. The workload maps a
+// key to its partition (partition_count() and partition_of(), its optional
+// members; workloads/workload.h): TPC-C by warehouse (P = warehouses), YCSB by
+// key range and HOT by its own key-mod-P partitioning (P = --partitions, or the
+// thread count when it is 0). acquire_all() locks every partition the
+// request's predicted access set (describe()) names, in ascending partition
+// order, waiting for each: the only waits are in that one order, so no
+// deadlock. The procedure then runs without row-level concurrency control:
+// reads go to the row in place, writes to a private copy that commit installs
+// (NoCC's operations, engine/cc/nocc.h); commit installs, publishes inserts and
+// releases the partitions.
+//
+// A row the prediction missed (HOT's hot record moves between describe() and
+// execution in --hot_shift_s mode) is checked at access: its partition is
+// locked if not held yet, waiting if it is above every partition held (the
+// same order) and otherwise tried once (RC::kLockConflict on failure), so the
+// run stays serializable whatever the prediction. Tables a workload marks as
+// unpartitioned (kNoPartition: TPC-C's read-only ITEM and its insert-only
+// HISTORY with unique keys) take no lock.
+//
+// What it drops from H-Store: no single-threaded partition executors or
+// command routing (a worker thread runs the whole transaction after taking its
+// partition locks), no undo-free execution (writes still go to private copies)
+// and no speculative execution.
+//
+// Thread safety: one PartCC is shared by the workers; the partition lock array
+// is fixed once bound.
+#pragma once
+
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engine/cc/common.h"
+#include "engine/config.h"
+#include "engine/stats/json.h"
+
+namespace ccb {
+
+class PartCC {
+ public:
+  static constexpr const char* kName = "partcc";
+  static constexpr uint32_t kNoPartition = ~uint32_t{0};
+  static constexpr int kMaxThreads = 1024;
+  using PartitionFn = uint32_t (*)(const void* ctx, GlobalKey key, uint32_t n);
+
+  struct RowMeta {
+    uint64_t unused = 0;  // no row-level state: rows keep an 8-byte header
+  };
+  struct AccessMeta {};
+  struct TxnMeta {
+    std::vector<uint32_t> held;  // partitions locked by this attempt, ascending
+  };
+
+  // Binds the workload's partitioning (called by run_online before loading).
+  // A workload without partition_of() cannot run under PartCC.
+  template <class W>
+  void bind_workload(const EngineConfig& cfg, const W& w) {
+    if constexpr (requires(const W& x, GlobalKey k, uint32_t n) {
+                    { x.partition_count(n) } -> std::convertible_to<uint32_t>;
+                    { x.partition_of(k, n) } -> std::convertible_to<uint32_t>;
+                  }) {
+      const uint32_t n = w.partition_count(static_cast<uint32_t>(cfg.threads));
+      set_partitioning(n, &w, [](const void* ctx, GlobalKey k, uint32_t parts) {
+        return static_cast<const W*>(ctx)->partition_of(k, parts);
+      });
+    } else {
+      throw ConfigError("cc", std::string("protocol partcc needs a partitioned workload (tpcc, ycsb, hot); workload ") +
+                                  W::kName + " has no partition_of()");
+    }
+  }
+  // `fn(ctx, key, n)`: the partition of a global key in [0, n), or kNoPartition.
+  void set_partitioning(uint32_t n, const void* ctx, PartitionFn fn) {
+    n_ = std::max<uint32_t>(n, 1);
+    ctx_ = ctx;
+    fn_ = fn;
+    locks_.reset(new PartitionLock[n_]);
+  }
+  uint32_t partitions() const { return n_; }
+  uint32_t partition_of(GlobalKey k) const { return fn_(ctx_, k, n_); }
+
+  void begin(auto& txn) { txn.meta().held.clear(); }
+
+  // Locks the predicted partitions in ascending order (waiting).
+  RC acquire_all(auto& txn, const TxnDesc& d) {
+    std::vector<uint32_t>& want = scratch_parts(txn);
+    want.clear();
+    for (GlobalKey k : d.read_set) add_partition(want, k);
+    for (GlobalKey k : d.write_set) add_partition(want, k);
+    std::sort(want.begin(), want.end());
+    want.erase(std::unique(want.begin(), want.end()), want.end());
+    Counters& c = counters_[txn.thread_id()];
+    ++c.txns;
+    c.partitions += want.size();
+    if (want.size() > 1) ++c.multi_partition;
+    for (uint32_t p : want) {
+      for (SpinWait w; !locks_[p].try_lock();) w.pause();
+      txn.meta().held.push_back(p);
+    }
+    return RC::kOk;
+  }
+
+  RC read(auto& txn, auto& a) {
+    const RC rc = cover(txn, a);
+    if (rc != RC::kOk) return rc;
+    a.data = a.row->data();
+    return RC::kOk;
+  }
+  RC write(auto& txn, auto& a) {
+    const RC rc = cover(txn, a);
+    if (rc != RC::kOk) return rc;
+    if (a.local == nullptr) txn.copy_locked_row(a);  // a read upgraded keeps no copy yet
+    return RC::kOk;
+  }
+  RC insert(auto& txn, auto& a) { return cover(txn, a); }
+
+  RC commit(auto& txn) {
+    for (auto& a : txn.accesses())
+      if (a.type == AccessType::kWrite) txn.install(a);
+    txn.publish_inserts([](auto&) {});
+    release(txn);
+    return RC::kOk;
+  }
+  void abort(auto& txn) { release(txn); }
+
+  // Whether partition p is locked now (tests).
+  bool locked(uint32_t p) const { return locks_[p].held.load(std::memory_order_acquire); }
+
+  void reset_stats(uint32_t thread) { counters_[thread] = Counters{}; }
+  void stats_json(JsonWriter& w) const {
+    Counters s;
+    for (int t = 0; t < kMaxThreads; ++t) {
+      s.txns += counters_[t].txns;
+      s.partitions += counters_[t].partitions;
+      s.multi_partition += counters_[t].multi_partition;
+      s.unpredicted += counters_[t].unpredicted;
+    }
+    w.key("partitions").value(n_);
+    w.key("locked_txns").value(s.txns);
+    w.key("partitions_per_txn").value(s.txns ? double(s.partitions) / double(s.txns) : 0.0);
+    w.key("multi_partition_share").value(s.txns ? double(s.multi_partition) / double(s.txns) : 0.0);
+    w.key("unpredicted_partition_locks").value(s.unpredicted);
+  }
+
+ private:
+  struct alignas(64) PartitionLock {
+    std::atomic<bool> held{false};
+    bool try_lock() { return !held.load(std::memory_order_relaxed) && !held.exchange(true, std::memory_order_acquire); }
+    void unlock() { held.store(false, std::memory_order_release); }
+  };
+  struct alignas(64) Counters {
+    uint64_t txns = 0, partitions = 0, multi_partition = 0, unpredicted = 0;
+  };
+
+  void add_partition(std::vector<uint32_t>& v, GlobalKey k) const {
+    const uint32_t p = partition_of(k);
+    if (p != kNoPartition) v.push_back(p);
+  }
+  std::vector<uint32_t>& scratch_parts(auto& txn) {
+    return per_thread_[txn.thread_id()].parts;
+  }
+
+  // Makes sure the partition of a's row is locked by this attempt.
+  RC cover(auto& txn, auto& a) {
+    const uint32_t p = partition_of(make_global_key(a.table->id(), a.key));
+    if (p == kNoPartition) return RC::kOk;
+    std::vector<uint32_t>& held = txn.meta().held;
+    if (std::find(held.begin(), held.end(), p) != held.end()) return RC::kOk;
+    ++counters_[txn.thread_id()].unpredicted;
+    if (held.empty() || p > held.back()) {
+      for (SpinWait w; !locks_[p].try_lock();) w.pause();
+    } else if (!locks_[p].try_lock()) {
+      note_contended_latch();
+      return RC::kLockConflict;
+    } else {
+      held.insert(std::lower_bound(held.begin(), held.end(), p), p);
+      return RC::kOk;
+    }
+    held.push_back(p);
+    return RC::kOk;
+  }
+  void release(auto& txn) {
+    for (uint32_t p : txn.meta().held) locks_[p].unlock();
+    txn.meta().held.clear();
+  }
+
+  struct alignas(64) Scratch {
+    std::vector<uint32_t> parts;
+  };
+  uint32_t n_ = 1;
+  const void* ctx_ = nullptr;
+  PartitionFn fn_ = [](const void*, GlobalKey, uint32_t) { return uint32_t{0}; };
+  std::unique_ptr<PartitionLock[]> locks_{new PartitionLock[1]};
+  std::unique_ptr<Counters[]> counters_{new Counters[kMaxThreads]};
+  std::unique_ptr<Scratch[]> per_thread_{new Scratch[kMaxThreads]};
+};
+
+}  // namespace ccb

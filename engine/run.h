@@ -124,6 +124,12 @@ int run_online(const EngineConfig& cfg, W& workload) {
   if constexpr (requires { cc.configure(cfg); }) cc.configure(cfg);  // protocol-specific flags (BCC)
   const BundleSettings bundle = BundleSettings::from_flags(cfg);  // flag errors before loading
   if (uses_bundle_executor(cfg.frontend)) check_frontend_support(cfg.frontend, workload);
+  if constexpr (HasLockService<CC>) {
+    // Dora's and Orthrus's owner threads live in the online executor only.
+    require(!uses_bundle_executor(cfg.frontend), "frontend",
+            "protocol " + std::string(CC::kName) + " runs with --frontend=none or tsdefer only");
+  }
+  check_executor_support<CC, W>(cfg);  // thread-count errors before loading
   const auto t_load = std::chrono::steady_clock::now();
   workload.load(cfg.load_threads);
   const double load_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_load).count();

@@ -1,4 +1,4 @@
-// Multi-threaded stress of the protocols of issue 5, self-checking (as
+// Multi-threaded stress of the protocols of issues 5 and 14, self-checking (as
 // tests/engine/stress_test.cpp): 4 workers (more than the CI machine's cores)
 // on YCSB at theta 0.99, where every write increments a counter, so the
 // counters must add up to the committed increments, and the recorded history
@@ -12,7 +12,9 @@
 
 #include "engine/cc/bcc.h"
 #include "engine/cc/dldetect.h"
+#include "engine/cc/dora.h"
 #include "engine/cc/locksorted.h"
+#include "engine/cc/orthrus.h"
 #include "engine/cc/prenowait.h"
 #include "engine/cc/silo.h"
 #include "engine/cc/waitdie.h"
@@ -23,7 +25,7 @@ namespace {
 
 template <class CC>
 class CcStress : public ::testing::Test {};
-using Protocols = ::testing::Types<Bcc, WaitDie, DlDetect, LockSorted, PreNoWait>;
+using Protocols = ::testing::Types<Bcc, WaitDie, DlDetect, LockSorted, PreNoWait, Dora, Orthrus>;
 TYPED_TEST_SUITE(CcStress, Protocols);
 
 // The one abort reason each protocol may report under contention.

@@ -8,7 +8,8 @@
 // (engine/cc/message_locks.h), and runs the procedure once every owner
 // granted: the rendezvous of section 4.2.1 ("a transaction commits when all
 // its actions finished"). While it waits, the coordinator serves its own
-// partition's inbox, so an owner never blocks its partition. The procedure
+// partition's inbox, and it serves it again at every row access of its
+// procedure, so an owner never blocks its partition for long. The procedure
 // itself runs on the coordinator, not split into actions at the owners; see
 // docs/protocols.md for what this keeps and drops.
 #pragma once
@@ -47,6 +48,20 @@ class Dora : public MessageLockProtocol {
       if (locks_->serve_pending(self) == 0) w.pause();
     });
   }
+  // A worker also serves its partition at every row access of its own
+  // procedure (one try_pop when the inbox is empty), so a coordinator waiting
+  // for this owner's grant waits for at most one row operation, not a whole
+  // transaction: DORA's executors likewise interleave the actions of many
+  // transactions (section 4.2). Serving only grants or queues, never blocks.
+  RC read(auto& txn, auto& a) {
+    locks_->serve_pending(txn.thread_id());
+    return NoWait::read(txn, a);
+  }
+  RC write(auto& txn, auto& a) {
+    locks_->serve_pending(txn.thread_id());
+    return NoWait::write(txn, a);
+  }
+
   // For tests: serve this worker's partition once.
   size_t serve_pending(uint32_t thread) { return locks_->serve_pending(thread); }
 

@@ -178,9 +178,9 @@ TEST(Dora, CrossPartitionTransactionWaitsForEveryOwner) {
   });
   t0.begin();
   ASSERT_EQ(cc.acquire_all(t0, writes({a, b})), RC::kOk);
+  ASSERT_TRUE(increment(t0, c.table, a));  // (row accesses serve partition 0 too:
+  ASSERT_TRUE(increment(t0, c.table, b));  //  worker 1 asks only after these)
   t0_locked = true;
-  ASSERT_TRUE(increment(t0, c.table, a));
-  ASSERT_TRUE(increment(t0, c.table, b));
   while (cc.serve_pending(0) == 0) std::this_thread::yield();  // worker 1's request: queued behind t0
   std::this_thread::sleep_for(kPause);
   EXPECT_FALSE(worker1.done());

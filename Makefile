@@ -17,7 +17,7 @@
 #   make clean
 # Options: VARIANT=debug|tsan|asan, NATIVE=1 (-march=native), JOBS=N.
 
-PROTOCOLS := nowait occ silo tictoc nocc waitdie dldetect locksorted prenowait bcc mocc partcc
+PROTOCOLS := nowait occ silo tictoc nocc waitdie dldetect locksorted prenowait bcc mocc partcc dora orthrus
 VARIANT ?= release
 NATIVE ?= 0
 JOBS ?= $(shell nproc)

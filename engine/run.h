@@ -131,6 +131,12 @@ int run_online(const EngineConfig& cfg, W& workload) {
   if constexpr (requires { cc.bind_workload(cfg, workload); }) cc.bind_workload(cfg, workload);  // PartCC's partitions
   const BundleSettings bundle = BundleSettings::from_flags(cfg);  // flag errors before loading
   if (uses_bundle_executor(cfg.frontend)) check_frontend_support(cfg.frontend, workload);
+  if constexpr (HasLockService<CC>) {
+    // Dora's and Orthrus's owner threads live in the online executor only.
+    require(!uses_bundle_executor(cfg.frontend), "frontend",
+            "protocol " + std::string(CC::kName) + " runs with --frontend=none or tsdefer only");
+  }
+  check_executor_support<CC, W>(cfg);  // thread-count errors before loading
   // Before the load, so the buffer (as large as the tables) is gone again
   // when they are allocated.
   std::optional<MemoryBound> bound;

@@ -66,6 +66,21 @@
 //                                        expose `Table<CC>* table_by_id(
 //                                        uint32_t)`. Non-kOk dooms the attempt
 //                                        (abort() follows). HasAcquireAll.
+//   static int lock_server_threads(int threads), void open(int lock_servers,
+//   int workers), void worker_done(uint32_t thread), void close()
+//                                        protocols whose locks are managed
+//                                        by owner threads reached through
+//                                        message passing (Dora, Orthrus;
+//                                        engine/cc/message_locks.h). Of
+//                                        --threads, lock_server_threads()
+//                                        serve locks only and the executor
+//                                        runs the rest as workers; open()
+//                                        before the workers start, each
+//                                        worker calls worker_done() after its
+//                                        last transaction, close() after they
+//                                        all joined. Online executor only
+//                                        (other front-ends: exit 2).
+//                                        HasLockService.
 //   void stats_json(JsonWriter&) const   protocol counters, written by the
 //   void reset_stats(uint32_t thread)    engine as the result's "cc_stats"
 //                                        object; each worker resets its own
@@ -151,6 +166,14 @@ concept HasMaxThreads = requires {
 template <class CC>
 concept HasAcquireAll = requires(CC cc, Txn<CC>& txn, const TxnDesc& d) {
   { cc.acquire_all(txn, d) } -> std::same_as<RC>;
+};
+
+template <class CC>
+concept HasLockService = requires(CC cc, int n, uint32_t t) {
+  { CC::lock_server_threads(n) } -> std::convertible_to<int>;
+  cc.open(n, n);
+  cc.worker_done(t);
+  cc.close();
 };
 
 template <class CC>

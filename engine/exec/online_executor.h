@@ -8,7 +8,8 @@
 // invariants (ThreadState) and the recorded history cover the whole run.
 //
 // Optional protocol hooks (engine/cc/protocol.h) are used where present: the
-// epoch ticker, the thread limit, acquire_all() with the predicted access set
+// epoch ticker, the thread limit, the lock service (Dora, Orthrus: lock
+// servers among --threads, opened before and closed after the workers), acquire_all() with the predicted access set
 // of each buffered request (described once, when the buffer is generated, key
 // sets sorted), and per-thread protocol statistics reset at the start of the
 // measured interval. Optional workload members: `Table<CC>* table_by_id(
@@ -83,10 +84,24 @@ struct RunOutcome {
   std::vector<verify::QueueTag> queue_tags;
 };
 
+// The threads that run transactions: --threads, less the lock servers of a
+// protocol with a lock service (Orthrus's CC threads; protocol.h).
+template <class CC>
+int worker_threads(const EngineConfig& cfg) {
+  if constexpr (HasLockService<CC>) return cfg.threads - CC::lock_server_threads(cfg.threads);
+  else return cfg.threads;
+}
+
 // Shared by the executors (this one and engine/exec/bundle_executor.h).
 // Configuration errors of the protocol x workload x threads combination.
 template <class CC, class W>
 void check_executor_support(const EngineConfig& cfg) {
+  if constexpr (HasLockService<CC>) {
+    if (worker_threads<CC>(cfg) < 1)
+      throw ConfigError("threads", "protocol " + std::string(CC::kName) + " needs at least one execution thread " +
+                                       "besides its " + std::to_string(CC::lock_server_threads(cfg.threads)) +
+                                       " lock-server thread(s); give more threads");
+  }
   if constexpr (HasMaxThreads<CC>) {
     if (cfg.threads > CC::kMaxThreads)
       throw ConfigError("threads", "protocol " + std::string(CC::kName) + " supports at most " +
@@ -123,9 +138,9 @@ class OnlineExecutor {
   // instantiate no profiled code at all, and their inlining stays as it was.
   template <bool kProfile = false>
   RunOutcome<W> run() {
-    const int n = cfg_.threads;
     check_executor_support<CC, W>(cfg_);
     check_profile_matches<kProfile>(cfg_);
+    const int n = workers_ = worker_threads<CC>(cfg_);
     attempt_type_ = attempt_latency_type_index();
     RunOutcome<W> out;
     out.workload_states.resize(n);
@@ -137,6 +152,7 @@ class OnlineExecutor {
     }
 
     if (cfg_.frontend == "tsdefer") tsdefer_ = std::make_unique<TsDefer>(cfg_.tsdefer, n);
+    if constexpr (HasLockService<CC>) cc_.open(cfg_.threads - n, n);
     std::vector<uint64_t> contended(n);
     std::vector<std::thread> workers;
     for (int i = 0; i < n; ++i) {
@@ -145,6 +161,7 @@ class OnlineExecutor {
         verify::HistoryLog* log = cfg_.verify ? &out.history_logs[i] : nullptr;
         if (tsdefer_) worker<true, kProfile>(i, stats[i], out.workload_states[i], log);
         else worker<false, kProfile>(i, stats[i], out.workload_states[i], log);
+        if constexpr (HasLockService<CC>) cc_.worker_done(static_cast<uint32_t>(i));
         contended[i] = tls_contended_latch_acquisitions - contended_at_measure_start_;
       });
     }
@@ -177,6 +194,7 @@ class OnlineExecutor {
     phase_.store(kDone, std::memory_order_release);
     for (auto& t : workers) t.join();
     if (ticker.joinable()) ticker.join();
+    if constexpr (HasLockService<CC>) cc_.close();
 
     out.measured_s = (end - measure_start_ns_.load()) * 1e-9;
     for (auto& s : stats) out.stats.merge(s);
@@ -218,7 +236,7 @@ class OnlineExecutor {
       }
     }
     const uint64_t quota =
-        cfg_.measure_txns == 0 ? 0 : cfg_.measure_txns / cfg_.threads + (uint64_t(tid) < cfg_.measure_txns % cfg_.threads);
+        cfg_.measure_txns == 0 ? 0 : cfg_.measure_txns / workers_ + (uint64_t(tid) < cfg_.measure_txns % workers_);
 
     ready_.fetch_add(1, std::memory_order_acq_rel);
     while (phase_.load(std::memory_order_acquire) == kLoad) std::this_thread::yield();
@@ -333,6 +351,7 @@ class OnlineExecutor {
   const EngineConfig& cfg_;
   CC& cc_;
   W& w_;
+  int workers_ = 0;  // worker_threads<CC>(cfg_)
   std::atomic<int> phase_{kLoad};
   std::atomic<int> ready_{0};
   std::atomic<int> finished_{0};

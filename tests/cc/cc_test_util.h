@@ -7,6 +7,8 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <functional>
+#include <thread>
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -21,6 +23,24 @@
 #include "tests/support/verified_run.h"
 
 namespace ccb::cc_test {
+
+// Runs `fn` on another thread; `done()` tells whether it has returned.
+class Async {
+ public:
+  explicit Async(std::function<void()> fn) : thread_([this, fn] {
+    fn();
+    done_ = true;
+  }) {}
+  ~Async() { join(); }
+  bool done() const { return done_.load(); }
+  void join() {
+    if (thread_.joinable()) thread_.join();
+  }
+
+ private:
+  std::atomic<bool> done_{false};
+  std::thread thread_;
+};
 
 // A table of `rows` 8-byte counters (key k in slot k), all 0.
 template <class CC>

@@ -29,23 +29,7 @@ using cc_test::read;
 constexpr uint64_t A = 0, B = 1, C = 2;
 constexpr auto kPause = std::chrono::milliseconds(50);
 
-// Runs `fn` on another thread; `done()` tells whether it has returned.
-class Async {
- public:
-  explicit Async(std::function<void()> fn) : thread_([this, fn] {
-    fn();
-    done_ = true;
-  }) {}
-  ~Async() { join(); }
-  bool done() const { return done_.load(); }
-  void join() {
-    if (thread_.joinable()) thread_.join();
-  }
-
- private:
-  std::atomic<bool> done_{false};
-  std::thread thread_;
-};
+using cc_test::Async;
 
 // ---- Interleavings every new protocol handles (none of them waits here) ----
 

@@ -1,4 +1,4 @@
-// Multi-threaded stress of the protocols of issue 5, self-checking (as
+// Multi-threaded stress of the protocols of issues 5 and 14, self-checking (as
 // tests/engine/stress_test.cpp): 4 workers (more than the CI machine's cores)
 // on YCSB at theta 0.99, where every write increments a counter, so the
 // counters must add up to the committed increments, and the recorded history
@@ -12,8 +12,10 @@
 
 #include "engine/cc/bcc.h"
 #include "engine/cc/dldetect.h"
+#include "engine/cc/dora.h"
 #include "engine/cc/locksorted.h"
 #include "engine/cc/mocc.h"
+#include "engine/cc/orthrus.h"
 #include "engine/cc/partcc.h"
 #include "engine/cc/prenowait.h"
 #include "engine/cc/silo.h"
@@ -28,7 +30,7 @@ namespace {
 
 template <class CC>
 class CcStress : public ::testing::Test {};
-using Protocols = ::testing::Types<Bcc, WaitDie, DlDetect, LockSorted, PreNoWait, Mocc>;
+using Protocols = ::testing::Types<Bcc, WaitDie, DlDetect, LockSorted, PreNoWait, Mocc, Dora, Orthrus>;
 TYPED_TEST_SUITE(CcStress, Protocols);
 
 // The one abort reason each protocol may report under contention.
@@ -43,6 +45,14 @@ template <class CC>
 constexpr RC kOtherConflictReason = kConflictReason<CC>;
 template <> constexpr RC kConflictReason<Mocc> = RC::kValidation;
 template <> constexpr RC kOtherConflictReason<Mocc> = RC::kLockConflict;
+
+// Commits a 0.4 s run must reach. Dora's 4 owners are the workers: on the CI
+// machine's 2 cores (and under TSan) each cross-partition lock request waits
+// until its owner thread is scheduled again, so its floor only proves
+// progress.
+template <class CC>
+constexpr uint64_t kMinCommits = 100;
+template <> constexpr uint64_t kMinCommits<Dora> = 10;
 
 template <class CC>
 void expect_only_conflict_aborts(const cc_test::RunResult& r) {
@@ -62,7 +72,7 @@ TYPED_TEST(CcStress, HighContentionYcsbLosesNoUpdateAndIsSerializable) {
   YcsbWorkload<CC> w(cc_test::contended_ycsb());
   w.load(2);
   const cc_test::RunResult r = cc_test::run(cc, w, 0.4, 7);
-  EXPECT_GT(r.commits, 100u);
+  EXPECT_GT(r.commits, kMinCommits<CC>);
   EXPECT_TRUE(r.invariants_ok) << r.invariant_detail;
   EXPECT_GE(r.recorded_txns, r.commits);
   EXPECT_TRUE(r.check.serializable) << r.check.violation.message;
@@ -92,7 +102,7 @@ TYPED_TEST(CcStress, BankAuditsSeeConstantTotals) {
   cc_test::BankWorkload<CC> w(64, 0.2);
   w.load(1);
   const cc_test::RunResult r = cc_test::run(cc, w, 0.4, 11);
-  EXPECT_GT(r.commits, 100u);
+  EXPECT_GT(r.commits, kMinCommits<CC>);
   EXPECT_TRUE(r.invariants_ok) << r.invariant_detail;
   EXPECT_EQ(w.bad_audits.load(), 0u);
   EXPECT_TRUE(r.check.serializable) << r.check.violation.message;

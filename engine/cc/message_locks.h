@@ -1,0 +1,311 @@
+// Message-passing lock management shared by the Dora and Orthrus substitutes
+// (engine/cc/dora.h, engine/cc/orthrus.h).
+//
+// The lock table is split into partitions; each partition has one owner
+// thread, the only thread that ever reads or writes that partition's table
+// (no latches on it). A worker (the "coordinator" of its transaction) locks
+// its request's predicted access set (workload describe()) by sending each
+// partition's owner one message with the keys of that partition, and runs the
+// procedure only after every owner granted: the rendezvous of DORA (Pandis et
+// al., VLDB 2010, section 4.2.1: a transaction commits when all its actions
+// finished) and Orthrus (Ren et al., SIGMOD 2016, section 3: execution
+// threads obtain every lock from the CC threads before running). Where owners
+// run differs: Dora's owners are the workers themselves (thread-to-data, one
+// partition per worker), Orthrus's are dedicated CC threads.
+//
+// Deadlock freedom: an owner grants a request's keys of its partition all at
+// once or queues the whole request (OwnerLockTable), and a coordinator asks
+// the partitions one at a time in ascending partition order, waiting for each
+// grant. A waiting coordinator holds locks only of lower partitions, so no
+// waits-for cycle can form (Orthrus section 3.2 orders its lock requests the
+// same way for the same reason).
+//
+// Messages travel through TBB concurrent_bounded_queue (one inbox per
+// partition, one reply queue per coordinator). A coordinator has at most one
+// lock request outstanding, and sends a partition a release only for a grant
+// it received, so an inbox holds at most two messages per coordinator (a
+// release and the next lock request) plus the stop message, and a reply queue
+// at most one grant: the capacities below make every push succeed at once.
+//
+// Keys map to partitions by a hash of the global key (the substitutes drop
+// DORA's routing rules over key ranges; docs/protocols.md).
+//
+// Thread safety: OwnerLockTable belongs to one owner thread. MessageLocks:
+// serve()/serve_pending() for partition p only on p's owner; acquire() and
+// release() for coordinator c only on c's thread.
+#pragma once
+
+#include <tbb/concurrent_queue.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <span>
+#include <unordered_map>
+#include <vector>
+
+#include "engine/cc/nowait.h"
+#include "engine/cc/protocol.h"
+#include "engine/core/random.h"
+#include "engine/core/txn_desc.h"
+
+namespace ccb {
+
+struct KeyLock {
+  GlobalKey key = 0;
+  bool exclusive = false;
+};
+
+// The partition of the lock table that holds `key`'s lock.
+inline uint32_t lock_partition(GlobalKey key, uint32_t partitions) {
+  uint64_t s = key;
+  return static_cast<uint32_t>(splitmix64(s) % partitions);
+}
+
+// One partition's lock table, private to its owner thread. Each request locks
+// a set of distinct keys (shared or exclusive) all at once or waits whole, in
+// arrival order; a release grants the waiting requests that now fit (first
+// fit in arrival order).
+class OwnerLockTable {
+ public:
+  explicit OwnerLockTable(uint32_t coordinators) : held_(coordinators) {}
+
+  // Coordinator `coord` asks for `keys` (distinct). True: granted now; false:
+  // queued, granted by a later release(). REQUIRES: coord holds nothing here.
+  bool request(uint32_t coord, std::span<const KeyLock> keys) {
+    held_[coord].assign(keys.begin(), keys.end());
+    if (fits(held_[coord])) {
+      take(held_[coord]);
+      return true;
+    }
+    waiting_.push_back(coord);
+    return false;
+  }
+
+  // Releases everything `coord` holds here; appends to `granted` the
+  // coordinators whose queued requests this granted.
+  void release(uint32_t coord, std::vector<uint32_t>& granted) {
+    for (const KeyLock& k : held_[coord]) {
+      auto it = locks_.find(k.key);
+      if (k.exclusive) it->second.writer = false;
+      else --it->second.readers;
+      if (!it->second.writer && it->second.readers == 0) locks_.erase(it);
+    }
+    held_[coord].clear();
+    for (auto it = waiting_.begin(); it != waiting_.end();) {
+      if (fits(held_[*it])) {
+        take(held_[*it]);
+        granted.push_back(*it);
+        it = waiting_.erase(it);
+      } else {
+        ++it;
+      }
+    }
+  }
+
+  size_t waiting() const { return waiting_.size(); }
+  size_t locked_keys() const { return locks_.size(); }
+
+ private:
+  struct LockState {
+    uint32_t readers = 0;
+    bool writer = false;
+  };
+
+  bool fits(const std::vector<KeyLock>& keys) const {
+    for (const KeyLock& k : keys) {
+      auto it = locks_.find(k.key);
+      if (it == locks_.end()) continue;
+      if (it->second.writer || k.exclusive) return false;  // readers only share with readers
+    }
+    return true;
+  }
+  void take(const std::vector<KeyLock>& keys) {
+    for (const KeyLock& k : keys) {
+      LockState& s = locks_[k.key];
+      if (k.exclusive) s.writer = true;
+      else ++s.readers;
+    }
+  }
+
+  std::unordered_map<GlobalKey, LockState> locks_;
+  std::vector<std::vector<KeyLock>> held_;  // per coordinator: its request here (held or waiting)
+  std::deque<uint32_t> waiting_;            // coordinators with queued requests, arrival order
+};
+
+// A coordinator's locks for one attempt, grouped by partition: keys sorted by
+// (partition, key), deduplicated (exclusive wins), and where each
+// partition's run begins.
+struct LockPlan {
+  std::vector<std::pair<uint32_t, KeyLock>> sorted;  // scratch
+  std::vector<KeyLock> keys;
+  std::vector<uint32_t> parts;  // ascending
+  std::vector<uint32_t> begin;  // parts.size() + 1 offsets into keys
+
+  void build(const TxnDesc& d, uint32_t partitions) {
+    sorted.clear();
+    for (GlobalKey k : d.read_set) sorted.push_back({lock_partition(k, partitions), {k, false}});
+    for (GlobalKey k : d.write_set) sorted.push_back({lock_partition(k, partitions), {k, true}});
+    std::sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) {
+      return a.first != b.first ? a.first < b.first : a.second.key < b.second.key;
+    });
+    keys.clear();
+    parts.clear();
+    begin.clear();
+    for (const auto& [p, k] : sorted) {
+      if (!keys.empty() && parts.back() == p && keys.back().key == k.key) {
+        keys.back().exclusive |= k.exclusive;
+        continue;
+      }
+      if (parts.empty() || parts.back() != p) {
+        parts.push_back(p);
+        begin.push_back(static_cast<uint32_t>(keys.size()));
+      }
+      keys.push_back(k);
+    }
+    begin.push_back(static_cast<uint32_t>(keys.size()));
+  }
+  std::span<const KeyLock> keys_of(size_t i) const {
+    return {keys.data() + begin[i], keys.data() + begin[i + 1]};
+  }
+};
+
+class MessageLocks {
+ public:
+  // `partitions` owners, `coordinators` workers.
+  MessageLocks(uint32_t partitions, uint32_t coordinators) {
+    for (uint32_t p = 0; p < partitions; ++p) {
+      owners_.push_back(std::make_unique<Owner>(coordinators));
+      owners_.back()->inbox.set_capacity(2 * coordinators + 1);
+    }
+    for (uint32_t c = 0; c < coordinators; ++c) {
+      replies_.push_back(std::make_unique<tbb::concurrent_bounded_queue<uint32_t>>());
+      replies_.back()->set_capacity(1);
+    }
+  }
+  uint32_t partitions() const { return static_cast<uint32_t>(owners_.size()); }
+
+  // Coordinator `coord` locks every key of `plan`, partition by partition in
+  // ascending order. `wait` is called whenever the grant has not arrived yet
+  // (Dora serves its own partition there); with block = true the
+  // coordinator instead sleeps in the queue until the grant arrives (Orthrus's
+  // execution threads own no partition).
+  template <class Wait>
+  void acquire(uint32_t coord, const LockPlan& plan, bool block, Wait&& wait) {
+    auto& replies = *replies_[coord];
+    for (size_t i = 0; i < plan.parts.size(); ++i) {
+      const std::span<const KeyLock> keys = plan.keys_of(i);
+      owners_[plan.parts[i]]->inbox.push({Msg::kLock, coord, keys.data(), static_cast<uint32_t>(keys.size())});
+      uint32_t granted;
+      if (block) {
+        replies.pop(granted);
+      } else {
+        while (!replies.try_pop(granted)) wait();
+      }
+    }
+  }
+  // Releases what `acquire` locked (no reply).
+  void release(uint32_t coord, const LockPlan& plan) {
+    for (uint32_t p : plan.parts) owners_[p]->inbox.push({Msg::kRelease, coord, nullptr, 0});
+  }
+
+  // Owner of partition p: handles the messages already in its inbox; returns
+  // how many.
+  size_t serve_pending(uint32_t p) {
+    Msg m;
+    size_t n = 0;
+    while (owners_[p]->inbox.try_pop(m)) {
+      handle(p, m);
+      ++n;
+    }
+    return n;
+  }
+  // Owner of partition p: handles messages, sleeping while the inbox is
+  // empty, until stop(p) (Orthrus's CC threads).
+  void serve_until_stopped(uint32_t p) {
+    for (Msg m;;) {
+      owners_[p]->inbox.pop(m);
+      if (m.kind == Msg::kStop) return;
+      handle(p, m);
+    }
+  }
+  void stop(uint32_t p) { owners_[p]->inbox.push({Msg::kStop, 0, nullptr, 0}); }
+
+ private:
+  struct Msg {
+    enum Kind : uint8_t { kLock, kRelease, kStop } kind = kStop;
+    uint32_t coord = 0;
+    const KeyLock* keys = nullptr;  // kLock: the coordinator's plan, unchanged until the grant
+    uint32_t n = 0;
+  };
+  struct Owner {
+    explicit Owner(uint32_t coordinators) : table(coordinators) {}
+    tbb::concurrent_bounded_queue<Msg> inbox;
+    OwnerLockTable table;            // owner thread only
+    std::vector<uint32_t> granted;   // owner thread only: scratch of release()
+  };
+
+  void handle(uint32_t p, const Msg& m) {
+    Owner& o = *owners_[p];
+    if (m.kind == Msg::kLock) {
+      if (o.table.request(m.coord, {m.keys, m.n})) replies_[m.coord]->push(p);
+      return;
+    }
+    o.granted.clear();
+    o.table.release(m.coord, o.granted);
+    for (uint32_t c : o.granted) replies_[c]->push(p);
+  }
+
+  std::vector<std::unique_ptr<Owner>> owners_;
+  std::vector<std::unique_ptr<tbb::concurrent_bounded_queue<uint32_t>>> replies_;
+
+ public:
+  // For tests: partition p's table. REQUIRES: called on p's owner.
+  const OwnerLockTable& table(uint32_t p) const { return owners_[p]->table; }
+};
+
+// The protocol half both substitutes share. acquire_all() locks the
+// predicted access set through the owners (the derived class says how a
+// coordinator waits); the procedure then runs with NoWait's row operations,
+// whose row locks are uncontended for predicted keys and catch the accesses
+// the prediction missed (RC::kLockConflict, retried); commit and abort are
+// NoWait's, followed by the releases to the owners (strict 2PL on both).
+class MessageLockProtocol : public NoWait {
+ public:
+  struct TxnMeta {
+    LockPlan plan;        // this attempt's locks, by partition
+    bool locked = false;  // the owners granted plan (release owed)
+  };
+
+  RC commit(auto& txn) {
+    const RC rc = NoWait::commit(txn);
+    release_owner_locks(txn);
+    return rc;
+  }
+  void abort(auto& txn) {
+    NoWait::abort(txn);
+    release_owner_locks(txn);
+  }
+
+ protected:
+  // Builds the attempt's plan from the prediction and locks it, calling
+  // `wait` while a grant is outstanding (block: sleep in the reply queue).
+  RC lock_predicted(auto& txn, const TxnDesc& d, bool block, auto&& wait) {
+    auto& m = txn.meta();
+    m.plan.build(d, locks_->partitions());
+    locks_->acquire(txn.thread_id(), m.plan, block, wait);
+    m.locked = true;
+    return RC::kOk;
+  }
+  void release_owner_locks(auto& txn) {
+    auto& m = txn.meta();
+    if (!m.locked) return;
+    locks_->release(txn.thread_id(), m.plan);
+    m.locked = false;
+  }
+
+  std::unique_ptr<MessageLocks> locks_;  // from open() on
+};
+
+}  // namespace ccb

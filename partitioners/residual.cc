@@ -4,16 +4,8 @@
 
 namespace ccb {
 
-void split_with_residual(std::span<const TxnDesc> bundle, std::span<const uint32_t> part_of, unsigned k,
-                         Partitioning& out) {
-  // Every access as (key, txn, writes), sorted by key: one pass per key then
-  // finds its writers' and its accessors' partitions.
-  struct Access {
-    GlobalKey key;
-    uint32_t txn;
-    bool write;
-  };
-  std::vector<Access> acc;
+std::vector<KeyAccess> accesses_by_key(std::span<const TxnDesc> bundle) {
+  std::vector<KeyAccess> acc;
   size_t total = 0;
   for (const auto& d : bundle) total += d.read_set.size() + d.write_set.size();
   acc.reserve(total);
@@ -21,7 +13,13 @@ void split_with_residual(std::span<const TxnDesc> bundle, std::span<const uint32
     for (GlobalKey key : bundle[t].read_set) acc.push_back({key, t, false});
     for (GlobalKey key : bundle[t].write_set) acc.push_back({key, t, true});
   }
-  std::sort(acc.begin(), acc.end(), [](const Access& a, const Access& b) { return a.key < b.key; });
+  std::sort(acc.begin(), acc.end(), [](const KeyAccess& a, const KeyAccess& b) { return a.key < b.key; });
+  return acc;
+}
+
+void split_with_residual(std::span<const KeyAccess> acc, std::span<const uint32_t> part_of, unsigned k,
+                         Partitioning& out) {
+  // One pass per record finds its writers' and its accessors' partitions.
 
   // Up to two distinct partitions of a set of accesses: enough to answer
   // "is there one other than p?".
@@ -33,7 +31,8 @@ void split_with_residual(std::span<const TxnDesc> bundle, std::span<const uint32
     }
     bool has_other_than(uint32_t p) const { return (a != UINT32_MAX && a != p) || (b != UINT32_MAX && b != p); }
   };
-  std::vector<uint8_t> in_residual(bundle.size(), 0);
+  const uint32_t n = static_cast<uint32_t>(part_of.size());
+  std::vector<uint8_t> in_residual(n, 0);
   for (size_t lo = 0; lo < acc.size();) {
     size_t hi = lo;
     TwoParts writers, all;
@@ -53,7 +52,7 @@ void split_with_residual(std::span<const TxnDesc> bundle, std::span<const uint32
   }
   out.parts.assign(k, {});
   out.residual.clear();
-  for (uint32_t t = 0; t < bundle.size(); ++t) {
+  for (uint32_t t = 0; t < n; ++t) {
     if (in_residual[t]) out.residual.push_back(t);
     else out.parts[part_of[t]].push_back(t);
   }

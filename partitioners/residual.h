@@ -22,12 +22,27 @@
 
 namespace ccb {
 
+// One access of a bundle's transaction to a record.
+struct KeyAccess {
+  GlobalKey key;
+  uint32_t txn;  // index in the bundle
+  bool write;
+};
+// Every access of `bundle`, sorted by key (a record's accesses are adjacent).
+std::vector<KeyAccess> accesses_by_key(std::span<const TxnDesc> bundle);
+
 // Fills out.parts (k lists, bundle order) and out.residual from the
-// assignment part_of[t] < k of every transaction t of `bundle`. Leaves
-// out.conflicts and out.partition_us alone. O(A log A), A = total accesses.
-// REQUIRES: part_of.size() == bundle.size(), every part_of[t] < k.
-void split_with_residual(std::span<const TxnDesc> bundle, std::span<const uint32_t> part_of, unsigned k,
+// assignment part_of[t] < k of every transaction t of the bundle whose
+// accesses_by_key() is `accesses`. Leaves out.conflicts and out.partition_us
+// alone. O(A), A = total accesses.
+// REQUIRES: part_of.size() == bundle size, every part_of[t] < k.
+void split_with_residual(std::span<const KeyAccess> accesses, std::span<const uint32_t> part_of, unsigned k,
                          Partitioning& out);
+// The same, sorting the bundle's accesses first: O(A log A).
+inline void split_with_residual(std::span<const TxnDesc> bundle, std::span<const uint32_t> part_of, unsigned k,
+                                Partitioning& out) {
+  split_with_residual(accesses_by_key(bundle), part_of, k, out);
+}
 
 // Routes transactions one at a time to the partition holding most of their
 // records (Schism §4.3's rule for a tuple-level partitioning; Horticulture's

@@ -20,17 +20,7 @@ void SchismPartitioner::partition(std::span<const TxnDesc> bundle, unsigned k, P
 
   // 1. Vertices: records of the bundle that some transaction writes and at
   // least two access (schism.h). Accesses sorted by key, one group per record.
-  struct Access {
-    GlobalKey key;
-    uint32_t txn;
-    bool write;
-  };
-  std::vector<Access> acc;
-  for (uint32_t t = 0; t < n; ++t) {
-    for (GlobalKey key : bundle[t].read_set) acc.push_back({key, t, false});
-    for (GlobalKey key : bundle[t].write_set) acc.push_back({key, t, true});
-  }
-  std::sort(acc.begin(), acc.end(), [](const Access& a, const Access& b) { return a.key < b.key; });
+  const std::vector<KeyAccess> acc = accesses_by_key(bundle);  // also step 4's input
   std::vector<idx_t> vwgt;
   std::vector<std::pair<uint32_t, uint32_t>> member;  // (txn, vertex)
   for (size_t lo = 0; lo < acc.size();) {
@@ -108,7 +98,7 @@ void SchismPartitioner::partition(std::span<const TxnDesc> bundle, unsigned k, P
     part_of[t] = router.decide();
   }
   // 4. TSKD §6.1's residual.
-  split_with_residual(bundle, part_of, k, out);
+  split_with_residual(acc, part_of, k, out);
   out.partition_us = static_cast<double>(now_ns() - t0) / 1e3;
 }
 

@@ -23,7 +23,7 @@ DEFINE_uint64(seed, 1, "random seed; worker i uses a stream derived from (seed, 
 DEFINE_string(out, "", "path of the JSON result (written atomically); stdout if empty");
 DEFINE_bool(verify, false, "record the history of committed transactions and check it for serializability");
 DEFINE_string(history_out, "", "with --verify: also write the recorded history to this file (for bin/check_history)");
-DEFINE_string(frontend, "none", "front-end: none (online executor), tsdefer (TSKD[CC]: TsDEFER on the online executor's worker buffers, --tsdefer_* flags) or strife (bundle executor, --batch_size, --strife_k, --strife_alpha)");
+DEFINE_string(frontend, "none", "front-end: none (online executor), tsdefer (TSKD[CC]: TsDEFER on the online executor's worker buffers, --tsdefer_* flags) or a bundle-executor front-end (--batch_size): strife (--strife_k, --strife_alpha), schism (METIS on the bundle's co-access graph, one partition per thread, TSKD's residual), horticulture (static partitioning by TPC-C warehouse / YCSB key, one partition per thread, TSKD's residual)");
 DEFINE_bool(pin, false, "pin worker i to one CPU, one per physical core first, then SMT siblings");
 DEFINE_bool(timeline, false, "add a per-second throughput timeline to the result");
 DEFINE_bool(memory_bound, false, "before loading, measure this machine's memory latency over a buffer as large as the tables (pointer chase, about 2 s) and report it as memory_bound");

@@ -18,7 +18,8 @@
 // Strife §2). Who uses what:
 //   Strife (§2)                  worklist of kWithoutCC queues (CF clusters) + residuals
 //   TSKD (TsPAR)                 per_thread queues, kWithoutCC or kWithCC, + residuals
-//   Schism / Horticulture        per_thread kWithCC queues (one partition per thread) + residuals
+//   Schism / Horticulture        per_thread kWithoutCC queues (one partition per thread) + residuals
+//                                (partitioners/partitioner_frontend.h)
 // Transactions are indices into the batch. Every index of the batch appears
 // exactly once in the plan (validate() checks this).
 //

@@ -4,7 +4,10 @@
 // --frontend=none keeps the online executor; every other front-end runs on
 // the bundle executor with batches of --batch_size transactions. A front-end's
 // own flags (--strife_*) are refused with any other --frontend, and
-// --batch_size with --frontend=none (ConfigError, exit 2).
+// --batch_size with --frontend=none (ConfigError, exit 2). schism and
+// horticulture (TSKD's partitioner baselines, partitioners/partitioner_frontend.h)
+// partition into --threads parts; horticulture is refused for workloads other
+// than tpcc and ycsb, whose partitioning attribute it hard-codes.
 #pragma once
 
 #include <cstdint>

@@ -11,7 +11,8 @@ fail() { echo "FAIL: $*"; exit 1; }
 # Bad input: exit 2, one line naming the flag, no file written.
 for args in "--threads=0" "--nosuchflag=1" "--workload=tpcx" "--theta=abc" "--table_size=8 --req_per_txn=16" \
     "--strife_k=5" "--batch_size=100" "--frontend=strife --strife_alpha=2" "--frontend=strife --batch_size=0" \
-    "--frontend=strife --workload=tpcc" "--profile=maybe"; do
+    "--frontend=strife --workload=tpcc" "--profile=maybe" "--frontend=horticulture --workload=smallbank" \
+    "--frontend=schism --strife_k=3"; do
   # shellcheck disable=SC2086
   "$bin" $args --out="$tmp/bad.json" 2>"$tmp/err"; rc=$?
   [[ $rc -eq 2 ]] || fail "'$args' exited $rc, want 2"
@@ -58,6 +59,23 @@ assert set(f["analysis_steps_us"]) == {"prepare", "spot", "fuse", "merge", "allo
     || fail "strife run: wrong result"
   ;;
 esac
+
+# The partitioner baselines (TSKD §6.1): one CC-free partition per worker plus
+# the residual, verified; the partitioning time and part sizes are reported.
+# (Not Dora and Orthrus: bundle front-ends are refused above.)
+[[ $(basename "$bin") =~ ^rundb-(dora|orthrus)$ ]] || for fe in schism horticulture; do
+  "$bin" --workload=ycsb --frontend=$fe --threads=2 --warmup=0 --duration=0.2 --table_size=1000 --theta=0.9 \
+    --partitions=2 --batch_size=500 --verify --out="$tmp/$fe.json" 2>/dev/null || fail "$fe run exited $?"
+  python3 -c 'import json, sys
+d = json.load(open(sys.argv[1])); f = d["frontend"]
+assert d["serializable"] and d["invariants_ok"] and d["cc_free_check"]["ok"], d["cc_free_check"]
+assert f["name"] == f["partitioner"] == sys.argv[2] and f["parts"] == 2 and f["batches"] > 0
+assert set(f["analysis_steps_us"]) == {"partition"} and f["analysis_steps_us"]["partition"] > 0
+b = f["per_batch"]
+assert 0 <= b["part_min"] <= b["part_max"] and b["worklist_queues"] == 0
+assert abs(b["part_min"] + b["part_max"] + b["residuals"] - 500) < 1e-6, b  # 2 parts + R = the batch' \
+    "$tmp/$fe.json" $fe || fail "$fe run: wrong result"
+done
 
 # A saved history is read back by the offline checker.
 "$bin" --workload=ycsb --threads=2 --warmup=0 --duration=0.2 --table_size=100 --verify \

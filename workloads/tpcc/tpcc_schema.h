@@ -100,6 +100,36 @@ static_assert(customer_key(kMaxWarehouses, kDistrictsPerWarehouse, kCustomersPer
               "loaded HISTORY keys must stay below the inserted ones (origin >= 1 << 40)");
 static_assert(kUnusedItemId < (1u << 17));
 
+// The warehouse a row belongs to, from its table id and packed key (the
+// inverse of the packing above), or 0 for the tables that have none (ITEM,
+// HISTORY). Horticulture's partitioning attribute (partitioners/horticulture).
+constexpr uint32_t warehouse_of_key(uint32_t table, uint64_t key) {
+  switch (table) {
+    case kWarehouseTable: return static_cast<uint32_t>(key);
+    case kDistrictTable:
+    case kDeliveryCursorTable: return static_cast<uint32_t>(key >> 4);
+    case kCustomerTable:
+    case kCustomerLastOrderTable: return static_cast<uint32_t>(key >> 16);
+    case kOrderTable:
+    case kNewOrderTable: return static_cast<uint32_t>(key >> 36);
+    case kOrderLineTable: return static_cast<uint32_t>(key >> 40);
+    case kStockTable: return static_cast<uint32_t>(key >> 17);
+    default: return 0;
+  }
+}
+static_assert(warehouse_of_key(kWarehouseTable, warehouse_key(kMaxWarehouses)) == kMaxWarehouses);
+static_assert(warehouse_of_key(kDistrictTable, district_key(7, kDistrictsPerWarehouse)) == 7);
+static_assert(warehouse_of_key(kDeliveryCursorTable, district_key(kMaxWarehouses, 1)) == kMaxWarehouses);
+static_assert(warehouse_of_key(kCustomerTable, customer_key(kMaxWarehouses, 10, kCustomersPerDistrict)) ==
+              kMaxWarehouses);
+static_assert(warehouse_of_key(kCustomerLastOrderTable, customer_key(3, 1, 1)) == 3);
+static_assert(warehouse_of_key(kOrderTable, order_key(kMaxWarehouses, 10, 0xFFFFFFFFu)) == kMaxWarehouses);
+static_assert(warehouse_of_key(kNewOrderTable, order_key(2, 1, 1)) == 2);
+static_assert(warehouse_of_key(kOrderLineTable, order_line_key(kMaxWarehouses, 10, 0xFFFFFFFFu, 15)) ==
+              kMaxWarehouses);
+static_assert(warehouse_of_key(kStockTable, stock_key(kMaxWarehouses, kUnusedItemId)) == kMaxWarehouses);
+static_assert(warehouse_of_key(kItemTable, item_key(kItems)) == 0);
+
 // ---- Row payloads ---------------------------------------------------------------
 struct WarehouseRow {  // spec 89 bytes
   int64_t ytd;         // W_YTD

@@ -31,7 +31,7 @@ struct ConfigError : std::runtime_error {
 inline bool uses_bundle_executor(const std::string& frontend) { return frontend != "none" && frontend != "tsdefer"; }
 
 inline const std::vector<std::string>& available_frontends() {
-  static const std::vector<std::string> names = {"none", "tsdefer", "strife"};  // engine/exec/frontends.h
+  static const std::vector<std::string> names = {"none", "tsdefer", "strife", "tskd-s", "tskd-o", "tspar-s", "tsdefer-s"};  // engine/exec/frontends.h
   return names;
 }
 

@@ -5,6 +5,8 @@
 #include <stdexcept>
 
 #include "partitioners/strife/strife_frontend.h"
+#include "partitioners/strife/strife_partitioner.h"
+#include "partitioners/tspar/tskd_frontend.h"
 
 DEFINE_uint32(batch_size, 10000, "bundle executor (--frontend other than none): transactions per batch (1..1000000)");
 DEFINE_uint32(strife_k, 0, "--frontend=strife: spot trials k (1..1024; 0 = the paper's rule ceil(10 x threads / 3), 100 at 30 threads)");
@@ -20,10 +22,11 @@ static bool flag_given(const char* name) {
 BundleSettings BundleSettings::from_flags(const EngineConfig& cfg) {
   BundleSettings s;
   const bool bundle = uses_bundle_executor(cfg.frontend);
-  const bool strife = cfg.frontend == "strife";
+  // Strife's knobs: Strife itself and every instance over Strife's partition.
+  const bool strife = cfg.frontend == "strife" || cfg.frontend.ends_with("-s");
   require(bundle || !flag_given("batch_size"), "batch_size", "only with a bundle front-end (--frontend=strife)");
-  require(strife || !flag_given("strife_k"), "strife_k", "only with --frontend=strife");
-  require(strife || !flag_given("strife_alpha"), "strife_alpha", "only with --frontend=strife");
+  require(strife || !flag_given("strife_k"), "strife_k", "only with --frontend=strife, tskd-s, tspar-s or tsdefer-s");
+  require(strife || !flag_given("strife_alpha"), "strife_alpha", "only with --frontend=strife, tskd-s, tspar-s or tsdefer-s");
   s.batch_size = in_range(FLAGS_batch_size, 1, 1000000, "batch_size", "an integer");
   in_range(FLAGS_strife_k, 0, strife::kMaxK, "strife_k", "an integer", " (0 = ceil(10 x threads / 3))");
   s.strife_k = FLAGS_strife_k != 0 ? FLAGS_strife_k : std::min(strife::kMaxK, strife::default_k(cfg.threads));
@@ -31,15 +34,34 @@ BundleSettings BundleSettings::from_flags(const EngineConfig& cfg) {
   return s;
 }
 
+static strife::Options strife_options(const EngineConfig& cfg, const BundleSettings& settings) {
+  strife::Options o;
+  o.k = settings.strife_k;
+  o.alpha = settings.strife_alpha;
+  o.threads = static_cast<unsigned>(cfg.threads);  // §4: the analysis runs on all cores
+  o.seed = cfg.seed;
+  return o;
+}
+
+// A TSKD instance (partitioners/tspar/tskd_frontend.h) over any partitioner;
+// nullptr: no input partition (TSKD[O]).
+static std::unique_ptr<BundleFrontend> make_tskd(const EngineConfig& cfg, tspar::Variant variant,
+                                                 std::unique_ptr<Partitioner> partitioner) {
+  tspar::TskdOptions o;
+  o.variant = variant;
+  o.threads = static_cast<unsigned>(cfg.threads);
+  o.seed = seed_for(cfg.seed, uint64_t{4} << 32);
+  o.tsdefer = cfg.tsdefer;
+  return std::make_unique<tspar::TskdFrontend>(o, std::move(partitioner));
+}
+
 std::unique_ptr<BundleFrontend> make_frontend(const EngineConfig& cfg, const BundleSettings& settings) {
-  if (cfg.frontend == "strife") {
-    strife::Options o;
-    o.k = settings.strife_k;
-    o.alpha = settings.strife_alpha;
-    o.threads = static_cast<unsigned>(cfg.threads);  // §4: the analysis runs on all cores
-    o.seed = cfg.seed;
-    return std::make_unique<strife::StrifeFrontend>(o);
-  }
+  if (cfg.frontend == "strife") return std::make_unique<strife::StrifeFrontend>(strife_options(cfg, settings));
+  auto strife_partitioner = [&] { return std::make_unique<strife::StrifePartitioner>(strife_options(cfg, settings)); };
+  if (cfg.frontend == "tskd-s") return make_tskd(cfg, tspar::Variant::kTskd, strife_partitioner());
+  if (cfg.frontend == "tspar-s") return make_tskd(cfg, tspar::Variant::kTsparOnly, strife_partitioner());
+  if (cfg.frontend == "tsdefer-s") return make_tskd(cfg, tspar::Variant::kTsdeferOnly, strife_partitioner());
+  if (cfg.frontend == "tskd-o") return make_tskd(cfg, tspar::Variant::kTskd, nullptr);
   throw std::logic_error("no front-end named " + cfg.frontend);
 }
 

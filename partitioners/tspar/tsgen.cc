@@ -6,20 +6,27 @@
 
 namespace ccb::tspar {
 
-void Tsgen::index_keys(std::span<const TxnDesc> bundle, uint32_t k) {
+void Tsgen::index_keys(std::span<const TxnDesc> bundle, std::span<const uint32_t> residual, uint32_t k) {
+  // Only the keys of R matter: a P-transaction is pulled, and a placed
+  // transaction can fail ckRCF, only through a key it shares with some T* ∈ R.
+  // So the index holds R's keys, and each transaction's accesses to them.
   key_index_.clear();
   posting_offsets_.assign(1, 0);
   access_offsets_.assign(1, 0);
   accesses_.clear();
-  size_t total = 0;
-  for (const TxnDesc& d : bundle) total += d.read_set.size() + d.write_set.size();
-  key_index_.reserve(total);
-  accesses_.reserve(total);
-  // Pass 1: a dense id per key, each transaction's accesses as key ids, and
-  // the posting count of each key (in posting_offsets_[id + 1]).
+  size_t r_accesses = 0;
+  for (uint32_t t : residual) r_accesses += bundle[t].read_set.size() + bundle[t].write_set.size();
+  key_index_.reserve(r_accesses);
+  for (uint32_t t : residual) {
+    for (const auto* set : {&bundle[t].read_set, &bundle[t].write_set})
+      for (GlobalKey key : *set) key_index_.try_emplace(key, static_cast<uint32_t>(key_index_.size()));
+  }
+  const size_t keys = key_index_.size();
+  posting_offsets_.assign(keys + 1, 0);
+  // Pass 1: each transaction's accesses to R's keys, and the posting counts.
   auto add = [&](GlobalKey key, bool write) {
-    auto [it, fresh] = key_index_.try_emplace(key, static_cast<uint32_t>(posting_offsets_.size() - 1));
-    if (fresh) posting_offsets_.push_back(0);
+    auto it = key_index_.find(key);
+    if (it == key_index_.end()) return;
     ++posting_offsets_[it->second + 1];
     accesses_.push_back({it->second, write});
   };
@@ -28,10 +35,9 @@ void Tsgen::index_keys(std::span<const TxnDesc> bundle, uint32_t k) {
     for (GlobalKey key : d.write_set) add(key, true);
     access_offsets_.push_back(static_cast<uint32_t>(accesses_.size()));
   }
-  const size_t keys = posting_offsets_.size() - 1;
   for (size_t i = 1; i <= keys; ++i) posting_offsets_[i] += posting_offsets_[i - 1];
   // Pass 2: the postings, from the accesses.
-  postings_.resize(total);
+  postings_.resize(accesses_.size());
   std::vector<uint32_t> cursor(posting_offsets_.begin(), posting_offsets_.end() - 1);
   for (uint32_t t = 0; t < bundle.size(); ++t)
     for (uint32_t a = access_offsets_[t]; a < access_offsets_[t + 1]; ++a)
@@ -128,7 +134,7 @@ void Tsgen::schedule(std::span<const TxnDesc> bundle, const Partitioning& p, std
     }
   }
   by_keys_ = p.conflicts.empty() && !p.residual.empty();
-  if (by_keys_) index_keys(bundle, k_);
+  if (by_keys_) index_keys(bundle, p.residual, k_);
   // R⃗: a random order of R by default (§4), else the partitioner's.
   order_buf_.assign(p.residual.begin(), p.residual.end());
   if (order_ == ResidualOrder::kRandom)

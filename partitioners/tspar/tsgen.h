@@ -28,8 +28,9 @@
 // writing it) come from the partitioner's conflict graph when it handed one
 // over (Partitioning::conflicts, §4 "TSgen re-uses their conflict graphs"):
 // then lines 6-8 and ckRCF visit T*'s neighbours, O(deg(T*)). Without a graph
-// (Strife builds none; TSKD[O] has no partitioner) TSgen indexes the bundle's
-// keys once, O(total accesses), and works per key instead of per neighbour,
+// (Strife builds none; TSKD[O] has no partitioner) TSgen indexes the keys of
+// R once (O(total accesses) hash probes; a P-transaction matters only through
+// a key it shares with R) and works per key instead of per neighbour,
 // because a hot key makes deg(T*) O(|W|) [INF: the paper's
 // O(|W| + (k-1)|R|) leaves ckRCF's data structure out]:
 //   lines 6-8  per key, the P-transactions that touch it (T* writes it) or
@@ -94,7 +95,7 @@ class Tsgen {
   };
   static constexpr uint32_t kNone = ~0u;
 
-  void index_keys(std::span<const TxnDesc> bundle, uint32_t k);
+  void index_keys(std::span<const TxnDesc> bundle, std::span<const uint32_t> residual, uint32_t k);
   void place(uint32_t t, uint32_t q, std::span<const double> time, Schedule& out);
   // Lines 6-8 and ckRCF, with the partitioner's graph or with the key index.
   void pull_graph(const Partitioning& p, uint32_t t_star, std::span<const double> time, Schedule& out);

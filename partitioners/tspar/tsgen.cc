@@ -1,34 +1,57 @@
 #include "partitioners/tspar/tsgen.h"
 
 #include <algorithm>
+#include <bit>
 #include <chrono>
 #include <utility>
 
 namespace ccb::tspar {
 
+namespace {
+inline uint64_t mix(GlobalKey key) { return (key ^ (key >> 29)) * 0x9e3779b97f4a7c15ULL; }
+}  // namespace
+
+uint32_t Tsgen::find_key(GlobalKey key) const {
+  for (uint64_t i = mix(key) & slot_mask_;; i = (i + 1) & slot_mask_) {
+    if (slot_ids_[i] == kEmpty || slot_keys_[i] == key) return slot_ids_[i];
+  }
+}
+
+uint32_t Tsgen::add_key(GlobalKey key) {
+  for (uint64_t i = mix(key) & slot_mask_;; i = (i + 1) & slot_mask_) {
+    if (slot_ids_[i] == kEmpty) {
+      slot_keys_[i] = key;
+      return slot_ids_[i] = num_keys_++;
+    }
+    if (slot_keys_[i] == key) return slot_ids_[i];
+  }
+}
+
 void Tsgen::index_keys(std::span<const TxnDesc> bundle, std::span<const uint32_t> residual, uint32_t k) {
   // Only the keys of R matter: a P-transaction is pulled, and a placed
   // transaction can fail ckRCF, only through a key it shares with some T* ∈ R.
   // So the index holds R's keys, and each transaction's accesses to them.
-  key_index_.clear();
-  posting_offsets_.assign(1, 0);
   access_offsets_.assign(1, 0);
   accesses_.clear();
   size_t r_accesses = 0;
   for (uint32_t t : residual) r_accesses += bundle[t].read_set.size() + bundle[t].write_set.size();
-  key_index_.reserve(r_accesses);
+  const uint64_t capacity = std::bit_ceil(2 * r_accesses + 2);  // load factor <= 1/2
+  slot_mask_ = capacity - 1;
+  slot_keys_.resize(capacity);
+  slot_ids_.assign(capacity, kEmpty);
+  num_keys_ = 0;
   for (uint32_t t : residual) {
-    for (const auto* set : {&bundle[t].read_set, &bundle[t].write_set})
-      for (GlobalKey key : *set) key_index_.try_emplace(key, static_cast<uint32_t>(key_index_.size()));
+    for (GlobalKey key : bundle[t].read_set) add_key(key);
+    for (GlobalKey key : bundle[t].write_set) add_key(key);
   }
-  const size_t keys = key_index_.size();
+  const size_t keys = num_keys_;
   posting_offsets_.assign(keys + 1, 0);
   // Pass 1: each transaction's accesses to R's keys, and the posting counts.
   auto add = [&](GlobalKey key, bool write) {
-    auto it = key_index_.find(key);
-    if (it == key_index_.end()) return;
-    ++posting_offsets_[it->second + 1];
-    accesses_.push_back({it->second, write});
+    const uint32_t id = find_key(key);
+    if (id == kEmpty) return;
+    ++posting_offsets_[id + 1];
+    accesses_.push_back({id, write});
   };
   for (const TxnDesc& d : bundle) {
     for (GlobalKey key : d.read_set) add(key, false);
@@ -43,8 +66,8 @@ void Tsgen::index_keys(std::span<const TxnDesc> bundle, std::span<const uint32_t
     for (uint32_t a = access_offsets_[t]; a < access_offsets_[t + 1]; ++a)
       postings_[cursor[accesses_[a].id]++] = {t, accesses_[a].write};
   pulled_.assign(keys, 0);
-  heads_.assign(keys * k, kNone);
-  nodes_.clear();
+  if (touching_.size() < keys * k) touching_.resize(keys * k), writing_.resize(keys * k);
+  for (size_t i = 0; i < keys * k; ++i) touching_[i].clear(), writing_[i].clear();
 }
 
 void Tsgen::place(uint32_t t, uint32_t q, std::span<const double> time, Schedule& out) {
@@ -57,9 +80,9 @@ void Tsgen::place(uint32_t t, uint32_t q, std::span<const double> time, Schedule
   out.queues[q].push_back(t);
   if (!by_keys_) return;
   for (uint32_t a = access_offsets_[t]; a < access_offsets_[t + 1]; ++a) {
-    uint32_t& head = heads_[size_t{accesses_[a].id} * k_ + q];
-    nodes_.push_back({s.ts, s.tc, head, accesses_[a].write});
-    head = static_cast<uint32_t>(nodes_.size() - 1);
+    const size_t list = size_t{accesses_[a].id} * k_ + q;
+    touching_[list].push_back({s.ts, s.tc});
+    if (accesses_[a].write) writing_[list].push_back({s.ts, s.tc});
   }
 }
 
@@ -103,14 +126,14 @@ void Tsgen::pull_keys(uint32_t t_star, std::span<const double> time, Schedule& o
 
 bool Tsgen::rc_free_keys(uint32_t t_star, uint32_t l, double ts, double tc) const {
   for (uint32_t a = access_offsets_[t_star]; a < access_offsets_[t_star + 1]; ++a) {
-    const bool writes = accesses_[a].write;
+    // T* writes the key: any accessor conflicts; T* reads it: writers only.
+    const auto& lists = accesses_[a].write ? touching_ : writing_;
     for (uint32_t q = 0; q < k_; ++q) {
       if (q == l) continue;
-      for (uint32_t n = heads_[size_t{accesses_[a].id} * k_ + q]; n != kNone; n = nodes_[n].prev) {
-        const Node& node = nodes_[n];
-        if (node.tc <= ts) break;  // this one and every older one ended before T* starts
-        if (node.ts < tc && (writes || node.write)) return false;
-      }
+      const std::vector<Runtime>& r = lists[size_t{accesses_[a].id} * k_ + q];
+      // The first runtime that ends after ts; the earlier ones end by ts.
+      auto it = std::upper_bound(r.begin(), r.end(), ts, [](double x, const Runtime& y) { return x < y.tc; });
+      if (it != r.end() && it->ts < tc) return false;
     }
   }
   return true;

@@ -36,17 +36,16 @@
 //   lines 6-8  per key, the P-transactions that touch it (T* writes it) or
 //              write it (T* reads it) are pulled once; later pulls through
 //              the same key find nothing left, so all pulls cost O(accesses);
-//   ckRCF      per (key, queue), the placed transactions' runtimes touching
-//              the key, newest first; one queue's runtimes are disjoint and
-//              in time order, so the walk stops at the first runtime that
-//              ends by ts (T* goes to the least-loaded queue, so few do not).
+//   ckRCF      per (key, queue), the runtimes of the placed transactions
+//              touching (writing) the key; one queue's runtimes are disjoint
+//              and in time order, so a binary search finds the only one that
+//              can overlap [ts, tc) first: O(|keys(T*)| · (k-1) · log).
 //
 // Thread safety: a Tsgen is used by one caller at a time.
 #pragma once
 
 #include <cstdint>
 #include <span>
-#include <unordered_map>
 #include <vector>
 
 #include "engine/core/random.h"
@@ -86,14 +85,10 @@ class Tsgen {
     bool write;
   };
 
-  // A placed transaction's runtime on one of its keys, in the list of
-  // (key, queue) (newest first).
-  struct Node {
+  // A placed transaction's scheduled runtime, in the lists of (key, queue).
+  struct Runtime {
     double ts, tc;
-    uint32_t prev;  // older node of the same (key, queue); kNone at the end
-    bool write;
   };
-  static constexpr uint32_t kNone = ~0u;
 
   void index_keys(std::span<const TxnDesc> bundle, std::span<const uint32_t> residual, uint32_t k);
   void place(uint32_t t, uint32_t q, std::span<const double> time, Schedule& out);
@@ -109,14 +104,23 @@ class Tsgen {
   std::vector<Slot> slots_;
   bool by_keys_ = false;  // no conflict graph: the key index below is in use
   uint32_t k_ = 0;
-  std::unordered_map<GlobalKey, uint32_t> key_index_;  // key -> dense key id
+  // R's keys -> dense key id: open addressing, linear probing (a probe per
+  // access of W, so no node-based map). kEmpty marks a free slot.
+  static constexpr uint32_t kEmpty = ~0u;
+  std::vector<GlobalKey> slot_keys_;
+  std::vector<uint32_t> slot_ids_;
+  uint64_t slot_mask_ = 0;
+  uint32_t num_keys_ = 0;
+  uint32_t find_key(GlobalKey key) const;
+  uint32_t add_key(GlobalKey key);
   std::vector<uint32_t> posting_offsets_;              // key id -> postings_ range
   std::vector<Posting> postings_;
   std::vector<uint32_t> access_offsets_;               // txn -> accesses_ range
   std::vector<Posting> accesses_;                      // (key id, write) per access of each txn
   std::vector<uint8_t> pulled_;                        // key id -> 1: P-writers pulled, 2: all P pulled
-  std::vector<uint32_t> heads_;                        // key id * k + queue -> newest Node
-  std::vector<Node> nodes_;
+  // key id * k + queue -> runtimes of the placed transactions touching /
+  // writing the key in that queue, in time order (capacity kept across bundles).
+  std::vector<std::vector<Runtime>> touching_, writing_;
   std::vector<uint32_t> order_buf_;
   std::vector<uint32_t> pulled_buf_;  // one T*'s neighbours in some P_i
 };

@@ -11,7 +11,7 @@ fail() { echo "FAIL: $*"; exit 1; }
 # Bad input: exit 2, one line naming the flag, no file written.
 for args in "--threads=0" "--nosuchflag=1" "--workload=tpcx" "--theta=abc" "--table_size=8 --req_per_txn=16" \
     "--strife_k=5" "--batch_size=100" "--frontend=strife --strife_alpha=2" "--frontend=strife --batch_size=0" \
-    "--frontend=strife --workload=tpcc"; do
+    "--frontend=strife --workload=tpcc" "--frontend=tskd-o --strife_k=5" "--frontend=tskd-s --workload=tpcc"; do
   # shellcheck disable=SC2086
   "$bin" $args --out="$tmp/bad.json" 2>"$tmp/err"; rc=$?
   [[ $rc -eq 2 ]] || fail "'$args' exited $rc, want 2"

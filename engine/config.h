@@ -31,7 +31,7 @@ struct ConfigError : std::runtime_error {
 inline bool uses_bundle_executor(const std::string& frontend) { return frontend != "none" && frontend != "tsdefer"; }
 
 inline const std::vector<std::string>& available_frontends() {
-  static const std::vector<std::string> names = {"none", "tsdefer", "strife", "schism", "horticulture"};  // engine/exec/frontends.h
+  static const std::vector<std::string> names = {"none", "tsdefer", "strife", "schism", "horticulture", "tskd-s", "tskd-c", "tskd-h", "tskd-o", "tspar-s", "tspar-c", "tspar-h", "tsdefer-s", "tsdefer-c", "tsdefer-h"};  // engine/exec/frontends.h
   return names;
 }
 

@@ -50,20 +50,6 @@ inline void write_result_document(const std::string& path, const std::string& do
   }
 }
 
-// frontend.tsdefer: TsDEFER's counters in the measured interval (docs/results.md).
-inline void write_tsdefer_stats(JsonWriter& w, const TsDeferStats& t, uint64_t commits) {
-  w.key("tsdefer").begin_object();
-  w.key("candidates").value(t.candidates);
-  w.key("lookups").value(t.lookups);
-  w.key("items").value(t.items);
-  w.key("hits").value(t.hits);
-  w.key("hit_candidates").value(t.hit_candidates);
-  w.key("deferrals").value(t.deferrals);
-  w.key("forced_runs").value(t.forced_runs);
-  w.key("deferrals_per_100k").value(commits ? static_cast<double>(t.deferrals) * 1e5 / static_cast<double>(commits) : 0.0);
-  w.end_object();
-}
-
 // The result document's parts every executor writes the same way (the
 // online and bundle executors here, the pipeline engine in engine/pipeline).
 

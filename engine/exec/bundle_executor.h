@@ -14,6 +14,16 @@
 //              barrier.
 //   residual   the workers take residuals one at a time (atomic ticket) and
 //              run them under the protocol. Then a barrier, and the next batch.
+// TSKD (partitioners/tspar): a plan may ask for round-robin residuals and
+// for TsDEFER (bundle_plan.h). The executor then keeps two TsDEFER instances
+// (engine/exec/tsdefer.h), one for the queue phase and one for the residual
+// phase, whose lanes the coordinator assigns (Replay::kNo) after the analysis
+// while the workers wait at the barrier; a worker then asks TsDEFER for its
+// next transaction instead of walking its list. Without a front-end that
+// offers TsDEFER no TsDEFER state exists and each phase picks its loop once.
+// The lane setup counts as analysis ("tsdefer_setup" step).
+// Front-ends that want a cost history (wants_costs) get, after each warm-up
+// batch, the duration of every transaction's committing attempt.
 // Conflict aborts are retried until the transaction commits (with the online
 // executor's backoff); logical aborts (RC::kUser, RC::kNotFound) end it.
 // A wrong OLLP prediction (RC::kPredictionMismatch, see HasReconnaissance)
@@ -53,6 +63,7 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -65,6 +76,7 @@
 #include "engine/core/random.h"
 #include "engine/exec/bundle_plan.h"
 #include "engine/exec/online_executor.h"
+#include "engine/exec/tsdefer.h"
 #include "engine/stats/histogram.h"
 #include "engine/stats/json.h"
 #include "engine/stats/thread_stats.h"
@@ -117,7 +129,15 @@ class BundleExecutor {
         frontend_(frontend),
         batch_size_(batch_size),
         frontend_name_(std::move(frontend_name)),
-        barrier_(cfg.threads + 1, PhaseEnd{this}) {}
+        barrier_(cfg.threads + 1, PhaseEnd{this}) {
+    setup_rng_ = Random(seed_for(cfg.seed, uint64_t{3} << 32));  // a stream apart from batches and workers
+    if (const TsDeferOptions* o = frontend_.tsdefer()) {
+      tsdefer_q_ = std::make_unique<TsDefer>(*o, cfg.threads);
+      tsdefer_r_ = std::make_unique<TsDefer>(*o, cfg.threads);
+      lanes_q_.resize(cfg.threads);
+      lanes_r_.resize(cfg.threads);
+    }
+  }
 
   // kProfile: --profile (cfg.profile must match), chosen at the top
   // (run_online) like OnlineExecutor::run's.
@@ -190,6 +210,8 @@ class BundleExecutor {
     ThreadStats stats;
     std::vector<verify::QueueTag> tags;
     std::vector<uint32_t> deferred;  // this batch's prediction mismatches (OLLP)
+    // Measured commits and conflict aborts (retries) per phase.
+    uint64_t queue_commits = 0, queue_retries = 0, residual_commits = 0, residual_retries = 0;
     int tid;
   };
   // The barrier's completion step: runs once per phase, on one thread, while
@@ -264,14 +286,21 @@ class BundleExecutor {
       const uint64_t t1 = now_ns();
       if (const std::string bad = plan_.validate(batch.descs.size(), cfg_.threads); !bad.empty())
         throw std::logic_error("front-end " + frontend_name_ + ": " + bad);
+      if ((plan_.tsdefer_queues || plan_.tsdefer_residuals) && !tsdefer_q_)
+        throw std::logic_error("front-end " + frontend_name_ + " asks for TsDEFER but offers no TsDEFER options");
+      const uint64_t setup_ns = setup_tsdefer(batch);
+      record_costs_ = !measuring_ && frontend_.wants_costs();
+      if (record_costs_) exec_ns_.assign(batch.descs.size(), 0);
       batch_ = &batch;
       batch_seq_ = seq;
       batch_start_ns_ = t0;
       worklist_next_.store(0, std::memory_order_relaxed);
       residual_next_.store(0, std::memory_order_relaxed);
+      const uint64_t t_release = now_ns();
       barrier_.arrive_and_wait();  // the workers start the queue phase
       barrier_.arrive_and_wait();  // queue phase over
       barrier_.arrive_and_wait();  // residual phase over
+      if (record_costs_) frontend_.observe_costs(batch.descs, exec_ns_);
       for (auto& wk : workers_) {
         for (uint32_t i : wk->deferred) deferred_.push_back(batch.requests[i]);
         wk->deferred.clear();
@@ -282,11 +311,12 @@ class BundleExecutor {
       const uint64_t t2 = phase_end_ns_[1], t3 = phase_end_ns_[2];
       ++measured_batches_;
       measure_end = t3;
-      analysis_ns_ += t1 - t0;
-      queues_ns_ += t2 - t1;
+      analysis_ns_ += t1 - t0 + setup_ns;
+      queues_ns_ += t2 - t_release;
       residual_ns_ += t3 - t2;
       batch_latency_.record(t3 - t0);
       analysis_latency_.record(t1 - t0);
+      if (tsdefer_q_) plan_.step_us.emplace_back("tsdefer_setup", setup_ns * 1e-3);
       add_sums(step_sums_, plan_.step_us);
       add_sums(counter_sums_, plan_.counters);
       residual_txns_ += plan_.residuals.size();
@@ -298,6 +328,35 @@ class BundleExecutor {
     stop_ = true;
     barrier_.arrive_and_wait();  // releases the workers, which see stop_ and leave
     out.measured_s = (measure_end - measure_start) * 1e-9;
+  }
+
+  // TsDEFER's lanes for this batch (coordinator, workers parked at the
+  // barrier, so no lookup reads a lane while it changes); returns the ns spent.
+  uint64_t setup_tsdefer(const Batch& batch) {
+    if (!tsdefer_q_) return 0;
+    const uint64_t start = now_ns();
+    const int n = cfg_.threads;
+    const double accuracy = tsdefer_q_->options().accuracy;
+    auto fill = [&](TsDefer& td, int t, const std::vector<uint32_t>& lane) {
+      if (lane.empty()) return td.clear(t);
+      std::vector<TsDeferSet> sets;
+      sets.reserve(lane.size());
+      for (uint32_t i : lane)
+        sets.push_back(accuracy < 1.0 ? TsDeferSet::from_desc(batch.descs[i], accuracy, setup_rng_)
+                                      : TsDeferSet::from_sorted_desc(batch.descs[i]));
+      td.assign(t, std::move(sets), TsDefer::Replay::kNo);
+    };
+    for (int t = 0; t < n; ++t) {
+      lanes_q_[t].clear();
+      if (plan_.tsdefer_queues && t < static_cast<int>(plan_.per_thread.size()) && !plan_.per_thread[t].empty())
+        lanes_q_[t] = plan_.per_thread[t][0].txns;
+      fill(*tsdefer_q_, t, lanes_q_[t]);
+      lanes_r_[t].clear();
+      if (plan_.tsdefer_residuals)
+        for (size_t r = t; r < plan_.residuals.size(); r += n) lanes_r_[t].push_back(plan_.residuals[r]);
+      fill(*tsdefer_r_, t, lanes_r_[t]);
+    }
+    return now_ns() - start;
   }
 
   static void add_sums(std::vector<Sum>& sums, const std::vector<std::pair<std::string, double>>& values) {
@@ -332,18 +391,35 @@ class BundleExecutor {
         measured_before = true;
         if constexpr (HasProtocolStats<CC>) cc_.reset_stats(wk.tid);
         if constexpr (kProfile) wk.stats.profile = {};
+        if (tsdefer_q_) tsdefer_q_->stats(wk.tid) = tsdefer_r_->stats(wk.tid) = {};
       }
+      uint64_t commits = wk.stats.commits, aborts = wk.stats.aborts;
       // Queue phase: this worker's own queues, then the shared worklist.
       const auto& own = plan_.per_thread[wk.tid];
-      for (size_t j = 0; j < own.size(); ++j)
-        run_queue(wk, ws, profiler, own[j], (uint64_t{1} << 63) | (uint64_t(wk.tid) << 32) | j);
+      for (size_t j = 0; j < own.size(); ++j) {
+        const uint64_t queue_id = (uint64_t{1} << 63) | (uint64_t(wk.tid) << 32) | j;
+        if (plan_.tsdefer_queues) run_deferred(wk, ws, profiler, *tsdefer_q_, lanes_q_[wk.tid], own[j].mode, queue_id);
+        else run_queue(wk, ws, profiler, own[j], queue_id);
+      }
       for (size_t q; (q = worklist_next_.fetch_add(1, std::memory_order_relaxed)) < plan_.worklist.size();)
         run_queue(wk, ws, profiler, plan_.worklist[q], q);
+      wk.queue_commits += wk.stats.commits - commits;
+      wk.queue_retries += wk.stats.aborts - aborts;
+      commits = wk.stats.commits, aborts = wk.stats.aborts;
       barrier_.arrive_and_wait();
       // Residual phase, under the protocol.
       txn.set_cc_free(false);
-      for (size_t r; (r = residual_next_.fetch_add(1, std::memory_order_relaxed)) < plan_.residuals.size();)
-        execute(wk, ws, profiler, plan_.residuals[r]);
+      if (plan_.tsdefer_residuals) {
+        run_deferred(wk, ws, profiler, *tsdefer_r_, lanes_r_[wk.tid], BundleQueue::Mode::kWithCC, std::nullopt);
+      } else if (plan_.residuals_round_robin) {
+        for (size_t r = wk.tid; r < plan_.residuals.size(); r += cfg_.threads)
+          execute(wk, ws, profiler, plan_.residuals[r]);
+      } else {
+        for (size_t r; (r = residual_next_.fetch_add(1, std::memory_order_relaxed)) < plan_.residuals.size();)
+          execute(wk, ws, profiler, plan_.residuals[r]);
+      }
+      wk.residual_commits += wk.stats.commits - commits;
+      wk.residual_retries += wk.stats.aborts - aborts;
       barrier_.arrive_and_wait();
     }
   }
@@ -360,6 +436,22 @@ class BundleExecutor {
     }
   }
 
+  // Runs the lane's transactions in the order TsDEFER picks (TSKD §5): an
+  // aborted one is retried at once (inside execute), then regPos.
+  template <bool kProfile>
+  void run_deferred(Worker& wk, typename W::ThreadState& ws, AttemptProfiler<kProfile>& profiler, TsDefer& td,
+                    const std::vector<uint32_t>& lane, BundleQueue::Mode mode, std::optional<uint64_t> queue_id) {
+    const bool cc_free = mode == BundleQueue::Mode::kWithoutCC;
+    auto& txn = txn_of<kProfile>(wk);
+    txn.set_cc_free(cc_free);
+    while (const std::optional<uint32_t> id = td.next(wk.tid, wk.rng)) {
+      const uint32_t i = lane[*id];
+      if (execute(wk, ws, profiler, i) && queue_id && txn.log_enabled())
+        wk.tags.push_back(verify::QueueTag{txn.id(), batch_seq_, *queue_id, cc_free});
+      td.reg_pos(wk.tid);
+    }
+  }
+
   // Runs transaction i of the batch until it commits (true) or aborts
   // logically (false).
   template <bool kProfile>
@@ -368,6 +460,7 @@ class BundleExecutor {
     auto& txn = txn_of<kProfile>(wk);
     ThreadStats& st = wk.stats;
     for (uint32_t retries = 0;; ++retries) {
+      const uint64_t attempt_start = record_costs_ ? now_ns() : 0;
       profiler.start();
       txn.begin(retries, false);
       RC rc = RC::kOk;
@@ -382,6 +475,7 @@ class BundleExecutor {
       }
       profiler.end(rc == RC::kOk);
       if (rc == RC::kOk) {
+        if (record_costs_) exec_ns_[i] = now_ns() - attempt_start;  // this worker's slot only
         w_.on_commit(ws, req);
         if (measuring_) {
           const uint64_t latency = now_ns() - batch_start_ns_;
@@ -452,6 +546,24 @@ class BundleExecutor {
     w.key("residuals").value(static_cast<double>(residual_txns_) * per);
     for (const Sum& s : counter_sums_) w.key(s.name).value(s.total * per);
     w.end_object();
+    {
+      uint64_t qc = 0, qr = 0, rc = 0, rr = 0;
+      for (const auto& wk : workers_) {
+        qc += wk->queue_commits, qr += wk->queue_retries, rc += wk->residual_commits, rr += wk->residual_retries;
+      }
+      auto per_10k = [](uint64_t retries, uint64_t commits) {
+        return commits ? static_cast<double>(retries) * 1e4 / static_cast<double>(commits) : 0.0;
+      };
+      w.key("retries_per_10k").begin_object();
+      w.key("queues").value(per_10k(qr, qc));
+      w.key("residuals").value(per_10k(rr, rc));
+      w.end_object();
+      if (tsdefer_q_) {
+        TsDeferStats t = tsdefer_q_->total_stats();
+        t.merge(tsdefer_r_->total_stats());
+        write_tsdefer_stats(w, t, qc + rc);
+      }
+    }
     w.key("batch_latency_ms");
     latency_ms(batch_latency_);
     w.key("analysis_latency_ms");
@@ -480,6 +592,11 @@ class BundleExecutor {
   bool stop_ = false;
   std::atomic<size_t> worklist_next_{0};
   std::atomic<size_t> residual_next_{0};
+  bool record_costs_ = false;         // this batch: time each committing attempt into exec_ns_
+  std::vector<uint64_t> exec_ns_;     // per batch index, written by the worker that ran it
+  std::unique_ptr<TsDefer> tsdefer_q_, tsdefer_r_;     // queue / residual phase (front-end offers TsDEFER)
+  std::vector<std::vector<uint32_t>> lanes_q_, lanes_r_;  // lane id -> batch index, per worker
+  Random setup_rng_;                  // α-sampling of the TsDEFER sets (coordinator)
 
   uint64_t phase_step_ = 0;      // barrier completions so far (PhaseEnd)
   uint64_t phase_end_ns_[3]{};   // [0] batch start, [1] queue phase end, [2] residual phase end

@@ -13,7 +13,13 @@
 //                     transaction of such a queue conflicts with any
 //                     transaction of another queue of the same phase.
 //   2. Residuals, after every queue has finished: any worker takes the next
-//      residual (one at a time) and runs it under the binary's protocol.
+//      residual (one at a time) and runs it under the binary's protocol; with
+//      residuals_round_robin, worker t runs residuals t, t + n, t + 2n, ...
+//      (n workers) in order instead (TSKD §3's default assignment).
+// TsDEFER (engine/exec/tsdefer.h; only when the front-end's tsdefer() gives
+// options): with tsdefer_queues each worker's per_thread queue (at most one)
+// is its TsDEFER queue, with tsdefer_residuals its round-robin share of the
+// residuals is; TsDEFER then picks the order (TSKD §5).
 // The next batch starts after phase 2 (no overlap between batches, as in
 // Strife §2). Who uses what:
 //   Strife (§2)                  worklist of kWithoutCC queues (CF clusters) + residuals
@@ -34,6 +40,7 @@
 #include <vector>
 
 #include "engine/core/txn_desc.h"
+#include "engine/exec/tsdefer_options.h"
 
 namespace ccb {
 
@@ -49,6 +56,9 @@ struct BundlePlan {
   std::vector<std::vector<BundleQueue>> per_thread;  // per_thread[t]: worker t's own queues (may be empty)
   std::vector<BundleQueue> worklist;                 // popped by idle workers, one queue per pop
   std::vector<uint32_t> residuals;                   // phase 2, under the protocol
+  bool residuals_round_robin = false;                // phase 2: worker t runs residuals[t + j·n]
+  bool tsdefer_queues = false;                       // phase 1 per_thread queues through TsDEFER
+  bool tsdefer_residuals = false;                    // phase 2 (round-robin) through TsDEFER
 
   // What the front-end reports about this batch, summed (counters) and
   // averaged (both) by the executor over the measured batches: the analysis
@@ -61,6 +71,7 @@ struct BundlePlan {
     for (auto& q : per_thread) q.clear();
     worklist.clear();
     residuals.clear();
+    residuals_round_robin = tsdefer_queues = tsdefer_residuals = false;
     step_us.clear();
     counters.clear();
   }
@@ -93,6 +104,10 @@ struct BundlePlan {
     if (!error.empty()) return error;
     for (size_t t = 0; t < batch_size; ++t)
       if (!seen[t]) return "plan omits transaction " + std::to_string(t);
+    if (tsdefer_residuals && !residuals_round_robin) return "TsDEFER on residuals needs residuals_round_robin";
+    if (tsdefer_queues)
+      for (const auto& qs : per_thread)
+        if (qs.size() > 1) return "TsDEFER on queues allows one queue per thread";
     return {};
   }
 };
@@ -108,6 +123,15 @@ class BundleFrontend {
   virtual void plan(std::span<const TxnDesc> batch, BundlePlan& plan) = 0;
   // The front-end's parameters, as members of the result's "frontend" object.
   virtual void params_json(JsonWriter&) const {}
+  // TsDEFER's knobs when the plans may ask for it (tsdefer_queues /
+  // tsdefer_residuals); nullptr: never (no TsDEFER state is built).
+  virtual const TsDeferOptions* tsdefer() const { return nullptr; }
+  // Whether the front-end wants the serial execution time of the warm-up's
+  // committed transactions (TSKD's cost history): then, after each warm-up
+  // batch, observe_costs(batch, ns) with ns[i] the duration of transaction
+  // i's committing attempt (0: it did not commit).
+  virtual bool wants_costs() const { return false; }
+  virtual void observe_costs(std::span<const TxnDesc>, std::span<const uint64_t>) {}
 };
 
 }  // namespace ccb

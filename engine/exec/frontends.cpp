@@ -8,6 +8,8 @@
 #include "partitioners/partitioner_frontend.h"
 #include "partitioners/schism/schism.h"
 #include "partitioners/strife/strife_frontend.h"
+#include "partitioners/strife/strife_partitioner.h"
+#include "partitioners/tspar/tskd_frontend.h"
 
 DEFINE_uint32(batch_size, 10000, "bundle executor (--frontend other than none): transactions per batch (1..1000000)");
 DEFINE_uint32(strife_k, 0, "--frontend=strife: spot trials k (1..1024; 0 = the paper's rule ceil(10 x threads / 3), 100 at 30 threads)");
@@ -23,12 +25,16 @@ static bool flag_given(const char* name) {
 BundleSettings BundleSettings::from_flags(const EngineConfig& cfg) {
   BundleSettings s;
   const bool bundle = uses_bundle_executor(cfg.frontend);
-  const bool strife = cfg.frontend == "strife";
-  require(bundle || !flag_given("batch_size"), "batch_size", "only with a bundle front-end (--frontend=strife|schism|horticulture)");
-  require(strife || !flag_given("strife_k"), "strife_k", "only with --frontend=strife");
-  require(strife || !flag_given("strife_alpha"), "strife_alpha", "only with --frontend=strife");
-  require(cfg.frontend != "horticulture" || horticulture::attribute_for(cfg.workload) != nullptr, "frontend",
-          "horticulture is hard-coded for --workload=tpcc|ycsb (TSKD §6.1), not " + cfg.workload);
+  // Each knob belongs to the front-ends whose partition it shapes: Strife's to
+  // Strife and the TSKD instances over Strife's partition (-s), Horticulture's
+  // hard-coded attribute to horticulture and the instances over it (-h).
+  const bool strife = cfg.frontend == "strife" || cfg.frontend.ends_with("-s");
+  const bool horticulture = cfg.frontend == "horticulture" || cfg.frontend.ends_with("-h");
+  require(bundle || !flag_given("batch_size"), "batch_size", "only with a bundle front-end (--frontend other than none, tsdefer)");
+  require(strife || !flag_given("strife_k"), "strife_k", "only with --frontend=strife, tskd-s, tspar-s or tsdefer-s");
+  require(strife || !flag_given("strife_alpha"), "strife_alpha", "only with --frontend=strife, tskd-s, tspar-s or tsdefer-s");
+  require(!horticulture || horticulture::attribute_for(cfg.workload) != nullptr, "frontend",
+          cfg.frontend + " uses Horticulture, hard-coded for --workload=tpcc|ycsb (TSKD §6.1), not " + cfg.workload);
   s.batch_size = in_range(FLAGS_batch_size, 1, 1000000, "batch_size", "an integer");
   in_range(FLAGS_strife_k, 0, strife::kMaxK, "strife_k", "an integer", " (0 = ceil(10 x threads / 3))");
   s.strife_k = FLAGS_strife_k != 0 ? FLAGS_strife_k : std::min(strife::kMaxK, strife::default_k(cfg.threads));
@@ -36,26 +42,56 @@ BundleSettings BundleSettings::from_flags(const EngineConfig& cfg) {
   return s;
 }
 
+static strife::Options strife_options(const EngineConfig& cfg, const BundleSettings& settings) {
+  strife::Options o;
+  o.k = settings.strife_k;
+  o.alpha = settings.strife_alpha;
+  o.threads = static_cast<unsigned>(cfg.threads);  // §4: the analysis runs on all cores
+  o.seed = cfg.seed;
+  return o;
+}
+
+// A TSKD instance (partitioners/tspar/tskd_frontend.h) over any partitioner;
+// nullptr: no input partition (TSKD[O]).
+static std::unique_ptr<BundleFrontend> make_tskd(const EngineConfig& cfg, tspar::Variant variant,
+                                                 std::unique_ptr<Partitioner> partitioner) {
+  tspar::TskdOptions o;
+  o.variant = variant;
+  o.threads = static_cast<unsigned>(cfg.threads);
+  o.seed = seed_for(cfg.seed, uint64_t{4} << 32);
+  o.tsdefer = cfg.tsdefer;
+  return std::make_unique<tspar::TskdFrontend>(o, std::move(partitioner));
+}
+
 std::unique_ptr<BundleFrontend> make_frontend(const EngineConfig& cfg, const BundleSettings& settings) {
-  if (cfg.frontend == "strife") {
-    strife::Options o;
-    o.k = settings.strife_k;
-    o.alpha = settings.strife_alpha;
-    o.threads = static_cast<unsigned>(cfg.threads);  // §4: the analysis runs on all cores
-    o.seed = cfg.seed;
-    return std::make_unique<strife::StrifeFrontend>(o);
-  }
-  // TSKD §6.1's partitioner baselines: k = #cores partitions, one per worker.
-  const unsigned parts = static_cast<unsigned>(cfg.threads);
-  if (cfg.frontend == "schism") {
-    schism::Options o;
-    o.seed = cfg.seed;
-    return std::make_unique<PartitionerFrontend>(schism::make_schism(o), parts);
-  }
-  if (cfg.frontend == "horticulture") {
+  if (cfg.frontend == "strife") return std::make_unique<strife::StrifeFrontend>(strife_options(cfg, settings));
+  // The input partition of a TSKD instance or baseline, by the name's suffix
+  // (TSKD §6.1: S = Strife, C = Schism, H = Horticulture).
+  auto partitioner_for = [&](char which) -> std::unique_ptr<Partitioner> {
+    if (which == 's') return std::make_unique<strife::StrifePartitioner>(strife_options(cfg, settings));
+    if (which == 'c') {
+      schism::Options o;
+      o.seed = cfg.seed;
+      return schism::make_schism(o);
+    }
     horticulture::Options o;
     o.attribute = horticulture::attribute_for(cfg.workload);
-    return std::make_unique<PartitionerFrontend>(horticulture::make_horticulture(o), parts);
+    return horticulture::make_horticulture(o);
+  };
+  // TSKD §6.1's partitioner baselines: k = #cores partitions, one per worker.
+  const unsigned parts = static_cast<unsigned>(cfg.threads);
+  if (cfg.frontend == "schism") return std::make_unique<PartitionerFrontend>(partitioner_for('c'), parts);
+  if (cfg.frontend == "horticulture") return std::make_unique<PartitionerFrontend>(partitioner_for('h'), parts);
+  if (cfg.frontend == "tskd-o") return make_tskd(cfg, tspar::Variant::kTskd, nullptr);
+  const auto dash = cfg.frontend.find('-');
+  if (dash != std::string::npos && dash + 2 == cfg.frontend.size()) {
+    const std::string variant = cfg.frontend.substr(0, dash);
+    const char which = cfg.frontend.back();
+    if (which == 's' || which == 'c' || which == 'h') {
+      if (variant == "tskd") return make_tskd(cfg, tspar::Variant::kTskd, partitioner_for(which));
+      if (variant == "tspar") return make_tskd(cfg, tspar::Variant::kTsparOnly, partitioner_for(which));
+      if (variant == "tsdefer") return make_tskd(cfg, tspar::Variant::kTsdeferOnly, partitioner_for(which));
+    }
   }
   throw std::logic_error("no front-end named " + cfg.frontend);
 }

@@ -67,6 +67,7 @@
 #include "engine/core/random.h"
 #include "engine/core/txn_desc.h"
 #include "engine/exec/tsdefer_options.h"
+#include "engine/stats/json.h"
 
 namespace ccb {
 
@@ -99,6 +100,16 @@ struct TsDeferSet {
     s.access_set.erase(std::unique(s.access_set.begin(), s.access_set.end()), s.access_set.end());
     return s;
   }
+  // All of `d`'s keys (α = 1) when its key sets are sorted (the bundle
+  // executor's descriptions): a merge instead of a sort.
+  static TsDeferSet from_sorted_desc(const TxnDesc& d) {
+    TsDeferSet s;
+    s.write_set = d.write_set;
+    s.access_set.resize(d.read_set.size() + d.write_set.size());
+    std::merge(d.read_set.begin(), d.read_set.end(), d.write_set.begin(), d.write_set.end(), s.access_set.begin());
+    s.access_set.erase(std::unique(s.access_set.begin(), s.access_set.end()), s.access_set.end());
+    return s;
+  }
   bool touches(GlobalKey k) const { return std::binary_search(access_set.begin(), access_set.end(), k); }
 };
 
@@ -122,6 +133,20 @@ struct TsDeferStats {
     forced_runs += o.forced_runs;
   }
 };
+
+// frontend.tsdefer: TsDEFER's counters in the measured interval (docs/results.md).
+inline void write_tsdefer_stats(JsonWriter& w, const TsDeferStats& t, uint64_t commits) {
+  w.key("tsdefer").begin_object();
+  w.key("candidates").value(t.candidates);
+  w.key("lookups").value(t.lookups);
+  w.key("items").value(t.items);
+  w.key("hits").value(t.hits);
+  w.key("hit_candidates").value(t.hit_candidates);
+  w.key("deferrals").value(t.deferrals);
+  w.key("forced_runs").value(t.forced_runs);
+  w.key("deferrals_per_100k").value(commits ? static_cast<double>(t.deferrals) * 1e5 / static_cast<double>(commits) : 0.0);
+  w.end_object();
+}
 
 class TsDefer {
  public:
@@ -151,6 +176,15 @@ class TsDefer {
     me.consecutive_defers = 0;
     me.head.store(0, std::memory_order_relaxed);
     me.tail.store(n, std::memory_order_release);
+  }
+
+  // Thread t's queue is empty (a finite queue with nothing this round); the
+  // old slots stay valid for stale lookups, which see headp == tailp.
+  // REQUIRES: as assign().
+  void clear(int t) {
+    Lane& me = lanes_[t];
+    me.consecutive_defers = 0;
+    me.head.store(me.tail.load(std::memory_order_relaxed), std::memory_order_release);
   }
 
   // The transaction thread t runs next, after deferring candidates per the

@@ -1,7 +1,8 @@
 // Knobs of TsDEFER (TSKD §5, Table 1 "gray" parameters; engine/exec/tsdefer.h),
 // built from the --tsdefer_* and --access_set_accuracy flags.
 //
-// TsDEFER runs only with --frontend=tsdefer (series TSKD[CC]); the knobs are
+// TsDEFER runs with --frontend=tsdefer (series TSKD[CC]) and the TSKD bundle
+// instances (tskd-s, tskd-o, tsdefer-s; partitioners/tspar); the knobs are
 // accepted with any front-end and then have no effect, so a figure can sweep
 // them with a DbCC baseline series (--frontend=none) at every point.
 //

@@ -1,0 +1,191 @@
+#include "partitioners/tspar/tsgen.h"
+
+#include <algorithm>
+#include <bit>
+#include <chrono>
+#include <utility>
+
+namespace ccb::tspar {
+
+namespace {
+inline uint64_t mix(GlobalKey key) { return (key ^ (key >> 29)) * 0x9e3779b97f4a7c15ULL; }
+}  // namespace
+
+uint32_t Tsgen::find_key(GlobalKey key) const {
+  for (uint64_t i = mix(key) & slot_mask_;; i = (i + 1) & slot_mask_) {
+    if (slot_ids_[i] == kEmpty || slot_keys_[i] == key) return slot_ids_[i];
+  }
+}
+
+uint32_t Tsgen::add_key(GlobalKey key) {
+  for (uint64_t i = mix(key) & slot_mask_;; i = (i + 1) & slot_mask_) {
+    if (slot_ids_[i] == kEmpty) {
+      slot_keys_[i] = key;
+      return slot_ids_[i] = num_keys_++;
+    }
+    if (slot_keys_[i] == key) return slot_ids_[i];
+  }
+}
+
+void Tsgen::index_keys(std::span<const TxnDesc> bundle, std::span<const uint32_t> residual, uint32_t k) {
+  // Only the keys of R matter: a P-transaction is pulled, and a placed
+  // transaction can fail ckRCF, only through a key it shares with some T* ∈ R.
+  // So the index holds R's keys, and each transaction's accesses to them.
+  access_offsets_.assign(1, 0);
+  accesses_.clear();
+  size_t r_accesses = 0;
+  for (uint32_t t : residual) r_accesses += bundle[t].read_set.size() + bundle[t].write_set.size();
+  const uint64_t capacity = std::bit_ceil(2 * r_accesses + 2);  // load factor <= 1/2
+  slot_mask_ = capacity - 1;
+  slot_keys_.resize(capacity);
+  slot_ids_.assign(capacity, kEmpty);
+  num_keys_ = 0;
+  for (uint32_t t : residual) {
+    for (GlobalKey key : bundle[t].read_set) add_key(key);
+    for (GlobalKey key : bundle[t].write_set) add_key(key);
+  }
+  const size_t keys = num_keys_;
+  posting_offsets_.assign(keys + 1, 0);
+  // Pass 1: each transaction's accesses to R's keys, and the posting counts.
+  auto add = [&](GlobalKey key, bool write) {
+    const uint32_t id = find_key(key);
+    if (id == kEmpty) return;
+    ++posting_offsets_[id + 1];
+    accesses_.push_back({id, write});
+  };
+  for (const TxnDesc& d : bundle) {
+    for (GlobalKey key : d.read_set) add(key, false);
+    for (GlobalKey key : d.write_set) add(key, true);
+    access_offsets_.push_back(static_cast<uint32_t>(accesses_.size()));
+  }
+  for (size_t i = 1; i <= keys; ++i) posting_offsets_[i] += posting_offsets_[i - 1];
+  // Pass 2: the postings, from the accesses.
+  postings_.resize(accesses_.size());
+  std::vector<uint32_t> cursor(posting_offsets_.begin(), posting_offsets_.end() - 1);
+  for (uint32_t t = 0; t < bundle.size(); ++t)
+    for (uint32_t a = access_offsets_[t]; a < access_offsets_[t + 1]; ++a)
+      postings_[cursor[accesses_[a].id]++] = {t, accesses_[a].write};
+  pulled_.assign(keys, 0);
+  if (touching_.size() < keys * k) touching_.resize(keys * k), writing_.resize(keys * k);
+  for (size_t i = 0; i < keys * k; ++i) touching_[i].clear(), writing_[i].clear();
+}
+
+void Tsgen::place(uint32_t t, uint32_t q, std::span<const double> time, Schedule& out) {
+  Slot& s = slots_[t];
+  s.where = Where::kQueue;
+  s.queue = q;
+  s.ts = out.load[q];
+  s.tc = s.ts + time[t];
+  out.load[q] = s.tc;
+  out.queues[q].push_back(t);
+  if (!by_keys_) return;
+  for (uint32_t a = access_offsets_[t]; a < access_offsets_[t + 1]; ++a) {
+    const size_t list = size_t{accesses_[a].id} * k_ + q;
+    touching_[list].push_back({s.ts, s.tc});
+    if (accesses_[a].write) writing_[list].push_back({s.ts, s.tc});
+  }
+}
+
+// Line 8 ("append transactions in S_i to Q_i"): S_i in P_i's order.
+void Tsgen::place_pulled(std::span<const double> time, Schedule& out) {
+  std::sort(pulled_buf_.begin(), pulled_buf_.end(), [&](uint32_t a, uint32_t b) {
+    return std::pair(slots_[a].queue, slots_[a].pos) < std::pair(slots_[b].queue, slots_[b].pos);
+  });
+  for (uint32_t u : pulled_buf_)
+    if (slots_[u].where == Where::kPart) place(u, slots_[u].queue, time, out);  // skips repeats
+  pulled_buf_.clear();
+}
+
+void Tsgen::pull_graph(const Partitioning& p, uint32_t t_star, std::span<const double> time, Schedule& out) {
+  for (uint32_t u : p.conflicts[t_star])
+    if (slots_[u].where == Where::kPart) pulled_buf_.push_back(u);
+  place_pulled(time, out);
+}
+
+bool Tsgen::rc_free_graph(const Partitioning& p, uint32_t t_star, uint32_t l, double ts, double tc) const {
+  for (uint32_t u : p.conflicts[t_star]) {
+    const Slot& s = slots_[u];
+    if (s.where == Where::kQueue && s.queue != l && s.ts < tc && ts < s.tc) return false;
+  }
+  return true;
+}
+
+void Tsgen::pull_keys(uint32_t t_star, std::span<const double> time, Schedule& out) {
+  for (uint32_t a = access_offsets_[t_star]; a < access_offsets_[t_star + 1]; ++a) {
+    const uint32_t key = accesses_[a].id;
+    const uint8_t need = accesses_[a].write ? 2 : 1;  // T* writes: every accessor conflicts; reads: writers
+    if (pulled_[key] >= need) continue;
+    for (uint32_t i = posting_offsets_[key]; i < posting_offsets_[key + 1]; ++i) {
+      const Posting& e = postings_[i];
+      if ((need == 2 || e.write) && slots_[e.id].where == Where::kPart) pulled_buf_.push_back(e.id);
+    }
+    pulled_[key] = need;
+  }
+  place_pulled(time, out);
+}
+
+bool Tsgen::rc_free_keys(uint32_t t_star, uint32_t l, double ts, double tc) const {
+  for (uint32_t a = access_offsets_[t_star]; a < access_offsets_[t_star + 1]; ++a) {
+    // T* writes the key: any accessor conflicts; T* reads it: writers only.
+    const auto& lists = accesses_[a].write ? touching_ : writing_;
+    for (uint32_t q = 0; q < k_; ++q) {
+      if (q == l) continue;
+      const std::vector<Runtime>& r = lists[size_t{accesses_[a].id} * k_ + q];
+      // The first runtime that ends after ts; the earlier ones end by ts.
+      auto it = std::upper_bound(r.begin(), r.end(), ts, [](double x, const Runtime& y) { return x < y.tc; });
+      if (it != r.end() && it->ts < tc) return false;
+    }
+  }
+  return true;
+}
+
+void Tsgen::schedule(std::span<const TxnDesc> bundle, const Partitioning& p, std::span<const double> time,
+                     Schedule& out) {
+  const auto start = std::chrono::steady_clock::now();
+  k_ = static_cast<uint32_t>(p.parts.size());
+  out.queues.assign(k_, {});
+  out.load.assign(k_, 0.0);  // the scheduled time of Q_i so far (where the next append starts)
+  out.rs.clear();
+  slots_.assign(bundle.size(), Slot{});
+  // Line 2: len_i = time(P_i); Q_i = ∅.
+  std::vector<double> len(k_, 0.0);
+  for (uint32_t i = 0; i < k_; ++i) {
+    for (uint32_t j = 0; j < p.parts[i].size(); ++j) {
+      const uint32_t t = p.parts[i][j];
+      slots_[t] = Slot{Where::kPart, i, j, 0, 0};
+      len[i] += time[t];
+    }
+  }
+  by_keys_ = p.conflicts.empty() && !p.residual.empty();
+  if (by_keys_) index_keys(bundle, p.residual, k_);
+  // R⃗: a random order of R by default (§4), else the partitioner's.
+  order_buf_.assign(p.residual.begin(), p.residual.end());
+  if (order_ == ResidualOrder::kRandom)
+    for (size_t i = order_buf_.size(); i > 1; --i) std::swap(order_buf_[i - 1], order_buf_[rng_.below(i)]);
+
+  for (uint32_t t_star : order_buf_) {  // lines 3-4
+    // Line 5: the least-loaded queue (ties: the lowest index).
+    const uint32_t l = static_cast<uint32_t>(std::min_element(len.begin(), len.end()) - len.begin());
+    // Lines 6-8: T*'s neighbours still in some P_i move to the end of Q_i.
+    if (by_keys_) pull_keys(t_star, time, out);
+    else pull_graph(p, t_star, time, out);
+    // Lines 9-11: ckRCF for T* at the end of Q_l.
+    const double ts = out.load[l], tc = ts + time[t_star];
+    if (by_keys_ ? rc_free_keys(t_star, l, ts, tc) : rc_free_graph(p, t_star, l, ts, tc)) {
+      place(t_star, l, time, out);
+      len[l] += time[t_star];
+    } else {
+      slots_[t_star].where = Where::kResidual;
+      out.rs.push_back(t_star);
+    }
+  }
+  // Lines 12-13: the rest of each P_i, in its order, at the end of Q_i
+  // (nothing is checked against them any more: no key lists to keep).
+  by_keys_ = false;
+  for (uint32_t i = 0; i < k_; ++i)
+    for (uint32_t t : p.parts[i])
+      if (slots_[t].where == Where::kPart) place(t, i, time, out);
+  out.tsgen_us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count();
+}
+
+}  // namespace ccb::tspar

@@ -1,0 +1,128 @@
+// TSgen: TSKD's transaction scheduler (Cao et al., "Transaction Scheduling:
+// From Conflicts to Runtime Conflicts", SIGMOD 2023, §4 Algorithm 1).
+//
+// Input: a bundle W, k threads, a partitioning (P_1..P_k, R) (partitioning.h)
+// and an estimated serial execution time time(T) per transaction. Output: k
+// RC-free queues Q_1..Q_k and the unscheduled residual R_s (Schedule).
+//
+// Algorithm 1: len_i = time(P_i); for each T* of R in an order R⃗ (random by
+// default, §4 "by default, TSgen picks a random ordering of R"):
+//   l = argmin_i len_i                        (least-loaded queue, line 5)
+//   for every i: move the transactions of P_i that conflict with T* to the
+//     end of Q_i                              (lines 6-8)
+//   if ckRCF(.., Q_l ∪ {T*}, ..): append T* to Q_l, len_l += time(T*)
+//   else: R_s += T*                           (lines 9-11)
+// then append what is left of each P_i to Q_i (lines 12-13).
+//
+// ckRCF (omitted in the paper): T* placed at the end of Q_l runs (by schedule)
+// over [ts, tc) with ts = time of Q_l so far; it is RC-free iff no transaction
+// that conflicts with T* and already sits in another queue Q_j has a
+// scheduled runtime overlapping [ts, tc) (§2.2 "Runtime conflict"; runtimes
+// that only touch, tc == ts', do not overlap: Example 1's T2 [0,3) and T5
+// [4,10) are RC-free). Queues only grow at their ends, so a transaction's
+// scheduled runtime never changes once placed, and the final schedule is
+// RC-free: the P_i left over at the end conflict with nothing placed in
+// another queue (every such neighbour was pulled into Q_i before).
+//
+// Conflicts (serializability, §2.2: a common key, at least one of the two
+// writing it) come from the partitioner's conflict graph when it handed one
+// over (Partitioning::conflicts, §4 "TSgen re-uses their conflict graphs"):
+// then lines 6-8 and ckRCF visit T*'s neighbours, O(deg(T*)). Without a graph
+// (Strife builds none; TSKD[O] has no partitioner) TSgen indexes the keys of
+// R once (O(total accesses) hash probes; a P-transaction matters only through
+// a key it shares with R) and works per key instead of per neighbour,
+// because a hot key makes deg(T*) O(|W|) [INF: the paper's
+// O(|W| + (k-1)|R|) leaves ckRCF's data structure out]:
+//   lines 6-8  per key, the P-transactions that touch it (T* writes it) or
+//              write it (T* reads it) are pulled once; later pulls through
+//              the same key find nothing left, so all pulls cost O(accesses);
+//   ckRCF      per (key, queue), the runtimes of the placed transactions
+//              touching (writing) the key; one queue's runtimes are disjoint
+//              and in time order, so a binary search finds the only one that
+//              can overlap [ts, tc) first: O(|keys(T*)| · (k-1) · log).
+//
+// Thread safety: a Tsgen is used by one caller at a time.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "engine/core/random.h"
+#include "engine/core/txn_desc.h"
+#include "partitioners/partitioning.h"
+
+namespace ccb::tspar {
+
+struct Schedule {
+  std::vector<std::vector<uint32_t>> queues;  // Q_1..Q_k, in run order
+  std::vector<uint32_t> rs;                   // R_s, in the order examined
+  std::vector<double> load;                   // estimated serial time of each Q_i
+  double tsgen_us = 0;                        // wall time of schedule()
+};
+
+enum class ResidualOrder : uint8_t { kRandom, kGiven };
+
+class Tsgen {
+ public:
+  explicit Tsgen(uint64_t seed = 1, ResidualOrder order = ResidualOrder::kRandom) : rng_(seed), order_(order) {}
+
+  // REQUIRES: p.validate(bundle.size()) is empty; time.size() == bundle.size();
+  // bundle ids 0..size-1, key sets sorted; p.parts.size() >= 1.
+  void schedule(std::span<const TxnDesc> bundle, const Partitioning& p, std::span<const double> time,
+                Schedule& out);
+
+ private:
+  enum class Where : uint8_t { kPart, kQueue, kPending, kResidual };
+  struct Slot {
+    Where where = Where::kPending;
+    uint32_t queue = 0;       // kPart: its P_i; kQueue: its Q_j
+    uint32_t pos = 0;         // its place in P_i (pulls of one T* keep P_i's order)
+    double ts = 0, tc = 0;    // kQueue: scheduled runtime [ts, tc)
+  };
+  struct Posting {
+    uint32_t id;  // postings_: the transaction; accesses_: the key id
+    bool write;
+  };
+
+  // A placed transaction's scheduled runtime, in the lists of (key, queue).
+  struct Runtime {
+    double ts, tc;
+  };
+
+  void index_keys(std::span<const TxnDesc> bundle, std::span<const uint32_t> residual, uint32_t k);
+  void place(uint32_t t, uint32_t q, std::span<const double> time, Schedule& out);
+  // Lines 6-8 and ckRCF, with the partitioner's graph or with the key index.
+  void pull_graph(const Partitioning& p, uint32_t t_star, std::span<const double> time, Schedule& out);
+  bool rc_free_graph(const Partitioning& p, uint32_t t_star, uint32_t l, double ts, double tc) const;
+  void pull_keys(uint32_t t_star, std::span<const double> time, Schedule& out);
+  void place_pulled(std::span<const double> time, Schedule& out);
+  bool rc_free_keys(uint32_t t_star, uint32_t l, double ts, double tc) const;
+
+  Random rng_;
+  ResidualOrder order_;
+  std::vector<Slot> slots_;
+  bool by_keys_ = false;  // no conflict graph: the key index below is in use
+  uint32_t k_ = 0;
+  // R's keys -> dense key id: open addressing, linear probing (a probe per
+  // access of W, so no node-based map). kEmpty marks a free slot.
+  static constexpr uint32_t kEmpty = ~0u;
+  std::vector<GlobalKey> slot_keys_;
+  std::vector<uint32_t> slot_ids_;
+  uint64_t slot_mask_ = 0;
+  uint32_t num_keys_ = 0;
+  uint32_t find_key(GlobalKey key) const;
+  uint32_t add_key(GlobalKey key);
+  std::vector<uint32_t> posting_offsets_;              // key id -> postings_ range
+  std::vector<Posting> postings_;
+  std::vector<uint32_t> access_offsets_;               // txn -> accesses_ range
+  std::vector<Posting> accesses_;                      // (key id, write) per access of each txn
+  std::vector<uint8_t> pulled_;                        // key id -> 1: P-writers pulled, 2: all P pulled
+  // key id * k + queue -> runtimes of the placed transactions touching /
+  // writing the key in that queue, in time order (capacity kept across bundles).
+  std::vector<std::vector<Runtime>> touching_, writing_;
+  std::vector<uint32_t> order_buf_;
+  std::vector<uint32_t> pulled_buf_;  // one T*'s neighbours in some P_i
+};
+
+}  // namespace ccb::tspar

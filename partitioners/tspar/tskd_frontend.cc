@@ -1,0 +1,119 @@
+#include "partitioners/tspar/tskd_frontend.h"
+
+#include <algorithm>
+#include <chrono>
+#include <stdexcept>
+
+#include "engine/stats/json.h"
+
+namespace ccb::tspar {
+
+namespace {
+
+double elapsed_us(std::chrono::steady_clock::time_point since) {
+  return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - since).count();
+}
+
+// max / min of the queue loads; a zero minimum (an empty queue) counts as the
+// smallest transaction's time, so the ratio stays finite [INF: the paper's
+// "ratio of the largest partition over the smallest" is silent on empty ones].
+double load_ratio(const std::vector<double>& loads, double smallest_txn) {
+  if (loads.empty()) return 1.0;
+  const auto [lo, hi] = std::minmax_element(loads.begin(), loads.end());
+  const double floor = std::max(*lo, smallest_txn);
+  return floor > 0 ? *hi / floor : 1.0;
+}
+
+}  // namespace
+
+TskdFrontend::TskdFrontend(const TskdOptions& options, std::unique_ptr<Partitioner> partitioner)
+    : options_(options), partitioner_(std::move(partitioner)), tsgen_(options.seed, options.order) {
+  if (options_.threads == 0) throw std::invalid_argument("TSKD needs at least one thread");
+  if (!partitioner_ && options_.variant == Variant::kTsdeferOnly)
+    throw std::invalid_argument("TsDEFER-only needs an input partition");
+}
+
+void TskdFrontend::plan(std::span<const TxnDesc> batch, BundlePlan& plan) {
+  const unsigned k = options_.threads;
+  // Partition (or none: TSKD[O] treats W as R, §4).
+  part_.clear();
+  auto t = std::chrono::steady_clock::now();
+  if (partitioner_) {
+    partitioner_->partition(batch, k, part_);
+    if (part_.partition_us <= 0) part_.partition_us = elapsed_us(t);
+  } else {
+    part_.parts.assign(k, {});
+    part_.residual.resize(batch.size());
+    for (uint32_t i = 0; i < batch.size(); ++i) part_.residual[i] = i;
+  }
+  if (part_.parts.size() != k) throw std::logic_error("partitioner returned a partition of the wrong size");
+
+  t = std::chrono::steady_clock::now();
+  time_.resize(batch.size());
+  double smallest = 0;
+  for (size_t i = 0; i < batch.size(); ++i) {
+    time_[i] = costs_.estimate(batch[i]);
+    if (time_[i] > 0 && (smallest == 0 || time_[i] < smallest)) smallest = time_[i];
+  }
+  const double estimate_us = elapsed_us(t);
+
+  std::vector<double> input_load(k, 0.0);
+  for (unsigned i = 0; i < k; ++i)
+    for (uint32_t x : part_.parts[i]) input_load[i] += time_[x];
+
+  plan.per_thread.resize(k);
+  plan.residuals_round_robin = true;
+  if (options_.variant == Variant::kTsdeferOnly) {
+    for (unsigned i = 0; i < k; ++i) {
+      if (part_.parts[i].empty()) continue;
+      plan.per_thread[i].push_back(BundleQueue{BundleQueue::Mode::kWithoutCC, part_.parts[i]});
+    }
+    plan.residuals = part_.residual;
+    plan.tsdefer_queues = false;
+    plan.tsdefer_residuals = true;
+    plan.step_us = {{"partition", part_.partition_us}, {"estimate", estimate_us}};
+    plan.counters = {{"residual_in", double(part_.residual.size())}, {"rs", double(part_.residual.size())},
+                     {"load_ratio", load_ratio(input_load, smallest)},
+                     {"input_load_ratio", load_ratio(input_load, smallest)}};
+    return;
+  }
+
+  tsgen_.schedule(batch, part_, time_, schedule_);
+  for (unsigned i = 0; i < k; ++i) {
+    if (schedule_.queues[i].empty()) continue;
+    plan.per_thread[i].push_back(BundleQueue{BundleQueue::Mode::kWithCC, std::move(schedule_.queues[i])});
+  }
+  plan.residuals = schedule_.rs;
+  plan.tsdefer_queues = plan.tsdefer_residuals = options_.variant == Variant::kTskd;
+  const double r = static_cast<double>(part_.residual.size());
+  const double rs = static_cast<double>(schedule_.rs.size());
+  plan.step_us = {{"partition", part_.partition_us}, {"estimate", estimate_us}, {"tsgen", schedule_.tsgen_us}};
+  plan.counters = {{"residual_in", r},
+                   {"rs", rs},
+                   {"scheduled_pct", r > 0 ? 100.0 * (r - rs) / r : 100.0},
+                   {"load_ratio", load_ratio(schedule_.load, smallest)},
+                   {"input_load_ratio", load_ratio(input_load, smallest)},
+                   {"cost_samples", double(costs_.samples())}};
+  if (partitioner_ && part_.partition_us > 0)
+    plan.counters.push_back({"overhead_r", schedule_.tsgen_us / part_.partition_us});
+}
+
+void TskdFrontend::observe_costs(std::span<const TxnDesc> batch, std::span<const uint64_t> ns) {
+  for (size_t i = 0; i < batch.size() && i < ns.size(); ++i)
+    if (ns[i] > 0) costs_.observe(batch[i], static_cast<double>(ns[i]));
+}
+
+void TskdFrontend::params_json(JsonWriter& w) const {
+  static constexpr const char* kVariants[] = {"tskd", "tspar", "tsdefer"};
+  w.key("variant").value(kVariants[static_cast<int>(options_.variant)]);
+  w.key("partitioner").value(partitioner_ ? partitioner_->name() : "none");
+  w.key("residual_order").value(options_.order == ResidualOrder::kRandom ? "random" : "given");
+  w.key("queues_cc").value(options_.variant != Variant::kTsdeferOnly);
+  w.key("residual_assignment").value("round-robin");
+  if (options_.variant != Variant::kTsparOnly) {
+    w.key("tsdefer_lookups").value(options_.tsdefer.lookups);
+    w.key("tsdefer_deferp").value(options_.tsdefer.deferp);
+  }
+}
+
+}  // namespace ccb::tspar

@@ -1,0 +1,80 @@
+// TSKD on the bundle executor (TSKD §3 Fig. 2, §4, §6.2): a partitioner's
+// partition of each bundle, refined by TSgen (tsgen.h) into k RC-free queues
+// and R_s, executed with TsDEFER (engine/exec/tsdefer.h).
+//
+// Per bundle (engine/exec/bundle_plan.h):
+//   partition  the partitioner's (P_1..P_k, R); TSKD[O]: none, P_i = ∅, R = W
+//              (§4 "Scheduling without input partition");
+//   TSgen      time(T) from the cost model (cost_model.h, warm-up history),
+//              then Algorithm 1 -> Q_1..Q_k, R_s;
+//   phase 1    thread i runs Q_i with CC (the paper's experiments run the
+//              RC-free queues with CC, §3: "TSKD uses CC and TsDEFER ... to
+//              guard the execution of RC-free transactions against
+//              potentially overlooked conflicts") and TsDEFER;
+//   phase 2    R_s assigned to the threads round-robin (§3 "By default, TsPAR
+//              assigns transactions to the thread by round-robin"), run with
+//              CC and TsDEFER ("with TsDEFER enabled").
+// Variants (FIGURES.md §2.2 series):
+//   kTskd        TSKD[x], TSKD[O]: TSgen + TsDEFER in both phases;
+//   kTsparOnly   TsPAR[x]: TSgen, TsDEFER off;
+//   kTsdeferOnly TsDEFER[x]: no TSgen; thread i runs P_i without CC (the
+//                partitions conflict with no other partition, as in the
+//                partitioner's own baseline; TsDEFER could never hit there),
+//                then R round-robin with CC and TsDEFER.
+//
+// Reported per bundle (plan.counters / step_us, averaged by the executor;
+// docs/results.md): residual_in |R|, rs |R_s|, scheduled_pct s% (100 ×
+// (|R| − |R_s|) / |R|; 100 for a bundle with R = ∅), load_ratio (max / min
+// estimated queue time) and input_load_ratio (the same over P_1..P_k),
+// overhead_r (TSgen time / partitioner time), cost_samples; steps partition,
+// estimate, tsgen (µs).
+//
+// Thread safety: plan() and observe_costs() on the executor's coordinator only.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "engine/exec/bundle_plan.h"
+#include "engine/exec/tsdefer_options.h"
+#include "partitioners/partitioning.h"
+#include "partitioners/tspar/cost_model.h"
+#include "partitioners/tspar/tsgen.h"
+
+namespace ccb::tspar {
+
+enum class Variant : uint8_t { kTskd, kTsparOnly, kTsdeferOnly };
+
+struct TskdOptions {
+  Variant variant = Variant::kTskd;
+  unsigned threads = 1;  // k
+  uint64_t seed = 1;     // R⃗
+  ResidualOrder order = ResidualOrder::kRandom;
+  TsDeferOptions tsdefer;
+};
+
+class TskdFrontend final : public BundleFrontend {
+ public:
+  // partitioner == nullptr: TSKD[O] (REQUIRES variant kTskd or kTsparOnly).
+  TskdFrontend(const TskdOptions& options, std::unique_ptr<Partitioner> partitioner);
+  void plan(std::span<const TxnDesc> batch, BundlePlan& plan) override;
+  void params_json(JsonWriter& w) const override;
+  const TsDeferOptions* tsdefer() const override {
+    return options_.variant == Variant::kTsparOnly ? nullptr : &options_.tsdefer;
+  }
+  bool wants_costs() const override { return options_.variant != Variant::kTsdeferOnly; }
+  void observe_costs(std::span<const TxnDesc> batch, std::span<const uint64_t> ns) override;
+
+  const CostModel& costs() const { return costs_; }
+
+ private:
+  TskdOptions options_;
+  std::unique_ptr<Partitioner> partitioner_;
+  Tsgen tsgen_;
+  CostModel costs_;
+  Partitioning part_;
+  Schedule schedule_;
+  std::vector<double> time_;
+};
+
+}  // namespace ccb::tspar

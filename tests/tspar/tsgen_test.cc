@@ -1,0 +1,354 @@
+// TSgen (partitioners/tspar/tsgen.h) on the TSKD paper's worked examples
+// (§1 Examples 1-2, §2.2 Example 3, §4 Example 4; FIGURES.md §2.2): W0 =
+// T1..T5 with unit-time reads and writes, P1 = {T1, T2, T3}, P2 = {T4},
+// R = {T5}, 2 cores. Makespans come from a small two-core simulator below:
+// 20 (partitions, then T5), 17 (T5 started early under OCC: T2 retries), 14
+// (TSgen's schedule without CC) and 14 (Example 2 with the real TsDEFER,
+// which defers T2). Then the RC-free property and the refinement P_i ⊆ Q_i on
+// random bundles (with the key index and with a given conflict graph, which
+// must agree), the cost model's fallbacks, and Strife as a Partitioner.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <optional>
+#include <set>
+#include <vector>
+
+#include "engine/core/random.h"
+#include "engine/exec/tsdefer.h"
+#include "partitioners/strife/strife_partitioner.h"
+#include "partitioners/tspar/cost_model.h"
+#include "partitioners/tspar/tsgen.h"
+
+namespace ccb::tspar {
+namespace {
+
+// Example 1 (ids 0..4 = T1..T5); key x_i = i. Reads of written items are
+// read-modify-writes (write set only), as the workloads describe them.
+std::vector<TxnDesc> w0() {
+  auto d = [](uint64_t id, std::vector<GlobalKey> rs, std::vector<GlobalKey> ws) {
+    TxnDesc t;
+    t.id = id;
+    t.read_set = std::move(rs);
+    t.write_set = std::move(ws);
+    return t;
+  };
+  return {d(0, {}, {2, 3, 4}),  // T1 = R[x2]W[x2]R[x3]W[x3]R[x4]W[x4]
+          d(1, {}, {1, 2}),     // T2 = R[x1]W[x2]W[x1]
+          d(2, {}, {2, 3}),     // T3 = R[x3]W[x3]R[x2]R[x3]W[x2]
+          d(3, {}, {5, 6}),     // T4 = R[x5]W[x5]R[x6]W[x6]
+          d(4, {}, {1, 5})};    // T5 = R[x1]W[x1]R[x5]W[x5]R[x1]W[x1]
+}
+// Each read or write takes one unit (Example 1).
+const std::vector<double> kW0Time = {6, 3, 5, 4, 6};
+
+bool conflict(const TxnDesc& a, const TxnDesc& b) {
+  auto meets = [](const std::vector<GlobalKey>& x, const std::vector<GlobalKey>& y) {
+    for (GlobalKey k : x)
+      if (std::find(y.begin(), y.end(), k) != y.end()) return true;
+    return false;
+  };
+  return meets(a.write_set, b.write_set) || meets(a.write_set, b.read_set) || meets(a.read_set, b.write_set);
+}
+
+Partitioning example_partition() {
+  Partitioning p;
+  p.parts = {{0, 1, 2}, {3}};
+  p.residual = {4};
+  return p;
+}
+
+std::vector<std::vector<uint32_t>> graph_of(const std::vector<TxnDesc>& w) {
+  std::vector<std::vector<uint32_t>> g(w.size());
+  for (uint32_t a = 0; a < w.size(); ++a)
+    for (uint32_t b = 0; b < w.size(); ++b)
+      if (a != b && conflict(w[a], w[b])) g[a].push_back(b);
+  return g;
+}
+
+// A two-core (n-core) run in unit time steps. Each core takes its next
+// transaction from a list, or from TsDEFER (then regPos after each commit).
+// With `occ`, a transaction that ends while a conflicting transaction that
+// started earlier still runs on another core aborts and restarts at once
+// (the older one wins; Example 2's OCC reading, "T2 retries due to conflict
+// with T5"); without, transactions never abort (schedule semantics).
+struct Sim {
+  Sim(const std::vector<TxnDesc>& w, const std::vector<double>& time) : w(w), time(time) {}
+  const std::vector<TxnDesc>& w;
+  const std::vector<double>& time;
+  bool occ = true;
+  TsDefer* defer = nullptr;  // lane t = lists[t], ids = positions in lists[t]
+  std::vector<std::vector<uint32_t>> order;  // per core: the commit order
+  int retries = 0;
+
+  double run(const std::vector<std::vector<uint32_t>>& lists) {
+    const int n = static_cast<int>(lists.size());
+    struct Core {
+      std::optional<uint32_t> txn;
+      double start = 0, end = 0;
+      size_t next = 0;
+    };
+    std::vector<Core> cores(n);
+    order.assign(n, {});
+    Random rng(7);
+    auto fetch = [&](int c, double now) {
+      Core& core = cores[c];
+      std::optional<uint32_t> t;
+      if (defer) {
+        if (auto id = defer->next(c, rng)) t = lists[c][*id];
+      } else if (core.next < lists[c].size()) {
+        t = lists[c][core.next++];
+      }
+      core.txn = t;
+      if (t) core.start = now, core.end = now + time[*t];
+    };
+    for (int c = 0; c < n; ++c) fetch(c, 0);
+    double now = 0, makespan = 0;
+    for (int step = 0; step < 1000; ++step, ++now) {
+      bool any = false;
+      for (int c = 0; c < n; ++c) {
+        Core& core = cores[c];
+        if (!core.txn) continue;
+        any = true;
+        if (core.end != now) continue;
+        bool abort = false;
+        for (int o = 0; o < n && occ; ++o) {
+          const Core& other = cores[o];
+          if (o != c && other.txn && conflict(w[*core.txn], w[*other.txn]) && other.start < core.start &&
+              other.end > now)
+            abort = true;
+        }
+        if (abort) {
+          ++retries;
+          core.start = now, core.end = now + time[*core.txn];
+          continue;
+        }
+        order[c].push_back(*core.txn);
+        makespan = std::max(makespan, now);
+        if (defer) defer->reg_pos(c);
+        fetch(c, now);
+      }
+      if (!any) break;
+    }
+    return makespan;
+  }
+};
+
+TEST(TsgenExample, Example4ScheduleFromThePartition) {
+  const auto w = w0();
+  Tsgen tsgen(1, ResidualOrder::kGiven);
+  Schedule s;
+  tsgen.schedule(w, example_partition(), kW0Time, s);
+  EXPECT_EQ(s.queues, (std::vector<std::vector<uint32_t>>{{1, 0, 2}, {3, 4}}));  // Q1 = <T2, T1, T3>, Q2 = <T4, T5>
+  EXPECT_TRUE(s.rs.empty());
+  EXPECT_EQ(s.load, (std::vector<double>{14, 10}));
+}
+
+TEST(TsgenExample, Example4WithThePartitionersConflictGraph) {
+  const auto w = w0();
+  Partitioning p = example_partition();
+  p.conflicts = graph_of(w);
+  Tsgen tsgen(1, ResidualOrder::kGiven);
+  Schedule s;
+  tsgen.schedule(w, p, kW0Time, s);
+  EXPECT_EQ(s.queues, (std::vector<std::vector<uint32_t>>{{1, 0, 2}, {3, 4}}));
+  EXPECT_TRUE(s.rs.empty());
+}
+
+TEST(TsgenExample, T5GoesToRsWhenItWouldOverlapT2) {
+  // T2 made as long as T4 (4 units): T5 on core 2 would start at 4 while T2
+  // (pulled to the front of Q1) runs over [0, 4): still RC-free (touching).
+  // At 5 units T2 overlaps T5's [4, 10): T5 is a runtime conflict -> R_s.
+  const auto w = w0();
+  std::vector<double> time = kW0Time;
+  time[1] = 4;
+  Tsgen tsgen(1, ResidualOrder::kGiven);
+  Schedule s;
+  tsgen.schedule(w, example_partition(), time, s);
+  EXPECT_TRUE(s.rs.empty());
+  time[1] = 5;
+  tsgen.schedule(w, example_partition(), time, s);
+  EXPECT_EQ(s.rs, (std::vector<uint32_t>{4}));
+  EXPECT_EQ(s.queues, (std::vector<std::vector<uint32_t>>{{1, 0, 2}, {3}}));
+}
+
+TEST(TsgenExample, Example1MakespanOfThePartitionIs20) {
+  const auto w = w0();
+  Sim sim{w, kW0Time};
+  // Phase 1: the partitions without CC; phase 2: R = {T5} after the barrier.
+  const double phase1 = sim.run({{0, 1, 2}, {3}});
+  const double phase2 = sim.run({{4}, {}});
+  EXPECT_EQ(phase1 + phase2, 20);
+}
+
+TEST(TsgenExample, Example2OccMakespanIs17WithARetryOfT2) {
+  const auto w = w0();
+  Sim sim{w, kW0Time};
+  EXPECT_EQ(sim.run({{0, 1, 2}, {3, 4}}), 17);
+  EXPECT_EQ(sim.retries, 1);
+}
+
+TEST(TsgenExample, Example3ScheduleMakespanIs14WithoutCC) {
+  const auto w = w0();
+  Tsgen tsgen(1, ResidualOrder::kGiven);
+  Schedule s;
+  tsgen.schedule(w, example_partition(), kW0Time, s);
+  Sim sim{w, kW0Time};
+  sim.occ = true;  // a runtime conflict would show as a retry
+  EXPECT_EQ(sim.run(s.queues), 14);
+  EXPECT_EQ(sim.retries, 0);
+}
+
+TEST(TsgenExample, Example2WithTsDeferDefersT2AndTakes14) {
+  const auto w = w0();
+  TsDeferOptions o;
+  o.lookups = 2;
+  o.deferp = 1.0;  // Example 5: deferp% = 100%
+  TsDefer defer(o, 2);
+  const std::vector<std::vector<uint32_t>> lists = {{0, 1, 2}, {3, 4}};
+  for (int t = 0; t < 2; ++t) {
+    std::vector<TsDeferSet> sets;
+    for (uint32_t i : lists[t]) sets.push_back(TsDeferSet::from_sorted_desc(w[i]));
+    defer.assign(t, std::move(sets), TsDefer::Replay::kNo);
+  }
+  Sim sim{w, kW0Time};
+  sim.defer = &defer;
+  EXPECT_EQ(sim.run(lists), 14);
+  EXPECT_EQ(sim.retries, 0);
+  EXPECT_EQ(sim.order[0], (std::vector<uint32_t>{0, 2, 1}));  // T1, T3, then the deferred T2
+  EXPECT_EQ(defer.total_stats().deferrals, 1u);
+}
+
+// Random bundles: the schedule covers W once, refines the partition
+// (P_i ⊆ Q_i), and no two conflicting transactions of
+// different queues overlap in scheduled runtime. The key index and the
+// conflict graph give the same schedule.
+TEST(TsgenProperty, RcFreeAndRefinesOnRandomBundles) {
+  Random rng(11);
+  for (int round = 0; round < 200; ++round) {
+    const uint32_t n = 2 + static_cast<uint32_t>(rng.below(60));
+    const uint32_t k = 1 + static_cast<uint32_t>(rng.below(4));
+    const uint64_t keys = 2 + rng.below(40);
+    std::vector<TxnDesc> w(n);
+    std::vector<double> time(n);
+    for (uint32_t i = 0; i < n; ++i) {
+      std::set<GlobalKey> rs, ws;
+      for (int a = 0, m = 1 + static_cast<int>(rng.below(5)); a < m; ++a) {
+        const GlobalKey key = rng.below(keys);
+        if (rng.chance(0.5)) ws.insert(key); else rs.insert(key);
+      }
+      for (GlobalKey key : ws) rs.erase(key);
+      w[i].id = i;
+      w[i].read_set.assign(rs.begin(), rs.end());
+      w[i].write_set.assign(ws.begin(), ws.end());
+      time[i] = 1 + static_cast<double>(rng.below(9));
+    }
+    // A valid input partition: transactions whose keys all fall in key
+    // range part j (keys mod k... by key / span) go to P_j; the rest is R.
+    Partitioning p;
+    p.parts.assign(k, {});
+    const uint64_t span = (keys + k - 1) / k;
+    for (uint32_t i = 0; i < n; ++i) {
+      std::set<uint64_t> ranges;
+      for (GlobalKey key : w[i].read_set) ranges.insert(key / span);
+      for (GlobalKey key : w[i].write_set) ranges.insert(key / span);
+      if (ranges.size() == 1 && rng.chance(0.7)) p.parts[*ranges.begin()].push_back(i);
+      else p.residual.push_back(i);
+    }
+    ASSERT_EQ(p.validate(n), "");
+    Schedule s1, s2;
+    Tsgen(round).schedule(w, p, time, s1);
+    Partitioning pg = p;
+    pg.conflicts = graph_of(w);
+    Tsgen(round).schedule(w, pg, time, s2);
+    EXPECT_EQ(s1.queues, s2.queues) << "round " << round;
+    EXPECT_EQ(s1.rs, s2.rs) << "round " << round;
+
+    std::vector<int> queue_of(n, -1);
+    std::vector<double> ts(n), tc(n);
+    size_t seen = s1.rs.size();
+    for (uint32_t q = 0; q < k; ++q) {
+      double at = 0;
+      for (uint32_t t : s1.queues[q]) {
+        ASSERT_EQ(queue_of[t], -1);
+        queue_of[t] = static_cast<int>(q);
+        ts[t] = at, tc[t] = at += time[t];
+        ++seen;
+      }
+      EXPECT_DOUBLE_EQ(s1.load[q], at);
+      // Refinement: P_q ⊆ Q_q.
+      for (uint32_t t : p.parts[q])
+        EXPECT_NE(std::find(s1.queues[q].begin(), s1.queues[q].end(), t), s1.queues[q].end()) << "round " << round;
+    }
+    EXPECT_EQ(seen, n);
+    for (uint32_t a = 0; a < n; ++a)
+      for (uint32_t b = a + 1; b < n; ++b)
+        if (queue_of[a] >= 0 && queue_of[b] >= 0 && queue_of[a] != queue_of[b] && conflict(w[a], w[b])) {
+          EXPECT_FALSE(ts[a] < tc[b] && ts[b] < tc[a]) << "round " << round << ": runtime conflict " << a << "/" << b;
+        }
+  }
+}
+
+// Without an input partition (TSKD[O]) every transaction is residual; with
+// no conflicts at all TSgen schedules everything, balanced by time.
+TEST(TsgenProperty, NoPartitionNoConflictsSchedulesAllBalanced) {
+  std::vector<TxnDesc> w(8);
+  std::vector<double> time(8, 2.0);
+  Partitioning p;
+  p.parts.assign(2, {});
+  for (uint32_t i = 0; i < 8; ++i) {
+    w[i].id = i;
+    w[i].write_set = {GlobalKey{i}};
+    p.residual.push_back(i);
+  }
+  Schedule s;
+  Tsgen().schedule(w, p, time, s);
+  EXPECT_TRUE(s.rs.empty());
+  EXPECT_EQ(s.load, (std::vector<double>{8, 8}));
+}
+
+TEST(CostModel, HistoryThenNearestSizeThenPerKeyThenSize) {
+  CostModel m;
+  TxnDesc a;
+  a.type = 1;
+  a.write_set = {1, 2};
+  EXPECT_EQ(m.estimate(a), 2);  // empty history: the access-set size
+  m.observe(a, 100);
+  m.observe(a, 300);
+  EXPECT_EQ(m.estimate(a), 200);  // same type and size: the mean
+  TxnDesc b = a;
+  b.write_set = {1, 2, 3, 4};
+  EXPECT_EQ(m.estimate(b), 400);  // same type, nearest size 2, scaled by 4 / 2
+  TxnDesc c = b;
+  c.type = 9;
+  EXPECT_EQ(m.estimate(c), 400);  // unseen type: 4 keys x 100 ns per key
+  EXPECT_EQ(m.samples(), 2u);
+}
+
+// Strife as a Partitioner: k parts of CF clusters (no conflict between
+// parts), residuals = Strife's, everything once.
+TEST(StrifePartitioner, PartsAreConflictFreeAcrossAndCoverTheBundle) {
+  Random rng(5);
+  std::vector<TxnDesc> w(400);
+  for (uint32_t i = 0; i < w.size(); ++i) {
+    std::set<GlobalKey> ws;
+    for (int a = 0; a < 3; ++a) ws.insert(rng.below(500));
+    w[i].id = i;
+    w[i].write_set.assign(ws.begin(), ws.end());
+  }
+  strife::Options o;
+  o.k = 10;
+  strife::StrifePartitioner sp(o);
+  Partitioning p;
+  sp.partition(w, 3, p);
+  ASSERT_EQ(p.parts.size(), 3u);
+  EXPECT_EQ(p.validate(w.size()), "");
+  EXPECT_GT(p.partition_us, 0);
+  for (uint32_t i = 0; i < 3; ++i)
+    for (uint32_t j = i + 1; j < 3; ++j)
+      for (uint32_t a : p.parts[i])
+        for (uint32_t b : p.parts[j]) ASSERT_FALSE(conflict(w[a], w[b])) << a << " in P" << i << ", " << b << " in P" << j;
+}
+
+}  // namespace
+}  // namespace ccb::tspar

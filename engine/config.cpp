@@ -23,7 +23,7 @@ DEFINE_uint64(seed, 1, "random seed; worker i uses a stream derived from (seed, 
 DEFINE_string(out, "", "path of the JSON result (written atomically); stdout if empty");
 DEFINE_bool(verify, false, "record the history of committed transactions and check it for serializability");
 DEFINE_string(history_out, "", "with --verify: also write the recorded history to this file (for bin/check_history)");
-DEFINE_string(frontend, "none", "front-end: none (online executor), tsdefer (TSKD[CC]: TsDEFER on the online executor's worker buffers, --tsdefer_* flags) or strife (bundle executor, --batch_size, --strife_k, --strife_alpha)");
+DEFINE_string(frontend, "none", "front-end: none (online executor), tsdefer (TSKD[CC]: TsDEFER on the online executor's worker buffers, --tsdefer_* flags), reorder (Ding et al. thread-aware batching and reordering on the online executor: batches of 4 x threads, 4 per thread) or strife (bundle executor, --batch_size, --strife_k, --strife_alpha)");
 DEFINE_bool(pin, false, "pin worker i to one CPU, one per physical core first, then SMT siblings");
 DEFINE_bool(timeline, false, "add a per-second throughput timeline to the result");
 DEFINE_uint32(txn_buffer, 4096, "requests pre-generated per worker and replayed in a cycle (1..1000000)");

@@ -26,12 +26,14 @@ struct ConfigError : std::runtime_error {
   std::string flag;
 };
 
-// none and tsdefer run on the online executor; the others plan batches for the
-// bundle executor (engine/exec/bundle_executor.h).
-inline bool uses_bundle_executor(const std::string& frontend) { return frontend != "none" && frontend != "tsdefer"; }
+// none, tsdefer and reorder run on the online executor; the others plan
+// batches for the bundle executor (engine/exec/bundle_executor.h).
+inline bool uses_bundle_executor(const std::string& frontend) {
+  return frontend != "none" && frontend != "tsdefer" && frontend != "reorder";
+}
 
 inline const std::vector<std::string>& available_frontends() {
-  static const std::vector<std::string> names = {"none", "tsdefer", "strife"};  // engine/exec/frontends.h
+  static const std::vector<std::string> names = {"none", "tsdefer", "reorder", "strife"};  // engine/exec/frontends.h
   return names;
 }
 

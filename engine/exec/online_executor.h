@@ -220,7 +220,7 @@ class OnlineExecutor {
       for (uint32_t id = 0; id < (1u << kTableIdBits); ++id)
         if (Table<CC>* t = w_.table_by_id(id)) txn.register_table(*t);
     }
-    if (kReorder || (HasAcquireAll<CC> && HasTableById<W, CC>)) {
+    if constexpr (kReorder || (HasAcquireAll<CC> && HasTableById<W, CC>)) {
       predicted.reserve(buffer.size());
       for (const auto& r : buffer) {
         TxnDesc& d = predicted.emplace_back(w_.describe(r));
@@ -261,7 +261,7 @@ class OnlineExecutor {
         contended_at_measure_start_ = tls_contended_latch_acquisitions;
       }
       const typename W::Request* reqp;
-      const TxnDesc* pred = nullptr;  // the request's predicted access set, where built
+      [[maybe_unused]] const TxnDesc* pred = nullptr;  // the request's predicted access set, where built
       if constexpr (kReorder) {
         const ThreadReorder::Slot slot = batch[in_batch++];
         reqp = &shared_buffers_[slot.owner][slot.index];
@@ -271,7 +271,7 @@ class OnlineExecutor {
         if constexpr (kDefer) index = *tsdefer_->next(tid, rng);  // a replay queue never drains
         else next = next + 1 == buffer.size() ? 0 : next + 1;
         reqp = &buffer[index];
-        if (!predicted.empty()) pred = &predicted[index];
+        if constexpr (HasAcquireAll<CC> && HasTableById<W, CC>) pred = &predicted[index];
       }
       const auto& req = *reqp;
       bool read_only = false;

@@ -26,12 +26,14 @@ struct ConfigError : std::runtime_error {
   std::string flag;
 };
 
-// none and tsdefer run on the online executor; the others plan batches for the
-// bundle executor (engine/exec/bundle_executor.h).
-inline bool uses_bundle_executor(const std::string& frontend) { return frontend != "none" && frontend != "tsdefer"; }
+// none, tsdefer and reorder run on the online executor; the others plan
+// batches for the bundle executor (engine/exec/bundle_executor.h).
+inline bool uses_bundle_executor(const std::string& frontend) {
+  return frontend != "none" && frontend != "tsdefer" && frontend != "reorder";
+}
 
 inline const std::vector<std::string>& available_frontends() {
-  static const std::vector<std::string> names = {"none", "tsdefer", "strife", "schism", "horticulture", "tskd-s", "tskd-c", "tskd-h", "tskd-o", "tspar-s", "tspar-c", "tspar-h", "tsdefer-s", "tsdefer-c", "tsdefer-h"};  // engine/exec/frontends.h
+  static const std::vector<std::string> names = {"none", "tsdefer", "reorder", "strife", "schism", "horticulture", "tskd-s", "tskd-c", "tskd-h", "tskd-o", "tspar-s", "tspar-c", "tspar-h", "tsdefer-s", "tsdefer-c", "tsdefer-h"};  // engine/exec/frontends.h
   return names;
 }
 

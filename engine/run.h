@@ -50,6 +50,20 @@ inline void write_result_document(const std::string& path, const std::string& do
   }
 }
 
+// frontend.reorder: the thread-aware reordering step's cost in the measured
+// interval (docs/results.md; ding-txt-reorder-overhead).
+inline void write_reorder_stats(JsonWriter& w, const ThreadReorderStats& r, double measured_s) {
+  const double txns = static_cast<double>(r.txns);
+  w.key("reorder").begin_object();
+  w.key("batches").value(r.batches);
+  w.key("txns").value(r.txns);
+  w.key("reorder_ns_per_txn").value(r.txns ? static_cast<double>(r.reorder_ns) / txns : 0.0);
+  w.key("reorder_txn_per_s").value(r.reorder_ns ? txns * 1e9 / static_cast<double>(r.reorder_ns) : 0.0);
+  w.key("barrier_wait_ns_per_txn").value(r.txns ? static_cast<double>(r.wait_ns) / txns : 0.0);
+  w.key("batches_per_s").value(measured_s > 0 ? static_cast<double>(r.batches) / measured_s : 0.0);
+  w.end_object();
+}
+
 // The result document's parts every executor writes the same way (the
 // online and bundle executors here, the pipeline engine in engine/pipeline).
 
@@ -209,6 +223,7 @@ int run_online(const EngineConfig& cfg, W& workload) {
   if (out.frontend_json.empty()) {
     w.key("frontend").begin_object().key("name").value(cfg.frontend);
     if (out.tsdefer) write_tsdefer_stats(w, *out.tsdefer, s.commits);
+    if (out.reorder) write_reorder_stats(w, *out.reorder, out.measured_s);
     w.end_object();
   } else {
     w.key("frontend").raw_value(out.frontend_json);

@@ -20,6 +20,11 @@
 // queue (engine/exec/tsdefer.h), replayed in a cycle: TsDEFER picks the next
 // request and regPos follows each commit. Without it the worker loop is
 // compiled without TsDEFER (a template parameter), so DbCC pays nothing.
+// With --frontend=reorder (Ding et al. §5.6) the workers run batches of
+// 4 x threads requests taken from all buffers, 4 per worker as the
+// thread-aware policy assigns them, with a barrier per batch
+// (engine/exec/thread_reorder.h); also a template parameter, so the other
+// front-ends pay nothing for it.
 // Each worker also reports its contended latch acquisitions in the measured
 // interval (engine/cc/latch_contention.h). With --profile the worker loop is
 // instantiated with Txn<CC, true> and AttemptProfiler<true>
@@ -48,6 +53,7 @@
 #include "engine/config.h"
 #include "engine/core/random.h"
 #include "engine/core/clock.h"
+#include "engine/exec/thread_reorder.h"
 #include "engine/exec/tsdefer.h"
 #include "engine/exec/topology.h"
 #include "engine/stats/exec_profile.h"
@@ -77,6 +83,7 @@ struct RunOutcome {
   std::vector<verify::HistoryLog> history_logs;  // one per worker, empty unless --verify
   std::vector<int> worker_cpus;                  // pinned CPU per worker, empty if not pinned
   std::optional<TsDeferStats> tsdefer;           // with --frontend=tsdefer, measured interval
+  std::optional<ThreadReorderStats> reorder;     // with --frontend=reorder, measured interval
   uint64_t contended_latch_acquisitions = 0;     // measured interval, all workers
   // Bundle executor only (engine/exec/bundle_executor.h): the result's whole
   // "frontend" object, and with --verify where each queue-phase transaction ran.
@@ -153,14 +160,19 @@ class OnlineExecutor {
 
     if (cfg_.frontend == "tsdefer") tsdefer_ = std::make_unique<TsDefer>(cfg_.tsdefer, n);
     if constexpr (HasLockService<CC>) cc_.open(cfg_.threads - n, n);
+    if (cfg_.frontend == "reorder") {
+      reorder_ = std::make_unique<ThreadReorder>(n, cfg_.txn_buffer);
+      shared_buffers_.resize(n);
+    }
     std::vector<uint64_t> contended(n);
     std::vector<std::thread> workers;
     for (int i = 0; i < n; ++i) {
       workers.emplace_back([&, i] {
         if (cfg_.pin) pin_current_thread(out.worker_cpus[i]);
         verify::HistoryLog* log = cfg_.verify ? &out.history_logs[i] : nullptr;
-        if (tsdefer_) worker<true, kProfile>(i, stats[i], out.workload_states[i], log);
-        else worker<false, kProfile>(i, stats[i], out.workload_states[i], log);
+        if (tsdefer_) worker<true, false, kProfile>(i, stats[i], out.workload_states[i], log);
+        else if (reorder_) worker<false, true, kProfile>(i, stats[i], out.workload_states[i], log);
+        else worker<false, false, kProfile>(i, stats[i], out.workload_states[i], log);
         if constexpr (HasLockService<CC>) cc_.worker_done(static_cast<uint32_t>(i));
         contended[i] = tls_contended_latch_acquisitions - contended_at_measure_start_;
       });
@@ -180,6 +192,7 @@ class OnlineExecutor {
     const uint64_t t0 = now_ns();
     phase_.store(kWarmup, std::memory_order_release);
     sleep_seconds(cfg_.warmup_s);
+    if (reorder_) reorder_->set_measuring();
     measure_start_ns_.store(now_ns(), std::memory_order_release);
     phase_.store(kMeasure, std::memory_order_release);
     out.warmup_s = (measure_start_ns_.load() - t0) * 1e-9;
@@ -191,6 +204,7 @@ class OnlineExecutor {
       sleep_seconds(cfg_.duration_s);
       end = now_ns();
     }
+    if (reorder_) reorder_->request_stop();  // before kDone: a worker seeing kDone may leave the barrier
     phase_.store(kDone, std::memory_order_release);
     for (auto& t : workers) t.join();
     if (ticker.joinable()) ticker.join();
@@ -200,6 +214,7 @@ class OnlineExecutor {
     for (auto& s : stats) out.stats.merge(s);
     for (uint64_t c : contended) out.contended_latch_acquisitions += c;
     if (tsdefer_) out.tsdefer = tsdefer_->total_stats();
+    if (reorder_) out.reorder = reorder_->stats();
     return out;
   }
 
@@ -210,10 +225,13 @@ class OnlineExecutor {
     std::this_thread::sleep_for(std::chrono::nanoseconds(static_cast<int64_t>(s * 1e9)));
   }
 
-  template <bool kDefer, bool kProfile>
+  template <bool kDefer, bool kReorder, bool kProfile>
   void worker(int tid, ThreadStats& st, typename W::ThreadState& ws, verify::HistoryLog* log) {
     Random rng(seed_for(cfg_.seed, tid));
-    std::vector<typename W::Request> buffer(cfg_.txn_buffer);
+    std::vector<typename W::Request> own_buffer;
+    // With reorder the other workers run this buffer's requests too.
+    std::vector<typename W::Request>& buffer = kReorder ? shared_buffers_[tid] : own_buffer;
+    buffer.resize(cfg_.txn_buffer);
     for (auto& r : buffer) w_.generate(rng, tid, r);
     if constexpr (kDefer) {
       std::vector<TsDeferSet> sets;
@@ -224,10 +242,15 @@ class OnlineExecutor {
     Txn<CC, kProfile> txn(cc_, tid, log);
     AttemptProfiler<kProfile> profiler(st.profile);
     profiler.attach(txn);
-    std::vector<TxnDesc> predicted;  // per buffered request, for acquire_all()
+    // Per buffered request, for acquire_all() and the reorder policy; with
+    // reorder it is shared with the policy and the other workers.
+    std::vector<TxnDesc> own_predicted;
+    std::vector<TxnDesc>& predicted = kReorder ? reorder_->descs(tid) : own_predicted;
     if constexpr (HasAcquireAll<CC> && HasTableById<W, CC>) {
       for (uint32_t id = 0; id < (1u << kTableIdBits); ++id)
         if (Table<CC>* t = w_.table_by_id(id)) txn.register_table(*t);
+    }
+    if constexpr (kReorder || (HasAcquireAll<CC> && HasTableById<W, CC>)) {
       predicted.reserve(buffer.size());
       for (const auto& r : buffer) {
         TxnDesc& d = predicted.emplace_back(w_.describe(r));
@@ -244,9 +267,21 @@ class OnlineExecutor {
     bool measuring = false;
     uint64_t measure_start = 0;
     size_t next = 0;
+    std::span<const ThreadReorder::Slot> batch;  // kReorder: this worker's part of the batch
+    size_t in_batch = 0;
     for (;;) {
+      if constexpr (kReorder) {
+        if (in_batch == batch.size()) {
+          if (!reorder_->next_batch(tid, measuring)) break;
+          batch = reorder_->plan(tid);
+          in_batch = 0;
+        }
+      }
       const int phase = phase_.load(std::memory_order_acquire);
-      if (phase == kDone) break;
+      if (phase == kDone) {
+        if constexpr (kReorder) reorder_->leave();
+        break;
+      }
       if (phase == kMeasure && !measuring) {
         measuring = true;
         measure_start = measure_start_ns_.load(std::memory_order_acquire);
@@ -256,10 +291,20 @@ class OnlineExecutor {
         if constexpr (kProfile) st.profile = {};
         contended_at_measure_start_ = tls_contended_latch_acquisitions;
       }
-      size_t index = next;
-      if constexpr (kDefer) index = *tsdefer_->next(tid, rng);  // a replay queue never drains
-      else next = next + 1 == buffer.size() ? 0 : next + 1;
-      const auto& req = buffer[index];
+      const typename W::Request* reqp;
+      [[maybe_unused]] const TxnDesc* pred = nullptr;  // the request's predicted access set, where built
+      if constexpr (kReorder) {
+        const ThreadReorder::Slot slot = batch[in_batch++];
+        reqp = &shared_buffers_[slot.owner][slot.index];
+        pred = &reorder_->desc(slot);
+      } else {
+        size_t index = next;
+        if constexpr (kDefer) index = *tsdefer_->next(tid, rng);  // a replay queue never drains
+        else next = next + 1 == buffer.size() ? 0 : next + 1;
+        reqp = &buffer[index];
+        if constexpr (HasAcquireAll<CC> && HasTableById<W, CC>) pred = &predicted[index];
+      }
+      const auto& req = *reqp;
       bool read_only = false;
       if constexpr (HasReadOnlyRequests<W>) read_only = w_.read_only(req);
       const uint64_t start = now_ns();
@@ -269,7 +314,7 @@ class OnlineExecutor {
         profiler.start();
         txn.begin(retries, read_only);
         RC rc = RC::kOk;
-        if constexpr (HasAcquireAll<CC>) rc = profiler.acquire([&] { return cc_.acquire_all(txn, predicted[index]); });
+        if constexpr (HasAcquireAll<CC>) rc = profiler.acquire([&] { return cc_.acquire_all(txn, *pred); });
         if (rc == RC::kOk) rc = w_.run(txn, req);
         if (rc == RC::kOk) {
           rc = txn.commit();  // cleans up itself on failure
@@ -299,7 +344,10 @@ class OnlineExecutor {
           ++st.per_type[req.type].aborts;
           ++st.aborts_by_reason[static_cast<size_t>(rc)];
         }
-        if (phase_.load(std::memory_order_relaxed) == kDone) return;
+        if (phase_.load(std::memory_order_relaxed) == kDone) {
+          if constexpr (kReorder) reorder_->leave();  // the others must not wait for this batch's rest
+          return;
+        }
         if (!cfg_.retry_aborted) break;  // --retry_aborted=false: dropped, as Silo's benchmark does
         profiler.backoff([&] { backoff(rng, retries); });
       }
@@ -358,6 +406,8 @@ class OnlineExecutor {
   std::atomic<uint64_t> measure_start_ns_{0};
   std::atomic<uint64_t> last_finish_ns_{0};
   std::unique_ptr<TsDefer> tsdefer_;  // with --frontend=tsdefer
+  std::unique_ptr<ThreadReorder> reorder_;  // with --frontend=reorder
+  std::vector<std::vector<typename W::Request>> shared_buffers_;  // with reorder: every worker's buffer
   // This worker's contended latch count when its measured interval started.
   static inline thread_local uint64_t contended_at_measure_start_ = 0;
   static constexpr uint32_t kNoType = ~uint32_t{0};

@@ -374,6 +374,8 @@ class Batcher {
     return k < order_.size() ? &batch_[order_[k]] : nullptr;
   }
   void finish() { order_.clear(); }
+  // Requests left out of the last batch: never committed, so in no latency.
+  size_t carried() const { return carry_.size(); }
 
   BatchStats stats;
   std::atomic<size_t> cursor{0};
@@ -427,6 +429,7 @@ struct RunResult {
   double measured_s = 0, cpu_s = 0;
   int64_t loaded_total = 0, stored_total = 0;
   double load_s = 0;
+  uint64_t carried_at_end = 0;
 };
 
 RunResult run(const EngineConfig& cfg, const Options& opt, const SmallBankOptions& sb) {
@@ -512,6 +515,7 @@ RunResult run(const EngineConfig& cfg, const Options& opt, const SmallBankOption
     out.total.all_commits += s.all_commits;
   }
   out.batches = batcher.stats;
+  out.carried_at_end = batcher.carried();
   out.stored_total = stored_total(admin);
   return out;
 }
@@ -574,6 +578,7 @@ int write_result(const EngineConfig& cfg, const Options& opt, const SmallBankOpt
   w.key("max_fvs_size").value(b.fvs_max);
   w.key("avg_graph_edges").value(b.batches ? static_cast<double>(b.edges_total) / batches : 0.0);
   w.key("max_times_carried").value(b.carried_max);
+  w.key("carried_at_end").value(r.carried_at_end);
   w.end_object();
   w.key("phases").begin_object();
   w.key("load_s").value(r.load_s);

@@ -8,9 +8,10 @@ exception, Ctrl-C, SIGTERM) stops the server and removes the directory.
 PostgreSQL's initdb and postgres refuse to run as root. As root (CI), the
 server runs as an unprivileged system user: `postgres` (created by Debian's
 postgresql-common, which scripts/install-deps.sh installs), else `nobody`;
-CCBENCH_PG_USER names another. The data directory is chown'ed to that user,
-and every directory above it must be traversable by it (checked, with a clear
-message). As any other user the server runs as that user.
+CCBENCH_PG_USER names another. The data directory is chown'ed to that user;
+where that user cannot traverse the directories above `parent` (a checkout
+under /root), it goes under the system temporary directory
+(/tmp/ccbench-pg/) instead. As any other user the server runs as that user.
 
 A directory left by a process that was killed outright (SIGKILL: no cleanup
 runs) is found by its owner.pid at the next start: its server is stopped and
@@ -56,7 +57,7 @@ class PostgresUnavailable(Exception):
 
 @dataclass(frozen=True)
 class Server:
-    host: str        # the Unix-socket directory
+    host: str        # the Unix-socket directory (127.0.0.1 where its path would be too long)
     port: int
     user: str = SUPERUSER
     database: str = "postgres"
@@ -169,31 +170,52 @@ def _sigterm_as_interrupt() -> Iterator[None]:
         signal.signal(signal.SIGTERM, previous)
 
 
+def _new_data_directory(parent: Path, bindir: Path, user: str | None) -> Path | None:
+    """A fresh pg-XXXX under parent, owned by the server's user; None if that user cannot reach it."""
+    parent.mkdir(parents=True, exist_ok=True)
+    remove_stale(parent, bindir, user)
+    data = Path(tempfile.mkdtemp(prefix="pg-", dir=parent))
+    (data / OWNER_FILE).write_text(str(os.getpid()))
+    if user is None:
+        return data
+    entry = pwd.getpwnam(user)
+    os.chown(data, entry.pw_uid, entry.pw_gid)
+    os.chmod(data, 0o700)
+    if subprocess.run(["runuser", "-u", user, "--", "test", "-w", str(data)], capture_output=True).returncode == 0:
+        return data
+    shutil.rmtree(data, ignore_errors=True)
+    return None
+
+
+def _data_directory(parent: Path, bindir: Path, user: str | None) -> Path:
+    """Under parent (results/pg/); where the server's user cannot traverse a
+    directory above it (a checkout under /root, mode 0700), under the system
+    temporary directory instead."""
+    data = _new_data_directory(parent, bindir, user)
+    if data is None:
+        fallback = Path(tempfile.gettempdir()) / "ccbench-pg"
+        data = _new_data_directory(fallback, bindir, user)
+        if data is None:
+            raise PostgresUnavailable(f"the server's user '{user}' can reach neither {parent} nor {fallback}")
+    return data
+
+
 @contextlib.contextmanager
 def private_server(parent: Path) -> Iterator[Server]:
     """Start a fresh PostgreSQL cluster under parent; stop and remove it on exit.
     Raises PostgresUnavailable (before yielding) when it cannot be started."""
     bindir = find_bindir()
     user = server_user()
-    parent.mkdir(parents=True, exist_ok=True)
-    remove_stale(parent, bindir, user)
-    data = Path(tempfile.mkdtemp(prefix="pg-", dir=parent))
+    data = _data_directory(parent, bindir, user)
     with _sigterm_as_interrupt():
         try:
-            (data / OWNER_FILE).write_text(str(os.getpid()))
-            if user is not None:
-                entry = pwd.getpwnam(user)
-                os.chown(data, entry.pw_uid, entry.pw_gid)
-                os.chmod(data, 0o700)
-                probe = subprocess.run(["runuser", "-u", user, "--", "test", "-w", str(data)], capture_output=True)
-                if probe.returncode != 0:
-                    raise PostgresUnavailable(f"the server's user '{user}' cannot reach {data} (a directory above it "
-                                              f"is not traversable by others); use a workspace it can reach")
             cluster = data / "cluster"
             _run(user, [str(bindir / "initdb"), "-D", str(cluster), "-U", SUPERUSER, "--auth=trust",
                         "-E", "UTF8", "--locale=C", "--no-sync"], "initdb")
             port = free_port()
-            settings = {**SETTINGS, "port": str(port), "unix_socket_directories": f"'{data}'"}
+            # The socket's path must fit in sun_path (107 bytes); in a deep checkout, TCP on 127.0.0.1 only.
+            socket_ok = len(f"{data}/.s.PGSQL.{port}.lock") < 100
+            settings = {**SETTINGS, "port": str(port), "unix_socket_directories": f"'{data}'" if socket_ok else "''"}
             with open(cluster / "postgresql.conf", "a", encoding="utf-8") as conf:
                 conf.write("\n# ccbench private server (scripts/ccbench/pgserver.py)\n")
                 conf.writelines(f"{key} = {value}\n" for key, value in settings.items())
@@ -204,6 +226,6 @@ def private_server(parent: Path) -> Iterator[Server]:
             except PostgresUnavailable as error:   # the log goes with the directory: keep its end
                 tail = log.read_text(errors="replace").strip().splitlines()[-3:] if log.exists() else []
                 raise PostgresUnavailable(" / ".join([str(error), *tail])) from None
-            yield Server(host=str(data), port=port)
+            yield Server(host=str(data) if socket_ok else "127.0.0.1", port=port)
         finally:
             _stop_and_remove(bindir, user, data)

@@ -12,6 +12,7 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -172,6 +173,20 @@ def test_server_is_stopped_and_removed_on_a_signal(signum):
     child.wait(timeout=60)
     assert not data.exists()
     assert _gone(pid)
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="only root runs the server as another user")
+def test_unreachable_results_directory_falls_back_to_the_temporary_directory():
+    locked = PG_PARENT / "locked"
+    locked.mkdir(parents=True, exist_ok=True)
+    locked.chmod(0o700)              # the server's user cannot traverse it
+    try:
+        with private_server(locked / "pg") as started:
+            assert Path(started.host).parent == Path(tempfile.gettempdir()) / "ccbench-pg"
+            assert psql(started, "SELECT 1") == "1"
+        assert not Path(started.host).exists()
+    except PostgresUnavailable as error:
+        pytest.skip(f"PostgreSQL server cannot be started here: {error}")
 
 
 def test_stale_server_of_a_killed_harness_is_removed():

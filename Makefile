@@ -7,6 +7,7 @@
 #   make build                all protocols (make CC=silo: just one)
 #   make tools                bench_fvs, bench_strife, bench_checker, check_history
 #   make pipeline             bin/pipeline, the batching-and-reordering pipeline engine
+#   make middletier           bin/middletier, middle-tier reordering in front of PostgreSQL (needs libpq-dev)
 #   make test                 unit + stress tests (ctest) and harness tests (pytest)
 #   make test-sanitizers      TSan stress tests and ASan+UBSan unit tests
 #   make run                  the main job: the YCSB skew sweep at the small profile -> a figure
@@ -59,7 +60,7 @@ empty :=
 space := $(empty) $(empty)
 CMAKE_PROTOCOLS := $(subst $(space),;,$(strip $(PROTOCOLS)))
 
-.PHONY: all deps configure build tools pipeline build-all test test-cpp test-python test-sanitizers run demo bench soak protocols figures clean
+.PHONY: all deps configure build tools pipeline middletier build-all test test-cpp test-python test-sanitizers run demo bench soak protocols figures clean
 all: build
 
 deps:
@@ -82,6 +83,11 @@ tools: configure
 # docs/pipeline.md).
 pipeline: configure
 	@cmake --build $(BUILD_DIR) -j $(JOBS) --target pipeline
+
+# Middle-tier batching and reordering in front of a real PostgreSQL server
+# (bin/middletier; docs/middletier.md).
+middletier: configure
+	@cmake --build $(BUILD_DIR) -j $(JOBS) --target middletier
 
 # Everything (binaries, tools, test executables) of one variant.
 build-all: configure

@@ -6,10 +6,14 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# postgresql, libpq-dev: bin/middletier and the private server the harness
+# starts for ding-fig26..28 (docs/middletier.md); as root the server runs as
+# the `postgres` user that the package creates.
 DEBIAN_PACKAGES=(
   g++ make cmake ninja-build pkg-config git
   libgflags-dev libgoogle-glog-dev libtbb-dev libnuma-dev libmetis-dev
   libgtest-dev libgmock-dev
+  postgresql libpq-dev
   python3 python3-venv python3-pip
 )
 

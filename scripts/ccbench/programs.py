@@ -60,6 +60,8 @@ class Program:
     table_metrics: tuple[str, ...] = ()          # metrics every tidy table of its figures carries
     derived: Mapping[str, Callable[[dict], float]] = field(default_factory=dict)
     lists_flags: bool = False                    # `<binary> --list_flags` prints the flags it accepts
+    needs_postgres: bool = False                 # runs against the harness's private PostgreSQL server
+                                                 # (pgserver.py), whose --pg_* flags the runner appends
 
     @property
     def speaker(self) -> str:
@@ -104,6 +106,21 @@ PROGRAMS: dict[str, Program] = {program.name: program for program in (
         takes_profile_base=True,                 # --duration / --warmup as the engine
         table_metrics=("throughput", "restarts_per_txn", "latency_us.avg", "latency_us.p95", "latency_us.p99"),
         lists_flags=True,                        # parses its flags as the engine does
+    ),
+    Program(
+        name="middletier",
+        description="middle-tier batching and reordering of SmallBank requests in front of a private "
+                    "PostgreSQL server at SERIALIZABLE (engine/middletier; docs/middletier.md); one mode per run",
+        binary="bin/middletier",
+        make_arguments=("middletier",),
+        required_parameters=("workload", "mode", "connections"),
+        required_fields=("config", "throughput", "commits", "aborts", "abort_rate", "latency_us",
+                         "invariants_ok"),
+        threads_parameter="connections",
+        takes_profile_base=True,                 # --duration / --warmup as the engine
+        table_metrics=("throughput", "abort_rate", "latency_us.avg", "latency_us.p99"),
+        lists_flags=True,
+        needs_postgres=True,
     ),
     Program(
         name="bench_strife",

@@ -11,7 +11,9 @@ from tqdm import tqdm
 
 from ccbench.config import ResolvedFigure
 from ccbench.interface import check_flags, check_protocols
+from ccbench.backends import LocalBackend
 from ccbench.engine import STATUS_ERROR, STATUS_FAILED, STATUS_OK, Task, build_binaries, program_digest
+from ccbench.pgserver import PostgresUnavailable, private_server
 from ccbench.programs import PROGRAMS
 from ccbench.store import ResultStore
 from ccbench.workspace import Workspace
@@ -89,7 +91,7 @@ def run_sweep(figures: Sequence[ResolvedFigure], workspace: Workspace, backend, 
         if record is not None and record.get("binary_digest") != task.binary_digest:
             summary.stale += 1
             pending.append(task)
-        elif record is None or (record["status"] == STATUS_FAILED and retry_failed):
+        elif record is None or (record["status"] == STATUS_FAILED and (retry_failed or record.get("unavailable"))):
             pending.append(task)
         elif record["status"] == STATUS_OK:
             summary.cached += 1
@@ -120,12 +122,39 @@ def run_sweep(figures: Sequence[ResolvedFigure], workspace: Workspace, backend, 
         bar.update(1)
 
     try:
-        backend.run(pending, on_record, on_skip)
+        backend.run([task for task in pending if not PROGRAMS[task.program].needs_postgres], on_record, on_skip)
+        _run_with_postgres([task for task in pending if PROGRAMS[task.program].needs_postgres], workspace,
+                           on_record, on_skip, log)
     finally:
         bar.close()
     for reason in sorted(set(summary.skipped.values())):
         log(f"ccbench: not run: {reason}")
     return summary
+
+
+def _run_with_postgres(tasks: list[Task], workspace: Workspace, on_record, on_skip,
+                       log: Callable[[str], None]) -> None:
+    """Runs the middle tier's points against one private PostgreSQL server,
+    started here and stopped (and removed) when they are done, also after a
+    failure or Ctrl-C. Locally, one at a time: the server lives on this
+    machine. Where no server can be started, each point is stored as failed
+    with the reason (so the figure's report says it) and marked `unavailable`:
+    the next sweep tries again without --retry-failed."""
+    if not tasks:
+        return
+    try:
+        with private_server(workspace.results_dir / "pg") as server:
+            log(f"ccbench: private PostgreSQL server at {server.host}, port {server.port}")
+            LocalBackend().run([dataclasses.replace(task, command=(*task.command, *server.flags()))
+                                for task in tasks], on_record, on_skip)
+    except PostgresUnavailable as error:
+        log(f"ccbench: PostgreSQL server could not be started: {error}")
+        for task in tasks:
+            on_record(task, {"key": task.key, "program": task.program, "cc": task.cc, "engine": task.template,
+                             "binary_digest": task.binary_digest, "command": list(task.command),
+                             "status": STATUS_FAILED, "unavailable": True, "result": None, "returncode": None,
+                             "failure": f"PostgreSQL server could not be started here: {error}",
+                             "stdout_tail": "", "stderr_tail": ""})
 
 
 def _build_what_is_needed(tasks: list[Task], workspace: Workspace, summary: SweepSummary,

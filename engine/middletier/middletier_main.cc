@@ -1,0 +1,608 @@
+// bin/middletier: middle-tier batching and reordering in front of a real
+// PostgreSQL server (Ding et al., PVLDB 2018, §5.6 "Integration with DBMS-X",
+// Figs 26-28; docs/middletier.md). DBMS-X is a commercial OCC engine; the
+// substitute database is PostgreSQL at SERIALIZABLE (SSI), whose
+// serialization failures are this program's aborts.
+//
+// The middle tier takes SmallBank requests (workloads/smallbank: generate()
+// and describe(), no engine tables) and sends each as one call of a PL/pgSQL
+// procedure over one of --connections libpq connections:
+//   nobatch  every connection runs its own closed loop, one request at a time;
+//   batch    requests are grouped into batches of --batch_size (50, §5.6: "We
+//            choose 50 as a proper batch size"); a batch is spread over the
+//            connections in arrival order and the next batch starts when it has
+//            committed (the JDBC batch call "returns after all the
+//            transactions are processed");
+//   reorder  as batch, but the batch is first reordered as the validator does
+//            (partitioners/reorder: dependency graph, FVS by --fvs_algorithm,
+//            default greedy_sort with prod-degree, commit order). §5.6: "we
+//            conservatively assume that all the transactions in a batch read
+//            from the same snapshot", so RS(t) = predicted reads and writes and
+//            an edge t' -> t means t' reads what t writes (graph.h). "The
+//            transactions excluded from the batch [the FVS], together with
+//            future incoming transactions, are included in the next batch."
+// A serialization failure (SQLSTATE 40001) or deadlock (40P01) is an abort;
+// the client retries the request on the same connection until it commits.
+//
+// After the run, money conservation is checked in PostgreSQL: the sum of all
+// balances must equal the loaded total plus the net money the committed
+// procedures reported (exit 3 when it does not).
+//
+// The program is one of the harness's programs (scripts/ccbench/programs.py):
+// --name=value flags, --list_flags, exit 2 with one line naming the flag on
+// bad input (nothing written), one JSON document to --out. The harness starts
+// the private server and passes --pg_host and --pg_port.
+#include <gflags/gflags.h>
+#include <glog/logging.h>
+#include <libpq-fe.h>
+#include <sys/resource.h>
+
+#include <atomic>
+#include <barrier>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <memory>
+#include <mutex>
+#include <numeric>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "engine/cc/occ.h"
+#include "engine/config.h"
+#include "engine/core/random.h"
+#include "engine/core/txn_desc.h"
+#include "engine/run.h"
+#include "engine/stats/histogram.h"
+#include "engine/stats/json.h"
+#include "engine/stats/provenance.h"
+#include "partitioners/reorder/fvs.h"
+#include "partitioners/reorder/policy.h"
+#include "partitioners/reorder/reorder.h"
+#include "workloads/common/table_util.h"
+#include "workloads/smallbank/smallbank.h"
+
+DEFINE_string(mode, "reorder", "middletier: nobatch, batch or reorder (Ding et al. §5.6 series)");
+DEFINE_uint32(connections, 4, "middletier: database connections, one client thread each (1..256)");
+DEFINE_uint32(batch_size, 50, "middletier: requests per batch in modes batch and reorder (1..10000)");
+DEFINE_string(fvs_algorithm, "greedy_sort", "middletier: FVS algorithm of mode reorder (partitioners/reorder)");
+DEFINE_string(pg_host, "", "middletier: PostgreSQL host or Unix-socket directory (the harness passes its private server's)");
+DEFINE_uint32(pg_port, 0, "middletier: PostgreSQL port, 1..65535 (the harness passes its private server's)");
+DEFINE_string(pg_user, "ccbench", "middletier: PostgreSQL user");
+DEFINE_string(pg_database, "postgres", "middletier: PostgreSQL database (its tables accounts, savings, checking are replaced)");
+DEFINE_string(mutation, "none",
+              "middletier, tests only: none or double_count_deposits (miscounts committed deposits, so the "
+              "conservation check must fail)");
+
+namespace {
+
+using namespace ccb;
+using Clock = std::chrono::steady_clock;
+using Workload = SmallBankWorkload<Occ>;  // generate()/describe() only: no engine table is loaded
+
+enum class Mode { kNoBatch, kBatch, kReorder };
+
+struct Options {
+  Mode mode = Mode::kReorder;
+  std::string mode_name;
+  uint32_t connections = 1;
+  uint32_t batch_size = 50;
+  reorder::ReorderOptions reorder;
+  bool double_count_deposits = false;
+};
+
+// Engine flags that do not apply to the middle tier.
+void reject_engine_flags() {
+  for (const char* name : {"threads", "measure_txns", "frontend", "pin", "timeline", "txn_buffer", "backoff_max_us",
+                           "load_threads", "verify", "history_out"}) {
+    gflags::CommandLineFlagInfo info;
+    if (gflags::GetCommandLineFlagInfo(name, &info) && !info.is_default) {
+      throw ConfigError(name, "not used by the middle tier; its concurrency is --connections, and PostgreSQL "
+                              "(SERIALIZABLE) is what keeps the history serializable");
+    }
+  }
+}
+
+Options options_from_flags(const EngineConfig& cfg) {
+  Options o;
+  o.mode_name = FLAGS_mode;
+  if (FLAGS_mode == "nobatch") {
+    o.mode = Mode::kNoBatch;
+  } else if (FLAGS_mode == "batch") {
+    o.mode = Mode::kBatch;
+  } else {
+    require(FLAGS_mode == "reorder", "mode", "nobatch, batch, reorder");
+    o.mode = Mode::kReorder;
+  }
+  o.connections = in_range(FLAGS_connections, 1, 256, "connections", "an integer");
+  o.batch_size = in_range(FLAGS_batch_size, 1, 10000, "batch_size", "an integer");
+  try {
+    o.reorder.fvs = reorder::fvs_config_from_name(FLAGS_fvs_algorithm);
+  } catch (const std::invalid_argument&) {
+    require(false, "fvs_algorithm", reorder::algorithm_names());
+  }
+  o.reorder.fvs.seed = cfg.seed;
+  in_range(FLAGS_pg_port, 1, 65535, "pg_port", "a TCP port", " (the harness passes its private server's)");
+  require(!FLAGS_pg_user.empty(), "pg_user", "a PostgreSQL user name");
+  require(!FLAGS_pg_database.empty(), "pg_database", "a PostgreSQL database name");
+  require(FLAGS_mutation == "none" || FLAGS_mutation == "double_count_deposits", "mutation",
+          "none, double_count_deposits");
+  o.double_count_deposits = FLAGS_mutation == "double_count_deposits";
+  return o;
+}
+
+// --- libpq -------------------------------------------------------------------
+
+struct ResultDeleter {
+  void operator()(PGresult* r) const { PQclear(r); }
+};
+using Result = std::unique_ptr<PGresult, ResultDeleter>;
+
+class Connection {
+ public:
+  Connection() {
+    const std::string port = std::to_string(FLAGS_pg_port);
+    // SERIALIZABLE for every transaction of the session: the isolation level
+    // the substitute needs, independent of the server's default.
+    const char* keys[] = {"host", "port", "user", "dbname", "options", "application_name", nullptr};
+    const char* values[] = {FLAGS_pg_host.c_str(), port.c_str(), FLAGS_pg_user.c_str(), FLAGS_pg_database.c_str(),
+                            "-c default_transaction_isolation=serializable", "ccbench-middletier", nullptr};
+    conn_ = PQconnectdbParams(keys, values, 0);
+    if (PQstatus(conn_) != CONNECTION_OK) {
+      const std::string why = PQerrorMessage(conn_);
+      PQfinish(conn_);
+      throw std::runtime_error("cannot connect to PostgreSQL at host '" + FLAGS_pg_host + "' port " + port + ": " + why);
+    }
+  }
+  ~Connection() { PQfinish(conn_); }
+  Connection(const Connection&) = delete;
+  Connection& operator=(const Connection&) = delete;
+
+  // Runs sql (one or more statements); throws on any error.
+  Result exec(const std::string& sql) {
+    Result r(PQexec(conn_, sql.c_str()));
+    check(r, sql);
+    return r;
+  }
+  void prepare(const char* name, const char* sql) {
+    Result r(PQprepare(conn_, name, sql, 0, nullptr));
+    check(r, sql);
+  }
+  Result exec_prepared(const char* name, int n, const char* const* params) {
+    return Result(PQexecPrepared(conn_, name, n, params, nullptr, nullptr, 0));
+  }
+  // COPY table FROM STDIN with the given text-format rows.
+  void copy_in(const std::string& table, const std::string& rows) {
+    check(Result(PQexec(conn_, ("COPY " + table + " FROM STDIN").c_str())), "COPY " + table, PGRES_COPY_IN);
+    if (PQputCopyData(conn_, rows.data(), static_cast<int>(rows.size())) != 1 || PQputCopyEnd(conn_, nullptr) != 1)
+      throw std::runtime_error("COPY " + table + ": " + PQerrorMessage(conn_));
+    check(Result(PQgetResult(conn_)), "COPY " + table);
+    while (PGresult* extra = PQgetResult(conn_)) PQclear(extra);
+  }
+
+ private:
+  void check(const Result& r, const std::string& what, ExecStatusType want = PGRES_COMMAND_OK) {
+    const ExecStatusType s = PQresultStatus(r.get());
+    if (s == want || (want == PGRES_COMMAND_OK && s == PGRES_TUPLES_OK)) return;
+    throw std::runtime_error("PostgreSQL: " + what.substr(0, 80) + ": " + PQresultErrorMessage(r.get()));
+  }
+  PGconn* conn_ = nullptr;
+};
+
+// The six SmallBank procedures of workloads/smallbank/smallbank.h, in SQL:
+// the same reads and writes (and the H-Store customer lookup first), so the
+// predicted access sets of describe() are the ones the server sees. Returns
+// the net money the procedure brought in (deposits) or took out (checks), or
+// NULL when it rolled itself back (insufficient funds).
+constexpr const char* kProcedure = R"SQL(
+CREATE OR REPLACE FUNCTION sb_txn(t integer, c1 integer, c2 integer, v integer) RETURNS bigint
+LANGUAGE plpgsql AS $$
+DECLARE s bigint; k bigint; d bigint;
+BEGIN
+  PERFORM 1 FROM accounts WHERE custid = c1;
+  IF t IN (3, 5) THEN PERFORM 1 FROM accounts WHERE custid = c2; END IF;
+  CASE t
+  WHEN 0 THEN  -- Balance
+    SELECT bal INTO s FROM savings WHERE custid = c1;
+    SELECT bal INTO k FROM checking WHERE custid = c1;
+    RETURN 0;
+  WHEN 1 THEN  -- DepositChecking
+    UPDATE checking SET bal = bal + v WHERE custid = c1;
+    RETURN v;
+  WHEN 2 THEN  -- TransactSavings
+    SELECT bal INTO s FROM savings WHERE custid = c1;
+    IF s + v < 0 THEN RETURN NULL; END IF;
+    UPDATE savings SET bal = s + v WHERE custid = c1;
+    RETURN v;
+  WHEN 3 THEN  -- Amalgamate
+    SELECT bal INTO s FROM savings WHERE custid = c1;
+    SELECT bal INTO k FROM checking WHERE custid = c1;
+    UPDATE savings SET bal = 0 WHERE custid = c1;
+    UPDATE checking SET bal = 0 WHERE custid = c1;
+    UPDATE checking SET bal = bal + s + k WHERE custid = c2;
+    RETURN 0;
+  WHEN 4 THEN  -- WriteCheck (overdraft: a penalty of one unit)
+    SELECT bal INTO s FROM savings WHERE custid = c1;
+    SELECT bal INTO k FROM checking WHERE custid = c1;
+    d := CASE WHEN s + k < v THEN v + 1 ELSE v END;
+    UPDATE checking SET bal = k - d WHERE custid = c1;
+    RETURN -d;
+  WHEN 5 THEN  -- SendPayment
+    SELECT bal INTO k FROM checking WHERE custid = c1;
+    IF k < v THEN RETURN NULL; END IF;
+    UPDATE checking SET bal = k - v WHERE custid = c1;
+    UPDATE checking SET bal = bal + v WHERE custid = c2;
+    RETURN 0;
+  END CASE;
+END $$;
+)SQL";
+
+// Replaces the SmallBank tables and loads them with the workload's initial
+// balances; returns the loaded total.
+int64_t load_database(Connection& c, uint64_t customers) {
+  c.exec("SET client_min_messages = warning; DROP TABLE IF EXISTS accounts, savings, checking; "
+         "CREATE TABLE accounts (custid integer PRIMARY KEY, name text NOT NULL); "
+         "CREATE TABLE savings (custid integer PRIMARY KEY, bal bigint NOT NULL); "
+         "CREATE TABLE checking (custid integer PRIMARY KEY, bal bigint NOT NULL);");
+  std::string accounts, savings, checking;
+  int64_t total = 0;
+  for (uint64_t id = 0; id < customers; ++id) {
+    const std::string key = std::to_string(id);
+    accounts += key + "\tcust" + key + "\n";
+    const int64_t s = Workload::initial_balance(id, 0), k = Workload::initial_balance(id, 1);
+    savings += key + "\t" + std::to_string(s) + "\n";
+    checking += key + "\t" + std::to_string(k) + "\n";
+    total += s + k;
+  }
+  c.copy_in("accounts", accounts);
+  c.copy_in("savings", savings);
+  c.copy_in("checking", checking);
+  c.exec("VACUUM ANALYZE accounts, savings, checking");
+  c.exec(kProcedure);
+  return total;
+}
+
+int64_t stored_total(Connection& c) {
+  Result r = c.exec("SELECT (SELECT sum(bal) FROM savings) + (SELECT sum(bal) FROM checking)");
+  return std::strtoll(PQgetvalue(r.get(), 0, 0), nullptr, 10);
+}
+
+// --- the client threads --------------------------------------------------------
+
+enum Phase : int { kWarmup, kMeasuring, kStopping };
+
+struct ThreadStats {
+  uint64_t commits = 0, aborts = 0, deadlocks = 0, rollbacks = 0;  // in the measured interval
+  LatencyHistogram latency;                                        // commits in the measured interval
+  int64_t net_money = 0;                                           // every commit of the run
+  uint64_t all_commits = 0;
+};
+
+// One request on one connection, retried after every serialization failure
+// or deadlock until it commits (or the run stops). Latency runs from
+// `arrival` (the request entering the middle tier) to the commit.
+class Client {
+ public:
+  Client(const Options& opt, const std::atomic<int>& phase) : opt_(opt), phase_(phase) {
+    conn_.prepare("sb", "SELECT sb_txn($1::integer, $2::integer, $3::integer, $4::integer)");
+    Result iso = conn_.exec("SHOW transaction_isolation");
+    if (std::string(PQgetvalue(iso.get(), 0, 0)) != "serializable")
+      throw std::runtime_error("the connection's isolation is not serializable");
+  }
+
+  void run(const SmallBankRequest& r, Clock::time_point arrival) {
+    const std::string t = std::to_string(r.type), c1 = std::to_string(r.c1), c2 = std::to_string(r.c2),
+                      v = std::to_string(r.amount);
+    const char* params[] = {t.c_str(), c1.c_str(), c2.c_str(), v.c_str()};
+    for (;;) {
+      Result res = conn_.exec_prepared("sb", 4, params);
+      const bool measuring = phase_.load(std::memory_order_relaxed) == kMeasuring;
+      if (PQresultStatus(res.get()) == PGRES_TUPLES_OK) {
+        const bool rolled_back = PQgetisnull(res.get(), 0, 0);
+        int64_t net = rolled_back ? 0 : std::strtoll(PQgetvalue(res.get(), 0, 0), nullptr, 10);
+        if (opt_.double_count_deposits && r.txn() == SmallBankTxn::kDepositChecking) net *= 2;
+        stats.net_money += net;
+        ++stats.all_commits;
+        if (measuring) {
+          ++stats.commits;
+          stats.rollbacks += rolled_back;
+          stats.latency.record(static_cast<uint64_t>(
+              std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - arrival).count()));
+        }
+        return;
+      }
+      const char* state = PQresultErrorField(res.get(), PG_DIAG_SQLSTATE);
+      const std::string sqlstate = state ? state : "";
+      if (sqlstate != "40001" && sqlstate != "40P01")
+        throw std::runtime_error("PostgreSQL: sb_txn: " + std::string(PQresultErrorMessage(res.get())));
+      if (measuring) {
+        ++stats.aborts;
+        stats.deadlocks += sqlstate == "40P01";
+      }
+      if (phase_.load(std::memory_order_relaxed) == kStopping) return;  // dropped: never committed
+    }
+  }
+
+  ThreadStats stats;
+
+ private:
+  const Options& opt_;
+  const std::atomic<int>& phase_;
+  Connection conn_;
+};
+
+struct Request {
+  SmallBankRequest r;
+  Clock::time_point arrival;
+  uint32_t carried = 0;  // batches this request was left out of (FVS)
+};
+
+struct BatchStats {
+  uint64_t batches = 0, txns = 0, fvs_total = 0, fvs_max = 0, edges_total = 0, carried_max = 0;
+  uint64_t reorder_ns = 0;
+};
+
+// Forms the batches of modes batch and reorder; runs in the barrier's
+// completion step, i.e. while every client waits (the batch is submitted
+// only when it is complete and ordered).
+class Batcher {
+ public:
+  Batcher(const Options& opt, const Workload& workload, uint64_t seed) : opt_(opt), workload_(workload), rng_(seed) {}
+
+  void next() {
+    batch_.swap(carry_);
+    carry_.clear();
+    const auto now = Clock::now();
+    while (batch_.size() < opt_.batch_size) {
+      Request q;
+      workload_.generate(rng_, 0, q.r);
+      q.arrival = now;
+      batch_.push_back(q);
+    }
+    order_.resize(batch_.size());
+    std::iota(order_.begin(), order_.end(), 0u);
+    if (opt_.mode == Mode::kReorder) reorder_batch_();
+    cursor.store(0, std::memory_order_relaxed);
+  }
+
+  // The k-th request to submit, or nullptr when the batch is used up.
+  const Request* take() {
+    const size_t k = cursor.fetch_add(1, std::memory_order_relaxed);
+    return k < order_.size() ? &batch_[order_[k]] : nullptr;
+  }
+  void finish() { order_.clear(); }
+  // Requests left out of the last batch: never committed, so in no latency.
+  size_t carried() const { return carry_.size(); }
+
+  BatchStats stats;
+  std::atomic<size_t> cursor{0};
+
+ private:
+  // §5.6: the FVS of the batch's dependency graph (same-snapshot reads) is
+  // carried into the next batch; the rest is submitted in commit order.
+  void reorder_batch_() {
+    const auto start = Clock::now();
+    descs_.resize(batch_.size());
+    for (size_t i = 0; i < batch_.size(); ++i) {
+      descs_[i] = workload_.describe(batch_[i].r);
+      descs_[i].id = i;
+      descs_[i].restarts = batch_[i].carried;
+    }
+    const reorder::ReorderResult res = reorder::reorder_batch(descs_, {}, {}, opt_.reorder);
+    order_ = res.commit_order;
+    for (uint32_t i : res.abort_set) {
+      Request q = batch_[i];
+      ++q.carried;
+      stats.carried_max = std::max<uint64_t>(stats.carried_max, q.carried);
+      carry_.push_back(q);
+    }
+    stats.fvs_total += res.abort_set.size();
+    stats.fvs_max = std::max<uint64_t>(stats.fvs_max, res.abort_set.size());
+    stats.edges_total += res.graph_edges;
+    stats.reorder_ns += static_cast<uint64_t>(
+        std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - start).count());
+    ++stats.batches;
+    stats.txns += batch_.size();
+  }
+
+  const Options& opt_;
+  const Workload& workload_;
+  Random rng_;
+  std::vector<Request> batch_, carry_;
+  std::vector<uint32_t> order_;
+  std::vector<TxnDesc> descs_;
+};
+
+double cpu_seconds() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
+         static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
+}
+
+struct RunResult {
+  ThreadStats total;
+  BatchStats batches;
+  double measured_s = 0, cpu_s = 0;
+  int64_t loaded_total = 0, stored_total = 0;
+  double load_s = 0;
+  uint64_t carried_at_end = 0;
+};
+
+RunResult run(const EngineConfig& cfg, const Options& opt, const SmallBankOptions& sb) {
+  RunResult out;
+  const Workload workload(sb);
+  Connection admin;
+  const auto load_start = Clock::now();
+  out.loaded_total = load_database(admin, sb.customers);
+  out.load_s = std::chrono::duration<double>(Clock::now() - load_start).count();
+
+  std::atomic<int> phase{kWarmup};
+  std::vector<std::unique_ptr<Client>> clients;
+  for (uint32_t i = 0; i < opt.connections; ++i) clients.push_back(std::make_unique<Client>(opt, phase));
+
+  Batcher batcher(opt, workload, cfg.seed * 0x9e3779b97f4a7c15ULL + 1);
+  std::exception_ptr batch_error;
+  bool finished = false;
+  auto completion = [&]() noexcept {
+    if (phase.load() == kStopping || batch_error) {
+      finished = true;
+      batcher.finish();
+      return;
+    }
+    try {
+      batcher.next();
+    } catch (...) {
+      batch_error = std::current_exception();
+      finished = true;
+      batcher.finish();
+    }
+  };
+  std::barrier barrier(static_cast<std::ptrdiff_t>(opt.connections), completion);
+  if (opt.mode != Mode::kNoBatch) batcher.next();
+
+  std::vector<std::exception_ptr> errors(opt.connections);
+  std::vector<std::thread> threads;
+  for (uint32_t i = 0; i < opt.connections; ++i) {
+    threads.emplace_back([&, i] {
+      Client& client = *clients[i];
+      try {
+        if (opt.mode == Mode::kNoBatch) {
+          Random rng(cfg.seed * 1000003 + i + 2);
+          SmallBankRequest r;
+          while (phase.load(std::memory_order_relaxed) != kStopping) {
+            workload.generate(rng, i, r);
+            client.run(r, Clock::now());
+          }
+          return;
+        }
+        while (!finished) {
+          while (const Request* q = batcher.take()) client.run(q->r, q->arrival);
+          barrier.arrive_and_wait();
+        }
+      } catch (...) {
+        errors[i] = std::current_exception();
+        phase.store(kStopping);
+        if (opt.mode != Mode::kNoBatch) barrier.arrive_and_drop();  // the others finish the batch and stop
+      }
+    });
+  }
+  std::this_thread::sleep_for(std::chrono::duration<double>(cfg.warmup_s));
+  const double cpu0 = cpu_seconds();
+  const auto t0 = Clock::now();
+  int expected = kWarmup;
+  phase.compare_exchange_strong(expected, kMeasuring);
+  std::this_thread::sleep_for(std::chrono::duration<double>(cfg.duration_s));
+  phase.store(kStopping);
+  out.measured_s = std::chrono::duration<double>(Clock::now() - t0).count();
+  out.cpu_s = cpu_seconds() - cpu0;
+  for (auto& t : threads) t.join();
+  for (auto& e : errors)
+    if (e) std::rethrow_exception(e);
+  if (batch_error) std::rethrow_exception(batch_error);
+
+  for (const auto& c : clients) {
+    const ThreadStats& s = c->stats;
+    out.total.commits += s.commits;
+    out.total.aborts += s.aborts;
+    out.total.deadlocks += s.deadlocks;
+    out.total.rollbacks += s.rollbacks;
+    out.total.latency.merge(s.latency);
+    out.total.net_money += s.net_money;
+    out.total.all_commits += s.all_commits;
+  }
+  out.batches = batcher.stats;
+  out.carried_at_end = batcher.carried();
+  out.stored_total = stored_total(admin);
+  return out;
+}
+
+int write_result(const EngineConfig& cfg, const Options& opt, const SmallBankOptions& sb, const RunResult& r) {
+  const std::vector<InvariantResult> invariants{
+      equality_invariant("smallbank_money", "sum of balances in PostgreSQL", r.stored_total,
+                         "loaded total + committed net deposits", r.loaded_total + r.total.net_money)};
+  JsonWriter w;
+  w.begin_object();
+  w.key("config").begin_object();
+  w.key("program").value("middletier");
+  cfg.to_json(w);
+  w.key("mode").value(opt.mode_name);
+  w.key("connections").value(opt.connections);
+  w.key("batch_size").value(opt.batch_size);
+  w.key("fvs_algorithm").value(FLAGS_fvs_algorithm);
+  w.key("fvs_policy").value(reorder::policy_name(opt.reorder.fvs.policy));
+  w.key("isolation").value("serializable");
+  w.key("mutation").value(FLAGS_mutation);
+  sb.to_json(w);
+  w.key("database").begin_object();
+  w.key("libpq_version").value(PQlibVersion());
+  w.key("pg_host").value(FLAGS_pg_host);
+  w.key("pg_port").value(FLAGS_pg_port);
+  w.end_object();
+  w.key("compile").begin_object();
+  w.key("build_type").value(build_info().build_type);
+  w.key("sanitize").value(build_info().sanitize);
+  w.key("native").value(build_info().native);
+  w.end_object();
+  w.end_object();
+  w.key("provenance").begin_object();
+  write_provenance(w, static_cast<int>(opt.connections), {});
+  w.end_object();
+
+  const double commits = static_cast<double>(r.total.commits), aborts = static_cast<double>(r.total.aborts);
+  w.key("throughput").value(r.measured_s > 0 ? commits / r.measured_s : 0.0);
+  w.key("commits").value(r.total.commits);
+  w.key("aborts").value(r.total.aborts);
+  w.key("abort_rate").value(commits + aborts > 0 ? aborts / (commits + aborts) : 0.0);
+  w.key("deadlocks").value(r.total.deadlocks);
+  w.key("procedure_rollbacks").value(r.total.rollbacks);
+  write_latency_us(w, r.total.latency);
+  // Is the middle tier the bottleneck? Its own CPU time in the measured
+  // interval (all threads: libpq, batching, reordering) per commit and as
+  // cores busy; the server runs in other processes.
+  w.key("middletier").begin_object();
+  w.key("cpu_s").value(r.cpu_s);
+  w.key("cores_busy").value(r.measured_s > 0 ? r.cpu_s / r.measured_s : 0.0);
+  w.key("cpu_us_per_commit").value(commits > 0 ? r.cpu_s * 1e6 / commits : 0.0);
+  w.end_object();
+  const BatchStats& b = r.batches;
+  const double batches = static_cast<double>(b.batches);
+  w.key("reorder").begin_object();
+  w.key("batches").value(b.batches);
+  w.key("txns").value(b.txns);
+  w.key("us_per_batch").value(b.batches ? static_cast<double>(b.reorder_ns) / batches / 1e3 : 0.0);
+  w.key("avg_fvs_size").value(b.batches ? static_cast<double>(b.fvs_total) / batches : 0.0);
+  w.key("max_fvs_size").value(b.fvs_max);
+  w.key("avg_graph_edges").value(b.batches ? static_cast<double>(b.edges_total) / batches : 0.0);
+  w.key("max_times_carried").value(b.carried_max);
+  w.key("carried_at_end").value(r.carried_at_end);
+  w.end_object();
+  w.key("phases").begin_object();
+  w.key("load_s").value(r.load_s);
+  w.key("warmup_s").value(cfg.warmup_s);
+  w.key("measured_s").value(r.measured_s);
+  w.end_object();
+  w.key("memory").begin_object().key("peak_rss_bytes").value(peak_rss_bytes()).end_object();
+  write_correctness(w, invariants, nullptr);
+  w.end_object();
+  write_result_document(cfg.out, w.str());
+  return correctness_exit_code(invariants, nullptr);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  FLAGS_logtostderr = true;
+  google::InitGoogleLogging(argv[0]);
+  return with_exit_codes([&] {
+    if (!parse_command_line(argc, argv, "middletier")) return 0;
+    const EngineConfig cfg = EngineConfig::from_flags("middletier", {"smallbank"});
+    reject_engine_flags();
+    const Options opt = options_from_flags(cfg);
+    const SmallBankOptions sb = SmallBankOptions::from_flags();
+    return write_result(cfg, opt, sb, run(cfg, opt, sb));
+  });
+}

@@ -7,7 +7,11 @@
 // --batch_size with --frontend=none (ConfigError, exit 2). schism and
 // horticulture (TSKD's partitioner baselines, partitioners/partitioner_frontend.h)
 // partition into --threads parts; horticulture is refused for workloads other
-// than tpcc and ycsb, whose partitioning attribute it hard-codes.
+// than tpcc and ycsb, whose partitioning attribute it hard-codes. The TSKD
+// instances (partitioners/tspar/tskd_frontend.h) are named variant-partition:
+// variant tskd (TsPAR + TsDEFER), tspar (TsDEFER off) or tsdefer (the input
+// partition's queues with TsDEFER only), partition s (Strife), c (Schism) or
+// h (Horticulture); tskd-o is TSKD without an input partition.
 #pragma once
 
 #include <cstdint>

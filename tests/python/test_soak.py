@@ -1,5 +1,6 @@
 """scripts/soak.py (`make soak`) against stand-in engines: chunking until the
-target is verified, a violation or broken invariant makes it fail, resuming
+target is verified, a violation or broken invariant makes it fail, a pair
+the binary refuses (exit 2) is listed, not failed, resuming
 reuses the stored chunks of the same binary, bad arguments exit 2."""
 from __future__ import annotations
 
@@ -28,6 +29,9 @@ serializable = not (bad == "cycle" and seed == 2)
 inv_ok = not (bad == "invariant" and seed == 2)
 if bad == "crash":
     sys.exit(134)
+if bad == "refuse":
+    print("error: --cc: protocol refuses this workload", file=sys.stderr)
+    sys.exit(2)
 json.dump({{"serializable": serializable, "violation": None if serializable else {{"kind": "cycle"}},
            "verify": {{"counts": {{"txns": int(args["measure_txns"])}}}},
            "invariants": [{{"name": "total", "ok": inv_ok}}]}}, open(args["out"], "w"))
@@ -74,6 +78,17 @@ def test_a_violation_broken_invariant_or_failed_run_fails_the_soak(tmp_path, bad
     assert run(tmp_path, "--txns=3000", "--chunk=1000") == 1
     assert table(tmp_path)["good"][column] == "0"
     assert int(table(tmp_path)["buggy"][column]) >= 1
+
+
+def test_a_pair_the_binary_refuses_is_listed_not_failed(tmp_path):
+    make_engine(tmp_path, "good")
+    make_engine(tmp_path, "partial", "refuse")
+    assert run(tmp_path, "--txns=2000", "--chunk=1000") == 0
+    row = table(tmp_path)["partial"]
+    assert row["refused"] == "--cc: protocol refuses this workload" and row["runs"] == "0"
+    assert (tmp_path / "partial.log").read_text().split() == ["1"]  # not retried
+    assert "| partial | ycsb | refused by the binary: --cc: protocol refuses this workload" in \
+        (tmp_path / "soak.md").read_text()
 
 
 def test_bad_arguments_exit_2(tmp_path, capsys):

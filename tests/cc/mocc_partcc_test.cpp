@@ -20,28 +20,13 @@
 namespace ccb {
 namespace {
 
+using cc_test::Async;
 using cc_test::Counters;
 using cc_test::increment;
 using cc_test::read;
 
 constexpr auto kPause = std::chrono::milliseconds(50);
 
-class Async {
- public:
-  explicit Async(std::function<void()> fn) : thread_([this, fn] {
-    fn();
-    done_ = true;
-  }) {}
-  ~Async() { join(); }
-  bool done() const { return done_.load(); }
-  void join() {
-    if (thread_.joinable()) thread_.join();
-  }
-
- private:
-  std::atomic<bool> done_{false};
-  std::thread thread_;
-};
 
 // ---- MOCC -----------------------------------------------------------------------
 

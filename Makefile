@@ -18,7 +18,8 @@
 #   make clean
 # Options: VARIANT=debug|tsan|asan, NATIVE=1 (-march=native), JOBS=N.
 
-PROTOCOLS := nowait occ silo tictoc nocc waitdie dldetect locksorted prenowait bcc mocc partcc dora orthrus
+# The protocol registry, the only list of protocols (engine/cc/protocols.txt).
+PROTOCOLS := $(shell awk '/^[a-z]/ {print $$1}' engine/cc/protocols.txt)
 VARIANT ?= release
 NATIVE ?= 0
 JOBS ?= $(shell nproc)

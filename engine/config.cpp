@@ -14,7 +14,9 @@
 
 #include "engine/stats/json.h"
 
-DEFINE_string(workload, "ycsb", "workload to run: ycsb, tpcc, smallbank, tpcw, hot, micro");
+// CCB_WORKLOAD_NAMES: the registered workloads (workloads/workloads.txt), set
+// by engine/CMakeLists.txt.
+DEFINE_string(workload, "ycsb", "workload to run: " CCB_WORKLOAD_NAMES);
 DEFINE_int32(threads, 1, "number of worker threads (1..1024)");
 DEFINE_double(duration, 5.0, "measured interval in seconds (> 0); ignored when --measure_txns > 0");
 DEFINE_double(warmup, 1.0, "warm-up before the measured interval, in seconds (>= 0)");
@@ -32,7 +34,6 @@ DEFINE_bool(profile, false,
             "strife-fig07) to the result; costs clock reads around each index and protocol call");
 DEFINE_uint32(txn_buffer, 4096, "requests pre-generated per worker and replayed in a cycle (1..1000000)");
 DEFINE_uint32(backoff_max_us, 100, "cap in microseconds of the randomized exponential backoff after an abort (0 = retry at once; <= 1000000)");
-DEFINE_double(theta, 0.6, "YCSB, SmallBank, micro: Zipf skew of key (customer) choice (>= 0; 0 = uniform; >= 1 sampled exactly)");
 DEFINE_int32(load_threads, 0, "threads used to load tables (0 = --threads)");
 DEFINE_bool(ignore_memory_limit, false,
             "load even if the tables' estimated size exceeds the memory available (for machines that overcommit on purpose)");
@@ -71,8 +72,6 @@ std::string describe_range(double lo, double hi) {
   std::snprintf(buf, sizeof buf, "[%g, %g]", lo, hi);
   return buf;
 }
-
-double theta_flag() { return in_range(FLAGS_theta, 0.0, 10.0, "theta", "a number"); }
 
 // An output path must name a file in an existing, writable directory, so a
 // run that could not store its result fails now, not after it has measured.

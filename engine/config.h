@@ -121,7 +121,4 @@ T in_range(T value, Lo lo, Hi hi, const char* flag, const char* what, const std:
   return value;
 }
 
-// --theta, shared by the Zipf-skewed workloads (YCSB, SmallBank, micro).
-double theta_flag();
-
 }  // namespace ccb

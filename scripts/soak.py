@@ -36,15 +36,21 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 
-# High contention per workload: a few hot keys or one warehouse.
-CONTENDED = {
-    "ycsb": ["--table_size=10000", "--theta=0.99", "--req_per_txn=16", "--read_ratio=0.5"],
-    "tpcc": ["--warehouses=1", "--mix=standard"],
-    "smallbank": ["--smallbank_customers=1000", "--theta=0.99"],
-    "tpcw": ["--tpcw_hot_prob=1", "--tpcw_items=1000"],
-    "hot": ["--hot_records=10", "--hot_table_size=100000"],
-    "micro": ["--micro_objects=10000", "--theta=0.99"],
-}
+
+
+def contended_flags() -> dict[str, list[str]]:
+    """High contention per workload (a few hot keys or one warehouse): the last
+    field of each line of the workload registry, workloads/workloads.txt."""
+    flags = {}
+    for line in (ROOT / "workloads" / "workloads.txt").read_text(encoding="utf-8").splitlines():
+        line = line.strip()
+        if line and not line.startswith("#"):
+            fields = [f.strip() for f in line.split("|")]
+            flags[fields[0]] = fields[5].split()
+    return flags
+
+
+CONTENDED = contended_flags()
 NOT_SERIALIZABLE = {"nocc"}  # runs without concurrency control by design
 
 

@@ -6,7 +6,7 @@
 //
 // The database is split into P partitions, one lock each. The workload maps a
 // key to its partition (partition_count() and partition_of(), its optional
-// members; workloads/workload.h): TPC-C by warehouse (P = warehouses), YCSB by
+// members; engine/workload.h): TPC-C by warehouse (P = warehouses), YCSB by
 // key range and HOT by its own key-mod-P partitioning (P = --partitions, or the
 // thread count when it is 0). acquire_all() locks every partition the
 // request's predicted access set (describe()) names, in ascending partition

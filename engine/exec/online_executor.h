@@ -60,7 +60,7 @@
 #include "engine/stats/thread_stats.h"
 #include "engine/verify/cf_check.h"
 #include "engine/verify/recorder.h"
-#include "workloads/workload.h"
+#include "engine/workload.h"
 
 namespace ccb {
 

@@ -81,7 +81,7 @@
 #include "engine/stats/histogram.h"
 #include "engine/verify/recorder.h"
 #include "partitioners/reorder/reorder.h"
-#include "workloads/workload.h"
+#include "engine/workload.h"
 
 namespace ccb::pipeline {
 

@@ -44,7 +44,7 @@
 #include "workloads/common/table_util.h"
 #include "workloads/micro/micro.h"
 #include "workloads/smallbank/smallbank.h"
-#include "workloads/workload.h"
+#include "engine/workload.h"
 
 namespace ccb::pipeline {
 

@@ -18,7 +18,7 @@
 #include "engine/exec/online_executor.h"
 #include "engine/stats/json.h"
 #include "engine/verify/checker.h"
-#include "workloads/workload.h"
+#include "engine/workload.h"
 #include "workloads/ycsb/ycsb.h"
 #include "tests/support/verified_run.h"
 

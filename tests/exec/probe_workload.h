@@ -22,7 +22,7 @@
 #include "engine/core/random.h"
 #include "engine/core/table.h"
 #include "engine/core/txn_desc.h"
-#include "workloads/workload.h"
+#include "engine/workload.h"
 
 namespace ccb::test_support {
 

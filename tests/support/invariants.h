@@ -6,7 +6,7 @@
 
 #include <vector>
 
-#include "workloads/workload.h"
+#include "engine/workload.h"
 
 namespace ccb::testing {
 

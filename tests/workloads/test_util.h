@@ -15,7 +15,7 @@
 #include "engine/config.h"
 #include "engine/exec/online_executor.h"
 #include "engine/verify/checker.h"
-#include "workloads/workload.h"
+#include "engine/workload.h"
 #include "tests/support/invariants.h"
 #include "tests/support/verified_run.h"
 

@@ -9,7 +9,7 @@
 // the effect of every attempt here; only the committed attempt's effect is
 // read back, because on_commit runs right after that attempt's commit.
 //
-// REQUIRES (executor contract, workloads/workload.h): on_commit() for a
+// REQUIRES (executor contract, engine/workload.h): on_commit() for a
 // request runs on the thread that ran the committed attempt, after that
 // attempt's run() and before the thread's next run(). Every executor of the
 // engine runs an attempt and its commit on one worker thread.

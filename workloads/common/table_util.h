@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "engine/core/table.h"
-#include "workloads/workload.h"
+#include "engine/workload.h"
 
 namespace ccb {
 

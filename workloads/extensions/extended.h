@@ -42,7 +42,7 @@
 #include "engine/stats/json.h"
 #include "workloads/common/attempt_scratch.h"
 #include "workloads/extensions/extensions.h"
-#include "workloads/workload.h"
+#include "engine/workload.h"
 
 namespace ccb {
 

@@ -60,7 +60,7 @@
 #include "engine/core/clock.h"
 #include "workloads/common/table_util.h"
 #include "workloads/hot/hot_options.h"
-#include "workloads/workload.h"
+#include "engine/workload.h"
 
 namespace ccb {
 

@@ -30,7 +30,7 @@
 #include "engine/stats/json.h"
 #include "workloads/common/table_util.h"
 #include "workloads/micro/micro_options.h"
-#include "workloads/workload.h"
+#include "engine/workload.h"
 
 namespace ccb {
 

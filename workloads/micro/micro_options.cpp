@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "engine/config.h"
+#include "workloads/key_skew.h"
 #include "engine/stats/json.h"
 
 DEFINE_uint64(micro_objects, 100000,

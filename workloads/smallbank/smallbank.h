@@ -50,7 +50,7 @@
 #include "workloads/common/attempt_scratch.h"
 #include "workloads/common/table_util.h"
 #include "workloads/smallbank/smallbank_options.h"
-#include "workloads/workload.h"
+#include "engine/workload.h"
 
 namespace ccb {
 

@@ -6,6 +6,7 @@
 #include <cstdlib>
 
 #include "engine/config.h"
+#include "workloads/key_skew.h"
 #include "engine/stats/json.h"
 
 DEFINE_uint64(smallbank_customers, 100000,

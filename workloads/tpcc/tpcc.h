@@ -1,5 +1,5 @@
 // TPC-C (TPC Benchmark C, standard specification 5.11): all nine tables and
-// the five transactions, as a Workload (workloads/workload.h). README.md next
+// the five transactions, as a Workload (engine/workload.h). README.md next
 // to this file documents the schema, key packing, knobs and deviations.
 //
 // Pieces:
@@ -23,7 +23,7 @@
 #include "workloads/tpcc/tpcc_invariants.h"
 #include "workloads/tpcc/tpcc_procedures.h"
 #include "workloads/tpcc/tpcc_requests.h"
-#include "workloads/workload.h"
+#include "engine/workload.h"
 
 namespace ccb {
 

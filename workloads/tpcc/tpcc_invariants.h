@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "workloads/tpcc/tpcc_database.h"
-#include "workloads/workload.h"
+#include "engine/workload.h"
 
 namespace ccb::tpcc {
 

@@ -51,7 +51,7 @@
 #include "engine/stats/json.h"
 #include "workloads/common/table_util.h"
 #include "workloads/tpcw/tpcw_options.h"
-#include "workloads/workload.h"
+#include "engine/workload.h"
 
 namespace ccb {
 

@@ -21,7 +21,7 @@
 #include "engine/core/zipf.h"
 #include "engine/core/keep_alive.h"
 #include "engine/stats/json.h"
-#include "workloads/workload.h"
+#include "engine/workload.h"
 #include "workloads/ycsb/ycsb_options.h"
 
 namespace ccb {

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "engine/config.h"
+#include "workloads/key_skew.h"
 #include "engine/stats/json.h"
 
 DEFINE_uint64(table_size, 1 << 20, "YCSB: rows in the table (>= 1)");

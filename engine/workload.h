@@ -1,4 +1,7 @@
-// The workload concept: what the executors need from a workload.
+// The workload concept: what the executors need from a workload. The engine
+// defines it, as engine/cc/protocol.h defines the protocol concept; the
+// workloads under workloads/ implement it and are listed in
+// workloads/workloads.txt.
 //
 // A workload W<CC> (a class template over the protocol, so its tables hold the
 // protocol's row metadata) supplies:

@@ -1,0 +1,12 @@
+// --theta: the Zipf skew of key choice shared by the workloads that draw keys
+// from a Zipf distribution (YCSB, SmallBank, micro). A workload flag, so it
+// lives on the workloads' side of the engine/workloads line; the engine never
+// reads it.
+#pragma once
+
+namespace ccb {
+
+// The validated --theta (exit 2 naming the flag when out of [0, 10]).
+double theta_flag();
+
+}  // namespace ccb

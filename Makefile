@@ -13,6 +13,7 @@
 #   make run                  the main job: the YCSB skew sweep at the small profile -> a figure
 #   make demo                 a 2-second YCSB run of every protocol, as a table
 #   make bench                engine benchmark (throughput, ns per transaction)
+#   make bench-compare BEFORE=dir  the same points, before/after a change, interleaved
 #   make soak                 verified soak: 10M checked transactions per protocol x workload (hours; not in CI)
 #   make figures PROFILE=smoke|small|paper [FIGS=id1,id2]
 #   make clean
@@ -61,7 +62,7 @@ empty :=
 space := $(empty) $(empty)
 CMAKE_PROTOCOLS := $(subst $(space),;,$(strip $(PROTOCOLS)))
 
-.PHONY: all deps configure build tools pipeline middletier build-all test test-cpp test-python test-sanitizers run demo bench soak protocols figures clean
+.PHONY: all deps configure build tools pipeline middletier build-all test test-cpp test-python test-sanitizers run demo bench bench-compare soak protocols figures clean
 all: build
 
 deps:
@@ -128,6 +129,12 @@ demo: deps build
 
 bench: deps build tools
 	@$(PY) scripts/engine_bench.py bench
+
+# Before/after a change, interleaved: make bench-compare BEFORE=<dir> [AFTER=bin] [GRID=quick|bench]
+# (BEFORE: a copy of bin/ taken before the change; scripts/engine_bench.py).
+bench-compare: deps build
+	@test -n "$(BEFORE)" || { echo "bench-compare: BEFORE=<dir of rundb-<cc> binaries> is required" >&2; exit 2; }
+	@$(PY) scripts/engine_bench.py compare $(BEFORE) $(or $(AFTER),bin) --grid $(or $(GRID),quick)
 
 # Every serializable protocol x every workload at high contention with
 # --verify until 10M transactions per pair are checked (scripts/soak.py;

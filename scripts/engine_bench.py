@@ -8,6 +8,13 @@
       TPC-C: 1, 2 and 4 warehouses, standard and NewOrder/Payment 50/50
             mixes, 2 threads;
       then the front-end benchmarks bench_fvs and bench_strife.
+  scripts/engine_bench.py compare BEFORE AFTER [--grid bench|quick] [--repeats N]
+      a before/after comparison of two sets of binaries (directories holding
+      rundb-<cc>, e.g. a copy of bin/ taken before a change, and bin/): every
+      point of the grid runs BEFORE, AFTER, AFTER, BEFORE, ... (N runs of
+      each, interleaved, so drift of a noisy machine hits both alike) and the
+      table shows the median throughput of each and their ratio. `quick` is
+      YCSB 1M rows at theta 0, 0.9, 0.99 and TPC-C 4 warehouses, 2 threads.
 
 Protocols: every bin/rundb-<cc> except nocc (not serializable by design).
 Each run's JSON goes to results/engine-bench/<suite>/; the table shows
@@ -18,9 +25,12 @@ memory-latency bound (two dependent memory latencies per access), which the
 first run of each YCSB table size measures with --memory_bound (a pointer
 chase over a buffer as large as the tables; engine/stats/memory_bound.h).
 """
+import argparse
 import glob
 import json
+import math
 import os
+import statistics
 import subprocess
 import sys
 
@@ -28,13 +38,19 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RUN = dict(duration=2, warmup=0.5)
 
 
-def protocols():
-    names = sorted(os.path.basename(p)[len("rundb-"):] for p in glob.glob(os.path.join(ROOT, "bin", "rundb-*")))
+def protocols(bin_dir=os.path.join(ROOT, "bin")):
+    names = sorted(os.path.basename(p)[len("rundb-"):] for p in glob.glob(os.path.join(bin_dir, "rundb-*")))
     return [n for n in names if n != "nocc"]
 
 
-def suite(name):
-    ccs = protocols()
+def suite(name, ccs=None):
+    ccs = ccs if ccs is not None else protocols()
+    if name == "quick":
+        for point in [dict(workload="ycsb", table_size=1_000_000, theta=theta, req_per_txn=16, read_ratio=0.5)
+                      for theta in (0.0, 0.9, 0.99)] + [dict(workload="tpcc", warehouses=4, mix="neworder_payment")]:
+            for cc in ccs:
+                yield cc, dict(point, threads=2, **RUN)
+        return
     if name == "demo":
         for cc in ccs:
             yield cc, dict(workload="ycsb", table_size=1_000_000, theta=0.9, threads=2, **RUN)
@@ -62,6 +78,56 @@ def describe(p):
     return f"tpcc wh={p['warehouses']} {p['mix']}"
 
 
+def run_point(binary, p, out):
+    """Runs one point; returns the result document, or the failure's last stderr line."""
+    cmd = [binary, f"--out={out}"] + [f"--{k}={v}" for k, v in p.items()]
+    proc = subprocess.run(cmd, stderr=subprocess.PIPE, text=True)
+    if proc.returncode != 0:
+        last = proc.stderr.strip().splitlines()[-1:] or ["(no message)"]
+        return None, f"failed (exit {proc.returncode}): {last[0]}"
+    with open(out) as f:
+        return json.load(f), None
+
+
+def compare(before, after, grid, repeats):
+    """Interleaved before/after runs of every point: B A A B B A ... (repeats of each)."""
+    for d in (before, after):
+        if not os.path.isdir(d):
+            sys.exit(f"compare: {d} is not a directory of rundb-<cc> binaries")
+    ccs = [cc for cc in protocols(before) if cc in protocols(after)]
+    if not ccs:
+        sys.exit(f"compare: no rundb-<cc> in both {before} and {after}")
+    outdir = os.path.join(ROOT, "results", "engine-bench", "compare")
+    os.makedirs(outdir, exist_ok=True)
+    print(f"before: {before}\nafter:  {after}\n{repeats} interleaved runs of each per point; median throughput\n")
+    header = f"| cc | point | before txn/s | after txn/s | after/before |"
+    print(header + "\n|---|---|---:|---:|---:|")
+    ratios = []
+    for cc, p in suite(grid, ccs):
+        runs = {"before": [], "after": []}
+        order = [("before", "after") if i % 2 == 0 else ("after", "before") for i in range(repeats)]
+        failure = None
+        for i, pair in enumerate(order):
+            for side in pair:
+                binary = os.path.join(before if side == "before" else after, f"rundb-{cc}")
+                r, failure = run_point(binary, p, os.path.join(outdir, f"{side}-{cc}.json"))
+                if failure:
+                    break
+                runs[side].append(r["throughput"])
+            if failure:
+                break
+        if failure:
+            print(f"| {cc} | {describe(p)} | {failure} |||")
+            continue
+        b, a = statistics.median(runs["before"]), statistics.median(runs["after"])
+        ratios.append(a / b)
+        print(f"| {cc} | {describe(p)} | {b:,.0f} | {a:,.0f} | {a / b:.3f} |", flush=True)
+    if ratios:
+        geo = math.exp(sum(math.log(r) for r in ratios) / len(ratios))
+        print(f"\n{len(ratios)} points: geometric mean after/before {geo:.3f}, "
+              f"min {min(ratios):.3f}, max {max(ratios):.3f}")
+
+
 def run_engine(name):
     outdir = os.path.join(ROOT, "results", "engine-bench", name)
     os.makedirs(outdir, exist_ok=True)
@@ -76,14 +142,10 @@ def run_engine(name):
             p = {**p, "memory_bound": "true"}
         tag = "-".join(f"{k}{v}" for k, v in sorted(p.items()))
         out = os.path.join(outdir, f"{cc}-{tag}.json")
-        cmd = [os.path.join(ROOT, "bin", f"rundb-{cc}"), f"--out={out}"] + [f"--{k}={v}" for k, v in p.items()]
-        proc = subprocess.run(cmd, stderr=subprocess.PIPE, text=True)
-        if proc.returncode != 0:
-            last = proc.stderr.strip().splitlines()[-1:] or ["(no message)"]
-            print(f"{cc:<10} {describe(p):<40} failed (exit {proc.returncode}): {last[0]}")
+        r, failure = run_point(os.path.join(ROOT, "bin", f"rundb-{cc}"), p, out)
+        if failure:
+            print(f"{cc:<10} {describe(p):<40} {failure}")
             continue
-        with open(out) as f:
-            r = json.load(f)
         ns = p["threads"] * r["phases"]["measured_s"] * 1e9 / max(r["commits"], 1)
         if "memory_bound" in r:
             bounds[tables] = r["memory_bound"]
@@ -104,8 +166,19 @@ def run_engine(name):
 
 
 def main():
+    if len(sys.argv) >= 2 and sys.argv[1] == "compare":
+        parser = argparse.ArgumentParser(prog="engine_bench.py compare")
+        parser.add_argument("before", help="directory of the binaries before the change")
+        parser.add_argument("after", help="directory of the binaries after the change")
+        parser.add_argument("--grid", choices=("bench", "quick"), default="quick")
+        parser.add_argument("--repeats", type=int, default=3, help="runs of each side per point (>= 1)")
+        args = parser.parse_args(sys.argv[2:])
+        if args.repeats < 1:
+            parser.error("--repeats: must be >= 1")
+        compare(args.before, args.after, args.grid, args.repeats)
+        return
     if len(sys.argv) != 2 or sys.argv[1] not in ("demo", "bench"):
-        sys.exit("usage: engine_bench.py demo|bench")
+        sys.exit("usage: engine_bench.py demo|bench|compare BEFORE AFTER [--grid bench|quick] [--repeats N]")
     run_engine(sys.argv[1])
     if sys.argv[1] == "bench":
         for tool in ("bench_fvs", "bench_strife"):

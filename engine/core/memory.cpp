@@ -1,10 +1,12 @@
 #include "engine/core/memory.h"
 
+#include <glog/logging.h>
 #include <sys/mman.h>
 
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <mutex>
 #include <new>
 #include <stdexcept>
 #include <string>
@@ -22,7 +24,17 @@ Region::Region(size_t bytes) : bytes_(bytes) {
   // Transparent huge pages cut TLB misses on large tables. The advice must
   // come before the pages are faulted in, so populate only afterwards:
   // MADV_POPULATE_WRITE (Linux 5.14) or, failing that, one write per page.
-  madvise(base_, bytes, MADV_HUGEPAGE);
+  // Where the kernel has no THP (CONFIG_TRANSPARENT_HUGEPAGE off, or the
+  // mode "never"), the tables use base pages: correct, only slower on large
+  // tables, so a warning (once per process) rather than an error.
+  if (madvise(base_, bytes, MADV_HUGEPAGE) != 0) {
+    static std::once_flag warned;
+    const int err = errno;
+    std::call_once(warned, [err] {
+      LOG(WARNING) << "madvise(MADV_HUGEPAGE) failed (" << std::strerror(err)
+                   << "): tables and indexes use base pages (no transparent huge pages)";
+    });
+  }
 #ifndef MADV_POPULATE_WRITE
 #define MADV_POPULATE_WRITE 23
 #endif

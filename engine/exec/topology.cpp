@@ -1,10 +1,12 @@
 #include "engine/exec/topology.h"
 
+#include <glog/logging.h>
 #include <numa.h>
 #include <pthread.h>
 #include <sched.h>
 
 #include <algorithm>
+#include <cstring>
 #include <fstream>
 #include <map>
 #include <set>
@@ -72,7 +74,11 @@ bool pin_current_thread(int cpu) {
   cpu_set_t set;
   CPU_ZERO(&set);
   CPU_SET(cpu, &set);
-  return pthread_setaffinity_np(pthread_self(), sizeof set, &set) == 0;
+  const int err = pthread_setaffinity_np(pthread_self(), sizeof set, &set);
+  // A cgroup's cpuset can forbid the CPU: the worker then runs unpinned,
+  // which changes what a scaling run measures, so say so.
+  if (err != 0) LOG(WARNING) << "--pin: cannot pin a worker to CPU " << cpu << " (" << std::strerror(err) << "); it runs unpinned";
+  return err == 0;
 }
 
 }  // namespace ccb

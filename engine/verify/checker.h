@@ -1,4 +1,4 @@
-// Serializability checker for recorded histories (issue 3).
+// Serializability checker for recorded histories.
 //
 // Builds the direct serialization graph (DSG) of Adya, "Weak Consistency: A
 // Generalized Theory and Optimistic Implementations for Distributed

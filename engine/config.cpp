@@ -47,47 +47,6 @@ DEFINE_bool(bcc_breakdown, false, "bcc only: time BCC's history memory managemen
 
 namespace ccb {
 
-void require(bool ok, const std::string& flag, const std::string& allowed) {
-  if (!ok) {
-    std::string value;
-    gflags::GetCommandLineOption(flag.c_str(), &value);
-    throw ConfigError(flag, "invalid value '" + value + "'; allowed: " + allowed);
-  }
-}
-
-static std::string bound(uint64_t v) {
-  if (v >= (uint64_t{1} << 20) && (v & (v - 1)) == 0) return "2^" + std::to_string(std::countr_zero(v));
-  return std::to_string(v);
-}
-
-std::string describe_range(uint64_t lo, uint64_t hi) { return "[" + bound(lo) + ", " + bound(hi) + "]"; }
-
-std::string describe_range(int64_t lo, int64_t hi) {
-  auto text = [](int64_t v) { return v < 0 ? std::to_string(v) : bound(static_cast<uint64_t>(v)); };
-  return "[" + text(lo) + ", " + text(hi) + "]";
-}
-
-std::string describe_range(double lo, double hi) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "[%g, %g]", lo, hi);
-  return buf;
-}
-
-// An output path must name a file in an existing, writable directory, so a
-// run that could not store its result fails now, not after it has measured.
-static void require_writable_path(const std::string& path, const char* flag) {
-  if (path.empty()) return;
-  const size_t slash = path.find_last_of('/');
-  const std::string dir = slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
-  struct stat st;
-  if (path.back() == '/' || (stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)))
-    throw ConfigError(flag, "'" + path + "' is a directory; allowed: a file path");
-  if (stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
-    throw ConfigError(flag, "directory '" + dir + "' does not exist; allowed: a file path in an existing directory");
-  if (access(dir.c_str(), W_OK | X_OK) != 0)
-    throw ConfigError(flag, "directory '" + dir + "' is not writable; allowed: a file path in a writable directory");
-}
-
 static std::string gib(size_t bytes) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.1f GiB", static_cast<double>(bytes) / (1ull << 30));
@@ -180,70 +139,13 @@ void EngineConfig::to_json(JsonWriter& w) const {
   w.key("mocc_decay_ms").value(mocc_decay_ms);
 }
 
-// The engine's and the workloads' flags (not gflags' and glog's own).
-static std::vector<gflags::CommandLineFlagInfo> our_flags() {
-  std::vector<gflags::CommandLineFlagInfo> flags, ours;
-  gflags::GetAllFlags(&flags);
-  for (const auto& f : flags)
-    if (f.filename.find("engine/") != std::string::npos || f.filename.find("workloads/") != std::string::npos)
-      ours.push_back(f);
-  return ours;
-}
-
-static void print_help(const char* argv0, const char* cc_name) {
-  std::printf("%s: the %s protocol on the testbed's workloads.\n\nusage: %s --workload=ycsb [flags]\n\n", argv0, cc_name,
-              argv0);
-  for (const auto& f : our_flags()) {
-    std::printf("  --%s (%s, default %s)\n      %s\n", f.name.c_str(), f.type.c_str(),
-                f.default_value.empty() ? "\"\"" : f.default_value.c_str(), f.description.c_str());
-  }
-  std::printf("\nexit codes: 0 ok, 2 bad flags or configuration, 3 a correctness check failed\n");
-}
-
 bool parse_command_line(int argc, char** argv, const char* cc_name) {
-  for (int i = 1; i < argc; ++i) {
-    std::string arg = argv[i];
-    if (arg.rfind("-", 0) != 0 || arg == "-" || arg == "--")
-      throw ConfigError("?", "unexpected argument '" + arg + "'; flags have the form --name=value");
-    arg.erase(0, arg[1] == '-' ? 2 : 1);
-    std::string name = arg, value;
-    const size_t eq = arg.find('=');
-    const bool has_value = eq != std::string::npos;
-    if (has_value) {
-      name = arg.substr(0, eq);
-      value = arg.substr(eq + 1);
-    }
-    if (name == "help" || name == "helpfull" || name == "h") {
-      print_help(argv[0], cc_name);
-      return false;
-    }
-    if (name == "list_flags") {  // machine-readable, for the harness: one flag name per line
-      for (const auto& f : our_flags()) std::printf("%s\n", f.name.c_str());
-      return false;
-    }
-    gflags::CommandLineFlagInfo info;
-    if (!gflags::GetCommandLineFlagInfo(name.c_str(), &info)) {
-      // --noflag for booleans.
-      if (!has_value && name.rfind("no", 0) == 0 && gflags::GetCommandLineFlagInfo(name.substr(2).c_str(), &info) &&
-          info.type == "bool") {
-        name = name.substr(2);
-        value = "false";
-      } else {
-        throw ConfigError(name, "unknown flag; run with --help for the list of flags");
-      }
-    } else if (!has_value) {
-      if (info.type == "bool") {
-        value = "true";
-      } else if (i + 1 < argc && std::strncmp(argv[i + 1], "--", 2) != 0) {
-        value = argv[++i];
-      } else {
-        throw ConfigError(name, "missing value (expected " + info.type + ")");
-      }
-    }
-    if (gflags::SetCommandLineOption(name.c_str(), value.c_str()).empty())
-      throw ConfigError(name, "invalid value '" + value + "' (expected " + info.type + ")");
-  }
-  return true;
+  const std::string argv0 = argc > 0 ? argv[0] : "rundb";
+  return parse_command_line(argc, argv,
+                            ProgramHelp{argv0 + ": the " + cc_name + " protocol on the testbed's workloads.\n\nusage: " +
+                                            argv0 + " --workload=ycsb [flags]",
+                                        {"engine/", "workloads/"},
+                                        "exit codes: 0 ok, 2 bad flags or configuration, 3 a correctness check failed"});
 }
 
 }  // namespace ccb

@@ -5,26 +5,17 @@
 // exit code 2 before anything is loaded or written.
 #pragma once
 
-#include <cmath>
-#include <cstdio>
-#include <exception>
+#include <cstddef>
 #include <cstdint>
-#include <stdexcept>
 #include <string>
-#include <type_traits>
 #include <vector>
 
+#include "engine/core/cli.h"  // ConfigError, with_exit_codes, require, in_range: shared with the tools
 #include "engine/exec/tsdefer_options.h"
 
 namespace ccb {
 
 class JsonWriter;
-
-struct ConfigError : std::runtime_error {
-  ConfigError(std::string flag, const std::string& what)
-      : std::runtime_error("--" + flag + ": " + what), flag(std::move(flag)) {}
-  std::string flag;
-};
 
 // none, tsdefer and reorder run on the online executor; the others plan
 // batches for the bundle executor (engine/exec/bundle_executor.h).
@@ -73,52 +64,13 @@ struct EngineConfig {
   void to_json(JsonWriter& w) const;  // the runtime part of the "config" object
 };
 
-// Runs a program's body under the exit-code contract: a ConfigError is one
-// line "error: --flag: ..." on stderr and exit code 2; any other exception
-// one line and exit code 1; otherwise the body's own code.
-template <class Body>
-int with_exit_codes(Body&& body) {
-  try {
-    return body();
-  } catch (const ConfigError& e) {
-    std::fprintf(stderr, "error: %s\n", e.what());
-    return 2;
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "error: %s\n", e.what());
-    return 1;
-  }
-}
-
-// Parses argv into gflags without letting gflags exit: unknown flags and bad
-// values throw ConfigError. Returns false if --help was printed.
+// The engine's parse_command_line (engine/core/cli.h): --help lists the
+// flags of engine/ and workloads/ under a header naming the protocol.
 bool parse_command_line(int argc, char** argv, const char* cc_name);
 
 // Refuses (ConfigError naming `size_flag`) a load whose estimated bytes
 // exceed the memory available, unless `ignore_limit`; available_bytes == 0
 // means unknown, and then nothing is refused.
 void require_memory_fits(size_t needed_bytes, const char* size_flag, size_t available_bytes, bool ignore_limit);
-
-// Helpers for range checks with uniform messages.
-void require(bool ok, const std::string& flag, const std::string& allowed);
-
-// The bounds of a range as the error messages write them: "[lo, hi]", with
-// 2^k for powers of two from 2^20 on.
-std::string describe_range(int64_t lo, int64_t hi);
-std::string describe_range(uint64_t lo, uint64_t hi);
-std::string describe_range(double lo, double hi);
-
-// The value of a numeric flag, after checking that it lies in [lo, hi] (and
-// is finite, for a floating-point flag). Otherwise a ConfigError naming the
-// flag, allowed "<what> in [lo, hi]<note>" (e.g. "seconds in [0, 86400]").
-template <class T, class Lo, class Hi>
-T in_range(T value, Lo lo, Hi hi, const char* flag, const char* what, const std::string& note = {}) {
-  using Wide = std::conditional_t<std::is_floating_point_v<T>, double,
-                                  std::conditional_t<std::is_signed_v<T>, int64_t, uint64_t>>;
-  const Wide v = static_cast<Wide>(value), l = static_cast<Wide>(lo), h = static_cast<Wide>(hi);
-  bool ok = l <= v && v <= h;
-  if constexpr (std::is_floating_point_v<T>) ok = ok && std::isfinite(v);
-  if (!ok) require(false, flag, std::string(what) + " in " + describe_range(l, h) + note);
-  return value;
-}
 
 }  // namespace ccb

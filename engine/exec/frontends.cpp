@@ -17,11 +17,6 @@ DEFINE_double(strife_alpha, 0.2, "--frontend=strife: residual parameter alpha of
 
 namespace ccb {
 
-static bool flag_given(const char* name) {
-  gflags::CommandLineFlagInfo info;
-  return gflags::GetCommandLineFlagInfo(name, &info) && !info.is_default;
-}
-
 BundleSettings BundleSettings::from_flags(const EngineConfig& cfg) {
   BundleSettings s;
   const bool bundle = uses_bundle_executor(cfg.frontend);

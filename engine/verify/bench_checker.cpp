@@ -4,132 +4,90 @@
 // transactions over a uniform or Zipfian key space: each transaction touches
 // --accesses distinct keys, each a read (with probability --read_ratio) or a
 // read-modify-write. Then checks it and reports the time per million
-// committed transactions. Exit status 0 when the checker says serializable
-// (or with --stale_read_pct, which plants violations on purpose), 1 when it
-// does not (a checker bug), 2 on bad flags.
+// committed transactions, as text or (--json) one JSON document. Flags are
+// parsed as the engine parses its own (engine/core/cli.h). Exit status 0 when
+// the checker says serializable (or with --stale_read_pct, which plants
+// violations on purpose), 1 when it does not (a checker bug), 2 on a bad flag
+// (one line on stderr naming it, nothing written).
 //
 //   bench_checker [--txns=N] [--accesses=N] [--keys=N] [--theta=F]
 //                 [--read_ratio=F] [--seed=N] [--stale_read_pct=F]
-//                 [--sparse_ids] [--shuffle]
-//                 [--file=PATH]
+//                 [--sparse_ids] [--shuffle] [--file=PATH] [--json]
+#include <gflags/gflags.h>
 #include <sys/resource.h>
 
 #include <algorithm>
 #include <chrono>
-#include <cerrno>
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
-#include <cstring>
 #include <ctime>
+#include <optional>
 #include <random>
 #include <string>
 
+#include "engine/core/cli.h"
+#include "engine/stats/json.h"
 #include "engine/verify/checker.h"
 #include "engine/verify/history_io.h"
+
+DEFINE_uint64(txns, 2'000'000, "committed transactions to synthesize ([1, 2^40])");
+DEFINE_uint32(accesses, 16, "distinct keys per transaction ([1, 1024], at most --keys)");
+DEFINE_uint64(keys, 10'000'000, "key space size ([1, 2^40])");
+DEFINE_double(theta, 0.0, "Zipfian skew of the keys, 0 = uniform ([0, 1))");
+DEFINE_double(read_ratio, 0.5, "probability that an access only reads ([0, 1]); the others read-modify-write");
+DEFINE_uint64(seed, 1, "random seed");
+DEFINE_double(stale_read_pct, 0.0,
+              "percent of pure reads that observe the version before the current one ([0, 100]): plants cycles, "
+              "to time the witness search");
+DEFINE_bool(sparse_ids, false, "transaction ids shaped (thread << 40 | sequence) instead of 1..N");
+DEFINE_bool(shuffle, false, "store the transactions in random order (not commit order)");
+DEFINE_string(file, "", "also time write_history / read_history through this file (in an existing, writable directory)");
+DEFINE_bool(json, false, "print the result as one JSON document instead of text");
 
 namespace {
 
 using Clock = std::chrono::steady_clock;
 double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
+const ccb::ProgramHelp kHelp{
+    "bench_checker: times the serializability checker (engine/verify) on a synthesized serial history\n"
+    "(docs/verify.md).\n\nusage: bench_checker [flags]",
+    {__FILE__},
+    "exit codes: 0 ok, 1 a serial history was judged not serializable (a checker bug), 2 bad flags or --file "
+    "not readable back"};
+
 struct Flags {
-  uint64_t txns = 2'000'000;
-  uint32_t accesses = 16;
-  uint64_t keys = 10'000'000;
-  double theta = 0.0;
-  double read_ratio = 0.5;
-  uint64_t seed = 1;
-  double stale_read_pct = 0.0;
-  bool sparse_ids = false;
-  bool shuffle = false;
+  uint64_t txns;
+  uint32_t accesses;
+  uint64_t keys;
+  double theta;
+  double read_ratio;
+  uint64_t seed;
+  double stale_read_pct;
+  bool sparse_ids;
+  bool shuffle;
   std::string file;
+  bool json;
 };
 
-void usage(std::FILE* out) {
-  std::fprintf(out,
-               "usage: bench_checker [flags]\n"
-               "  --txns=N        committed transactions to synthesize (default 2000000, >= 1)\n"
-               "  --accesses=N    distinct keys per transaction (default 16, 1..1024, <= --keys)\n"
-               "  --keys=N        key space size (default 10000000, >= 1)\n"
-               "  --theta=F       Zipfian skew, 0 = uniform (default 0, 0 <= F < 1)\n"
-               "  --read_ratio=F  probability that an access only reads (default 0.5, 0..1)\n"
-               "  --seed=N        random seed (default 1)\n"
-               "  --stale_read_pct=F  percent of pure reads that observe the version before\n"
-               "                  the current one (plants cycles: times the witness search)\n"
-               "  --sparse_ids    ids shaped (thread << 40 | sequence) instead of 1..N\n"
-               "  --shuffle       store the transactions in random order (not commit order)\n"
-               "  --file=PATH     also time write_history / read_history through PATH\n");
-}
-
-[[noreturn]] void bad_flag(const std::string& msg) {
-  std::fprintf(stderr, "bench_checker: %s\n", msg.c_str());
-  usage(stderr);
-  std::exit(2);
-}
-
-bool parse_flag(const char* arg, const char* name, std::string* value) {
-  const size_t n = std::strlen(name);
-  if (std::strncmp(arg, name, n) != 0 || arg[n] != '=') return false;
-  *value = arg + n + 1;
-  return true;
-}
-
-uint64_t to_u64(const std::string& flag, const std::string& v) {
-  char* end = nullptr;
-  errno = 0;
-  const unsigned long long x = std::strtoull(v.c_str(), &end, 10);
-  if (v.empty() || *end != '\0' || errno != 0 || v[0] == '-')
-    bad_flag(flag + ": '" + v + "' is not a non-negative integer");
-  return x;
-}
-
-double to_double(const std::string& flag, const std::string& v) {
-  char* end = nullptr;
-  const double x = std::strtod(v.c_str(), &end);
-  if (v.empty() || *end != '\0' || !std::isfinite(x)) bad_flag(flag + ": '" + v + "' is not a number");
-  return x;
-}
-
-Flags parse(int argc, char** argv) {
+// The flags, validated (ConfigError naming the first bad one).
+Flags validated_flags() {
+  using ccb::in_range;
   Flags f;
-  for (int i = 1; i < argc; ++i) {
-    const char* a = argv[i];
-    std::string v;
-    if (!std::strcmp(a, "--help") || !std::strcmp(a, "-h")) {
-      usage(stdout);
-      std::exit(0);
-    } else if (!std::strcmp(a, "--sparse_ids")) {
-      f.sparse_ids = true;
-    } else if (!std::strcmp(a, "--shuffle")) {
-      f.shuffle = true;
-    } else if (parse_flag(a, "--txns", &v)) {
-      f.txns = to_u64("--txns", v);
-    } else if (parse_flag(a, "--accesses", &v)) {
-      f.accesses = static_cast<uint32_t>(std::min<uint64_t>(to_u64("--accesses", v), 1u << 20));
-    } else if (parse_flag(a, "--keys", &v)) {
-      f.keys = to_u64("--keys", v);
-    } else if (parse_flag(a, "--theta", &v)) {
-      f.theta = to_double("--theta", v);
-    } else if (parse_flag(a, "--read_ratio", &v)) {
-      f.read_ratio = to_double("--read_ratio", v);
-    } else if (parse_flag(a, "--stale_read_pct", &v)) {
-      f.stale_read_pct = to_double("--stale_read_pct", v);
-    } else if (parse_flag(a, "--seed", &v)) {
-      f.seed = to_u64("--seed", v);
-    } else if (parse_flag(a, "--file", &v)) {
-      f.file = v;
-    } else {
-      bad_flag(std::string("unknown flag '") + a + "'");
-    }
-  }
-  if (f.txns < 1) bad_flag("--txns must be >= 1");
-  if (f.keys < 1 || f.keys > (uint64_t{1} << 40)) bad_flag("--keys must be in [1, 2^40]");
-  if (f.accesses < 1 || f.accesses > 1024 || f.accesses > f.keys)
-    bad_flag("--accesses must be in [1, 1024] and at most --keys");
-  if (!(f.theta >= 0 && f.theta < 1)) bad_flag("--theta must be in [0, 1)");
-  if (!(f.read_ratio >= 0 && f.read_ratio <= 1)) bad_flag("--read_ratio must be in [0, 1]");
-  if (!(f.stale_read_pct >= 0 && f.stale_read_pct <= 100)) bad_flag("--stale_read_pct must be in [0, 100]");
+  f.txns = in_range(FLAGS_txns, 1, uint64_t{1} << 40, "txns", "an integer");
+  f.keys = in_range(FLAGS_keys, 1, uint64_t{1} << 40, "keys", "an integer");
+  f.accesses = in_range(FLAGS_accesses, 1, 1024, "accesses", "an integer");
+  ccb::require(f.accesses <= f.keys, "accesses", "an integer in [1, 1024], at most --keys (" + std::to_string(f.keys) + ")");
+  ccb::require(std::isfinite(FLAGS_theta) && FLAGS_theta >= 0 && FLAGS_theta < 1, "theta", "a number in [0, 1)");
+  f.theta = FLAGS_theta;
+  f.read_ratio = in_range(FLAGS_read_ratio, 0.0, 1.0, "read_ratio", "a probability");
+  f.seed = FLAGS_seed;
+  f.stale_read_pct = in_range(FLAGS_stale_read_pct, 0.0, 100.0, "stale_read_pct", "a percentage");
+  f.sparse_ids = FLAGS_sparse_ids;
+  f.shuffle = FLAGS_shuffle;
+  ccb::require_writable_path(FLAGS_file, "file");
+  f.file = FLAGS_file;
+  f.json = FLAGS_json;
   return f;
 }
 
@@ -214,36 +172,34 @@ long peak_rss_mib() {
   return ru.ru_maxrss / 1024;
 }
 
-}  // namespace
+// --json: the settings, the timings and the check result (check_history
+// --json's document) as one JSON document.
+void print_json(const Flags& f, double synthesize_s, std::optional<double> write_s, std::optional<double> read_s,
+                const ccb::verify::CheckResult& r, double check_cpu_s) {
+  ccb::JsonWriter w;
+  w.begin_object().key("benchmark").value("bench_checker");
+  w.key("config").begin_object();
+  w.key("txns").value(f.txns).key("accesses").value(f.accesses).key("keys").value(f.keys);
+  w.key("theta").value(f.theta).key("read_ratio").value(f.read_ratio).key("seed").value(f.seed);
+  w.key("stale_read_pct").value(f.stale_read_pct).key("sparse_ids").value(f.sparse_ids);
+  w.key("shuffle").value(f.shuffle).key("file").value(f.file);
+  w.end_object();
+  w.key("synthesize_seconds").value(synthesize_s);
+  w.key("write_history_seconds");
+  write_s ? w.value(*write_s) : w.value(nullptr);
+  w.key("read_history_seconds");
+  read_s ? w.value(*read_s) : w.value(nullptr);
+  w.key("check").raw_value(ccb::verify::check_result_to_json(r));
+  w.key("check_cpu_seconds").value(check_cpu_s);
+  const double txns = static_cast<double>(f.txns);
+  w.key("wall_seconds_per_million_txns").value(r.check_seconds * 1e6 / txns);
+  w.key("cpu_seconds_per_million_txns").value(check_cpu_s * 1e6 / txns);
+  w.key("peak_rss_mib").value(peak_rss_mib());
+  w.end_object();
+  std::printf("%s\n", w.str().c_str());
+}
 
-int main(int argc, char** argv) {
-  const Flags f = parse(argc, argv);
-  auto t0 = Clock::now();
-  ccb::verify::History h = synthesize(f);
-  const double gen_s = seconds_since(t0);
-  std::printf("synthesized %llu txns x %u accesses (keys=%llu theta=%.2f read_ratio=%.2f%s%s) in %.2f s\n",
-              static_cast<unsigned long long>(f.txns), f.accesses, static_cast<unsigned long long>(f.keys), f.theta,
-              f.read_ratio, f.sparse_ids ? " sparse_ids" : "", f.shuffle ? " shuffled" : "", gen_s);
-
-  if (!f.file.empty()) {
-    try {
-      t0 = Clock::now();
-      ccb::verify::write_history(f.file, h);
-      const double w_s = seconds_since(t0);
-      t0 = Clock::now();
-      h = ccb::verify::read_history(f.file);
-      std::printf("write_history %.2f s, read_history %.2f s (%s)\n", w_s, seconds_since(t0), f.file.c_str());
-    } catch (const ccb::verify::HistoryIoError& e) {
-      std::fprintf(stderr, "bench_checker: %s\n", e.what());
-      return 2;
-    }
-  }
-
-  // CPU time as well as wall time: on a shared machine the wall time also
-  // counts the time other processes held the core.
-  const double cpu0 = cpu_seconds();
-  const ccb::verify::CheckResult r = ccb::verify::check_serializable(h);
-  const double check_cpu_s = cpu_seconds() - cpu0;
+void print_text(const Flags& f, const ccb::verify::CheckResult& r, double check_cpu_s) {
   const auto& c = r.counts;
   std::printf("check: %.3f s wall, %.3f s cpu (wall: group %.3f, graph %.3f, scc %.3f, witness %.3f)\n",
               r.check_seconds, check_cpu_s,
@@ -258,12 +214,58 @@ int main(int argc, char** argv) {
     std::printf("violation: %s (cyclic components %llu, largest %llu)\n", r.violation.message.substr(0, 300).c_str(),
                 static_cast<unsigned long long>(c.cyclic_sccs), static_cast<unsigned long long>(c.largest_scc));
   }
+}
+
+int run(const Flags& f) {
+  auto t0 = Clock::now();
+  ccb::verify::History h = synthesize(f);
+  const double gen_s = seconds_since(t0);
+  if (!f.json) {
+    std::printf("synthesized %llu txns x %u accesses (keys=%llu theta=%.2f read_ratio=%.2f%s%s) in %.2f s\n",
+                static_cast<unsigned long long>(f.txns), f.accesses, static_cast<unsigned long long>(f.keys), f.theta,
+                f.read_ratio, f.sparse_ids ? " sparse_ids" : "", f.shuffle ? " shuffled" : "", gen_s);
+  }
+
+  std::optional<double> write_s, read_s;
+  if (!f.file.empty()) {
+    try {
+      t0 = Clock::now();
+      ccb::verify::write_history(f.file, h);
+      write_s = seconds_since(t0);
+      t0 = Clock::now();
+      h = ccb::verify::read_history(f.file);
+      read_s = seconds_since(t0);
+    } catch (const ccb::verify::HistoryIoError& e) {
+      throw ccb::ConfigError("file", e.what());
+    }
+    if (!f.json) std::printf("write_history %.2f s, read_history %.2f s (%s)\n", *write_s, *read_s, f.file.c_str());
+  }
+
+  // CPU time as well as wall time: on a shared machine the wall time also
+  // counts the time other processes held the core.
+  const double cpu0 = cpu_seconds();
+  const ccb::verify::CheckResult r = ccb::verify::check_serializable(h);
+  const double check_cpu_s = cpu_seconds() - cpu0;
+  if (f.json) {
+    print_json(f, gen_s, write_s, read_s, r, check_cpu_s);
+  } else {
+    print_text(f, r, check_cpu_s);
+  }
   if (f.stale_read_pct > 0) return 0;  // violations are expected
   if (!r.serializable) {
     std::fprintf(stderr, "bench_checker: BUG: a serial history was judged not serializable: %s\n",
                  r.violation.message.c_str());
     return 1;
   }
-  std::printf("serializable\n");
+  if (!f.json) std::printf("serializable\n");
   return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return ccb::with_exit_codes([&] {
+    if (!ccb::parse_command_line(argc, argv, kHelp)) return 0;
+    return run(validated_flags());
+  });
 }

@@ -1,82 +1,60 @@
 // check_history: check a recorded history file for serializability offline.
 //
-//   check_history [--json] <file>
+//   check_history --history=FILE [--json]
 //
-// Prints a summary (or, with --json, the check result as one JSON document)
-// on stdout. Exit status: 0 serializable, 3 a violation was found (not
-// serializable or an inconsistent history), 2 bad usage or a file that is not
-// a complete, intact history file.
+// Prints a summary (or, with --json, the check result as one JSON document,
+// docs/verify.md) on stdout. Flags are parsed as the engine parses its own
+// (engine/core/cli.h). Exit status: 0 serializable, 3 a violation was found
+// (not serializable or an inconsistent history), 2 a bad flag or a file that
+// is not a complete, intact history file (one line on stderr naming the flag).
+#include <gflags/gflags.h>
+
 #include <cstdio>
-#include <cstring>
 #include <new>
 #include <string>
 
+#include "engine/core/cli.h"
 #include "engine/verify/checker.h"
 #include "engine/verify/history_io.h"
+
+DEFINE_string(history, "", "the history file to check, as written by rundb --verify --history_out (required)");
+DEFINE_bool(json, false, "print the check result as one JSON document (docs/verify.md) instead of a summary");
 
 namespace {
 
 constexpr int kExitOk = 0;
-constexpr int kExitBadInput = 2;
 constexpr int kExitViolation = 3;
 
-void usage(std::FILE* out) {
-  std::fprintf(out,
-               "usage: check_history [--json] <history-file>\n"
-               "  Checks a history written by rundb --verify (or write_history) for\n"
-               "  conflict serializability (Adya's direct serialization graph).\n"
-               "  --json   print the result as JSON instead of a summary\n"
-               "exit status: 0 serializable, 3 violation found, 2 bad usage or bad file\n");
+const ccb::ProgramHelp kHelp{
+    "check_history: checks a history written by rundb --verify --history_out (or write_history) for\n"
+    "conflict serializability (Adya's direct serialization graph; docs/verify.md).\n\n"
+    "usage: check_history --history=FILE [--json]",
+    {__FILE__},
+    "exit codes: 0 serializable, 3 violation found, 2 bad flags or a bad history file"};
+
+ccb::verify::History read(const std::string& path) {
+  try {
+    return ccb::verify::read_history(path);
+  } catch (const ccb::verify::HistoryIoError& e) {
+    throw ccb::ConfigError("history", e.what());
+  } catch (const std::bad_alloc&) {
+    throw ccb::ConfigError("history", "out of memory reading " + path);
+  }
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  bool json = false;
-  std::string path;
-  for (int i = 1; i < argc; ++i) {
-    const char* a = argv[i];
-    if (std::strcmp(a, "--json") == 0) {
-      json = true;
-    } else if (std::strcmp(a, "--help") == 0 || std::strcmp(a, "-h") == 0) {
-      usage(stdout);
-      return kExitOk;
-    } else if (a[0] == '-' && a[1] != '\0') {
-      std::fprintf(stderr, "check_history: unknown option '%s'\n", a);
-      usage(stderr);
-      return kExitBadInput;
-    } else if (!path.empty()) {
-      std::fprintf(stderr, "check_history: more than one history file given ('%s' and '%s')\n", path.c_str(), a);
-      return kExitBadInput;
-    } else {
-      path = a;
-    }
-  }
-  if (path.empty()) {
-    usage(stderr);
-    return kExitBadInput;
-  }
-
-  ccb::verify::History h;
-  try {
-    h = ccb::verify::read_history(path);
-  } catch (const ccb::verify::HistoryIoError& e) {
-    std::fprintf(stderr, "check_history: %s\n", e.what());
-    return kExitBadInput;
-  } catch (const std::bad_alloc&) {
-    std::fprintf(stderr, "check_history: out of memory reading %s\n", path.c_str());
-    return kExitBadInput;
-  }
-
+int run() {
+  ccb::require(!FLAGS_history.empty(), "history", "the path of a history file");
+  const ccb::verify::History h = read(FLAGS_history);
   const ccb::verify::CheckResult r = ccb::verify::check_serializable(h);
-  if (json) {
+  if (FLAGS_json) {
     std::printf("%s\n", ccb::verify::check_result_to_json(r).c_str());
   } else {
     const auto& c = r.counts;
     std::printf("%s: %llu transactions, %llu accesses, edges ww=%llu wr=%llu rw=%llu, checked in %.3f s\n",
-                path.c_str(), static_cast<unsigned long long>(c.txns), static_cast<unsigned long long>(c.accesses),
-                static_cast<unsigned long long>(c.edges_ww), static_cast<unsigned long long>(c.edges_wr),
-                static_cast<unsigned long long>(c.edges_rw), r.check_seconds);
+                FLAGS_history.c_str(), static_cast<unsigned long long>(c.txns),
+                static_cast<unsigned long long>(c.accesses), static_cast<unsigned long long>(c.edges_ww),
+                static_cast<unsigned long long>(c.edges_wr), static_cast<unsigned long long>(c.edges_rw),
+                r.check_seconds);
     if (r.serializable) {
       std::printf("serializable\n");
     } else {
@@ -85,4 +63,13 @@ int main(int argc, char** argv) {
     }
   }
   return r.serializable ? kExitOk : kExitViolation;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return ccb::with_exit_codes([&] {
+    if (!ccb::parse_command_line(argc, argv, kHelp)) return kExitOk;
+    return run();
+  });
 }

@@ -85,7 +85,7 @@ done
 # A saved history is read back by the offline checker.
 "$bin" --workload=ycsb --threads=2 --warmup=0 --duration=0.2 --table_size=100 --verify \
   --history_out="$tmp/h.bin" --out="$tmp/h.json" 2>/dev/null || fail "history run exited $?"
-"$(dirname "$bin")/check_history" "$tmp/h.bin" >/dev/null || fail "check_history rejected the saved history"
+"$(dirname "$bin")/check_history" --history="$tmp/h.bin" >/dev/null || fail "check_history rejected the saved history"
 
 # --list_flags: one flag name per line, for the harness (exit 0).
 "$bin" --list_flags >"$tmp/flags" || fail "--list_flags exited non-zero"

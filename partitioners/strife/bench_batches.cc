@@ -2,6 +2,7 @@
 #include "partitioners/strife/bench_batches.h"
 
 #include <cmath>
+#include <iterator>
 
 #include "engine/cc/nocc.h"
 #include "engine/core/random.h"
@@ -67,18 +68,14 @@ HotOptions hot_options(const BatchSpec& s) {
 
 }  // namespace
 
-const char* workload_name(Workload w) {
-  switch (w) {
-    case Workload::kTpcc: return "tpcc";
-    case Workload::kYcsb: return "ycsb";
-    case Workload::kHot: return "hot";
-  }
-  return "?";
-}
+// Indexed by Workload.
+constexpr const char* kWorkloadNames[] = {"tpcc", "ycsb", "hot"};
+
+const char* workload_name(Workload w) { return kWorkloadNames[static_cast<size_t>(w)]; }
 
 std::optional<Workload> parse_workload(std::string_view name) {
-  for (Workload w : {Workload::kTpcc, Workload::kYcsb, Workload::kHot})
-    if (name == workload_name(w)) return w;
+  for (size_t i = 0; i < std::size(kWorkloadNames); ++i)
+    if (name == kWorkloadNames[i]) return static_cast<Workload>(i);
   return std::nullopt;
 }
 

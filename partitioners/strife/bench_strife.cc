@@ -7,176 +7,120 @@
 //          thread counts' runs interleaved)
 //   fig10  CF clusters vs alpha (strife-fig10a/b)
 // fig05 and fig10 run on one thread, where the clustering is deterministic
-// for a seed. Exit codes: 0 ok, 2 bad flag (the message names the flag).
+// for a seed. Output: tables (--format=text) or one JSON document on stdout
+// (--format=json; the harness reads its rows, docs/harness.md). Flags are
+// parsed as the engine parses its own (engine/core/cli.h). Exit codes: 0 ok,
+// 2 a bad flag (one line on stderr naming it, nothing printed on stdout).
+#include <gflags/gflags.h>
+
 #include <algorithm>
 #include <chrono>
-#include <cmath>
 #include <cstdio>
-#include <cstdlib>
+#include <iterator>
 #include <map>
 #include <memory>
+#include <optional>
 #include <sstream>
-#include <stdexcept>
 #include <string>
-#include <string_view>
 #include <vector>
 
+#include "engine/core/cli.h"
+#include "engine/stats/json.h"
 #include "partitioners/strife/bench_batches.h"
 #include "partitioners/strife/clusterer.h"
+
+DEFINE_string(experiments, "fig05,fig09,fig10",
+              "comma-separated experiments: fig05 (clustering per workload), fig09 (analysis speed per thread "
+              "count), fig10 (CF clusters vs alpha)");
+DEFINE_string(fig05_points, "tpcc:4,tpcc:15,tpcc:30,ycsb:0.1,ycsb:0.5,ycsb:0.8,ycsb:0.99,ycsb:1.2,hot:10,hot:50,hot:100,hot:200",
+              "fig05's comma-separated workload:param points; workloads: tpcc (param = warehouses), ycsb (theta), "
+              "hot (hot records)");
+DEFINE_string(fig09_points, "tpcc:30,ycsb:0.1,ycsb:0.99,hot:100", "fig09's workload:param points (as --fig05_points)");
+DEFINE_string(fig10_points, "tpcc:4,tpcc:15,tpcc:30,ycsb:0.1,ycsb:0.5,ycsb:0.8,ycsb:0.99,ycsb:1.2",
+              "fig10's workload:param points (as --fig05_points)");
+DEFINE_string(alphas, "0,0.05,0.1,0.2,0.3,0.4,0.5", "fig10's comma-separated alpha values, each in [0, 1]");
+DEFINE_uint64(batch, 10000, "transactions per batch ([1, 10000000])");
+DEFINE_uint32(k, 100, "spot trials ([1, 1024])");
+DEFINE_double(alpha, 0.2, "residual parameter ([0, 1]; 0 merges all special clusters)");
+DEFINE_string(threads, "1,2", "fig09's comma-separated thread counts, each in [1, 1024]");
+DEFINE_uint64(reps, 20, "fig09's timed runs per point ([1, 100000])");
+DEFINE_uint32(partitions, 30, "ycsb and hot partitions ([1, 10000])");
+DEFINE_uint64(seed, 1, "batch generation and spot sampling");
+DEFINE_bool(pack, true,
+            "true: pack non-special clusters into the special clusters' queues; false: one queue per data cluster, "
+            "as Algorithm 1");
+DEFINE_bool(fuse_after_merge, true,
+            "true: fuse the transactions that fuse skipped again after merge; false: as Algorithm 1 (README.md)");
+DEFINE_string(format, "text", "output: text (tables) or json (one document)");
 
 namespace ccb::strife::bench {
 namespace {
 
-constexpr const char* kUsage = R"(usage: bench_strife [flags]
-  --experiments=LIST   fig05,fig09,fig10 (default: all three)
-  --fig05_points=LIST  workload:param points of fig05
-                       (default tpcc:4,tpcc:15,tpcc:30,ycsb:0.1,ycsb:0.5,ycsb:0.8,
-                        ycsb:0.99,ycsb:1.2,hot:10,hot:50,hot:100,hot:200)
-  --fig09_points=LIST  (default tpcc:30,ycsb:0.1,ycsb:0.99,hot:100)
-  --fig10_points=LIST  (default tpcc:4,tpcc:15,tpcc:30,ycsb:0.1,ycsb:0.5,ycsb:0.8,ycsb:0.99,ycsb:1.2)
-                       workloads: tpcc (param = warehouses), ycsb (theta), hot (hot records)
-  --alphas=LIST        fig10 alpha values, each in [0, 1] (default 0,0.05,0.1,0.2,0.3,0.4,0.5)
-  --batch=N            transactions per batch, in [1, 10000000] (default 10000)
-  --k=N                spot trials, in [1, 1024] (default 100)
-  --alpha=X            residual parameter, in [0, 1] (default 0.2; 0 merges all special clusters)
-  --threads=LIST       fig09 thread counts, each in [1, 1024] (default 1,2)
-  --reps=N             fig09 timed runs per point, in [1, 100000] (default 20)
-  --partitions=N       ycsb/hot partitions, in [1, 10000] (default 30)
-  --seed=N             batch generation and spot sampling (default 1)
-  --pack=B             true: pack non-special clusters into the special clusters' queues;
-                       false: one queue per data cluster, as Algorithm 1 (default true)
-  --fuse_after_merge=B true: fuse the transactions that fuse skipped again after merge;
-                       false: as Algorithm 1 (default true). See README.md.
-  --format=F           text or json (default text)
-)";
+const ProgramHelp kHelp{
+    "bench_strife: clustering statistics and analysis speed of the Strife clusterer (strife-fig05, -fig09a/b,\n"
+    "-fig10a/b) on batches the testbed's workloads generate (partitioners/strife/README.md).\n\n"
+    "usage: bench_strife [flags]",
+    {__FILE__},
+    "exit codes: 0 ok, 2 bad flags"};
 
-struct BadFlag : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
+constexpr const char* kExperiments[] = {"fig05", "fig09", "fig10"};
 
 struct Config {
-  std::vector<std::string> experiments{"fig05", "fig09", "fig10"};
+  std::vector<std::string> experiments;
   std::vector<BatchSpec> fig05, fig09, fig10;
-  std::vector<double> alphas{0, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5};
-  uint64_t batch = 10000;
-  uint32_t k = 100;
-  double alpha = 0.2;
-  std::vector<uint64_t> threads{1, 2};
-  uint64_t reps = 20;
-  uint32_t partitions = 30;
-  uint64_t seed = 1;
-  bool pack = true;
-  bool fuse_after_merge = true;
-  bool json = false;
+  std::vector<double> alphas;
+  uint64_t batch;
+  uint32_t k;
+  double alpha;
+  std::vector<uint64_t> threads;
+  uint64_t reps;
+  uint32_t partitions;
+  uint64_t seed;
+  bool pack;
+  bool fuse_after_merge;
+  bool json;
 };
 
-std::vector<std::string> split(std::string_view s) {
-  std::vector<std::string> out;
-  size_t start = 0;
-  while (start <= s.size()) {
-    const size_t comma = std::min(s.find(',', start), s.size());
-    out.emplace_back(s.substr(start, comma - start));
-    start = comma + 1;
-  }
-  return out;
-}
-
-double parse_double(const std::string& flag, const std::string& v) {
-  char* end = nullptr;
-  const double x = std::strtod(v.c_str(), &end);
-  if (v.empty() || *end != '\0' || !std::isfinite(x)) throw BadFlag(flag + ": '" + v + "' is not a number");
-  return x;
-}
-
-uint64_t parse_uint(const std::string& flag, const std::string& v, uint64_t lo, uint64_t hi) {
-  char* end = nullptr;
-  const unsigned long long x = std::strtoull(v.c_str(), &end, 10);
-  if (v.empty() || v[0] == '-' || *end != '\0' || x < lo || x > hi)
-    throw BadFlag(flag + ": '" + v + "' must be an integer in [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
-  return x;
-}
-
-bool parse_bool(const std::string& flag, const std::string& v) {
-  if (v == "true") return true;
-  if (v == "false") return false;
-  throw BadFlag(flag + ": '" + v + "' is not one of true, false");
-}
-
-std::vector<BatchSpec> parse_points(const std::string& flag, const std::string& v) {
+// A list of workload:param points, each valid for the workload's options
+// (check_spec) with `partitions`.
+std::vector<BatchSpec> parse_points(const std::string& value, const char* flag, uint32_t partitions) {
+  const std::string allowed = "comma-separated workload:param points, workload one of tpcc, ycsb, hot";
   std::vector<BatchSpec> points;
-  for (const std::string& item : split(v)) {
+  for (const std::string& item : list_items(value, flag, allowed)) {
     const size_t colon = item.find(':');
-    const auto workload = parse_workload(std::string_view(item).substr(0, colon));
-    if (colon == std::string::npos || !workload)
-      throw BadFlag(flag + ": '" + item + "' must be workload:param with workload one of tpcc, ycsb, hot");
-    points.push_back({*workload, parse_double(flag, item.substr(colon + 1))});
-    if (const std::string err = check_spec(points.back()); !err.empty()) throw BadFlag(flag + ": " + err);
+    const auto workload = colon == std::string::npos ? std::nullopt : parse_workload(item.substr(0, colon));
+    double param = 0;
+    require(workload && parse_number(item.substr(colon + 1), param), flag, allowed);
+    points.push_back({*workload, param, partitions});
+    if (const std::string err = check_spec(points.back()); !err.empty())
+      throw ConfigError(flag, "'" + item + "': " + err);
   }
   return points;
 }
 
-Config parse(int argc, char** argv) {
+// The flags, validated (ConfigError naming the first bad one).
+Config config_from_flags() {
   Config c;
-  c.fig05 = parse_points("--fig05_points",
-                         "tpcc:4,tpcc:15,tpcc:30,ycsb:0.1,ycsb:0.5,ycsb:0.8,ycsb:0.99,ycsb:1.2,hot:10,hot:50,hot:100,hot:200");
-  c.fig09 = parse_points("--fig09_points", "tpcc:30,ycsb:0.1,ycsb:0.99,hot:100");
-  c.fig10 = parse_points("--fig10_points", "tpcc:4,tpcc:15,tpcc:30,ycsb:0.1,ycsb:0.5,ycsb:0.8,ycsb:0.99,ycsb:1.2");
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    if (arg == "--help" || arg == "-h") {
-      std::fputs(kUsage, stdout);
-      std::exit(0);
-    }
-    const size_t eq = arg.find('=');
-    if (arg.rfind("--", 0) != 0 || eq == std::string::npos)
-      throw BadFlag(arg + ": flags have the form --name=value (see --help)");
-    const std::string name = arg.substr(0, eq), v = arg.substr(eq + 1);
-    if (name == "--experiments") {
-      c.experiments = split(v);
-      for (const std::string& e : c.experiments)
-        if (e != "fig05" && e != "fig09" && e != "fig10")
-          throw BadFlag(name + ": '" + e + "' is not one of fig05, fig09, fig10");
-    } else if (name == "--fig05_points") {
-      c.fig05 = parse_points(name, v);
-    } else if (name == "--fig09_points") {
-      c.fig09 = parse_points(name, v);
-    } else if (name == "--fig10_points") {
-      c.fig10 = parse_points(name, v);
-    } else if (name == "--alphas") {
-      c.alphas.clear();
-      for (const std::string& a : split(v)) {
-        c.alphas.push_back(parse_double(name, a));
-        if (!(c.alphas.back() >= 0 && c.alphas.back() <= 1)) throw BadFlag(name + ": '" + a + "' must be in [0, 1]");
-      }
-    } else if (name == "--batch") {
-      c.batch = parse_uint(name, v, 1, 10'000'000);
-    } else if (name == "--k") {
-      c.k = static_cast<uint32_t>(parse_uint(name, v, 1, kMaxK));
-    } else if (name == "--alpha") {
-      c.alpha = parse_double(name, v);
-      if (!(c.alpha >= 0 && c.alpha <= 1)) throw BadFlag(name + ": '" + v + "' must be in [0, 1]");
-    } else if (name == "--threads") {
-      c.threads.clear();
-      for (const std::string& t : split(v)) c.threads.push_back(parse_uint(name, t, 1, 1024));
-    } else if (name == "--reps") {
-      c.reps = parse_uint(name, v, 1, 100'000);
-    } else if (name == "--partitions") {
-      c.partitions = static_cast<uint32_t>(parse_uint(name, v, 1, 10'000));
-    } else if (name == "--seed") {
-      c.seed = parse_uint(name, v, 0, UINT64_MAX);
-    } else if (name == "--pack") {
-      c.pack = parse_bool(name, v);
-    } else if (name == "--fuse_after_merge") {
-      c.fuse_after_merge = parse_bool(name, v);
-    } else if (name == "--format") {
-      if (v != "text" && v != "json") throw BadFlag(name + ": '" + v + "' is not one of text, json");
-      c.json = v == "json";
-    } else {
-      throw BadFlag(name + ": unknown flag (see --help)");
-    }
-  }
-  for (auto* points : {&c.fig05, &c.fig09, &c.fig10})
-    for (BatchSpec& p : *points) p.partitions = c.partitions;
+  const std::string experiments = "comma-separated experiments, each one of fig05, fig09, fig10";
+  c.experiments = list_items(FLAGS_experiments, "experiments", experiments);
+  for (const std::string& e : c.experiments)
+    require(std::find(std::begin(kExperiments), std::end(kExperiments), e) != std::end(kExperiments), "experiments",
+            experiments);
+  c.batch = in_range(FLAGS_batch, 1, 10'000'000, "batch", "an integer");
+  c.k = in_range(FLAGS_k, 1, kMaxK, "k", "an integer");
+  c.alpha = in_range(FLAGS_alpha, 0.0, 1.0, "alpha", "a number");
+  c.alphas = number_list(FLAGS_alphas, 0.0, 1.0, "alphas", "numbers");
+  c.threads = number_list<uint64_t>(FLAGS_threads, 1, kMaxThreads, "threads", "integers");
+  c.reps = in_range(FLAGS_reps, 1, 100'000, "reps", "an integer");
+  c.partitions = in_range(FLAGS_partitions, 1, 10'000, "partitions", "an integer");
+  c.seed = FLAGS_seed;
+  c.pack = FLAGS_pack;
+  c.fuse_after_merge = FLAGS_fuse_after_merge;
+  require(FLAGS_format == "text" || FLAGS_format == "json", "format", "text or json");
+  c.json = FLAGS_format == "json";
+  c.fig05 = parse_points(FLAGS_fig05_points, "fig05_points", c.partitions);
+  c.fig09 = parse_points(FLAGS_fig09_points, "fig09_points", c.partitions);
+  c.fig10 = parse_points(FLAGS_fig10_points, "fig10_points", c.partitions);
   return c;
 }
 
@@ -335,68 +279,74 @@ void print_text(const Config& c, const std::vector<Fig05Row>& f5, const std::vec
   }
 }
 
-std::string json_point(const BatchSpec& p) {
-  std::ostringstream s;
-  s << "\"workload\": \"" << workload_name(p.workload) << "\", \"param\": " << p.param;
-  return s.str();
+void write_point(JsonWriter& w, const BatchSpec& p) {
+  w.key("workload").value(workload_name(p.workload)).key("param").value(p.param);
 }
 
-std::string json_stats(const Stats& s) {
-  std::ostringstream o;
-  o << "\"batch_size\": " << s.batch_size << ", \"active_items\": " << s.active_items
-    << ", \"spot_clusters\": " << s.spot_clusters << ", \"special_clusters\": " << s.special_clusters
-    << ", \"merges\": " << s.merges << ", \"multi_special_txns\": " << s.multi_special_txns
-    << ", \"fused_after_merge\": " << s.fused_after_merge
-    << ", \"data_clusters\": " << s.data_clusters << ", \"free_txns\": " << s.free_txns
-    << ", \"cf_clusters\": " << s.cf_clusters << ", \"residuals\": " << s.residuals;
-  return o.str();
+void write_stats(JsonWriter& w, const Stats& s) {
+  w.key("batch_size").value(s.batch_size).key("active_items").value(s.active_items);
+  w.key("spot_clusters").value(s.spot_clusters).key("special_clusters").value(s.special_clusters);
+  w.key("merges").value(s.merges).key("multi_special_txns").value(s.multi_special_txns);
+  w.key("fused_after_merge").value(s.fused_after_merge);
+  w.key("data_clusters").value(s.data_clusters).key("free_txns").value(s.free_txns);
+  w.key("cf_clusters").value(s.cf_clusters).key("residuals").value(s.residuals);
 }
 
-std::string json_steps(const StepTimes& t) {
-  std::ostringstream o;
-  o << "{\"prepare\": " << t.prepare << ", \"spot\": " << t.spot << ", \"fuse\": " << t.fuse
-    << ", \"merge\": " << t.merge << ", \"allocate\": " << t.allocate << ", \"total\": " << t.total() << "}";
-  return o.str();
+void write_steps(JsonWriter& w, const StepTimes& t) {
+  w.begin_object();
+  w.key("prepare").value(t.prepare).key("spot").value(t.spot).key("fuse").value(t.fuse);
+  w.key("merge").value(t.merge).key("allocate").value(t.allocate).key("total").value(t.total());
+  w.end_object();
 }
 
-template <class Row, class Fn>
-void json_array(std::ostringstream& o, const char* name, const std::vector<Row>& rows, Fn&& fn, bool last) {
-  o << "  \"" << name << "\": [";
-  for (size_t i = 0; i < rows.size(); ++i) o << (i ? ",\n    {" : "\n    {") << fn(rows[i]) << "}";
-  o << (rows.empty() ? "]" : "\n  ]") << (last ? "\n" : ",\n");
+// "name": [rows], each row an object whose members `member` writes.
+template <class Row, class Member>
+void write_rows(JsonWriter& w, const char* name, const std::vector<Row>& rows, Member&& member) {
+  w.key(name).begin_array();
+  for (const Row& r : rows) {
+    w.begin_object();
+    member(r);
+    w.end_object();
+  }
+  w.end_array();
 }
 
+// One document: the settings and a list of rows per experiment (empty when
+// not run); the harness takes a point's row from its experiment's list.
 void print_json(const Config& c, const std::vector<Fig05Row>& f5, const std::vector<Fig09Row>& f9,
                 const std::vector<Fig10Row>& f10) {
-  std::ostringstream o;
-  o.precision(10);
-  o << "{\n  \"bench\": \"strife\",\n  \"config\": {\"batch\": " << c.batch << ", \"k\": " << c.k
-    << ", \"alpha\": " << c.alpha << ", \"partitions\": " << c.partitions << ", \"seed\": " << c.seed
-    << ", \"reps\": " << c.reps << ", \"pack\": " << (c.pack ? "true" : "false")
-    << ", \"fuse_after_merge\": " << (c.fuse_after_merge ? "true" : "false") << ", \"threads\": [";
-  for (size_t i = 0; i < c.threads.size(); ++i) o << (i ? ", " : "") << c.threads[i];
-  o << "], \"batches\": \"" << kBatchSource << "\"},\n";
-  json_array(o, "fig05", f5, [](const Fig05Row& r) {
-    std::ostringstream s;
-    s << json_point(r.point) << ", " << json_stats(r.stats) << ", \"queue_min\": " << r.queue_min
-      << ", \"queue_max\": " << r.queue_max << ", \"time_us\": " << json_steps(r.stats.time_us);
-    return s.str();
-  }, false);
-  json_array(o, "fig09", f9, [](const Fig09Row& r) {
-    std::ostringstream s;
-    s.precision(10);
-    s << json_point(r.point) << ", \"threads\": " << r.threads << ", \"txn_per_s\": " << r.txn_per_s()
-      << ", \"total_us\": " << r.total_us << ", \"best_txn_per_s\": " << r.best_txn_per_s()
-      << ", \"best_us\": " << r.best_us << ", \"step_us\": " << json_steps(r.step_us);
-    return s.str();
-  }, false);
-  json_array(o, "fig10", f10, [](const Fig10Row& r) {
-    std::ostringstream s;
-    s << json_point(r.point) << ", \"alpha\": " << r.alpha << ", " << json_stats(r.stats);
-    return s.str();
-  }, true);
-  o << "}\n";
-  std::fputs(o.str().c_str(), stdout);
+  JsonWriter w;
+  w.begin_object().key("bench").value("strife");
+  w.key("config").begin_object();
+  w.key("batch").value(c.batch).key("k").value(c.k).key("alpha").value(c.alpha);
+  w.key("partitions").value(c.partitions).key("seed").value(c.seed).key("reps").value(c.reps);
+  w.key("pack").value(c.pack).key("fuse_after_merge").value(c.fuse_after_merge);
+  w.key("threads").begin_array();
+  for (uint64_t t : c.threads) w.value(t);
+  w.end_array();
+  w.key("batches").value(kBatchSource);
+  w.end_object();
+  write_rows(w, "fig05", f5, [&](const Fig05Row& r) {
+    write_point(w, r.point);
+    write_stats(w, r.stats);
+    w.key("queue_min").value(r.queue_min).key("queue_max").value(r.queue_max);
+    w.key("time_us");
+    write_steps(w, r.stats.time_us);
+  });
+  write_rows(w, "fig09", f9, [&](const Fig09Row& r) {
+    write_point(w, r.point);
+    w.key("threads").value(r.threads).key("txn_per_s").value(r.txn_per_s()).key("total_us").value(r.total_us);
+    w.key("best_txn_per_s").value(r.best_txn_per_s()).key("best_us").value(r.best_us);
+    w.key("step_us");
+    write_steps(w, r.step_us);
+  });
+  write_rows(w, "fig10", f10, [&](const Fig10Row& r) {
+    write_point(w, r.point);
+    w.key("alpha").value(r.alpha);
+    write_stats(w, r.stats);
+  });
+  w.end_object();
+  std::printf("%s\n", w.str().c_str());
 }
 
 int run(const Config& c) {
@@ -427,12 +377,8 @@ int run(const Config& c) {
 
 int main(int argc, char** argv) {
   using namespace ccb::strife::bench;
-  Config config;
-  try {
-    config = parse(argc, argv);
-  } catch (const BadFlag& e) {
-    std::fprintf(stderr, "bench_strife: %s\n", e.what());
-    return 2;
-  }
-  return run(config);
+  return ccb::with_exit_codes([&] {
+    if (!ccb::parse_command_line(argc, argv, kHelp)) return 0;
+    return run(config_from_flags());
+  });
 }

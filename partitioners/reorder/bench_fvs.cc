@@ -26,22 +26,25 @@
 // one JSON document written atomically to PATH: the figure harness's
 // contract (docs/harness.md), one run = one document with flat metrics.
 //
-// Exit codes: 0 ok, 2 bad flags, 1 the output file cannot be written.
+// Flags are parsed as the engine parses its own (engine/core/cli.h). Exit
+// codes: 0 ok, 2 a bad flag (one line on stderr naming it, nothing written),
+// 1 the output file cannot be written after the run.
+#include <gflags/gflags.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
 #include <fstream>
 #include <mutex>
 #include <stdexcept>
 #include <string>
-#include <string_view>
 #include <vector>
 
 #include <unistd.h>
 
 #include "engine/cc/occ.h"
+#include "engine/core/cli.h"
 #include "engine/core/random.h"
 #include "engine/core/txn_desc.h"
 #include "engine/stats/json.h"
@@ -51,6 +54,31 @@
 #include "partitioners/reorder/validator_sim.h"
 #include "engine/pipeline/engine.h"
 #include "workloads/micro/micro.h"
+
+DEFINE_string(thetas, "0.5,0.6,0.7,0.8,0.9", "comma-separated Zipf skews, each in [0, 10]");
+DEFINE_double(theta, 0, "one Zipf skew in [0, 10], instead of the list --thetas");
+DEFINE_uint64(graphs, 1000, "batches (dependency graphs) per skew ([1, 10000000])");
+DEFINE_uint64(batch, 40, "transactions per batch ([1, 1000000])");
+DEFINE_uint64(objects, 100000,
+              "micro benchmark objects ([9, 2^40]: 5 reads, 5 writes, one shared; workloads/micro)");
+DEFINE_string(source, "fresh",
+              "graphs of fresh batches (fresh), the pre-validated batches of a simulated validator (validator: "
+              "validator_sim.h), or those of the pipeline engine's validator (pipeline: engine/pipeline, srvc)");
+DEFINE_uint64(concurrency, 300, "validator, pipeline: transactions in flight ([--batch, 1000000])");
+DEFINE_uint64(warmup_batches, 100, "validator, pipeline: batches before recording starts ([0, 1000000])");
+DEFINE_string(prevalidation, "on",
+              "validator: pre-validate (on: graph of the viable transactions) or not (off: graph of the whole batch)");
+DEFINE_string(algorithms, "search,random,random_3,greedy_max,greedy_sum,greedy_prod,greedy_sort,hybrid_10,hybrid_15,hybrid_20",
+              "comma-separated FVS algorithms (default: all ten of Figs 5-6)");
+DEFINE_string(algorithm, "", "one FVS algorithm, instead of the list --algorithms");
+DEFINE_double(search_time_limit_ms, 200, "cap per graph for search and hybrid_m, in ms ([0.001, 10000000])");
+DEFINE_uint64(time_reps, 3, "passes per algorithm; the fastest is reported ([1, 1000])");
+DEFINE_uint64(max_graph_edges, 780, "counts the graphs above this edge limit");
+DEFINE_uint64(seed, 1, "workload and random-policy seed");
+DEFINE_string(format, "table", "all rows as a table (table) or as one JSON document (json) on stdout");
+DEFINE_string(out, "",
+              "one point (one skew, one algorithm) as one JSON document, written atomically to this file (in an "
+              "existing, writable directory)");
 
 namespace {
 
@@ -62,168 +90,78 @@ using namespace ccb::reorder;
 using Micro = MicroWorkload<Occ>;
 constexpr const char* kReferenceAlgorithm = "greedy_sort";  // the prototype's default (§5)
 
+const ProgramHelp kHelp{
+    "bench_fvs: FVS size and running time per dependency graph for every FVS algorithm (Ding et al. §5.1;\n"
+    "ding-fig05, ding-fig06; partitioners/reorder/README.md).\n\nusage: bench_fvs [flags]",
+    {__FILE__},
+    "exit codes: 0 ok, 2 bad flags, 1 the --out file cannot be written"};
+
 struct Flags {
-  std::vector<double> thetas{0.5, 0.6, 0.7, 0.8, 0.9};
-  uint64_t graphs = 1000;
-  uint64_t batch = 40;
-  uint64_t objects = 100000;
-  std::string source = "fresh";  // fresh | validator | pipeline
-  uint64_t concurrency = 300;    // validator source: transactions in flight (§5)
-  uint64_t warmup_batches = 100;  // validator source: batches run before recording
-  bool prevalidation = true;      // validator source: pre-validation on (the prototype's setting)
-  uint64_t seed = 1;
-  uint64_t max_graph_edges = 780;  // only counted here (FIGURES.md 1.1 item 3)
-  double search_time_limit_ms = 200;
-  uint64_t time_reps = 3;
-  std::vector<std::string> algorithms{"search",      "random",     "random_3",  "greedy_max",
-                                      "greedy_sum",  "greedy_prod", "greedy_sort", "hybrid_10",
-                                      "hybrid_15",   "hybrid_20"};
-  std::string format = "table";
+  std::vector<double> thetas;
+  uint64_t graphs;
+  uint64_t batch;
+  uint64_t objects;
+  std::string source;  // fresh | validator | pipeline
+  uint64_t concurrency;     // validator source: transactions in flight (§5)
+  uint64_t warmup_batches;  // validator source: batches run before recording
+  bool prevalidation;       // validator source: pre-validation on (the prototype's setting)
+  uint64_t seed;
+  uint64_t max_graph_edges;  // only counted here (FIGURES.md 1.1 item 3)
+  double search_time_limit_ms;
+  uint64_t time_reps;
+  std::vector<std::string> algorithms;
+  std::string format;
   std::string out;  // --out: one point's document to this path
 };
 
-constexpr const char* kUsage =
-    "usage: bench_fvs [flags]\n"
-    "  --thetas=0.5,0.6,0.7,0.8,0.9   Zipf skews (each in [0, 10]); --theta=X: one skew\n"
-    "  --graphs=1000                  batches (graphs) per theta, >= 1\n"
-    "  --batch=40                     transactions per batch, >= 1\n"
-    "  --objects=100000               micro benchmark objects, >= 9 (5 reads, 5 writes,\n"
-    "                                 one shared; workloads/micro)\n"
-    "  --source=fresh|validator|pipeline graphs of fresh batches, or the pre-validated batches\n"
-    "                                 of a simulated validator (validator_sim.h), or those of\n"
-    "                                 the pipeline engine's validator (engine/pipeline, srvc)\n"
-    "  --concurrency=300              validator, pipeline: transactions in flight, >= batch\n"
-    "  --warmup_batches=100           validator, pipeline: batches before recording starts\n"
-    "  --prevalidation=on|off         validator: pre-validate (graph of the viable txns) or\n"
-    "                                 not (graph of the whole batch)\n"
-    "  --algorithms=a,b,...           default: all ten of Figs 5-6; --algorithm=a: one\n"
-    "  --search_time_limit_ms=200     cap per graph for search and hybrid_m, > 0\n"
-    "  --time_reps=3                  passes per algorithm; the fastest is reported\n"
-    "  --max_graph_edges=780          counts graphs above this edge limit\n"
-    "  --seed=1                       workload and random-policy seed\n"
-    "  --format=table|json            all rows as a table or one JSON document (stdout)\n"
-    "  --out=PATH                     one point (one theta, one algorithm) as one JSON\n"
-    "                                 document, written atomically to PATH\n";
-
-[[noreturn]] void bad_flag(const std::string& msg) {
-  std::fprintf(stderr, "bench_fvs: %s\n%s", msg.c_str(), kUsage);
-  std::exit(2);
-}
-
-uint64_t parse_uint(std::string_view flag, std::string_view v, uint64_t min) {
-  char* end = nullptr;
-  const std::string s(v);
-  const unsigned long long x = std::strtoull(s.c_str(), &end, 10);
-  if (s.empty() || *end != '\0' || s[0] == '-' || x < min) {
-    bad_flag("--" + std::string(flag) + ": must be an integer >= " + std::to_string(min) +
-             ", got '" + s + "'");
-  }
-  return x;
-}
-
-double parse_double(std::string_view flag, std::string_view v, double min, double max) {
-  char* end = nullptr;
-  const std::string s(v);
-  const double x = std::strtod(s.c_str(), &end);
-  if (s.empty() || *end != '\0' || !(x >= min && x <= max)) {
-    char range[64];
-    std::snprintf(range, sizeof range, "[%g, %g]", min, max);
-    bad_flag("--" + std::string(flag) + ": must be a number in " + range + ", got '" + s + "'");
-  }
-  return x;
-}
-
-std::vector<std::string> split(std::string_view v) {
-  std::vector<std::string> out;
-  size_t pos = 0;
-  while (pos <= v.size()) {
-    const size_t comma = v.find(',', pos);
-    const size_t end = comma == std::string_view::npos ? v.size() : comma;
-    out.emplace_back(v.substr(pos, end - pos));
-    pos = end + 1;
-  }
-  return out;
-}
-
-Flags parse_flags(int argc, char** argv) {
+// The flags, validated (ConfigError naming the first bad one).
+Flags validated_flags() {
   Flags f;
-  for (int i = 1; i < argc; ++i) {
-    const std::string_view arg = argv[i];
-    if (arg == "--help" || arg == "-h") {
-      std::fputs(kUsage, stdout);
-      std::exit(0);
+  // --theta and --algorithm are the one-item spellings of the lists (the
+  // harness passes one point's skew and algorithm).
+  require(!(flag_given("theta") && flag_given("thetas")), "theta", "one skew, not together with --thetas");
+  f.thetas = flag_given("theta") ? std::vector<double>{in_range(FLAGS_theta, 0.0, 10.0, "theta", "a number")}
+                                 : number_list(FLAGS_thetas, 0.0, 10.0, "thetas", "numbers");
+  require(!(flag_given("algorithm") && flag_given("algorithms")), "algorithm",
+          "one algorithm, not together with --algorithms");
+  const bool one = flag_given("algorithm");
+  const std::string algorithms_allowed = std::string(one ? "one of " : "comma-separated FVS algorithms, each one of ") +
+                                         algorithm_names();
+  f.algorithms = one ? std::vector<std::string>{FLAGS_algorithm}
+                     : list_items(FLAGS_algorithms, "algorithms", algorithms_allowed);
+  for (const std::string& a : f.algorithms) {
+    bool known = true;
+    try {
+      fvs_config_from_name(a);
+    } catch (const std::invalid_argument&) {
+      known = false;
     }
-    const size_t eq = arg.find('=');
-    if (!arg.starts_with("--") || eq == std::string_view::npos) {
-      bad_flag("expected --name=value, got '" + std::string(arg) + "'");
-    }
-    const std::string_view name = arg.substr(2, eq - 2), value = arg.substr(eq + 1);
-    if (name == "thetas" || name == "theta") {
-      f.thetas.clear();
-      for (const std::string& t : name == "theta" ? std::vector<std::string>{std::string(value)} : split(value)) {
-        f.thetas.push_back(parse_double(name, t, 0, 10));
-      }
-    } else if (name == "graphs") {
-      f.graphs = parse_uint(name, value, 1);
-    } else if (name == "batch") {
-      f.batch = parse_uint(name, value, 1);
-    } else if (name == "objects") {
-      f.objects = parse_uint(name, value, MicroOptions::kKeys);
-    } else if (name == "source") {
-      if (value != "fresh" && value != "validator" && value != "pipeline") {
-        bad_flag("--source: must be fresh, validator or pipeline, got '" + std::string(value) + "'");
-      }
-      f.source = value;
-    } else if (name == "concurrency") {
-      f.concurrency = parse_uint(name, value, 1);
-    } else if (name == "warmup_batches") {
-      f.warmup_batches = parse_uint(name, value, 0);
-    } else if (name == "prevalidation") {
-      if (value != "on" && value != "off") {
-        bad_flag("--prevalidation: must be on or off, got '" + std::string(value) + "'");
-      }
-      f.prevalidation = value == "on";
-    } else if (name == "seed") {
-      f.seed = parse_uint(name, value, 0);
-    } else if (name == "max_graph_edges") {
-      f.max_graph_edges = parse_uint(name, value, 0);
-    } else if (name == "time_reps") {
-      f.time_reps = parse_uint(name, value, 1);
-    } else if (name == "search_time_limit_ms") {
-      f.search_time_limit_ms = parse_double(name, value, 1e-3, 1e7);
-    } else if (name == "algorithms" || name == "algorithm") {
-      f.algorithms = name == "algorithm" ? std::vector<std::string>{std::string(value)} : split(value);
-      for (const std::string& a : f.algorithms) {
-        try {
-          fvs_config_from_name(a);
-        } catch (const std::invalid_argument& e) {
-          bad_flag("--algorithms: " + std::string(e.what()));
-        }
-      }
-    } else if (name == "format") {
-      if (value != "table" && value != "json") {
-        bad_flag("--format: must be table or json, got '" + std::string(value) + "'");
-      }
-      f.format = value;
-    } else if (name == "out") {
-      if (value.empty()) bad_flag("--out: needs a file path");
-      f.out = value;
-    } else {
-      bad_flag("unknown flag '--" + std::string(name) +
-               "'; allowed: thetas, theta, graphs, batch, objects, source, concurrency, "
-               "warmup_batches, prevalidation, algorithms, algorithm, search_time_limit_ms, time_reps, "
-               "max_graph_edges, seed, format, out");
-    }
+    require(known, one ? "algorithm" : "algorithms", algorithms_allowed);
   }
-  if (f.source != "fresh" && f.concurrency < f.batch) {
-    bad_flag("--concurrency: must be >= batch = " + std::to_string(f.batch) + ", got " +
-             std::to_string(f.concurrency));
-  }
-  if (!f.out.empty() && (f.thetas.size() != 1 || f.algorithms.size() != 1)) {
-    bad_flag("--out: writes one point; give one skew (--theta=X) and one algorithm (--algorithm=A), got " +
-             std::to_string(f.thetas.size()) + " skew(s) and " + std::to_string(f.algorithms.size()) +
-             " algorithm(s)");
-  }
+  f.graphs = in_range(FLAGS_graphs, 1, 10'000'000, "graphs", "an integer");
+  f.batch = in_range(FLAGS_batch, 1, 1'000'000, "batch", "an integer");
+  f.objects = in_range(FLAGS_objects, MicroOptions::kKeys, uint64_t{1} << 40, "objects", "an integer");
+  require(FLAGS_source == "fresh" || FLAGS_source == "validator" || FLAGS_source == "pipeline", "source",
+          "fresh, validator or pipeline");
+  f.source = FLAGS_source;
+  f.concurrency = in_range(FLAGS_concurrency, 1, 1'000'000, "concurrency", "an integer");
+  require(f.source == "fresh" || f.concurrency >= f.batch, "concurrency",
+          "an integer >= --batch (" + std::to_string(f.batch) + ") with --source=" + f.source);
+  f.warmup_batches = in_range(FLAGS_warmup_batches, 0, 1'000'000, "warmup_batches", "an integer");
+  require(FLAGS_prevalidation == "on" || FLAGS_prevalidation == "off", "prevalidation", "on or off");
+  f.prevalidation = FLAGS_prevalidation == "on";
+  f.seed = FLAGS_seed;
+  f.max_graph_edges = FLAGS_max_graph_edges;
+  f.search_time_limit_ms = in_range(FLAGS_search_time_limit_ms, 1e-3, 1e7, "search_time_limit_ms", "milliseconds");
+  f.time_reps = in_range(FLAGS_time_reps, 1, 1000, "time_reps", "an integer");
+  require(FLAGS_format == "table" || FLAGS_format == "json", "format", "table or json");
+  f.format = FLAGS_format;
+  require_writable_path(FLAGS_out, "out");
+  require(FLAGS_out.empty() || (f.thetas.size() == 1 && f.algorithms.size() == 1), "out",
+          "a file path for one point: one skew (--theta=X) and one algorithm (--algorithm=A); got " +
+              std::to_string(f.thetas.size()) + " skew(s) and " + std::to_string(f.algorithms.size()) +
+              " algorithm(s)");
+  f.out = FLAGS_out;
   return f;
 }
 
@@ -420,10 +358,7 @@ bool write_atomically(const std::string& path, const std::string& doc) {
   return false;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  const Flags f = parse_flags(argc, argv);
+int run(const Flags& f) {
   std::vector<ResultRow> rows;
   std::vector<GraphStats> stats;
   for (size_t ti = 0; ti < f.thetas.size(); ++ti) {
@@ -477,10 +412,8 @@ int main(int argc, char** argv) {
   }
 
   if (!f.out.empty()) {
-    if (!write_atomically(f.out, point_document(f, rows.front(), stats.front()))) {
-      std::fprintf(stderr, "bench_fvs: --out: cannot write %s\n", f.out.c_str());
-      return 1;
-    }
+    if (!write_atomically(f.out, point_document(f, rows.front(), stats.front())))
+      throw std::runtime_error("--out: cannot write " + f.out);  // exit code 1
     return 0;
   }
   if (f.format == "json") {
@@ -543,4 +476,13 @@ int main(int argc, char** argv) {
     }
   }
   return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return ccb::with_exit_codes([&] {
+    if (!ccb::parse_command_line(argc, argv, kHelp)) return 0;
+    return run(validated_flags());
+  });
 }

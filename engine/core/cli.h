@@ -63,6 +63,13 @@ struct ProgramHelp {
 // --help or --list_flags was printed (the program then exits 0).
 bool parse_command_line(int argc, char** argv, const ProgramHelp& help);
 
+// A tool's main(): parses argv with `help`, then returns `body()` (its exit
+// code) under with_exit_codes; 0 after --help or --list_flags.
+template <class Body>
+int cli_main(int argc, char** argv, const ProgramHelp& help, Body&& body) {
+  return with_exit_codes([&] { return parse_command_line(argc, argv, help) ? body() : 0; });
+}
+
 // True if the flag was set on the command line (even to its default value);
 // false for a flag that is not defined.
 bool flag_given(const char* name);

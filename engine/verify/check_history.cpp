@@ -67,9 +67,4 @@ int run() {
 
 }  // namespace
 
-int main(int argc, char** argv) {
-  return ccb::with_exit_codes([&] {
-    if (!ccb::parse_command_line(argc, argv, kHelp)) return kExitOk;
-    return run();
-  });
-}
+int main(int argc, char** argv) { return ccb::cli_main(argc, argv, kHelp, run); }

@@ -481,8 +481,5 @@ int run(const Flags& f) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  return ccb::with_exit_codes([&] {
-    if (!ccb::parse_command_line(argc, argv, kHelp)) return 0;
-    return run(validated_flags());
-  });
+  return ccb::cli_main(argc, argv, kHelp, [] { return run(validated_flags()); });
 }

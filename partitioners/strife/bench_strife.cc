@@ -377,8 +377,5 @@ int run(const Config& c) {
 
 int main(int argc, char** argv) {
   using namespace ccb::strife::bench;
-  return ccb::with_exit_codes([&] {
-    if (!ccb::parse_command_line(argc, argv, kHelp)) return 0;
-    return run(config_from_flags());
-  });
+  return ccb::cli_main(argc, argv, kHelp, [] { return run(config_from_flags()); });
 }

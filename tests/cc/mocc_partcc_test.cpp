@@ -35,6 +35,22 @@ constexpr auto kPause = std::chrono::milliseconds(50);
 
 // ---- MOCC -----------------------------------------------------------------------
 
+// `reader` has read `key` under the row's shared lock: a concurrent writer
+// waits for it instead of invalidating the read, so `reader` commits, and
+// then the writer.
+template <class TxnT, class TableT>
+void expect_writer_waits_for_locked_reader(TxnT& reader, TxnT& writer, TableT& table, uint64_t key) {
+  Async w([&] {
+    writer.begin();
+    EXPECT_TRUE(increment(writer, table, key));
+    EXPECT_EQ(writer.commit(), RC::kOk);
+  });
+  std::this_thread::sleep_for(kPause);
+  EXPECT_FALSE(w.done()) << "the writer must wait for the reader's lock";
+  EXPECT_EQ(reader.commit(), RC::kOk) << "the reader holding the lock is not aborted";
+  w.join();
+}
+
 class MoccTest : public ::testing::Test {
  protected:
   static constexpr uint32_t kThreshold = 2;
@@ -73,15 +89,7 @@ TEST_F(MoccTest, RowCrossingTheThresholdIsLockedOnTheNextRead) {
   ASSERT_TRUE(read(t1_, c_.table, A));
   EXPECT_EQ(lock_word(A), 1u) << "a hot read holds the record's shared lock";
   // ... so a writer waits for the reader rather than invalidating it.
-  Async writer([&] {
-    t2_.begin();
-    EXPECT_TRUE(increment(t2_, c_.table, A));
-    EXPECT_EQ(t2_.commit(), RC::kOk);
-  });
-  std::this_thread::sleep_for(kPause);
-  EXPECT_FALSE(writer.done()) << "the writer must wait for the hot read's lock";
-  EXPECT_EQ(t1_.commit(), RC::kOk) << "the reader of a hot record is not aborted";
-  writer.join();
+  expect_writer_waits_for_locked_reader(t1_, t2_, c_.table, A);
   EXPECT_EQ(c_.value(A), kThreshold + 1);
   EXPECT_EQ(lock_word(A), 0u);
   EXPECT_EQ(cc_.total_stats().hot_reads, 1u);
@@ -166,16 +174,9 @@ TEST_F(MoccRllTest, RetryDoesNotAbortAgainOnTheRowThatMadeItAbort) {
   t1_.begin(/*restarts=*/1);
   EXPECT_EQ(word(a), kShared) << "the retry holds the row of its failed validation before running";
   ASSERT_TRUE(read(t1_, c_.table, a));
-  // ... so a writer waits for it instead of clobbering the read again.
-  Async writer([&] {
-    t2_.begin();
-    EXPECT_TRUE(increment(t2_, c_.table, a));
-    EXPECT_EQ(t2_.commit(), RC::kOk);
-  });
-  std::this_thread::sleep_for(kPause);
-  EXPECT_FALSE(writer.done()) << "the writer must wait for the retry's lock";
-  EXPECT_EQ(t1_.commit(), RC::kOk) << "the retry under its RLL is not aborted on the same row";
-  writer.join();
+  // ... so a writer waits for it instead of clobbering the read again: the
+  // retry under its RLL is not aborted on the same row.
+  expect_writer_waits_for_locked_reader(t1_, t2_, c_.table, a);
   EXPECT_EQ(c_.value(a), 2u);
   EXPECT_EQ(word(a), 0u);
   EXPECT_EQ(cc_.total_stats().rll_locks, 1u);

@@ -115,6 +115,7 @@ class Mocc : public Silo {
   struct TxnMeta : Silo::TxnMeta {
     std::vector<LockEntry> cll;  // current lock list of this attempt, sorted by address
     std::vector<LockEntry> rll;  // left by the last failed attempt for its retry, sorted
+    size_t unheld = 0;           // entries of the CLL wanted but not held (released, or the RLL's)
   };
 
   explicit Mocc(uint32_t threshold = kDefaultThreshold, uint32_t decay_ms = kDefaultDecayMillis)
@@ -133,6 +134,7 @@ class Mocc : public Silo {
     // Section 4.2: the retry takes the RLL's locks in canonical order before
     // it runs. Nothing is held yet, so every wait is canonical.
     m.cll = m.rll;
+    m.unheld = m.cll.size();
     take_unheld_below(txn, m.cll.size());
     counters_[txn.thread_id()].rll_locks += m.cll.size();
   }
@@ -257,6 +259,7 @@ class Mocc : public Silo {
   }
   static bool wanted(auto& txn, const RwLockWord& l) {
     auto& cll = txn.meta().cll;
+    if (cll.empty()) return false;
     const auto it = position(cll, &l);
     return it != cll.end() && it->lock == &l;
   }
@@ -277,11 +280,12 @@ class Mocc : public Silo {
   // Takes, in address order, every wanted lock of cll[0, end) not held.
   // REQUIRES: each of them lies above every lock held (see the header).
   static void take_unheld_below(auto& txn, size_t end) {
-    auto& cll = txn.meta().cll;
-    for (size_t j = 0; j < end; ++j) {
-      if (cll[j].held != LockHeld::kNone) continue;
+    TxnMeta& m = txn.meta();
+    for (size_t j = 0; j < end && m.unheld > 0; ++j) {
+      if (m.cll[j].held != LockHeld::kNone) continue;
       LatchAcquisition contention;
-      wait_take(cll[j], cll[j].want, contention);
+      wait_take(m.cll[j], m.cll[j].want, contention);
+      --m.unheld;
     }
   }
   static void unlock(LockEntry& e) {
@@ -296,28 +300,51 @@ class Mocc : public Silo {
   // kMaxReleasedLocks of them, fails with RC::kLockConflict.
   RC acquire(auto& txn, RwLockWord& l, LockHeld mode) {
     auto& cll = txn.meta().cll;
+    if (!cll.empty() && !(cll.back().lock < &l)) [[unlikely]]
+      return acquire_at_or_below(txn, l, mode);
+    // Above every lock wanted (commit's writes come in address order).
+    cll.push_back(LockEntry{&l, mode, LockHeld::kNone});
+    LatchAcquisition contention;
+    take_canonically(txn, cll.size() - 1, contention);
+    return RC::kOk;
+  }
+  // acquire() of a lock at or below the last one wanted.
+  RC acquire_at_or_below(auto& txn, RwLockWord& l, LockHeld mode) {
+    TxnMeta& m = txn.meta();
+    auto& cll = m.cll;
     auto it = position(cll, &l);
-    if (it == cll.end() || it->lock != &l) it = cll.insert(it, LockEntry{&l, mode, LockHeld::kNone});
+    if (it->lock != &l) it = cll.insert(it, LockEntry{&l, mode, LockHeld::kNone});
     else it->want = std::max(it->want, mode);
     if (it->held >= mode) return RC::kOk;
     const size_t pos = static_cast<size_t>(it - cll.begin());
-    const size_t violations = static_cast<size_t>(std::count_if(
-        cll.begin() + pos, cll.end(), [](const LockEntry& e) { return e.held != LockHeld::kNone; }));
+    const size_t violations = static_cast<size_t>(
+        std::count_if(cll.begin() + pos, cll.end(), [](const LockEntry& e) { return e.held != LockHeld::kNone; }));
     LatchAcquisition contention;
     if (violations > 0) {
-      if (try_take(cll[pos], mode)) return RC::kOk;
+      if (try_take(cll[pos], cll[pos].want)) return RC::kOk;
       contention.note();
       Stats& c = counters_[txn.thread_id()];
       if (violations > kMaxReleasedLocks) {
         ++c.lock_order_aborts;
         return RC::kLockConflict;
       }
-      for (size_t j = pos; j < cll.size(); ++j) unlock(cll[j]);  // they stay wanted
+      unlock(cll[pos]);  // held shared when this is its upgrade
+      for (size_t j = pos + 1; j < cll.size(); ++j) {
+        if (cll[j].held == LockHeld::kNone) continue;
+        unlock(cll[j]);  // it stays wanted
+        ++m.unheld;
+      }
       c.canonical_releases += violations;
     }
-    take_unheld_below(txn, pos);
-    wait_take(cll[pos], mode, contention);
+    take_canonically(txn, pos, contention);
     return RC::kOk;
+  }
+  // In canonical mode (nothing held at or above cll[pos]): the wanted locks
+  // below it not held, then cll[pos] in the mode it wants.
+  static void take_canonically(auto& txn, size_t pos, LatchAcquisition& contention) {
+    auto& cll = txn.meta().cll;
+    take_unheld_below(txn, pos);
+    wait_take(cll[pos], cll[pos].want, contention);
   }
 
   // The attempt failed: leaves the RLL for its retry (section 4.2), then
@@ -345,9 +372,10 @@ class Mocc : public Silo {
     release(txn);
   }
   static void release(auto& txn) {
-    auto& cll = txn.meta().cll;
-    for (LockEntry& e : cll) unlock(e);
-    cll.clear();
+    TxnMeta& m = txn.meta();
+    for (LockEntry& e : m.cll) unlock(e);
+    m.cll.clear();
+    m.unheld = 0;
   }
 
   struct alignas(64) Counters : Stats {};  // one cache line per thread

@@ -246,9 +246,10 @@ TEST_F(MoccAllHotTest, FreeLockOutOfOrderIsTakenWithoutReleasing) {
 }
 
 // A busy lock below a lock held: the holder releases the locks at or above it
-// (canonical mode restored), then waits instead of aborting.
+// (canonical mode restored), then waits instead of aborting; a released lock
+// stays wanted and is taken again, in address order, before a lock above it.
 TEST_F(MoccAllHotTest, BusyLockOutOfOrderReleasesTheLocksAboveAndWaits) {
-  const uint64_t lo = k_[0], hi = k_[1];
+  const uint64_t lo = k_[0], hi = k_[1], top = k_[2];
   t1_.begin();
   ASSERT_TRUE(read(t1_, c_.table, hi));  // holds hi
   t2_.begin();
@@ -261,6 +262,10 @@ TEST_F(MoccAllHotTest, BusyLockOutOfOrderReleasesTheLocksAboveAndWaits) {
   reader.join();
   EXPECT_EQ(cc_.total_stats().canonical_releases, 1u);
   EXPECT_EQ(word(lo), kShared);
+  EXPECT_EQ(word(hi), 0u);
+  ASSERT_TRUE(read(t1_, c_.table, top));
+  EXPECT_EQ(word(hi), kShared) << "hi is taken again before top, above it";
+  EXPECT_EQ(word(top), kShared);
   EXPECT_EQ(t1_.commit(), RC::kOk) << "hi, read before the release, was not written since";
   EXPECT_EQ(c_.value(lo), 1u);
   EXPECT_EQ(cc_.total_stats().lock_order_aborts, 0u);

@@ -38,7 +38,9 @@
 // new request, restarts() == 0, drops the list), takes all of the RLL's locks
 // in address order in begin(), before the procedure runs: it starts, and stays,
 // in canonical mode, so it no longer aborts on the rows that made the previous
-// attempt fail. A read or first write of a row in the CLL locks it in the
+// attempt fail. (The paper's procedure takes, at each lock, the RLL's locks
+// below it; taking the whole list up front holds them longer but is the same
+// canonical order.) A read or first write of a row in the CLL locks it in the
 // wanted mode even when the row is cold.
 //
 // A lock outside canonical mode (section 4.2's locking procedure): it is first

@@ -42,7 +42,8 @@
 // and a full history list makes begin() wait, idle, until entries are
 // released.
 //
-// Validation (Algorithms 1 and 3, section 4.3), after Silo locks the write set:
+// Validation (Algorithms 1 and 3, section 4.3), after Silo locks the write set
+// (Silo's commit phases are shared: engine/cc/silo_commit.h):
 //   right_conflict = OCC's criterion (a read row changed or is locked);
 //   if set, left_conflict = T read a row committed after Start (wr), or a row
 //   it writes carries such a TID (ww), or the read-set table of a transaction
@@ -96,6 +97,7 @@
 
 #include "engine/cc/common.h"
 #include "engine/cc/silo.h"
+#include "engine/cc/silo_commit.h"
 #include "engine/cc/snapshots.h"
 #include "engine/config.h"
 #include "engine/core/clock.h"
@@ -106,14 +108,6 @@ namespace ccb {
 namespace bcc {
 
 inline constexpr uint64_t kNone = ~uint64_t{0};
-
-// Silo's commit phases 1 and 2, reused by BCC.
-struct SiloPhases : Silo {
-  using Silo::is_locked;
-  using Silo::lock;
-  using Silo::unlock_all;
-  using Silo::validate_reads;
-};
 
 // A chase-tail circular buffer (section 5.1): blocks are released in the order
 // they were allocated, so a release moves the tail to a mark taken when the
@@ -297,7 +291,7 @@ class Bcc {
  public:
   static constexpr const char* kName = "bcc";
   static constexpr int kMaxThreads = 64;
-  static constexpr uint64_t kFlagBit = 1;  // lock bit in a row's TID, idle bit in a clock entry
+  static constexpr uint64_t kFlagBit = silo::kLockBit;  // lock bit in a row's TID, idle bit in a clock entry
   static constexpr int kThreadShift = 1;
   static constexpr int kCounterShift = 7;
   static constexpr size_t kHistoryEntries = size_t{16} << 10;  // section 6.3
@@ -460,21 +454,17 @@ class Bcc {
       return RC::kOk;
     }
     // Algorithm 3, validation: Silo's phase 1 (the critical section).
-    const auto writes = sorted_accesses(txn, [](const auto& a) { return a.type == AccessType::kWrite; });
-    for (auto* a : writes) {
-      bcc::SiloPhases::lock(a->row->meta.tid);
-      a->meta.locked = true;
-    }
+    const auto writes = silo::lock_writes(txn);
     std::atomic_thread_fence(std::memory_order_seq_cst);
     ++h.stats.validations;
     m.saved = false;
-    if (!bcc::SiloPhases::validate_reads(txn)) {  // right_conflict
+    if (!silo::validate_reads(txn)) {  // right_conflict
       ++h.stats.occ_would_abort;
       const Dependency d = left_conflict(txn, writes);
       if (d != kNoDependency) {
         ++h.stats.aborted_after_check;
         ++h.stats.by_dependency[d];
-        bcc::SiloPhases::unlock_all(writes);
+        silo::unlock_writes(writes);
         end_update(txn, m.start_tid);
         return RC::kValidation;
       }
@@ -485,19 +475,13 @@ class Bcc {
     uint64_t last = m.start_tid;
     if (writes.size() > 0 || has_inserts(txn)) {
       last = next_tid(h, txn.thread_id(), m.floor);
-      for (auto* a : writes) {
+      silo::install_writes(txn, writes, last, [&](auto& a) {
         // Section 3: a version older than the floor is kept for snapshots
         // (the row is locked, and validated if read: it is still the one
         // observed, or the one found while locking for blind writes).
-        const uint64_t current = a->row->meta.tid.load(std::memory_order_relaxed) & ~kFlagBit;
-        if (current < m.floor) snapshots_.save(txn.thread_id(), *a, current, m.floor);
-        txn.install(*a);
-      }
-      txn.publish_inserts([&](RowMeta& r) { r.tid.store(last, std::memory_order_relaxed); });
-      for (auto* a : writes) {
-        a->row->meta.tid.store(last, std::memory_order_release);
-        a->meta.locked = false;
-      }
+        const uint64_t current = a.row->meta.tid.load(std::memory_order_relaxed) & ~kFlagBit;
+        if (current < m.floor) snapshots_.save(txn.thread_id(), a, current, m.floor);
+      });
     }
     end_update(txn, last);
     return RC::kOk;
@@ -717,7 +701,7 @@ class Bcc {
     TxnMeta& m = txn.meta();
     const uint64_t row = reinterpret_cast<uint64_t>(a.row);
     for (;;) {
-      const uint64_t tid = stable_copy(txn, a, a.row->meta.tid, bcc::SiloPhases::is_locked);
+      const uint64_t tid = stable_copy(txn, a, a.row->meta.tid, silo::is_locked);
       if (bcc::put_read(m.reads_set, row, tid, !asymmetric_) && m.room-- == 0)
         grow_table(*m.history, m);
       std::atomic_signal_fence(std::memory_order_seq_cst);  // the compiler keeps the insert first

@@ -96,16 +96,6 @@ inline void register_in_count(std::atomic<uint32_t>& count, uint32_t thread) {
 
 enum class LockHeld : uint8_t { kNone, kShared, kExclusive };
 
-// Commit of the lock-based protocols: every row held exclusively gets its
-// private image installed, then inserts are published (their lock words are
-// still 0, so they start unlocked). The caller releases its locks afterwards.
-template <class TxnT>
-void install_exclusively_locked(TxnT& txn) {
-  for (auto& a : txn.accesses())
-    if (a.meta.held == LockHeld::kExclusive) txn.install(a);
-  txn.publish_inserts([](auto&) {});
-}
-
 // The commit-time latch of the optimistic protocols: `bit` of a row's
 // metadata word (OCC's latch, Silo's and BCC's TID lock bit, TicToc's lock
 // bit). Sets it, spinning while another transaction holds it, and returns the

@@ -30,19 +30,19 @@
 // exchange; with Fence::kAsymmetric (Linux) readers insert with plain stores
 // and a searching writer issues a process-wide barrier (membarrier, an
 // "asymmetric fence"). The second saves a full barrier per read but costs a
-// system call and an interrupt of every running worker per search: measured
-// on 2 cores it was ~3% faster on TPC-C and half as fast under contention
-// (YCSB theta 0.99, TPC-W hot item), where searches are frequent. A table is
-// released once every thread that runs a transaction holds a TID above its
-// Release, the largest clock entry seen once it finished (the conservative
-// rule of section 4.2; idle threads cannot be searching it). Table memory
-// comes from three chase-tail circular buffers of 16 KiB, 256 KiB and 4 MiB,
-// tried in that order (section 5.1), and the history list has 16K entries
-// (section 6.3); a table no buffer has room for is allocated from the heap,
-// and a full history list makes begin() wait, idle, until entries are
-// released.
+// system call and an interrupt of every running worker per search, which is
+// frequent under contention, BCC's purpose: hence the default
+// (docs/protocols.md has the measurements). A table is released once every
+// thread that runs a transaction holds a TID above its Release, the largest
+// clock entry seen once it finished (the conservative rule of section 4.2;
+// idle threads cannot be searching it). Table memory comes from three
+// chase-tail circular buffers of 16 KiB, 256 KiB and 4 MiB, tried in that
+// order (section 5.1), and the history list has 16K entries (section 6.3); a
+// table no buffer has room for is allocated from the heap, and a full history
+// list makes begin() wait, idle, until entries are released.
 //
-// Validation (Algorithms 1 and 3, section 4.3), after Silo locks the write set:
+// Validation (Algorithms 1 and 3, section 4.3), after Silo locks the write set
+// (Silo's commit phases are shared: engine/cc/silo_commit.h):
 //   right_conflict = OCC's criterion (a read row changed or is locked);
 //   if set, left_conflict = T read a row committed after Start (wr), or a row
 //   it writes carries such a TID (ww), or the read-set table of a transaction
@@ -70,6 +70,13 @@
 // memory management and the global-clock accesses for Table 1; off, each of
 // its probes is one predictable branch.
 //
+// The parts, as separate headers under engine/cc/bcc/: the circular buffers
+// (ring.h), the read-set hash tables and the asymmetric fence (read_set.h),
+// the per-thread history list and its memory management (history.h), the
+// counters (stats.h) and the --bcc_breakdown timer (component_timer.h). This
+// file keeps the protocol: the global clock, Algorithms 2 and 3 and the
+// snapshot transactions.
+//
 // Thread safety: one Bcc is shared by all workers; each thread's history is
 // written by that thread only and searched by the others through atomics.
 #pragma once
@@ -77,231 +84,32 @@
 #include <algorithm>
 #include <atomic>
 #include <bit>
-#include <cassert>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
-#include <deque>
 #include <memory>
-#include <vector>
 
-#if defined(__x86_64__) || defined(__i386__)
-#include <x86intrin.h>
-#endif
-#if defined(__linux__)
-#include <linux/membarrier.h>
-#include <sys/syscall.h>
-#include <unistd.h>
-#endif
-
+#include "engine/cc/bcc/component_timer.h"
+#include "engine/cc/bcc/history.h"
+#include "engine/cc/bcc/read_set.h"
+#include "engine/cc/bcc/stats.h"
 #include "engine/cc/common.h"
 #include "engine/cc/silo.h"
+#include "engine/cc/silo_commit.h"
 #include "engine/cc/snapshots.h"
 #include "engine/config.h"
 #include "engine/core/clock.h"
-#include "engine/core/memory.h"
 #include "engine/stats/json.h"
 
 namespace ccb {
-namespace bcc {
-
-inline constexpr uint64_t kNone = ~uint64_t{0};
-
-// Silo's commit phases 1 and 2, reused by BCC.
-struct SiloPhases : Silo {
-  using Silo::is_locked;
-  using Silo::lock;
-  using Silo::unlock_all;
-  using Silo::validate_reads;
-};
-
-// A chase-tail circular buffer (section 5.1): blocks are released in the order
-// they were allocated, so a release moves the tail to a mark taken when the
-// released blocks were the newest. Owner thread only.
-class Ring {
- public:
-  // REQUIRES: `bytes` is a power of two (offsets are masked, not divided).
-  explicit Ring(size_t bytes) : mem_(bytes), size_(bytes) { assert(std::has_single_bit(bytes)); }
-  // `n` contiguous bytes (n a multiple of 64, 64-byte aligned), or nullptr.
-  uint8_t* allocate(size_t n) {
-    uint64_t at = head_;
-    const uint64_t offset = at & (size_ - 1);
-    if (offset + n > size_) at += size_ - offset;  // a block never wraps
-    if (at + n - tail_ > size_) return nullptr;
-    head_ = at + n;
-    return mem_.data() + (at & (size_ - 1));
-  }
-  uint64_t mark() const { return head_; }
-  void release_to(uint64_t mark) { tail_ = mark; }
-  size_t used() const { return head_ - tail_; }
-  // Zeroes every byte ever handed out and starts over. REQUIRES: nothing is
-  // allocated (every block was released).
-  void wipe() {
-    assert(tail_ == head_);
-    std::memset(mem_.data(), 0, std::min<uint64_t>(head_, size_));
-    head_ = tail_ = 0;
-  }
-
- private:
-  Region mem_;
-  size_t size_;
-  uint64_t head_ = 0, tail_ = 0;
-};
-
-// A transaction's read set as other threads search it (section 4.2): an
-// open-addressing table of <row, TID> slots, linear probing, at most half
-// full. Only the owner inserts; nothing is removed while the table lives.
-//
-// Tables are never zeroed: each table of a thread carries a 16-bit stamp,
-// unique among the tables that thread allocated since its buffers were last
-// wiped, and a slot's key is `row address | stamp << 48`. A slot holding
-// another stamp (left by an older table in the same memory, or 0 in fresh
-// memory) is empty. This takes the memset of a table at every begin() (and
-// at every grow) off the transaction path; a thread wipes its buffers only
-// when its stamps run out, once every 65535 transactions (Bcc::begin_update).
-// Row addresses must fit in 48 bits: user-space addresses of x86-64 and
-// AArch64 Linux do unless a mapping is requested above (5-level paging).
-// A table is named by one word: stamp << 48 | slot array address | log2(capacity).
-inline constexpr int kStampShift = 48;
-inline constexpr uint64_t kMaxStamp = (uint64_t{1} << (64 - kStampShift)) - 1;
-inline constexpr uint64_t kAddressBits = (uint64_t{1} << kStampShift) - 1;
-struct ReadSlot {
-  std::atomic<uint64_t> key{0};  // row address | stamp << kStampShift
-  std::atomic<uint64_t> tid{0};
-};
-struct ReadSet {
-  ReadSlot* slots;
-  uint64_t mask;   // capacity - 1
-  uint64_t stamp;  // stamp << kStampShift
-  int shift;       // 64 - log2(capacity)
-  explicit ReadSet(uint64_t table)
-      : slots(reinterpret_cast<ReadSlot*>(table & kAddressBits & ~uint64_t{63})),
-        mask((uint64_t{1} << (table & 63)) - 1),
-        stamp(table & ~kAddressBits),
-        shift(64 - static_cast<int>(table & 63)) {}
-  uint64_t key(uint64_t row) const {
-    assert(row <= kAddressBits);
-    return row | stamp;
-  }
-  uint64_t home(uint64_t row) const { return (row * 0x9E3779B97F4A7C15ull) >> shift; }
-  static bool empty(uint64_t slot_key, uint64_t key) { return ((slot_key ^ key) >> kStampShift) != 0; }
-};
-
-// The TID at which the table's owner read `row`, or kNone. Any thread.
-inline uint64_t find_read(uint64_t table, uint64_t row) {
-  const ReadSet t(table);
-  const uint64_t key = t.key(row);
-  for (uint64_t i = t.home(row), probes = 0; probes <= t.mask; i = (i + 1) & t.mask, ++probes) {
-    const uint64_t k = t.slots[i].key.load(std::memory_order_seq_cst);
-    if (k == key) return t.slots[i].tid.load(std::memory_order_seq_cst);
-    if (ReadSet::empty(k, key)) break;
-  }
-  return kNone;
-}
-
-// Records that the owner read `row` at `tid`; true if the row is new. With
-// `fenced`, the store is a sequentially consistent exchange, so the
-// verification read of Algorithm 2 that follows cannot be ordered before it;
-// without, the searcher's asymmetric fence orders them. The TID is stored
-// before the key, so a searcher that finds the key finds the TID. Owner only.
-inline bool put_read(const ReadSet& t, uint64_t row, uint64_t tid, bool fenced) {
-  ReadSlot* s = t.slots;
-  const uint64_t mask = t.mask;
-  const uint64_t key = t.key(row);
-  for (uint64_t i = t.home(row);; i = (i + 1) & mask) {
-    const uint64_t k = s[i].key.load(std::memory_order_relaxed);
-    if (k == key) {
-      if (fenced) s[i].tid.exchange(tid, std::memory_order_seq_cst);
-      else s[i].tid.store(tid, std::memory_order_release);
-      return false;
-    }
-    if (ReadSet::empty(k, key)) {
-      s[i].tid.store(tid, std::memory_order_relaxed);
-      if (fenced) s[i].key.exchange(key, std::memory_order_seq_cst);
-      else s[i].key.store(key, std::memory_order_release);
-      return true;
-    }
-  }
-}
-
-// The asymmetric fence: every running thread of the process executes a full
-// memory barrier before membarrier() returns (Linux >= 4.14, private
-// expedited, after registration); a descheduled thread already has.
-inline bool register_asymmetric_fence() {
-#if defined(__linux__) && !defined(CCB_TSAN)
-  return syscall(__NR_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0;
-#else
-  return false;  // ThreadSanitizer does not model it: keep the fenced inserts
-#endif
-}
-inline void asymmetric_fence() {
-#if defined(__linux__)
-  syscall(__NR_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0);
-#endif
-}
-
-// Table 1's attribution of BCC's cost (--bcc_breakdown): the cycle counter
-// read around each stretch of memory management (Release bookkeeping,
-// allocating and publishing a read-set table, growing it) and of global-clock
-// access (the TID's store in the clock, the Start snapshot, the idle store at
-// the end). Off by default: then each probe is one predictable branch. The
-// cost of a probe pair itself (its minimum, calibrated once) is subtracted
-// from every stretch, so what is charged is the work in between; the
-// probes' own time goes to what the table calls "the rest". Cycles are
-// converted to seconds by a rate calibrated against the steady clock.
-class ComponentTimer {
- public:
-  void enable() {
-    enabled_ = true;
-    uint64_t best = ~uint64_t{0};
-    for (int i = 0; i < 1000; ++i) {
-      const uint64_t a = read(), b = read();
-      best = std::min(best, b - a);
-    }
-    overhead_ = best;
-    const uint64_t ns0 = now_ns(), c0 = read();
-    while (now_ns() - ns0 < 20'000'000) {
-    }
-    cycles_per_ns_ = static_cast<double>(read() - c0) / static_cast<double>(now_ns() - ns0);
-  }
-  bool enabled() const { return enabled_; }
-  // The counter now, or 0 when off.
-  uint64_t now() const { return enabled_ ? read() : 0; }
-  // Adds the cycles since `since` (a now()) to `total`; returns now().
-  uint64_t charge(uint64_t& total, uint64_t since) const {
-    if (!enabled_) return 0;
-    const uint64_t t = read();
-    total += t - since > overhead_ ? t - since - overhead_ : 0;
-    return t;
-  }
-  double seconds(uint64_t cycles) const { return static_cast<double>(cycles) / cycles_per_ns_ * 1e-9; }
-  uint64_t overhead() const { return overhead_; }
-  double cycles_per_ns() const { return cycles_per_ns_; }
-
- private:
-  static uint64_t read() {
-#if defined(__x86_64__) || defined(__i386__)
-    return __rdtsc();
-#else
-    return now_ns();
-#endif
-  }
-  bool enabled_ = false;
-  uint64_t overhead_ = 0;
-  double cycles_per_ns_ = 1.0;
-};
-
-}  // namespace bcc
 
 class Bcc {
  public:
   static constexpr const char* kName = "bcc";
   static constexpr int kMaxThreads = 64;
-  static constexpr uint64_t kFlagBit = 1;  // lock bit in a row's TID, idle bit in a clock entry
+  static constexpr uint64_t kFlagBit = silo::kLockBit;  // lock bit in a row's TID, idle bit in a clock entry
   static constexpr int kThreadShift = 1;
   static constexpr int kCounterShift = 7;
-  static constexpr size_t kHistoryEntries = size_t{16} << 10;  // section 6.3
-  static constexpr size_t kLevelBytes[3] = {size_t{16} << 10, size_t{256} << 10, size_t{4} << 20};
   // A snapshot is reused this long: Silo's snapshot epoch, k epochs (1 s).
   static constexpr uint32_t kSnapshotEpochMillis = Silo::kEpochMillis * Silo::kSnapshotEpochs;
 
@@ -314,77 +122,11 @@ class Bcc {
     bool locked = false;
   };
 
-  // Which dependency on a concurrent transaction made BCC abort.
-  enum Dependency : uint8_t { kNoDependency, kWr, kWw, kRw, kDependencyKinds };
-
-  struct Stats {
-    uint64_t validations = 0;          // commit() of non-snapshot transactions
-    uint64_t occ_would_abort = 0;      // right_conflict: OCC's criterion fails
-    uint64_t saved = 0;                // ...yet committed: "saved by BCC" (section 6.3)
-    uint64_t aborted_after_check = 0;  // right_conflict and left_conflict
-    uint64_t by_dependency[kDependencyKinds] = {};  // the left conflict found first (wr, ww, rw)
-    uint64_t snapshot_txns = 0;       // from snapshot::Snapshots, as versions_saved
-    uint64_t syncs = 0;               // synchronization points (section 3)
-    uint64_t versions_saved = 0;
-    uint64_t heap_tables = 0;         // read-set tables no circular buffer had room for
-    uint64_t history_full = 0;        // begin() waited for a full history list
-    uint64_t table_wipes = 0;         // the thread's stamps ran out: its table buffers were wiped
-    uint64_t memory_samples = 0, memory_sum = 0, memory_max = 0;  // history bytes at each begin()
-    uint64_t mm_cycles = 0, clock_cycles = 0;  // with --bcc_breakdown (Table 1): time in each component
-
-    void add(const Stats& o) {
-      validations += o.validations;
-      occ_would_abort += o.occ_would_abort;
-      saved += o.saved;
-      aborted_after_check += o.aborted_after_check;
-      for (int d = 0; d < kDependencyKinds; ++d) by_dependency[d] += o.by_dependency[d];
-      syncs += o.syncs;
-      heap_tables += o.heap_tables;
-      history_full += o.history_full;
-      table_wipes += o.table_wipes;
-      memory_samples += o.memory_samples;
-      memory_sum += o.memory_sum;
-      memory_max = std::max(memory_max, o.memory_max);
-      mm_cycles += o.mm_cycles;
-      clock_cycles += o.clock_cycles;
-    }
-  };
-
-  // One worker's history list (section 4.2) and bookkeeping.
-  struct alignas(64) ThreadHistory {
-    // Searched by other threads: entry i (of a transaction) is ring[i %
-    // kHistoryEntries]; `head` entries were published so far. An entry is
-    // written as a seqlock on start_tid (0 while it changes).
-    struct Entry {
-      std::atomic<uint64_t> start_tid{0};
-      std::atomic<uint64_t> table{0};
-    };
-    std::atomic<uint64_t> head{0};
-    std::unique_ptr<Entry[]> ring{new Entry[kHistoryEntries]};
-
-    // Owner only.
-    struct Book {
-      uint64_t release = bcc::kNone;  // Release (section 4.2); kNone until set
-      uint64_t marks[3] = {};         // buffer heads when the transaction ended
-    };
-    std::unique_ptr<Book[]> book{new Book[kHistoryEntries]};
-    uint64_t tail = 0;  // oldest entry not released
-    bcc::Ring levels[3] = {bcc::Ring(kLevelBytes[0]), bcc::Ring(kLevelBytes[1]), bcc::Ring(kLevelBytes[2])};
-    struct HeapTable {
-      uint64_t entry;
-      size_t bytes;
-      std::unique_ptr<uint8_t[]> mem;
-    };
-    std::deque<HeapTable> heap_tables;  // tables no circular buffer had room for
-    size_t heap_bytes = 0;
-    uint64_t last_tid = 0;  // the last TID this thread generated
-    uint64_t seen_max = 0;  // the largest clock entry it has seen (Lamport)
-    uint64_t stamp = 0;      // stamp of its latest read-set table (bcc::ReadSet)
-    uint32_t read_hint = 0;  // recent read-set sizes, a slowly decaying maximum: sizes the next table
-    Stats stats;
-
-    size_t table_bytes() const { return levels[0].used() + levels[1].used() + levels[2].used() + heap_bytes; }
-  };
+  using Dependency = bcc::Dependency;
+  // (Not `using enum`: GCC 12 crashes on it in these templates.)
+  static constexpr Dependency kNoDependency = bcc::kNoDependency, kWr = bcc::kWr, kWw = bcc::kWw, kRw = bcc::kRw;
+  using Stats = bcc::Stats;
+  using ThreadHistory = bcc::ThreadHistory;
 
   struct TxnMeta {
     ThreadHistory* history = nullptr;
@@ -460,21 +202,17 @@ class Bcc {
       return RC::kOk;
     }
     // Algorithm 3, validation: Silo's phase 1 (the critical section).
-    const auto writes = sorted_accesses(txn, [](const auto& a) { return a.type == AccessType::kWrite; });
-    for (auto* a : writes) {
-      bcc::SiloPhases::lock(a->row->meta.tid);
-      a->meta.locked = true;
-    }
+    const auto writes = silo::lock_writes(txn);
     std::atomic_thread_fence(std::memory_order_seq_cst);
     ++h.stats.validations;
     m.saved = false;
-    if (!bcc::SiloPhases::validate_reads(txn)) {  // right_conflict
+    if (!silo::validate_reads(txn)) {  // right_conflict
       ++h.stats.occ_would_abort;
       const Dependency d = left_conflict(txn, writes);
       if (d != kNoDependency) {
         ++h.stats.aborted_after_check;
         ++h.stats.by_dependency[d];
-        bcc::SiloPhases::unlock_all(writes);
+        silo::unlock_writes(writes);
         end_update(txn, m.start_tid);
         return RC::kValidation;
       }
@@ -485,19 +223,13 @@ class Bcc {
     uint64_t last = m.start_tid;
     if (writes.size() > 0 || has_inserts(txn)) {
       last = next_tid(h, txn.thread_id(), m.floor);
-      for (auto* a : writes) {
+      silo::install_writes(txn, writes, last, [&](auto& a) {
         // Section 3: a version older than the floor is kept for snapshots
         // (the row is locked, and validated if read: it is still the one
         // observed, or the one found while locking for blind writes).
-        const uint64_t current = a->row->meta.tid.load(std::memory_order_relaxed) & ~kFlagBit;
-        if (current < m.floor) snapshots_.save(txn.thread_id(), *a, current, m.floor);
-        txn.install(*a);
-      }
-      txn.publish_inserts([&](RowMeta& r) { r.tid.store(last, std::memory_order_relaxed); });
-      for (auto* a : writes) {
-        a->row->meta.tid.store(last, std::memory_order_release);
-        a->meta.locked = false;
-      }
+        const uint64_t current = a.row->meta.tid.load(std::memory_order_relaxed) & ~kFlagBit;
+        if (current < m.floor) snapshots_.save(txn.thread_id(), a, current, m.floor);
+      });
     }
     end_update(txn, last);
     return RC::kOk;
@@ -565,8 +297,6 @@ class Bcc {
   }
 
  private:
-  using Entry = ThreadHistory::Entry;
-
   // How the history list and the read-set tables are published: see put_read.
   std::memory_order insert_order() const { return asymmetric_ ? std::memory_order_release : std::memory_order_seq_cst; }
 
@@ -631,8 +361,8 @@ class Bcc {
       const uint64_t mm_start = timer_.charge(h.stats.clock_cycles, clock_start);
       // Line 4: release history tables; wait, idle, while the list is full
       // (or, once in 65535 transactions, until it is empty: see wipe_tables).
-      const bool room = release_history(h, max, min_running);
-      const bool ready = room && (h.stamp < bcc::kMaxStamp || wipe_tables(h));
+      const bool room = h.release(max, min_running);
+      const bool ready = room && (h.stamp < bcc::kMaxStamp || h.wipe_tables());
       timer_.charge(h.stats.mm_cycles, mm_start);
       if (ready) break;
       clock_[t].store(tid | kFlagBit, std::memory_order_release);
@@ -641,74 +371,13 @@ class Bcc {
     }
     // Line 4: a new table, published in the history list.
     const uint64_t mm_start = timer_.now();
-    const uint64_t head = h.head.load(std::memory_order_relaxed);
     // Twice the recent read sets (a retry reads as much), 16 slots minimum:
     // tables cost no zeroing, so a generous size is cheaper than a grow.
     const int log2 = std::bit_width(std::max<uint64_t>(h.read_hint, 8) * 2 - 1);
-    m.table = allocate_table(h, log2, head, ++h.stamp);
+    m.table = h.publish_table(log2, m.start_tid, insert_order());
     m.reads_set = bcc::ReadSet(m.table);
     m.room = static_cast<uint32_t>(m.reads_set.mask + 1) / 2;
-    Entry& e = h.ring[head % kHistoryEntries];
-    e.start_tid.store(0, std::memory_order_relaxed);
-    e.table.store(m.table, std::memory_order_release);
-    e.start_tid.store(m.start_tid, std::memory_order_release);
-    h.head.store(head + 1, insert_order());
     timer_.charge(h.stats.mm_cycles, mm_start);
-  }
-
-  // Section 4.2, "Allocation and release": the previous transaction's Release
-  // is the largest clock entry seen now that it has finished; tables are
-  // released in order while every running thread's TID exceeds their Release.
-  // Returns whether the history list has room for one more entry.
-  bool release_history(ThreadHistory& h, uint64_t max, uint64_t min_running) {
-    const uint64_t head = h.head.load(std::memory_order_relaxed);
-    if (head > h.tail) {
-      ThreadHistory::Book& prev = h.book[(head - 1) % kHistoryEntries];
-      if (prev.release == bcc::kNone) {
-        prev.release = max;
-        for (int l = 0; l < 3; ++l) prev.marks[l] = h.levels[l].mark();
-      }
-    }
-    while (h.tail < head && h.book[h.tail % kHistoryEntries].release < min_running) {
-      ThreadHistory::Book& b = h.book[h.tail % kHistoryEntries];
-      for (int l = 0; l < 3; ++l) h.levels[l].release_to(b.marks[l]);
-      while (!h.heap_tables.empty() && h.heap_tables.front().entry <= h.tail) {
-        h.heap_bytes -= h.heap_tables.front().bytes;
-        h.heap_tables.pop_front();
-      }
-      b.release = bcc::kNone;
-      ++h.tail;
-    }
-    return head - h.tail < kHistoryEntries;
-  }
-
-  // The thread's stamps ran out: once its history list is empty (no other
-  // thread can search its tables), zero its table buffers so that no slot
-  // carries a stamp handed out again. Returns false while tables are live.
-  static bool wipe_tables(ThreadHistory& h) {
-    if (h.tail != h.head.load(std::memory_order_relaxed)) return false;
-    for (auto& level : h.levels) level.wipe();
-    h.stamp = 0;
-    ++h.stats.table_wipes;
-    return true;
-  }
-
-  // A read-set table of 2^log2 slots with `stamp` (empty without zeroing:
-  // bcc::ReadSet) for history entry `entry`.
-  uint64_t allocate_table(ThreadHistory& h, int log2, uint64_t entry, uint64_t stamp) {
-    const size_t bytes = sizeof(bcc::ReadSlot) << log2;
-    uint8_t* p = nullptr;
-    for (auto& level : h.levels)
-      if ((p = level.allocate(bytes)) != nullptr) break;
-    if (p == nullptr) {
-      auto mem = std::make_unique<uint8_t[]>(bytes + 64);  // zeroed: stamp 0 is no table's
-      p = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(mem.get()) + 63) & ~uintptr_t{63});
-      h.heap_tables.push_back({entry, bytes, std::move(mem)});
-      h.heap_bytes += bytes;
-      ++h.stats.heap_tables;
-    }
-    assert(reinterpret_cast<uint64_t>(p) <= bcc::kAddressBits);
-    return stamp << bcc::kStampShift | reinterpret_cast<uint64_t>(p) | static_cast<uint64_t>(log2);
   }
 
   // A Silo read that also records the row in the read-set table, with the
@@ -717,7 +386,7 @@ class Bcc {
     TxnMeta& m = txn.meta();
     const uint64_t row = reinterpret_cast<uint64_t>(a.row);
     for (;;) {
-      const uint64_t tid = stable_copy(txn, a, a.row->meta.tid, bcc::SiloPhases::is_locked);
+      const uint64_t tid = stable_copy(txn, a, a.row->meta.tid, silo::is_locked);
       if (bcc::put_read(m.reads_set, row, tid, !asymmetric_) && m.room-- == 0)
         grow_table(*m.history, m);
       std::atomic_signal_fence(std::memory_order_seq_cst);  // the compiler keeps the insert first
@@ -727,22 +396,12 @@ class Bcc {
     }
   }
 
-  // Doubles the read-set table; the new one replaces the old in the history
-  // entry before any further insert, and the old stays allocated (both are
-  // released with the entry).
+  // Doubles the read-set table (ThreadHistory::grow_table).
   // Out of line and cold, so that observe() keeps few registers to save.
   [[gnu::noinline, gnu::cold]] void grow_table(ThreadHistory& h, TxnMeta& m) {
     const uint64_t mm_start = timer_.now();
-    const uint64_t head = h.head.load(std::memory_order_relaxed);
-    const uint64_t bigger = allocate_table(h, static_cast<int>(m.table & 63) + 1, head - 1, h.stamp);
+    const uint64_t bigger = h.grow_table(m.table, insert_order());
     const bcc::ReadSet grown(bigger);
-    for (uint64_t i = 0; i <= m.reads_set.mask; ++i) {
-      const bcc::ReadSlot& old = m.reads_set.slots[i];
-      const uint64_t k = old.key.load(std::memory_order_relaxed);
-      if (!bcc::ReadSet::empty(k, m.reads_set.stamp))
-        bcc::put_read(grown, k & bcc::kAddressBits, old.tid.load(std::memory_order_relaxed), false);
-    }
-    h.ring[(head - 1) % kHistoryEntries].table.store(bigger, insert_order());
     m.table = bigger;
     const uint32_t reads = static_cast<uint32_t>(m.reads_set.mask + 1) / 2 + 1;
     m.reads_set = grown;
@@ -781,11 +440,9 @@ class Bcc {
       const uint64_t lo = u < m.n ? m.start[u] + ((m.idle_at_start >> u) & 1) : 0;
       const uint64_t hi = clock_[u].load(std::memory_order_seq_cst) & ~kFlagBit;
       const uint64_t head = other->head.load(std::memory_order_seq_cst);
-      for (uint64_t i = head; i > 0 && head - i < kHistoryEntries;) {
-        const Entry& e = other->ring[--i % kHistoryEntries];
-        const uint64_t s = e.start_tid.load(std::memory_order_acquire);
-        const uint64_t table = e.table.load(std::memory_order_seq_cst);
-        if (s == 0 || e.start_tid.load(std::memory_order_relaxed) != s) continue;  // being rewritten
+      for (uint64_t i = head; i > 0 && head - i < bcc::kHistoryEntries;) {
+        uint64_t s, table;
+        if (!other->ring[--i % bcc::kHistoryEntries].read(s, table)) continue;  // being rewritten
         if (s < lo) break;
         if (s > hi) continue;
         for (auto* a : writes) {

@@ -1,7 +1,8 @@
 // Building blocks shared by several protocols: reader-writer lock words and
-// spin waiting for the 2PL family, the write-set ordering used by commit-time
-// locking, the seqlock row copy of the optimistic protocols, and the
-// predicted-access-set acquisition of LockSorted and PreNoWait.
+// spin waiting for the 2PL family, the lock bit of the optimistic protocols'
+// row words, the write-set ordering used by commit-time locking, the seqlock
+// row copy of the optimistic protocols, and the predicted-access-set
+// acquisition of LockSorted and PreNoWait.
 #pragma once
 
 #include <algorithm>
@@ -95,15 +96,24 @@ inline void register_in_count(std::atomic<uint32_t>& count, uint32_t thread) {
 
 enum class LockHeld : uint8_t { kNone, kShared, kExclusive };
 
-// Commit of the lock-based protocols: every row held exclusively gets its
-// private image installed, then inserts are published (their lock words are
-// still 0, so they start unlocked). The caller releases its locks afterwards.
-template <class TxnT>
-void install_exclusively_locked(TxnT& txn) {
-  for (auto& a : txn.accesses())
-    if (a.meta.held == LockHeld::kExclusive) txn.install(a);
-  txn.publish_inserts([](auto&) {});
+// The commit-time latch of the optimistic protocols: `bit` of a row's
+// metadata word (OCC's latch, Silo's and BCC's TID lock bit, TicToc's lock
+// bit). Sets it, spinning while another transaction holds it, and returns the
+// word as it was just before (TicToc reads its rts from it). The other bits
+// are left as they are. A contended acquisition is counted once
+// (latch_contention.h).
+inline uint64_t lock_bit(std::atomic<uint64_t>& word, uint64_t bit) {
+  uint64_t v = word.load(std::memory_order_relaxed);
+  for (LatchAcquisition contention;; contention.note()) {
+    if (!(v & bit) && word.compare_exchange_weak(v, v | bit, std::memory_order_acquire, std::memory_order_relaxed))
+      return v;
+    cpu_relax();
+    v = word.load(std::memory_order_relaxed);
+  }
 }
+// Clears `bit`, keeping the rest of the word (the holder wrote nothing).
+// REQUIRES: the caller holds the bit (lock_bit).
+inline void unlock_bit(std::atomic<uint64_t>& word, uint64_t bit) { word.fetch_and(~bit, std::memory_order_release); }
 
 // The accesses selected by `pred`, ordered by row address: taking commit-time
 // locks in one global order rules out deadlock (Silo section 4.4). The array

@@ -41,31 +41,32 @@
 //
 // Readers read the row in place under their shared lock; writers modify a
 // private copy installed at commit; locks are released when the attempt ends
-// (strict 2PL), granting waiting requests. At most 63 worker threads.
+// (strict 2PL, engine/cc/two_phase_locking.h), granting waiting requests. At
+// most 63 worker threads.
 #pragma once
 
 #include <atomic>
 #include <bit>
 #include <chrono>
-#include <cstring>
 #include <vector>
 
 #include "engine/cc/common.h"
+#include "engine/cc/two_phase_locking.h"
 #include "engine/stats/json.h"
 
 namespace ccb {
 
-class DlDetect {
+class DlDetect : public TwoPhaseLocking<DlDetect> {
  public:
   static constexpr const char* kName = "dldetect";
   static constexpr int kMaxThreads = RwLockWord::kMaxOwners;
   static constexpr uint64_t kDetectIntervalNs = 10'000;  // a search every 10 us of waiting
   // A wait longer than this aborts the waiter (see wait_for_grant): a safety
   // net for a deadlock the search would miss, not part of the protocol. It is
-  // far above the longest wait that ends by itself (under 50 ms at theta 0.9
-  // on 2 overloaded cores), so it cuts none of those short, and a missed
-  // deadlock shows as a visible stall and in deadlock_timeouts rather than as
-  // noise. Tests that hold locks on purpose for longer raise it.
+  // far above the longest wait that ends by itself (docs/protocols.md,
+  // DlDetect, has the waits measured), so it cuts none of those short, and a
+  // missed deadlock shows as a visible stall and in deadlock_timeouts rather
+  // than as noise. Tests that hold locks on purpose for longer raise it.
   uint64_t wait_timeout_ns = 1'000'000'000;
 
   // Waits that ended by the timeout rather than by detection, over the whole
@@ -81,9 +82,6 @@ class DlDetect {
     RwLockWord lock;
     Node* head = nullptr;  // waiting requests, FIFO
     Node* tail = nullptr;
-  };
-  struct AccessMeta {
-    LockHeld held = LockHeld::kNone;
   };
   struct TxnMeta {};
 
@@ -123,26 +121,8 @@ class DlDetect {
 
   void begin(auto& txn) { nodes_[txn.thread_id()].running.store(txn.id(), std::memory_order_relaxed); }
 
-  RC read(auto& txn, auto& a) {
-    const RC rc = lock(txn, a, Mode::kShared);
-    if (rc == RC::kOk) a.data = a.row->data();
-    return rc;
-  }
-  RC write(auto& txn, auto& a) {
-    const RC rc = lock(txn, a, a.meta.held == LockHeld::kShared ? Mode::kUpgrade : Mode::kExclusive);
-    if (rc == RC::kOk) txn.copy_locked_row(a);
-    return rc;
-  }
-  RC insert(auto&, auto&) { return RC::kOk; }  // private until published
-
-  RC commit(auto& txn) {
-    install_exclusively_locked(txn);
-    release(txn);
-    return RC::kOk;
-  }
-  void abort(auto& txn) { release(txn); }
-
  private:
+  friend TwoPhaseLocking<DlDetect>;
   using Partition = Node::Partition;
 
   static bool conflicts(Mode a, Mode b) { return a != Mode::kShared || b != Mode::kShared; }
@@ -155,7 +135,12 @@ class DlDetect {
     return false;
   }
 
-  RC lock(auto& txn, auto& a, Mode mode) {
+  // The conflict rule: granted at once if compatible and nobody is queued,
+  // else queued and waiting, with deadlock detection.
+  RC lock(auto& txn, auto& a, LockHeld want) {
+    const Mode mode = want == LockHeld::kShared          ? Mode::kShared
+                      : a.meta.held == LockHeld::kShared ? Mode::kUpgrade
+                                                         : Mode::kExclusive;
     Node& me = nodes_[txn.thread_id()];
     RowMeta& m = a.row->meta;
     const uint64_t bit = RwLockWord::owner_bit(me.thread);
@@ -165,7 +150,6 @@ class DlDetect {
       // exclusive holder.
       if (mode == Mode::kUpgrade) add_blocker(m.head, me.thread);
       m.latch.unlock();
-      a.meta.held = mode == Mode::kShared ? LockHeld::kShared : LockHeld::kExclusive;
       return RC::kOk;
     }
     note_contended_latch();  // queued behind a holder or earlier requests
@@ -199,9 +183,7 @@ class DlDetect {
     me.status.store(g.wait, std::memory_order_release);
     m.latch.unlock();
 
-    const RC rc = wait_for_grant(me, wait);
-    if (rc == RC::kOk) a.meta.held = mode == Mode::kShared ? LockHeld::kShared : LockHeld::kExclusive;
-    return rc;
+    return wait_for_grant(me, wait);
   }
 
   // An edge of partition g to thread u's current transaction (a thread that
@@ -264,18 +246,14 @@ class DlDetect {
     }
   }
 
-  void release(auto& txn) {
-    const uint64_t bit = RwLockWord::owner_bit(txn.thread_id());
-    for (auto& a : txn.accesses()) {
-      if (a.meta.held == LockHeld::kNone) continue;
-      RowMeta& m = a.row->meta;
-      m.latch.lock();
-      if (a.meta.held == LockHeld::kExclusive) m.lock.unlock_exclusive();
-      else m.lock.unlock_shared(bit);
-      grant(m);
-      m.latch.unlock();
-      a.meta.held = LockHeld::kNone;
-    }
+  // Releases the row's lock and grants the requests it was blocking.
+  void unlock(auto& txn, auto& a) {
+    RowMeta& m = a.row->meta;
+    m.latch.lock();
+    if (a.meta.held == LockHeld::kExclusive) m.lock.unlock_exclusive();
+    else m.lock.unlock_shared(RwLockWord::owner_bit(txn.thread_id()));
+    grant(m);
+    m.latch.unlock();
   }
 
   // ---- Deadlock detection ---------------------------------------------------

@@ -2,62 +2,40 @@
 // NO_WAIT). Readers take a shared lock and read the row in place; writers take
 // the exclusive lock (upgrading their own shared lock if they hold the only
 // one) and modify a private copy that commit installs. Locks are held until
-// commit or abort (strict 2PL), so the history is serializable in lock order.
-// Never waits, so never deadlocks.
+// commit or abort (strict 2PL, engine/cc/two_phase_locking.h), so the history
+// is serializable in lock order. Never waits, so never deadlocks.
 #pragma once
 
-#include <cstring>
-
 #include "engine/cc/common.h"
+#include "engine/cc/two_phase_locking.h"
 
 namespace ccb {
 
-class NoWait {
+class NoWait : public TwoPhaseLocking<NoWait> {
  public:
   static constexpr const char* kName = "nowait";
   struct RowMeta {
-    RwLockWord lock;
-  };
-  struct AccessMeta {
-    LockHeld held = LockHeld::kNone;
+    RwLockWord lock;  // holder count (unit 1)
   };
   struct TxnMeta {};
 
   void begin(auto&) {}
 
-  RC read(auto&, auto& a) {
-    if (!a.row->meta.lock.try_lock_shared()) return note_contended_latch(), RC::kLockConflict;
-    a.meta.held = LockHeld::kShared;
-    a.data = a.row->data();
-    return RC::kOk;
-  }
-
-  RC write(auto& txn, auto& a) {
-    RwLockWord& lock = a.row->meta.lock;
-    const bool got = a.meta.held == LockHeld::kShared ? lock.try_upgrade() : lock.try_lock_exclusive();
-    if (!got) return note_contended_latch(), RC::kLockConflict;
-    a.meta.held = LockHeld::kExclusive;
-    txn.copy_locked_row(a);
-    return RC::kOk;
-  }
-
-  RC insert(auto&, auto&) { return RC::kOk; }  // private until published
-
-  RC commit(auto& txn) {
-    install_exclusively_locked(txn);
-    release(txn);
-    return RC::kOk;
-  }
-
-  void abort(auto& txn) { release(txn); }
-
  protected:
-  static void release(auto& txn) {
-    for (auto& a : txn.accesses()) {
-      if (a.meta.held == LockHeld::kExclusive) a.row->meta.lock.unlock_exclusive();
-      else if (a.meta.held == LockHeld::kShared) a.row->meta.lock.unlock_shared();
-      a.meta.held = LockHeld::kNone;
-    }
+  friend TwoPhaseLocking<NoWait>;
+
+  // The conflict rule: a lock that is not free right now aborts the attempt.
+  static RC lock(auto&, auto& a, LockHeld want) {
+    RwLockWord& l = a.row->meta.lock;
+    const bool got = want == LockHeld::kShared          ? l.try_lock_shared()
+                     : a.meta.held == LockHeld::kShared ? l.try_upgrade()
+                                                        : l.try_lock_exclusive();
+    if (!got) return note_contended_latch(), RC::kLockConflict;
+    return RC::kOk;
+  }
+  static void unlock(auto&, auto& a) {
+    if (a.meta.held == LockHeld::kExclusive) a.row->meta.lock.unlock_exclusive();
+    else a.row->meta.lock.unlock_shared();
   }
 };
 

@@ -46,9 +46,9 @@ class Occ {
 
   RC commit(auto& txn) {
     const auto rows = sorted_accesses(txn, [](const auto& a) { return a.type != AccessType::kInsert; });
-    for (auto* a : rows) latch(a->row->meta.word);
+    for (auto* a : rows) lock_bit(a->row->meta.word, kLatch);
     if (!validate(txn, rows)) {
-      for (auto* a : rows) unlatch_keep(a->row->meta.word);
+      for (auto* a : rows) unlock_bit(a->row->meta.word, kLatch);
       return RC::kValidation;
     }
     install_and_unlatch(txn, rows);
@@ -66,7 +66,7 @@ class Occ {
     txn.publish_inserts([&](RowMeta& m) { m.word.store(commit_ts, std::memory_order_relaxed); });
     for (auto* a : rows) {
       if (a->is_write()) a->row->meta.word.store(commit_ts, std::memory_order_release);
-      else unlatch_keep(a->row->meta.word);
+      else unlock_bit(a->row->meta.word, kLatch);
     }
   }
   // Backward validation: no accessed row written after this transaction
@@ -77,16 +77,6 @@ class Occ {
     return true;
   }
   static bool is_latched(uint64_t w) { return (w & kLatch) != 0; }
-  static void latch(std::atomic<uint64_t>& w) {
-    uint64_t v = w.load(std::memory_order_relaxed);
-    for (LatchAcquisition contention;; contention.note()) {
-      if (!(v & kLatch) && w.compare_exchange_weak(v, v | kLatch, std::memory_order_acquire, std::memory_order_relaxed))
-        return;
-      cpu_relax();
-      v = w.load(std::memory_order_relaxed);
-    }
-  }
-  static void unlatch_keep(std::atomic<uint64_t>& w) { w.fetch_and(~kLatch, std::memory_order_release); }
 
   alignas(64) std::atomic<uint64_t> clock_{1};
 };

@@ -3,7 +3,8 @@
 //
 // Each row carries a TID word: bit 0 is the lock bit, the rest is the TID of
 // the last writer, (epoch << 32) | (sequence << 1). Reads copy the row between
-// two equal, unlocked loads of the TID word. Commit (section 4.4):
+// two equal, unlocked loads of the TID word. Commit (section 4.4; the phases
+// are in engine/cc/silo_commit.h, shared with BCC):
 //   Phase 1: lock the write set in a global (address) order.
 //            Read the global epoch E: the serialization point.
 //   Phase 2: validate the read set: each row's TID must be unchanged and not
@@ -41,6 +42,7 @@
 #include <memory>
 
 #include "engine/cc/common.h"
+#include "engine/cc/silo_commit.h"
 #include "engine/cc/snapshots.h"
 
 namespace ccb {
@@ -50,7 +52,7 @@ class Silo {
   static constexpr const char* kName = "silo";
   static constexpr int kEpochMillis = 40;
   static constexpr uint32_t kSnapshotEpochs = 25;  // k of section 4.9: a snapshot epoch is 1 s
-  static constexpr uint64_t kLockBit = 1;
+  static constexpr uint64_t kLockBit = silo::kLockBit;
   static constexpr int kEpochShift = 32;
 
   struct RowMeta {
@@ -88,14 +90,14 @@ class Silo {
   RC read(auto& txn, auto& a) {
     if (txn.meta().snapshot) [[unlikely]]
       return snapshot::Snapshots::read(txn, a, txn.meta().floor);
-    a.meta.observed_tid = stable_copy(txn, a, a.row->meta.tid, is_locked);
+    a.meta.observed_tid = stable_copy(txn, a, a.row->meta.tid, silo::is_locked);
     a.data = a.local;
     return RC::kOk;
   }
   RC write(auto& txn, auto& a) {
     if (txn.meta().snapshot) [[unlikely]]
       snapshot::Snapshots::declared_read_only_but_writes(kName, a.table->name());
-    if (a.local == nullptr) a.meta.observed_tid = stable_copy(txn, a, a.row->meta.tid, is_locked);
+    if (a.local == nullptr) a.meta.observed_tid = stable_copy(txn, a, a.row->meta.tid, silo::is_locked);
     return RC::kOk;
   }
   RC insert(auto& txn, auto& a) {
@@ -108,12 +110,7 @@ class Silo {
       snapshots_.end_read(txn.thread_id());
       return RC::kOk;
     }
-    // Phase 1.
-    const auto writes = sorted_accesses(txn, [](const auto& a) { return a.type == AccessType::kWrite; });
-    for (auto* a : writes) {
-      lock(a->row->meta.tid);
-      a->meta.locked = true;
-    }
+    const auto writes = silo::lock_writes(txn);  // phase 1
     return validate_and_install(txn, writes, [](const auto&) { return false; });
   }
 
@@ -141,8 +138,8 @@ class Silo {
     std::atomic_thread_fence(std::memory_order_seq_cst);
     const uint64_t epoch = epoch_.load(std::memory_order_seq_cst);  // seq_cst: see start_saving
     // Phase 2.
-    if (!validate_reads(txn, on_stale)) {
-      unlock_all(writes);
+    if (!silo::validate_reads(txn, on_stale)) {
+      silo::unlock_writes(writes);
       committing.store(kIdle, std::memory_order_release);
       return RC::kValidation;
     }
@@ -152,25 +149,6 @@ class Silo {
     return RC::kOk;
   }
 
-  // Phase 2: every row read (read-modify-writes included) still carries the
-  // TID observed at read time and is not locked by another transaction.
-  static bool validate_reads(auto& txn) {
-    return validate_reads(txn, [](const auto&) { return false; });
-  }
-  template <class OnStale>
-  static bool validate_reads(auto& txn, OnStale on_stale) {
-    bool ok = true;
-    for (auto& a : txn.accesses()) {
-      if (a.type == AccessType::kInsert) continue;
-      const uint64_t now = a.row->meta.tid.load(std::memory_order_acquire);
-      const bool locked_by_other = (now & kLockBit) && !a.meta.locked;
-      if ((now & ~kLockBit) != a.meta.observed_tid || locked_by_other) {
-        ok = false;
-        if (!on_stale(a)) return false;
-      }
-    }
-    return ok;
-  }
   // Phase 3: the commit TID is larger than every TID read or written and than
   // this worker's last one, and lies in `epoch`; writes are installed and
   // unlocked by storing it.
@@ -184,31 +162,9 @@ class Silo {
     // (below `boundary`); snapshots of floors up to `boundary` may read it.
     const bool saving = writes.size() > 0 && saving_.load(std::memory_order_seq_cst);
     const uint64_t boundary = saving ? ((tid >> kEpochShift) / k_ * k_) << kEpochShift : 0;
-    for (auto* a : writes) {
-      if (a->meta.observed_tid < boundary) snapshots_.save(txn.thread_id(), *a, a->meta.observed_tid, boundary);
-      txn.install(*a);
-    }
-    txn.publish_inserts([&](RowMeta& m) { m.tid.store(tid, std::memory_order_relaxed); });
-    for (auto* a : writes) {
-      a->row->meta.tid.store(tid, std::memory_order_release);
-      a->meta.locked = false;
-    }
-  }
-  static bool is_locked(uint64_t v) { return (v & kLockBit) != 0; }
-  static void lock(std::atomic<uint64_t>& w) {
-    uint64_t v = w.load(std::memory_order_relaxed);
-    for (LatchAcquisition contention;; contention.note()) {
-      if (!(v & kLockBit) && w.compare_exchange_weak(v, v | kLockBit, std::memory_order_acquire, std::memory_order_relaxed))
-        return;
-      cpu_relax();
-      v = w.load(std::memory_order_relaxed);
-    }
-  }
-  static void unlock_all(const auto& writes) {
-    for (auto* a : writes) {
-      a->row->meta.tid.fetch_and(~kLockBit, std::memory_order_release);
-      a->meta.locked = false;
-    }
+    silo::install_writes(txn, writes, tid, [&](auto& a) {
+      if (a.meta.observed_tid < boundary) snapshots_.save(txn.thread_id(), a, a.meta.observed_tid, boundary);
+    });
   }
 
   // Whether read-only requests can run on snapshots: writers save versions

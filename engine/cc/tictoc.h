@@ -59,7 +59,7 @@ class TicToc {
     const auto writes = sorted_accesses(txn, [](const auto& a) { return a.type == AccessType::kWrite; });
     uint64_t commit_ts = 0;
     for (auto* a : writes) {
-      const uint64_t w = lock(a->row->meta.word);
+      const uint64_t w = lock_bit(a->row->meta.word, kLockBit);
       a->meta.locked = true;
       commit_ts = std::max(commit_ts, rts_of(w) + 1);
     }
@@ -95,17 +95,6 @@ class TicToc {
     a.meta.wts = wts_of(w);
     a.meta.rts = rts_of(w);
   }
-  // Spins until the row is unlocked, locks it, returns the word before locking.
-  static uint64_t lock(std::atomic<uint64_t>& word) {
-    uint64_t v = word.load(std::memory_order_relaxed);
-    for (LatchAcquisition contention;; contention.note()) {
-      if (!(v & kLockBit) && word.compare_exchange_weak(v, v | kLockBit, std::memory_order_acquire,
-                                                        std::memory_order_relaxed))
-        return v;
-      cpu_relax();
-      v = word.load(std::memory_order_relaxed);
-    }
-  }
   // Algorithm 3, lines for a read-set entry with rts < commit_ts.
   static bool extend(auto& a, uint64_t commit_ts) {
     std::atomic<uint64_t>& word = a.row->meta.word;
@@ -122,7 +111,7 @@ class TicToc {
   }
   static RC fail(const auto& writes) {
     for (auto* a : writes) {
-      a->row->meta.word.fetch_and(~kLockBit, std::memory_order_release);
+      unlock_bit(a->row->meta.word, kLockBit);
       a->meta.locked = false;
     }
     return RC::kValidation;

@@ -242,7 +242,7 @@ class Txn {
   // adds the call's time to the attempt's field in Txn<CC, true>. In Txn<CC>
   // both are empty and vanish, leaving the call as it was before profiling
   // existed. (Wrapping the call in a lambda instead changed GCC's inlining of
-  // the unprofiled code: +3.5% instructions per YCSB transaction, cachegrind.)
+  // the unprofiled code; docs/protocols.md, "Code layout", has the cost.)
   struct NoTick {};
   [[gnu::always_inline]] static auto tick() {
     if constexpr (kProfiled) return profile_ticks();

@@ -20,29 +20,26 @@
 //
 // Readers read the row in place under their shared lock; writers modify a
 // private copy installed at commit; all locks are released when the attempt
-// ends (strict 2PL). A reader upgrading to a writer waits or dies like any
-// exclusive request against the other shared holders. At most 63 worker
-// threads (one holder bit each).
+// ends (strict 2PL, engine/cc/two_phase_locking.h). A reader upgrading to a
+// writer waits or dies like any exclusive request against the other shared
+// holders. At most 63 worker threads (one holder bit each).
 #pragma once
 
 #include <atomic>
 #include <bit>
-#include <cstring>
 
 #include "engine/cc/common.h"
+#include "engine/cc/two_phase_locking.h"
 
 namespace ccb {
 
-class WaitDie {
+class WaitDie : public TwoPhaseLocking<WaitDie> {
  public:
   static constexpr const char* kName = "waitdie";
   static constexpr int kMaxThreads = RwLockWord::kMaxOwners;
 
   struct RowMeta {
-    RwLockWord lock;
-  };
-  struct AccessMeta {
-    LockHeld held = LockHeld::kNone;
+    RwLockWord lock;  // holder bits: owner_bit(thread)
   };
   struct TxnMeta {
     uint64_t ts = 0;  // wait-die timestamp: smaller = older
@@ -53,26 +50,11 @@ class WaitDie {
     ts_[txn.thread_id()].value.store(txn.meta().ts, std::memory_order_relaxed);
   }
 
-  RC read(auto& txn, auto& a) {
-    const RC rc = lock(txn, a, LockHeld::kShared);
-    if (rc == RC::kOk) a.data = a.row->data();
-    return rc;
-  }
-  RC write(auto& txn, auto& a) {
-    const RC rc = lock(txn, a, LockHeld::kExclusive);
-    if (rc == RC::kOk) txn.copy_locked_row(a);
-    return rc;
-  }
-  RC insert(auto&, auto&) { return RC::kOk; }  // private until published
-
-  RC commit(auto& txn) {
-    install_exclusively_locked(txn);
-    release(txn);
-    return RC::kOk;
-  }
-  void abort(auto& txn) { release(txn); }
-
  private:
+  friend TwoPhaseLocking<WaitDie>;
+
+  // The conflict rule: wait while older than every conflicting holder, die as
+  // soon as one is older.
   RC lock(auto& txn, auto& a, LockHeld want) {
     RwLockWord& l = a.row->meta.lock;
     const uint64_t me = RwLockWord::owner_bit(txn.thread_id());
@@ -82,10 +64,7 @@ class WaitDie {
       const bool got = want == LockHeld::kShared ? l.try_lock_shared(me)
                        : upgrade                 ? l.try_upgrade(me)
                                                  : l.try_lock_exclusive(me);
-      if (got) {
-        a.meta.held = want;
-        return RC::kOk;
-      }
+      if (got) return RC::kOk;
       // The conflicting holders: the writer for a read request, everybody
       // else for a write request. A holder's published timestamp may be stale
       // (an older value of that thread): that only makes us die, never wait
@@ -97,13 +76,9 @@ class WaitDie {
     }
   }
 
-  static void release(auto& txn) {
-    const uint64_t me = RwLockWord::owner_bit(txn.thread_id());
-    for (auto& a : txn.accesses()) {
-      if (a.meta.held == LockHeld::kExclusive) a.row->meta.lock.unlock_exclusive();
-      else if (a.meta.held == LockHeld::kShared) a.row->meta.lock.unlock_shared(me);
-      a.meta.held = LockHeld::kNone;
-    }
+  static void unlock(auto& txn, auto& a) {
+    if (a.meta.held == LockHeld::kExclusive) a.row->meta.lock.unlock_exclusive();
+    else a.row->meta.lock.unlock_shared(RwLockWord::owner_bit(txn.thread_id()));
   }
 
   struct alignas(64) Slot {

@@ -17,7 +17,7 @@ class OccSkipsValidation : public Occ {
   static constexpr const char* kName = "occ-skips-validation";
   RC commit(auto& txn) {
     const auto rows = sorted_accesses(txn, [](const auto& a) { return a.type != AccessType::kInsert; });
-    for (auto* a : rows) latch(a->row->meta.word);
+    for (auto* a : rows) lock_bit(a->row->meta.word, kLatch);
     install_and_unlatch(txn, rows);
     return RC::kOk;
   }
@@ -28,11 +28,7 @@ class SiloSkipsReadValidation : public Silo {
  public:
   static constexpr const char* kName = "silo-skips-read-validation";
   RC commit(auto& txn) {
-    const auto writes = sorted_accesses(txn, [](const auto& a) { return a.type == AccessType::kWrite; });
-    for (auto* a : writes) {
-      lock(a->row->meta.tid);
-      a->meta.locked = true;
-    }
+    const auto writes = silo::lock_writes(txn);
     install(txn, writes, epoch_.load(std::memory_order_acquire));
     return RC::kOk;
   }

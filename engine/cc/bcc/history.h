@@ -1,0 +1,165 @@
+// One worker's history list in BCC (Yuan et al., PVLDB 9(6) 2016, section
+// 4.2): the read-set tables (engine/cc/bcc/read_set.h) of its recent
+// transactions, which other threads search for rw dependencies, the memory
+// they live in and when it is reused.
+//
+// Entry i (the i-th transaction of the thread) is ring[i % kHistoryEntries];
+// `head` entries were published so far. An entry holds the transaction's
+// start TID and its table, and is written as a seqlock on start_tid (0 while
+// it changes). Table memory comes from three chase-tail circular buffers of
+// 16 KiB, 256 KiB and 4 MiB (engine/cc/bcc/ring.h), tried in that order
+// (section 5.1); a table no buffer has room for comes from the heap. The list
+// has 16K entries (section 6.3). Entries are released in order from `tail`:
+// "Allocation and release" of section 4.2, with the Release of each entry
+// recorded at its thread's next start (release()).
+//
+// Invariants: tail <= head <= tail + kHistoryEntries; every entry in
+// [tail, head) has its table's memory allocated; a table's stamp is unique
+// among the tables allocated since the buffers were last wiped.
+// Thread safety: the owner thread writes everything; other threads only read
+// `head` and the ring's entries (through Entry::read), with atomics.
+#pragma once
+
+#include <atomic>
+#include <cassert>
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <utility>
+
+#include "engine/cc/bcc/read_set.h"
+#include "engine/cc/bcc/ring.h"
+#include "engine/cc/bcc/stats.h"
+
+namespace ccb::bcc {
+
+inline constexpr size_t kHistoryEntries = size_t{16} << 10;  // section 6.3
+inline constexpr size_t kLevelBytes[3] = {size_t{16} << 10, size_t{256} << 10, size_t{4} << 20};  // section 5.1
+
+struct alignas(64) ThreadHistory {
+  // Searched by other threads.
+  struct Entry {
+    std::atomic<uint64_t> start_tid{0};
+    std::atomic<uint64_t> table{0};
+    // A consistent <start TID, table> of the entry, or false while the owner
+    // rewrites it. Any thread.
+    bool read(uint64_t& start, uint64_t& t) const {
+      start = start_tid.load(std::memory_order_acquire);
+      t = table.load(std::memory_order_seq_cst);
+      return start != 0 && start_tid.load(std::memory_order_relaxed) == start;
+    }
+  };
+  std::atomic<uint64_t> head{0};
+  std::unique_ptr<Entry[]> ring{new Entry[kHistoryEntries]};
+
+  // Owner only.
+  struct Book {
+    uint64_t release = kNone;  // Release (section 4.2); kNone until set
+    uint64_t marks[3] = {};    // buffer heads when the transaction ended
+  };
+  std::unique_ptr<Book[]> book{new Book[kHistoryEntries]};
+  uint64_t tail = 0;  // oldest entry not released
+  Ring levels[3] = {Ring(kLevelBytes[0]), Ring(kLevelBytes[1]), Ring(kLevelBytes[2])};
+  struct HeapTable {
+    uint64_t entry;
+    size_t bytes;
+    std::unique_ptr<uint8_t[]> mem;
+  };
+  std::deque<HeapTable> heap_tables;  // tables no circular buffer had room for
+  size_t heap_bytes = 0;
+  uint64_t last_tid = 0;   // the last TID this thread generated
+  uint64_t seen_max = 0;   // the largest clock entry it has seen (Lamport)
+  uint64_t stamp = 0;      // stamp of its latest read-set table (ReadSet)
+  uint32_t read_hint = 0;  // recent read-set sizes, a slowly decaying maximum: sizes the next table
+  Stats stats;
+
+  size_t table_bytes() const { return levels[0].used() + levels[1].used() + levels[2].used() + heap_bytes; }
+
+  // Section 4.2, "Allocation and release": the previous transaction's Release
+  // is the largest clock entry seen now that it has finished (`max`); tables
+  // are released in order while every running thread's TID exceeds their
+  // Release (`min_running`, the smallest running TID). Returns whether the
+  // list has room for one more entry.
+  bool release(uint64_t max, uint64_t min_running) {
+    const uint64_t h = head.load(std::memory_order_relaxed);
+    if (h > tail) {
+      Book& prev = book[(h - 1) % kHistoryEntries];
+      if (prev.release == kNone) {
+        prev.release = max;
+        for (int l = 0; l < 3; ++l) prev.marks[l] = levels[l].mark();
+      }
+    }
+    while (tail < h && book[tail % kHistoryEntries].release < min_running) {
+      Book& b = book[tail % kHistoryEntries];
+      for (int l = 0; l < 3; ++l) levels[l].release_to(b.marks[l]);
+      while (!heap_tables.empty() && heap_tables.front().entry <= tail) {
+        heap_bytes -= heap_tables.front().bytes;
+        heap_tables.pop_front();
+      }
+      b.release = kNone;
+      ++tail;
+    }
+    return h - tail < kHistoryEntries;
+  }
+
+  // The stamps ran out: once the list is empty (no other thread can search
+  // its tables), zero the table buffers so that no slot carries a stamp
+  // handed out again. Returns false while tables are live.
+  bool wipe_tables() {
+    if (tail != head.load(std::memory_order_relaxed)) return false;
+    for (auto& level : levels) level.wipe();
+    stamp = 0;
+    ++stats.table_wipes;
+    return true;
+  }
+
+  // Algorithm 3 line 4: a new table of 2^log2 slots with the next stamp,
+  // published with `start_tid` as the next entry (`order`: how the new head
+  // is stored; see put_read). Returns the table's word.
+  // REQUIRES: release() returned true and stamp < kMaxStamp.
+  uint64_t publish_table(int log2, uint64_t start_tid, std::memory_order order) {
+    const uint64_t h = head.load(std::memory_order_relaxed);
+    const uint64_t table = allocate_table(log2, h, ++stamp);
+    Entry& e = ring[h % kHistoryEntries];
+    e.start_tid.store(0, std::memory_order_relaxed);
+    e.table.store(table, std::memory_order_release);
+    e.start_tid.store(start_tid, std::memory_order_release);
+    head.store(h + 1, order);
+    return table;
+  }
+
+  // Doubles the newest entry's table `table`: the new one, holding every read
+  // of the old, replaces it in the entry (stored with `order`) before any
+  // further insert. The old stays allocated (both are released with the
+  // entry), so a searcher still reading it finds what it held. Returns the new
+  // table's word.
+  uint64_t grow_table(uint64_t table, std::memory_order order) {
+    const uint64_t h = head.load(std::memory_order_relaxed);
+    const uint64_t bigger = allocate_table(static_cast<int>(table & 63) + 1, h - 1, stamp);
+    rehash_reads(ReadSet(table), ReadSet(bigger));
+    ring[(h - 1) % kHistoryEntries].table.store(bigger, order);
+    return bigger;
+  }
+
+ private:
+  // A read-set table of 2^log2 slots with `table_stamp` (empty without
+  // zeroing: ReadSet) for entry `entry`.
+  uint64_t allocate_table(int log2, uint64_t entry, uint64_t table_stamp) {
+    const size_t bytes = sizeof(ReadSlot) << log2;
+    uint8_t* p = nullptr;
+    for (auto& level : levels)
+      if ((p = level.allocate(bytes)) != nullptr) break;
+    if (p == nullptr) {
+      auto mem = std::make_unique<uint8_t[]>(bytes + 64);  // zeroed: stamp 0 is no table's
+      p = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(mem.get()) + 63) & ~uintptr_t{63});
+      heap_tables.push_back({entry, bytes, std::move(mem)});
+      heap_bytes += bytes;
+      ++stats.heap_tables;
+    }
+    assert(reinterpret_cast<uint64_t>(p) <= kAddressBits);
+    return table_stamp << kStampShift | reinterpret_cast<uint64_t>(p) | static_cast<uint64_t>(log2);
+  }
+};
+
+}  // namespace ccb::bcc

@@ -1,0 +1,103 @@
+// Silo's commit protocol (Tu et al., "Speedy Transactions in Multicore
+// In-Memory Databases", SOSP 2013, section 4.4) as phases over a row's TID
+// word, shared by the protocols built on it: Silo (engine/cc/silo.h; MOCC
+// through Silo) and BCC (engine/cc/bcc.h). Each of them chooses the commit
+// TID and what happens between the phases (Silo: the epoch; BCC: its
+// left-conflict check when phase 2 fails):
+//   phase 1  lock_writes     lock the write set in one global (address) order;
+//   phase 2  validate_reads  every row read still carries the TID observed at
+//                            read time and is not locked by another transaction;
+//   phase 3  install_writes  install the writes, publish the inserts and
+//                            release each lock by storing the commit TID;
+//   or, when the commit fails after phase 1, unlock_writes.
+//
+// REQUIRES of the protocol: RowMeta has `std::atomic<uint64_t> tid`, whose
+// bit 0 is the lock bit (kLockBit) and whose other bits are the TID of the
+// row's last writer; AccessMeta has `uint64_t observed_tid` (the TID of the
+// image the access copied, from stable_copy(..., is_locked)) and `bool locked`
+// (this transaction holds the row's lock bit).
+//
+// Thread safety: each function acts for one committing transaction, on its
+// own access set; other transactions see only the TID words, which change
+// with atomic operations. Invariant: between lock_writes and install_writes /
+// unlock_writes, every access of the write set has meta.locked set and its
+// row's lock bit held.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+
+#include "engine/cc/common.h"
+
+namespace ccb::silo {
+
+inline constexpr uint64_t kLockBit = 1;
+
+// For stable_copy: a reader waits while the row is locked.
+inline bool is_locked(uint64_t tid) { return (tid & kLockBit) != 0; }
+
+// Phase 1: locks the write set in address order, so that two committers
+// cannot wait for each other (section 4.4). Returns the write set; it lives in
+// the transaction's scratch memory until the next begin().
+auto lock_writes(auto& txn) {
+  const auto writes = sorted_accesses(txn, [](const auto& a) { return a.type == AccessType::kWrite; });
+  for (auto* a : writes) {
+    lock_bit(a->row->meta.tid, kLockBit);
+    a->meta.locked = true;
+  }
+  return writes;
+}
+
+// Phase 2: every row read (read-modify-writes included) still carries the
+// TID observed at read time and is not locked by another transaction.
+// `on_stale(access)` is called for each row that fails and returns whether to
+// go on checking the rest (MOCC heats every one); returns whether all passed.
+template <class OnStale>
+bool validate_reads(auto& txn, OnStale on_stale) {
+  bool ok = true;
+  for (auto& a : txn.accesses()) {
+    if (a.type == AccessType::kInsert) continue;
+    const uint64_t now = a.row->meta.tid.load(std::memory_order_acquire);
+    const bool locked_by_other = (now & kLockBit) && !a.meta.locked;
+    if ((now & ~kLockBit) != a.meta.observed_tid || locked_by_other) {
+      ok = false;
+      if (!on_stale(a)) return false;
+    }
+  }
+  return ok;
+}
+// Phase 2, stopping at the first stale row.
+bool validate_reads(auto& txn) {
+  return validate_reads(txn, [](const auto&) { return false; });
+}
+
+// The commit failed after phase 1: releases the write set's locks, leaving
+// the TIDs as they were.
+void unlock_writes(const auto& writes) {
+  for (auto* a : writes) {
+    unlock_bit(a->row->meta.tid, kLockBit);
+    a->meta.locked = false;
+  }
+}
+
+// Phase 3 with commit TID `tid`: installs each write (after
+// `before_install(access)`, which may still read the row's current image and
+// TID: the snapshot protocols save the version being overwritten there),
+// publishes the inserts stamped with `tid`, then unlocks every written row by
+// storing `tid` in it.
+// REQUIRES: `tid` is above every TID the transaction read or overwrote, and
+// `tid` has the lock bit clear.
+template <class BeforeInstall>
+void install_writes(auto& txn, const auto& writes, uint64_t tid, BeforeInstall before_install) {
+  for (auto* a : writes) {
+    before_install(*a);
+    txn.install(*a);
+  }
+  txn.publish_inserts([&](auto& m) { m.tid.store(tid, std::memory_order_relaxed); });
+  for (auto* a : writes) {
+    a->row->meta.tid.store(tid, std::memory_order_release);
+    a->meta.locked = false;
+  }
+}
+
+}  // namespace ccb::silo

@@ -1,7 +1,7 @@
-// Shared pieces of the protocol tests of issue 5: a small counter table driven
-// step by step, a YCSB that exposes its table (for the protocols that lock the
-// predicted access set), a bank workload with declared read-only audits (for
-// BCC's snapshot transactions), and an in-process run with history checking.
+// Shared pieces of the protocol tests of tests/cc/: a second thread for a call
+// that may wait, the counter table of tests/support/counters.h, a bank
+// workload with declared read-only audits (for BCC's snapshot transactions),
+// and an in-process run with history checking.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -20,6 +20,7 @@
 #include "engine/verify/checker.h"
 #include "engine/workload.h"
 #include "workloads/ycsb/ycsb.h"
+#include "tests/support/counters.h"
 #include "tests/support/verified_run.h"
 
 namespace ccb::cc_test {
@@ -42,37 +43,9 @@ class Async {
   std::thread thread_;
 };
 
-// A table of `rows` 8-byte counters (key k in slot k), all 0.
-template <class CC>
-struct Counters {
-  explicit Counters(uint64_t rows, uint32_t id = 0) : table(id, "t" + std::to_string(id), 8, rows, rows) {
-    for (uint64_t k = 0; k < rows; ++k) table.load(k, k);
-  }
-  uint64_t value(uint64_t key) const {
-    uint64_t c;
-    std::memcpy(&c, table.lookup(key)->data() + kVersionBytes, 8);
-    return c;
-  }
-  Table<CC> table;
-};
-
-// Increments counter `key` in `t`; false if the protocol refused.
-template <class TxnT, class TableT>
-bool increment(TxnT& t, TableT& table, uint64_t key) {
-  uint8_t* p = t.update(table, key);
-  if (p == nullptr) return false;
-  uint64_t c;
-  std::memcpy(&c, p, 8);
-  ++c;
-  std::memcpy(p, &c, 8);
-  return true;
-}
-template <class TxnT, class TableT>
-bool read(TxnT& t, TableT& table, uint64_t key, uint64_t* value = nullptr) {
-  const uint8_t* p = t.read(table, key);
-  if (p != nullptr && value != nullptr) std::memcpy(value, p, 8);
-  return p != nullptr;
-}
+using test_support::Counters;
+using test_support::increment;
+using test_support::read;
 
 // A snapshot transaction `s` taken while counter `a_key` was `a` and
 // `b_key` was 0 sees them so, and not the row `inserted` that was created
@@ -163,6 +136,9 @@ class BankWorkload {
   }
   bool read_only(const Request& r) const { return r.type == 1; }
   Table<CC>* table_by_id(uint32_t id) { return id == 0 ? table_.get() : nullptr; }
+  // One partition per account, for partition-level locking (PartCC).
+  uint32_t partition_count(uint32_t) const { return accounts_; }
+  uint32_t partition_of(GlobalKey k, uint32_t n) const { return static_cast<uint32_t>(local_key_of(k) % n); }
   void on_commit(ThreadState& s, const Request& r) const { s.audits += r.type; }
   std::vector<InvariantResult> check_invariants(const std::vector<ThreadState>&) {
     uint64_t total = 0;

@@ -1,8 +1,8 @@
-// The locking protocols of issue 5 (WaitDie, DlDetect, LockSorted, PreNoWait)
-// and the engine hooks they use, plus interleavings every new protocol must
-// handle like the engine's own (tests/engine/protocol_test.cpp). Waiting is
-// observed with a second thread: a blocked call has not returned after a
-// pause, and returns once the holder finishes.
+// The locking protocols' defining behaviour (WaitDie, DlDetect, LockSorted,
+// PreNoWait) and the engine hooks they use. The interleavings every protocol
+// must handle are tests/engine/protocol_test.cpp's. Waiting is observed with a
+// second thread: a blocked call has not returned after a pause, and returns
+// once the holder finishes.
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -10,14 +10,15 @@
 #include <chrono>
 #include <functional>
 #include <thread>
+#include <type_traits>
 
 #include "engine/cc/bcc.h"
 #include "engine/cc/dldetect.h"
 #include "engine/cc/locksorted.h"
-#include "engine/cc/mocc.h"
 #include "engine/cc/prenowait.h"
 #include "engine/cc/waitdie.h"
 #include "tests/cc/cc_test_util.h"
+#include "tests/support/protocols.h"
 
 namespace ccb {
 namespace {
@@ -25,83 +26,12 @@ namespace {
 using cc_test::Counters;
 using cc_test::increment;
 using cc_test::read;
+using test_support::predict;
 
 constexpr uint64_t A = 0, B = 1, C = 2;
 constexpr auto kPause = std::chrono::milliseconds(50);
 
 using cc_test::Async;
-
-// ---- Interleavings every new protocol handles (none of them waits here) ----
-
-template <class CC>
-class NewProtocolTest : public ::testing::Test {
- protected:
-  CC cc_;
-  Counters<CC> c_{4};
-  Txn<CC> t1_{cc_, 0, nullptr}, t2_{cc_, 1, nullptr};
-};
-using NewProtocols = ::testing::Types<Bcc, WaitDie, DlDetect, LockSorted, PreNoWait, Mocc>;
-TYPED_TEST_SUITE(NewProtocolTest, NewProtocols);
-
-TYPED_TEST(NewProtocolTest, DisjointWritesBothCommit) {
-  this->t1_.begin();
-  this->t2_.begin();
-  ASSERT_TRUE(increment(this->t1_, this->c_.table, A));
-  ASSERT_TRUE(increment(this->t2_, this->c_.table, B));
-  EXPECT_EQ(this->t1_.commit(), RC::kOk);
-  EXPECT_EQ(this->t2_.commit(), RC::kOk);
-  EXPECT_EQ(this->c_.value(A), 1u);
-  EXPECT_EQ(this->c_.value(B), 1u);
-}
-
-TYPED_TEST(NewProtocolTest, ConcurrentReadersBothCommit) {
-  this->t1_.begin();
-  this->t2_.begin();
-  ASSERT_TRUE(read(this->t1_, this->c_.table, C));
-  ASSERT_TRUE(read(this->t2_, this->c_.table, C));
-  EXPECT_EQ(this->t1_.commit(), RC::kOk);
-  EXPECT_EQ(this->t2_.commit(), RC::kOk);
-}
-
-TYPED_TEST(NewProtocolTest, ReadThenUpdateOfTheSameRowUpgrades) {
-  this->t1_.begin();
-  ASSERT_TRUE(read(this->t1_, this->c_.table, C));
-  ASSERT_TRUE(increment(this->t1_, this->c_.table, C));
-  ASSERT_TRUE(increment(this->t1_, this->c_.table, C));
-  EXPECT_EQ(this->t1_.accesses().size(), 1u);
-  EXPECT_EQ(this->t1_.commit(), RC::kOk);
-  EXPECT_EQ(this->c_.value(C), 2u);
-  this->t2_.begin();
-  const uint8_t* p = this->t2_.read(this->c_.table, C);
-  ASSERT_NE(p, nullptr);
-  EXPECT_EQ(image_version(p - kVersionBytes), this->t1_.id());
-  EXPECT_EQ(this->t2_.commit(), RC::kOk);
-}
-
-TYPED_TEST(NewProtocolTest, InsertIsInvisibleUntilCommit) {
-  this->t1_.begin();
-  ASSERT_NE(this->t1_.insert(this->c_.table, 100), nullptr);
-  this->t2_.begin();
-  EXPECT_FALSE(read(this->t2_, this->c_.table, 100));
-  EXPECT_EQ(this->t2_.failure(), RC::kNotFound);
-  this->t2_.abort();
-  EXPECT_EQ(this->t1_.commit(), RC::kOk);
-  this->t2_.begin();
-  EXPECT_TRUE(read(this->t2_, this->c_.table, 100));
-  EXPECT_EQ(this->t2_.commit(), RC::kOk);
-}
-
-TYPED_TEST(NewProtocolTest, AbortReleasesEverything) {
-  this->t1_.begin();
-  ASSERT_TRUE(read(this->t1_, this->c_.table, A));
-  ASSERT_TRUE(increment(this->t1_, this->c_.table, B));
-  this->t1_.abort();
-  this->t2_.begin();
-  ASSERT_TRUE(increment(this->t2_, this->c_.table, A));
-  ASSERT_TRUE(increment(this->t2_, this->c_.table, B));
-  EXPECT_EQ(this->t2_.commit(), RC::kOk);
-  EXPECT_EQ(this->c_.value(B), 1u);
-}
 
 // ---- WaitDie ------------------------------------------------------------------
 
@@ -360,13 +290,6 @@ TEST_F(DlDetectTest, UpgradeQueuedAtTheFrontBlocksQueuedSharedRequests) {
 
 // ---- LockSorted and PreNoWait ---------------------------------------------------
 
-TxnDesc predicted(std::vector<uint64_t> reads, std::vector<uint64_t> writes) {
-  TxnDesc d;
-  for (uint64_t k : reads) d.read_set.push_back(make_global_key(0, k));
-  for (uint64_t k : writes) d.write_set.push_back(make_global_key(0, k));
-  return d;
-}
-
 template <class CC>
 class PredictedLockingTest : public ::testing::Test {
  protected:
@@ -377,8 +300,13 @@ class PredictedLockingTest : public ::testing::Test {
   Counters<CC> c_{4};
   Txn<CC> t1_{cc_, 0, nullptr}, t2_{cc_, 1, nullptr}, t3_{cc_, 2, nullptr};
 };
-using PredictedLocking = ::testing::Types<LockSorted, PreNoWait>;
-TYPED_TEST_SUITE(PredictedLockingTest, PredictedLocking);
+// Protocols that lock the predicted access set up front with the workers' own
+// row locks (acquire_all, no lock service, no partitions): LockSorted and
+// PreNoWait. An access the prediction missed then follows NoWait's rule.
+template <class CC>
+struct LocksPredictedRows
+    : std::bool_constant<HasAcquireAll<CC> && !HasLockService<CC> && !test_support::NeedsPartitions<CC>> {};
+TYPED_TEST_SUITE(PredictedLockingTest, test_support::ProtocolsWhere<LocksPredictedRows>);
 
 // The predicted set is locked before the procedure runs, which then reuses
 // those accesses.
@@ -386,7 +314,7 @@ TYPED_TEST(PredictedLockingTest, LocksThePredictedSetBeforeExecution) {
   auto& t1 = this->t1_;
   auto& t2 = this->t2_;
   t1.begin();
-  ASSERT_EQ(this->cc_.acquire_all(t1, predicted({B}, {A})), RC::kOk);
+  ASSERT_EQ(this->cc_.acquire_all(t1, predict({B}, {A})), RC::kOk);
   EXPECT_EQ(t1.accesses().size(), 2u);
   t2.begin();
   EXPECT_FALSE(increment(t2, this->c_.table, A));  // exclusively held
@@ -406,9 +334,9 @@ TEST(PreNoWaitTest, ConflictInTheAcquisitionAbortsAndReleases) {
   Txn<PreNoWait> t1(cc, 0, nullptr), t2(cc, 1, nullptr), t3(cc, 2, nullptr);
   for (auto* t : {&t1, &t2, &t3}) t->register_table(c.table);
   t1.begin();
-  ASSERT_EQ(cc.acquire_all(t1, predicted({}, {B})), RC::kOk);
+  ASSERT_EQ(cc.acquire_all(t1, predict({}, {B})), RC::kOk);
   t2.begin();
-  EXPECT_EQ(cc.acquire_all(t2, predicted({A}, {B, C})), RC::kLockConflict);  // A locked, then B refused
+  EXPECT_EQ(cc.acquire_all(t2, predict({A}, {B, C})), RC::kLockConflict);  // A locked, then B refused
   t2.abort();
   t3.begin();
   ASSERT_TRUE(increment(t3, c.table, A));  // t2's locks are gone
@@ -424,10 +352,10 @@ TEST(LockSortedTest, WaitsForTheFirstUnavailableLockHoldingNothingLarger) {
   Txn<LockSorted> t1(cc, 0, nullptr), t2(cc, 1, nullptr), t3(cc, 2, nullptr);
   for (auto* t : {&t1, &t2, &t3}) t->register_table(c.table);
   t1.begin();
-  ASSERT_EQ(cc.acquire_all(t1, predicted({}, {B})), RC::kOk);
+  ASSERT_EQ(cc.acquire_all(t1, predict({}, {B})), RC::kOk);
   t2.begin();
   RC rc = RC::kUser;
-  Async waiter([&] { rc = cc.acquire_all(t2, predicted({}, {A, B, C})); });
+  Async waiter([&] { rc = cc.acquire_all(t2, predict({}, {A, B, C})); });
   std::this_thread::sleep_for(kPause);
   EXPECT_FALSE(waiter.done());
   t3.begin();
@@ -454,7 +382,7 @@ TEST(LockSortedTest, OppositeAccessOrdersNeitherDeadlockNorAbort) {
   auto worker = [&](uint32_t thread, bool reverse) {
     Txn<LockSorted> t(cc, thread, nullptr);
     t.register_table(c.table);
-    const TxnDesc d = predicted({}, {A, B});
+    const TxnDesc d = predict({}, {A, B});
     for (int i = 0; i < kRounds; ++i) {
       t.begin();
       ASSERT_EQ(cc.acquire_all(t, d), RC::kOk);

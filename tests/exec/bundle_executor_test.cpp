@@ -14,13 +14,11 @@
 #include <span>
 #include <vector>
 
-#include "engine/cc/locksorted.h"
-#include "engine/cc/nowait.h"
-#include "engine/cc/silo.h"
 #include "engine/exec/bundle_executor.h"
 #include "engine/verify/cf_check.h"
 #include "engine/verify/checker.h"
 #include "tests/exec/probe_workload.h"
+#include "tests/support/protocols.h"
 
 namespace ccb {
 namespace {
@@ -175,9 +173,17 @@ void check_plan_execution(int threads, double seconds) {
   EXPECT_NE(out.frontend_json.find("\"phase_share\""), std::string::npos);
 }
 
+// Every protocol the engine runs on the bundle executor with this workload:
+// serializable (the test checks the history), on the workers alone (the
+// engine refuses lock-service protocols there, engine/run.h) and without
+// partitions (the probe workload has none, which PartCC refuses).
+template <class CC>
+struct RunsThePlans : std::bool_constant<test_support::kSerializable<CC> && test_support::RunsOnWorkersAlone<CC>::value &&
+                                         !test_support::NeedsPartitions<CC>> {};
+using Protocols = test_support::ProtocolsWhere<RunsThePlans>;
+
 template <class CC>
 class BundleExecutorTest : public ::testing::Test {};
-using Protocols = ::testing::Types<NoWait, Silo, LockSorted>;
 TYPED_TEST_SUITE(BundleExecutorTest, Protocols);
 
 TYPED_TEST(BundleExecutorTest, QueuesInOrderOnOneWorkerAndResidualsAfterTheBarrier) {

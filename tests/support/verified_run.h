@@ -1,4 +1,5 @@
-// Runs a loaded workload in-process under protocol CC with history recording,
+// Runs a loaded workload in-process under protocol CC with history recording
+// (binding the workload's partitions first for a protocol that locks them),
 // and returns what the stress tests assert on: commits, aborts, invariants and
 // the serializability checker's verdict. Shared by every stress suite (engine,
 // protocols, TPC-C, the other workloads), so "a high-contention run is
@@ -49,6 +50,7 @@ VerifiedRun run_verified(CC& cc, W& workload, const RunShape& shape = {}) {
   cfg.txn_buffer = shape.txn_buffer;
   cfg.backoff_max_us = 20;
   cfg.load_threads = 2;
+  if constexpr (requires { cc.bind_workload(cfg, workload); }) cc.bind_workload(cfg, workload);  // as engine/run.h
   OnlineExecutor<CC, W> exec(cfg, cc, workload);
   RunOutcome<W> out = exec.run();
 

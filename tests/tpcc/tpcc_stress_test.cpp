@@ -1,15 +1,13 @@
-// Multi-threaded, self-checking TPC-C under each serializable protocol: more
-// workers than cores on one warehouse (every Payment writes the same
+// Multi-threaded, self-checking TPC-C under one serializable protocol per
+// conflict rule (tests/support/protocols.h, OnePerConflictRule; every
+// protocol runs TPC-C in the verify tier): more workers than cores on one warehouse (every Payment writes the same
 // WAREHOUSE row, every NewOrder of a district the same DISTRICT row), the
 // standard mix so all five transactions interleave, and a two-warehouse run
 // with many cross-warehouse transactions. Afterwards the consistency
 // conditions must hold and the recorded history must be serializable.
 #include <gtest/gtest.h>
 
-#include "engine/cc/nowait.h"
-#include "engine/cc/occ.h"
-#include "engine/cc/silo.h"
-#include "engine/cc/tictoc.h"
+#include "tests/support/protocols.h"
 #include "tests/support/verified_run.h"
 #include "tests/tpcc/tpcc_test_util.h"
 
@@ -38,8 +36,7 @@ class TpccStressTest : public ::testing::Test {
     EXPECT_TRUE(r.check.serializable) << r.check.violation.message;
   }
 };
-using Protocols = ::testing::Types<NoWait, Occ, Silo, TicToc>;
-TYPED_TEST_SUITE(TpccStressTest, Protocols);
+TYPED_TEST_SUITE(TpccStressTest, test_support::OnePerConflictRule);
 
 TYPED_TEST(TpccStressTest, StandardMixOnOneWarehouseKeepsConsistencyAndSerializability) {
   TpccOptions o = small_options(1);

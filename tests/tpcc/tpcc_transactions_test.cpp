@@ -1,5 +1,7 @@
-// Each transaction run alone (one thread) under a pessimistic and an
-// optimistic protocol: it must change exactly what its spec profile says
+// Each transaction run alone (one thread) under one protocol per conflict rule
+// (tests/support/protocols.h, OnePerConflictRule: the procedures meet locked
+// rows read in place and optimistic private copies; every protocol runs
+// TPC-C in the verify tier): it must change exactly what its spec profile says
 // (clauses 2.4.2, 2.5.2, 2.6.2, 2.7.4, 2.8.2), touch exactly the expected rows
 // (from the recorded history) and keep the consistency conditions.
 #include <gtest/gtest.h>
@@ -10,8 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/cc/nowait.h"
-#include "engine/cc/silo.h"
+#include "tests/support/protocols.h"
 #include "tests/tpcc/tpcc_test_util.h"
 
 namespace ccb {
@@ -104,8 +105,7 @@ class TpccTransactionTest : public ::testing::Test {
   static inline typename W::ThreadState committed_{};
 };
 
-using Protocols = ::testing::Types<NoWait, Silo>;
-TYPED_TEST_SUITE(TpccTransactionTest, Protocols);
+TYPED_TEST_SUITE(TpccTransactionTest, test_support::OnePerConflictRule);
 
 TYPED_TEST(TpccTransactionTest, NewOrderInsertsTheOrderAndUpdatesStock) {
   auto& db = this->db();

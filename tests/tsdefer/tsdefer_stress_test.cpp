@@ -1,21 +1,20 @@
-// TsDEFER under contention, self-checking. (1) Finite queues (the way a
-// queue-based executor uses TsDEFER): 4 workers on 2 cores drain their
-// queues of YCSB requests at theta 0.99 on 256 rows, with deferp = 1 so
-// candidates are deferred often; every transaction of every queue must
-// commit exactly once, the counters must add up, and the history must be
-// serializable. (2) The online executor with --frontend=tsdefer (TSKD[CC])
-// under the same contention. (3) NoWait's contended-latch count equals its
-// lock-conflict aborts (each abort is one failed first try).
+// TsDEFER under contention, self-checking, under every optimistic protocol
+// (tests/support/protocols.h: OCC and its descendants, where TSKD applies
+// TsDEFER). (1) Finite queues (the way a queue-based executor uses TsDEFER):
+// 4 workers on 2 cores drain their queues of YCSB requests at theta 0.99 on
+// 256 rows, with deferp = 1 so candidates are deferred often; every
+// transaction of every queue must commit exactly once, the counters must add
+// up, and the history must be serializable. (2) The online executor with
+// --frontend=tsdefer (TSKD[CC]) under the same contention. (3) NoWait's
+// contended-latch count equals its lock-conflict aborts (each abort is one
+// failed first try).
 #include <gtest/gtest.h>
 
 #include <thread>
 #include <vector>
 
-#include "engine/cc/nowait.h"
-#include "engine/cc/occ.h"
-#include "engine/cc/silo.h"
-#include "engine/cc/tictoc.h"
 #include "engine/exec/tsdefer.h"
+#include "tests/support/protocols.h"
 #include "tests/support/verified_run.h"
 
 namespace ccb {
@@ -23,8 +22,7 @@ namespace {
 
 template <class CC>
 class TsDeferStressTest : public ::testing::Test {};
-using Protocols = ::testing::Types<Occ, Silo, TicToc>;
-TYPED_TEST_SUITE(TsDeferStressTest, Protocols);
+TYPED_TEST_SUITE(TsDeferStressTest, test_support::OptimisticProtocols);
 
 TYPED_TEST(TsDeferStressTest, EveryQueuedTransactionCommitsExactlyOnceAndTheHistoryIsSerializable) {
   using CC = TypeParam;

@@ -179,8 +179,9 @@ class _FigureDrawer:
             samples = np.asarray(timeline_samples(result, self.plot["y"])) * self.factor
             longest = max(longest, len(samples))
             marker, color, _ = self.styles[series.name]
+            face = "white" if marker not in ("x", "+") else color
             ax.plot(np.arange(len(samples)) + 0.5, samples, color=color, marker=marker, label=series.label,
-                    markevery=max(1, len(samples) // 12), markerfacecolor="white" if marker not in ("x", "+") else color)
+                    markevery=max(1, len(samples) // 12), markerfacecolor=face)
             if phases:
                 for start, _, value in phase_spans(result, phases["field"], phases.get("label", "")):
                     text = "" if value is None else f"{phases.get('prefix', '')}{value}"

@@ -145,7 +145,8 @@ def test_plot_command_draws_a_timeseries_and_checks_phase_claims_from_the_store(
     status = main(sandbox.cli_arguments("plot", "ts-fig", "--profile", "quick"))
     assert status == 0, capsys.readouterr().err
     assert (sandbox.workspace.images_dir("quick") / "ts-fig.png").stat().st_size > 5000
-    claims = {c["id"]: c for c in json.loads((sandbox.workspace.tables_dir("quick") / "ts-fig.claims.json").read_text())}
+    outcomes = sandbox.workspace.tables_dir("quick") / "ts-fig.claims.json"
+    claims = {c["id"]: c for c in json.loads(outcomes.read_text())}
     assert claims["silo-best"]["outcome"] == "held"            # 100 vs 53.3 commits/s
     assert claims["silo-stable"]["outcome"] == "held"          # CV 0
     assert claims["occ-suffers"]["outcome"] == "held"          # 80, 20, 60 against n = 4, 1, 3

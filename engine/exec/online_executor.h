@@ -16,14 +16,14 @@
 // statistics reset at the start of the measured interval. Optional workload
 // members: `Table<CC>* table_by_id(uint32_t)` (required by protocols with
 // acquire_all()), `bool read_only(const Request&) const` (passed to each
-// attempt as txn.read_only()), and, for workloads whose requests change with time (HOT's moving hot set,
-// workloads/hot/hot.h): `void on_measure_start(uint64_t now_ns)`, called once
-// as the measured interval starts, before any measured transaction (by both
-// executors; it starts the workload's clock), and `uint64_t
-// description_epoch() const`: describe() of one request may differ between
-// epochs, so the predicted sets are described again, before an attempt's
-// acquire_all(), once the epoch has changed (else they would go stale for
-// the rest of the run). An attempt whose epoch changes between its
+// attempt as txn.read_only()), and, for workloads whose requests change with
+// time (HOT's moving hot set, workloads/hot/hot.h): `void on_measure_start(
+// uint64_t now_ns)`, called once as the measured interval starts, before any
+// measured transaction (by both executors; it starts the workload's clock),
+// and `uint64_t description_epoch() const`: describe() of one request may
+// differ between epochs, so the predicted sets are described again, before
+// an attempt's acquire_all(), once the epoch has changed (else they would go
+// stale for the rest of the run). An attempt whose epoch changes between its
 // prediction and its procedure touches a row the prediction missed, which
 // every acquire_all() protocol locks at access (LockSorted and PreNoWait by
 // NoWait's rule, PartCC its partition, Dora and Orthrus a NoWait row lock).

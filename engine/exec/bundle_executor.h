@@ -42,7 +42,12 @@
 // Measurement: batches run during --warmup, then the measured interval is a
 // whole number of batches (at least one): until --duration has passed, or
 // until --measure_txns commits. A transaction's latency runs from the start
-// of its batch's analysis (when the batch closed) to its commit.
+// of its batch's analysis (when the batch closed) to its commit; --timeline
+// counts each commit in its second since the first measured batch's start.
+// The workload's optional on_measure_start() (online_executor.h) is called
+// then, before that batch's analysis; a workload whose requests change with
+// time fixes each request's form for its batch in its reconnaissance (HOT,
+// workloads/hot/hot.h), so that plans stay exact.
 //
 // --profile (engine/stats/exec_profile.h): the workers' loop is instantiated
 // with Txn<CC, true> and AttemptProfiler<true>, which time every attempt; the
@@ -263,8 +268,9 @@ class BundleExecutor {
       const uint64_t t0 = now_ns();
       if (!measuring_ && t0 >= warmup_end) {
         measuring_ = true;
-        measure_start = t0;
+        measure_start = measure_start_ns_ = t0;  // the workers read it after the barrier
         out.warmup_s = (t0 - t_start) * 1e-9;
+        if constexpr (HasMeasureClock<W>) w_.on_measure_start(t0);  // before this batch's reconnaissance
       }
       if (measuring_ && measured_batches_ > 0) {
         const bool done = cfg_.measure_txns > 0 ? measured_commits >= cfg_.measure_txns
@@ -478,7 +484,8 @@ class BundleExecutor {
         if (record_costs_) exec_ns_[i] = now_ns() - attempt_start;  // this worker's slot only
         w_.on_commit(ws, req);
         if (measuring_) {
-          const uint64_t latency = now_ns() - batch_start_ns_;
+          const uint64_t now = now_ns(), latency = now - batch_start_ns_;
+          if (cfg_.timeline) st.add_to_timeline(now - measure_start_ns_);
           ++st.commits;
           st.latency.record(latency);
           ++st.per_type[req.type].commits;
@@ -588,6 +595,7 @@ class BundleExecutor {
   const Batch* batch_ = nullptr;
   uint64_t batch_seq_ = 0;
   uint64_t batch_start_ns_ = 0;
+  uint64_t measure_start_ns_ = 0;  // the first measured batch's start (--timeline)
   bool measuring_ = false;
   bool stop_ = false;
   std::atomic<size_t> worklist_next_{0};

@@ -9,12 +9,26 @@
 //
 // Optional protocol hooks (engine/cc/protocol.h) are used where present: the
 // epoch ticker, the thread limit, the lock service (Dora, Orthrus: lock
-// servers among --threads, opened before and closed after the workers), acquire_all() with the predicted access set
-// of each buffered request (described once, when the buffer is generated, key
-// sets sorted), and per-thread protocol statistics reset at the start of the
-// measured interval. Optional workload members: `Table<CC>* table_by_id(
-// uint32_t)` (required by protocols with acquire_all()) and `bool read_only(
-// const Request&) const` (passed to each attempt as txn.read_only()).
+// servers among --threads, opened before and closed after the workers),
+// acquire_all() with the predicted access set of each buffered request
+// (described when the buffer is generated, key sets sorted; again when the
+// workload's description epoch changes, below), and per-thread protocol
+// statistics reset at the start of the measured interval. Optional workload
+// members: `Table<CC>* table_by_id(uint32_t)` (required by protocols with
+// acquire_all()), `bool read_only(const Request&) const` (passed to each
+// attempt as txn.read_only()), and, for workloads whose requests change with
+// time (HOT's moving hot set, workloads/hot/hot.h): `void on_measure_start(
+// uint64_t now_ns)`, called once as the measured interval starts, before any
+// measured transaction (by both executors; it starts the workload's clock),
+// and `uint64_t description_epoch() const`: describe() of one request may
+// differ between epochs, so the predicted sets are described again, before
+// an attempt's acquire_all(), once the epoch has changed (else they would go
+// stale for the rest of the run). An attempt whose epoch changes between its
+// prediction and its procedure touches a row the prediction missed, which
+// every acquire_all() protocol locks at access (LockSorted and PreNoWait by
+// NoWait's rule, PartCC its partition, Dora and Orthrus a NoWait row lock).
+// The predicted sets of --frontend=reorder and TsDEFER are not described
+// again: they only order transactions.
 //
 // With --frontend=tsdefer (TSKD[CC]) each worker's buffer is its TsDEFER
 // queue (engine/exec/tsdefer.h), replayed in a cycle: TsDEFER picks the next
@@ -72,6 +86,14 @@ concept HasTableById = requires(W w, uint32_t id) {
 template <class W>
 concept HasReadOnlyRequests = requires(const W w, const typename W::Request& r) {
   { w.read_only(r) } -> std::same_as<bool>;
+};
+
+// The optional workload members for requests that change with time (above).
+template <class W>
+concept HasMeasureClock = requires(W w, uint64_t t) { w.on_measure_start(t); };
+template <class W>
+concept HasDescriptionEpoch = requires(const W w) {
+  { w.description_epoch() } -> std::convertible_to<uint64_t>;
 };
 
 template <class W>
@@ -194,6 +216,7 @@ class OnlineExecutor {
     sleep_seconds(cfg_.warmup_s);
     if (reorder_) reorder_->set_measuring();
     measure_start_ns_.store(now_ns(), std::memory_order_release);
+    if constexpr (HasMeasureClock<W>) w_.on_measure_start(measure_start_ns_.load(std::memory_order_relaxed));
     phase_.store(kMeasure, std::memory_order_release);
     out.warmup_s = (measure_start_ns_.load() - t0) * 1e-9;
     uint64_t end;
@@ -250,13 +273,11 @@ class OnlineExecutor {
       for (uint32_t id = 0; id < (1u << kTableIdBits); ++id)
         if (Table<CC>* t = w_.table_by_id(id)) txn.register_table(*t);
     }
+    [[maybe_unused]] uint64_t described_epoch = 0;
     if constexpr (kReorder || (HasAcquireAll<CC> && HasTableById<W, CC>)) {
-      predicted.reserve(buffer.size());
-      for (const auto& r : buffer) {
-        TxnDesc& d = predicted.emplace_back(w_.describe(r));
-        std::sort(d.read_set.begin(), d.read_set.end());
-        std::sort(d.write_set.begin(), d.write_set.end());
-      }
+      if constexpr (HasDescriptionEpoch<W>) described_epoch = w_.description_epoch();
+      predicted.resize(buffer.size());
+      for (size_t i = 0; i < buffer.size(); ++i) describe_sorted(buffer[i], predicted[i]);
     }
     const uint64_t quota =
         cfg_.measure_txns == 0 ? 0 : cfg_.measure_txns / workers_ + (uint64_t(tid) < cfg_.measure_txns % workers_);
@@ -310,6 +331,12 @@ class OnlineExecutor {
       const uint64_t start = now_ns();
       const bool time_attempts = measuring && req.type == attempt_type_;  // --attempt_latency_type
       for (uint32_t retries = 0;; ++retries) {
+        if constexpr (HasAcquireAll<CC> && HasTableById<W, CC> && HasDescriptionEpoch<W> && !kReorder) {
+          if (const uint64_t e = w_.description_epoch(); e != described_epoch) {  // see the header
+            for (size_t i = 0; i < buffer.size(); ++i) describe_sorted(buffer[i], predicted[i]);
+            described_epoch = e;
+          }
+        }
         const uint64_t attempt_start = time_attempts ? now_ns() : 0;
         profiler.start();
         txn.begin(retries, read_only);
@@ -358,6 +385,14 @@ class OnlineExecutor {
     }
   }
 
+  // A request's predicted access set, key sets sorted (acquire_all() and
+  // the reorder policy rely on the order).
+  void describe_sorted(const typename W::Request& r, TxnDesc& d) const {
+    d = w_.describe(r);
+    std::sort(d.read_set.begin(), d.read_set.end());
+    std::sort(d.write_set.begin(), d.write_set.end());
+  }
+
   void count_commit(ThreadStats& st, uint32_t type, uint64_t start, uint64_t measure_start) {
     const uint64_t end = now_ns();
     const uint64_t latency = end - start;
@@ -365,11 +400,7 @@ class OnlineExecutor {
     st.latency.record(latency);
     ++st.per_type[type].commits;
     st.per_type[type].latency_ns_sum += latency;
-    if (cfg_.timeline) {
-      const size_t second = (end - measure_start) / 1000000000ull;
-      if (st.timeline.size() <= second) st.timeline.resize(second + 1);
-      ++st.timeline[second];
-    }
+    if (cfg_.timeline) st.add_to_timeline(end - measure_start);
   }
 
   // The index of --attempt_latency_type among the workload's transaction

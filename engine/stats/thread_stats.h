@@ -34,6 +34,14 @@ struct ThreadStats {
 
   explicit ThreadStats(size_t n_types = 0) : per_type(n_types) {}
 
+  // --timeline: one commit `since_measure_start_ns` into the measured
+  // interval, counted in its second (both executors).
+  void add_to_timeline(uint64_t since_measure_start_ns) {
+    const size_t second = since_measure_start_ns / 1000000000ull;
+    if (timeline.size() <= second) timeline.resize(second + 1);
+    ++timeline[second];
+  }
+
   void merge(const ThreadStats& o) {
     commits += o.commits;
     aborts += o.aborts;

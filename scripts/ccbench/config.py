@@ -29,6 +29,7 @@ from ccbench.points import Point
 from ccbench.programs import ENGINE, PROGRAMS, Program
 
 CC_NAME_CHARACTERS = set("abcdefghijklmnopqrstuvwxyz0123456789_")
+TIMESERIES_X = "time"   # a timeseries' x: seconds since the start of the measured interval
 AXIS_EXTREMES = ("max", "min", "all")
 # Columns of the tidy tables (tables.py); an axis of the same name would clash.
 RESERVED_AXIS_NAMES = {"series", "series_label", "repetition", "key", "status", "failure",
@@ -344,6 +345,13 @@ class _ConsistencyChecker:
         axes = list(self.document.get("axes", {}))
         kind, x, y = plot["kind"], plot["x"], plot["y"]
         allowed_x = axes + (["series"] if kind in ("bar", "grouped_bar", "stacked_bar", "table") else [])
+        if kind == "timeseries":   # seconds of the measured interval, not an axis
+            allowed_x = [TIMESERIES_X]
+            if self.config.program.name != ENGINE:
+                self._add(f"{where}.kind", f"timeseries draws the engine's per-second timeline; program "
+                          f"{self.config.program.name} writes none")
+        if "phases" in plot and kind != "timeseries":
+            self._add(f"{where}.phases", f"only for kind timeseries, not {kind}")
         if x not in allowed_x and not (kind == "scatter" and schema_metric(x)):
             extra = "; or a metric for scatter" if kind == "scatter" else ""
             self._add(f"{where}.x", f"'{x}' is not allowed; allowed: {', '.join(allowed_x) or 'no axes defined'}{extra}")
@@ -400,6 +408,9 @@ class _ConsistencyChecker:
             names_both_metrics = "numerator_metric" in claim and "denominator_metric" in claim
             if "metric" not in claim and isinstance(plot["y"], list) and not names_both_metrics:
                 self._add(f"{where}.metric", "required: plot.y is a list, so say which metric the claim is about")
+            if "metric" not in claim and plot["kind"] == "timeseries" and not names_both_metrics:
+                self._add(f"{where}.metric", "required: a timeseries' y is an array, so say which metric the claim "
+                          "is about (e.g. throughput, phase_throughput_cv)")
             for field_name, names in _series_references(claim):
                 for name in names:
                     if name not in series_names:

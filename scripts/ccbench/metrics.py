@@ -4,11 +4,24 @@ A metric is a field of the result JSON, dotted for nested fields
 (`throughput`, `latency_us.p99`, `aborts_by_reason.validation`), or a derived
 metric of the run's program, which the papers plot but the program need not
 store (the engine's are below; other programs declare theirs in programs.py).
+
+Time series (the engine's `--timeline`, Strife Fig 8d): `timeline_samples`
+reads the commits of each whole second of the measured interval, and
+`phase_spans` the phases of the run's logged schedule (HOT's moving hot set,
+`config.hot_schedule`: each phase's `start_s`, counted from the start of the
+measured interval as the timeline is, and its `hot_partitions` n). The
+derived metrics `phase_throughput_cv` and `phase_throughput_n_corr` summarize
+the throughput of each phase (the mean of its whole seconds) for claims.
 """
 from __future__ import annotations
 
 import math
+import statistics
 from typing import Callable, Mapping
+
+# Where the engine logs a run's phases, and what distinguishes them (workloads/hot/hot.h).
+PHASE_SCHEDULE = "config.hot_schedule"
+PHASE_LABEL = "hot_partitions"
 
 
 def _abort_rate(result: dict) -> float:
@@ -49,6 +62,59 @@ def _access_bound_ratio(result: dict) -> float:
     return _ns_per_access(result) / result["memory_bound"]["access_bound_ns"]
 
 
+def timeline_samples(result: dict, name: str = "timeline") -> list[float]:
+    """Commits in each whole second of the measured interval: the engine's array `name` (one count
+    per second from the interval's start, `--timeline`), zero where it wrote none (it stops at the
+    last second with a commit), without the last, partial, second (`phases.measured_s`)."""
+    counts = _field(result, name)
+    if not isinstance(counts, list):
+        raise TypeError(f"{name} is not an array")
+    seconds = int(math.floor(result["phases"]["measured_s"] + 1e-9))
+    return [float(counts[i]) if i < len(counts) else 0.0 for i in range(seconds)]
+
+
+def phase_spans(result: dict, schedule: str = PHASE_SCHEDULE, label: str = PHASE_LABEL
+                ) -> list[tuple[float, float, object]]:
+    """(start_s, end_s, label) of each logged phase that starts inside the measured interval; the
+    last one ends with it. Each entry of the array `schedule` has `start_s` (seconds since the
+    interval's start) and `label`."""
+    measured = float(result["phases"]["measured_s"])
+    entries = sorted(_field(result, schedule), key=lambda entry: entry["start_s"])
+    starts = [(float(entry["start_s"]), entry.get(label)) for entry in entries if entry["start_s"] < measured]
+    ends = [start for start, _ in starts[1:]] + [measured]
+    return [(start, end, value) for (start, value), end in zip(starts, ends)]
+
+
+def phase_throughputs(result: dict) -> list[tuple[object, float]]:
+    """(label, mean commits per second) of each phase with at least one whole second of the
+    timeline inside it (second i spans [i, i + 1))."""
+    samples = timeline_samples(result)
+    means = []
+    for start, end, label in phase_spans(result):
+        inside = [value for second, value in enumerate(samples) if start <= second and second + 1 <= end]
+        if inside:
+            means.append((label, statistics.fmean(inside)))
+    return means
+
+
+def _phase_throughput_cv(result: dict) -> float:
+    # how much the phases' throughputs differ: population standard deviation / mean of the
+    # per-phase means (Strife Fig 8d: "stable throughput" vs "varies significantly depending on n")
+    means = [mean for _, mean in phase_throughputs(result)]
+    if len(means) < 2 or statistics.fmean(means) == 0:
+        return math.nan
+    return statistics.pstdev(means) / statistics.fmean(means)
+
+
+def _phase_throughput_n_corr(result: dict) -> float:
+    # Pearson correlation of each phase's throughput with its number of hot partitions n:
+    # near 1 when a protocol "suffers with a smaller n" (Strife Fig 8d), near 0 when n does not matter
+    pairs = [(float(label), mean) for label, mean in phase_throughputs(result) if label is not None]
+    if len(pairs) < 3 or len({n for n, _ in pairs}) < 2 or len({mean for _, mean in pairs}) < 2:
+        return math.nan
+    return statistics.correlation([n for n, _ in pairs], [mean for _, mean in pairs])
+
+
 ENGINE_DERIVED: dict[str, Callable[[dict], float]] = {
     "abort_rate": _abort_rate,                      # aborts / (commits + aborts)
     "processed_throughput": _processed_throughput,
@@ -57,6 +123,8 @@ ENGINE_DERIVED: dict[str, Callable[[dict], float]] = {
     "ns_per_txn_per_thread": _ns_per_txn_per_thread,
     "ns_per_access": _ns_per_access,                # YCSB: per request of a committed transaction
     "access_bound_ratio": _access_bound_ratio,      # ns_per_access / memory_bound.access_bound_ns
+    "phase_throughput_cv": _phase_throughput_cv,    # --timeline + HOT's schedule: spread of the phases
+    "phase_throughput_n_corr": _phase_throughput_n_corr,   # ... and their correlation with n
 }
 
 
@@ -81,7 +149,7 @@ def metric_value(result: dict | None, name: str,
     except (KeyError, TypeError):
         try:
             value = derived[name](result) if name in derived else math.nan
-        except (KeyError, TypeError):
+        except (KeyError, TypeError, ValueError):
             return math.nan
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return math.nan

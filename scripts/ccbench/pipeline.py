@@ -8,7 +8,7 @@ from ccbench.claims import ClaimResult, evaluate_figure_claims
 from ccbench.config import FigureConfig, ResolvedFigure, figure_config_paths, hardware_threads, load_profiles
 from ccbench.errors import ConfigError
 from ccbench.fileio import write_json_atomically
-from ccbench.plots import plot_figure
+from ccbench.plots import RunDocuments, plot_figure
 from ccbench.store import ResultStore
 from ccbench.tables import FigureTables, build_tables
 from ccbench.workspace import Workspace
@@ -36,8 +36,8 @@ def process_figure(figure: ResolvedFigure, workspace: Workspace) -> FigureOutcom
     """Aggregate what the store holds for the figure, plot it and check its claims."""
     profile = figure.profile.name
     tables_dir = workspace.tables_dir(profile)
-    tables = build_tables(figure, ResultStore(workspace.runs_dir),
-                          workspace.command_template(figure.config.program.name), tables_dir)
+    store = ResultStore(workspace.runs_dir)
+    tables = build_tables(figure, store, workspace.command_template(figure.config.program.name), tables_dir)
     claims = evaluate_figure_claims(figure, tables.table, hardware_threads())
     write_json_atomically(tables_dir / f"{figure.figure_id}.claims.json",
                           [{"id": r.claim["id"], "text": r.claim["text"], "check": r.claim["check"],
@@ -45,10 +45,13 @@ def process_figure(figure: ResolvedFigure, workspace: Workspace) -> FigureOutcom
                            for r in claims])
     images = []
     if tables.has_data:
-        images = plot_figure(figure, tables.table, workspace.images_dir(profile) / figure.figure_id)
+        documents = RunDocuments(tables.runs, lambda key: (store.get(key) or {}).get("result"))  # timeseries
+        images = plot_figure(figure, tables.table, workspace.images_dir(profile) / figure.figure_id,
+                             documents=documents)
         for view in figure.config.views:  # <id>.<view>.png/.pdf after the main image
             images += plot_figure(figure, tables.table,
-                                  workspace.images_dir(profile) / f"{figure.figure_id}.{view['name']}", view)
+                                  workspace.images_dir(profile) / f"{figure.figure_id}.{view['name']}", view,
+                                  documents)
     return FigureOutcome(figure, tables, claims, images)
 
 

@@ -8,12 +8,18 @@ table, for the papers' data tables drawn as figures (e.g. Strife's Fig 5).
 With a list of metrics, `line` draws one line per series and metric (line
 style per metric, e.g. BCC's average and maximum memory, bcc Fig 10) and
 `grouped_bar` one bar per series and metric in each group (e.g. latency avg,
-p50, p99 of OCC and BCC, bcc Figs 11-12).
+p50, p99 of OCC and BCC, bcc Figs 11-12). A `timeseries` draws one run per
+series instead of the table: its per-second throughput over the measured
+interval (the engine's `--timeline`), with a dotted vertical line at each
+phase change of the run's logged schedule, labelled with the phase's value
+(Strife Fig 8d: the hot records' n).
 """
 from __future__ import annotations
 
 import itertools
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 import matplotlib
 
@@ -24,7 +30,9 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from ccbench.config import ResolvedFigure  # noqa: E402
+from ccbench.engine import STATUS_OK  # noqa: E402
 from ccbench.fileio import write_atomically  # noqa: E402
+from ccbench.metrics import phase_spans, timeline_samples  # noqa: E402
 
 STYLE = {
     "font.family": "serif",
@@ -60,10 +68,33 @@ def _select(table: pd.DataFrame, context: dict) -> pd.DataFrame:
     return table[mask]
 
 
+@dataclass(frozen=True)
+class RunDocuments:
+    """The runs behind a figure, for the plot kinds that draw one run rather than the medians
+    (timeseries): the tidy runs table (tables.runs_table: series, axes, repetition, status, key)
+    and the loader of a run's result document by its key."""
+    runs: pd.DataFrame
+    load: Callable[[str], dict | None]
+
+    def first_ok(self, series: str, point: dict) -> dict | None:
+        """The result of the series' successful run at the point (axis -> value) with the lowest
+        repetition: repetitions differ in seed, and so in a seeded phase schedule."""
+        rows = self.runs[(self.runs["series"] == series) & (self.runs["status"] == STATUS_OK)]
+        for axis, value in point.items():
+            rows = rows[rows[axis] == value]
+        for key in rows.sort_values("repetition")["key"]:
+            result = self.load(key)
+            if result is not None:
+                return result
+        return None
+
+
 class _FigureDrawer:
-    def __init__(self, figure: ResolvedFigure, table: pd.DataFrame, plot: dict | None = None):
+    def __init__(self, figure: ResolvedFigure, table: pd.DataFrame, plot: dict | None = None,
+                 documents: RunDocuments | None = None):
         self.figure = figure
         self.table = table
+        self.documents = documents
         self.plot = plot if plot is not None else figure.config.plot
         self.x = self.plot["x"]
         self.factor = self.plot.get("y_factor", 1.0)
@@ -129,6 +160,40 @@ class _FigureDrawer:
             if np.isfinite(level):
                 ax.axhline(level, color="black", linestyle=":", linewidth=1.2, label=self.plot["hline"]["label"])
         self._x_ticks(ax, numeric)
+
+    def draw_timeseries(self, ax, panel: pd.DataFrame) -> None:
+        """Per series, the first successful repetition's throughput in each whole second of the
+        measured interval, drawn at the second's middle; the phase changes as dotted lines."""
+        if self.documents is None:
+            raise ValueError("a timeseries plot draws the runs themselves: pass their documents")
+        phases = self.plot.get("phases")
+        changes: dict[float, set[str]] = {}
+        longest = 0
+        for series in self.series:
+            rows = panel[panel["series"] == series.name]
+            if rows.empty:
+                continue
+            result = self.documents.first_ok(series.name, {axis: rows.iloc[0][axis] for axis in self.figure.axes})
+            if result is None:
+                continue
+            samples = np.asarray(timeline_samples(result, self.plot["y"])) * self.factor
+            longest = max(longest, len(samples))
+            marker, color, _ = self.styles[series.name]
+            face = "white" if marker not in ("x", "+") else color
+            ax.plot(np.arange(len(samples)) + 0.5, samples, color=color, marker=marker, label=series.label,
+                    markevery=max(1, len(samples) // 12), markerfacecolor=face)
+            if phases:
+                for start, _, value in phase_spans(result, phases["field"], phases.get("label", "")):
+                    text = "" if value is None else f"{phases.get('prefix', '')}{value}"
+                    changes.setdefault(start, set()).add(text)
+        for start, texts in sorted(changes.items()):
+            if start > 0:
+                ax.axvline(start, color="0.35", linestyle=":", linewidth=1.0)
+            text = "/".join(sorted(t for t in texts if t))   # one text unless series logged different schedules
+            if text:
+                ax.text(start, 0.98, f" {text}", transform=ax.get_xaxis_transform(), ha="left", va="top", fontsize=7,
+                        color="0.25")
+        ax.set_xlim(0, max(longest, 1))
 
     def grouped_bar_slots(self) -> tuple[list[tuple[float, object, object, str, str]], list[float], list[str]]:
         """Bars as (position, x value or None, series, metric, label): a group per x value (per
@@ -348,10 +413,10 @@ def table_markdown(figure: ResolvedFigure, table: pd.DataFrame) -> list[str]:
 
 
 def plot_figure(figure: ResolvedFigure, table: pd.DataFrame, image_base: Path,
-                plot: dict | None = None) -> list[Path]:
+                plot: dict | None = None, documents: RunDocuments | None = None) -> list[Path]:
     """Draw the figure (or one of its views, `plot`); write image_base.png and
-    image_base.pdf; return their paths."""
-    drawer = _FigureDrawer(figure, table, plot)
+    image_base.pdf; return their paths. `documents`: the runs, for a timeseries."""
+    drawer = _FigureDrawer(figure, table, plot, documents)
     panels = drawer.panels()
     draw = getattr(drawer, f"draw_{drawer.plot['kind']}")
     with plt.rc_context(STYLE):

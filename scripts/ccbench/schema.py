@@ -71,7 +71,7 @@ PROFILE_OVERRIDE = {
     },
 }
 
-PLOT_KINDS = ["line", "bar", "grouped_bar", "stacked_bar", "scatter", "table"]
+PLOT_KINDS = ["line", "bar", "grouped_bar", "stacked_bar", "scatter", "table", "timeseries"]
 # the kinds whose y may be a list of metrics (line: one line per series and metric;
 # grouped_bar: one bar per series and metric in each group)
 MULTI_METRIC_PLOTS = ["line", "grouped_bar", "stacked_bar", "table"]
@@ -101,6 +101,15 @@ PLOT = {
             "additionalProperties": False,
             "required": ["metric", "label"],
             "properties": {"metric": METRIC, "label": TEXT},
+        },
+        # timeseries: the run's phases, a dotted line at each change: `field`, an array of objects
+        # with `start_s` (seconds since the measured interval's start), each labelled with
+        # prefix + its field `label` (Strife Fig 8d: config.hot_schedule, hot_partitions, "n=")
+        "phases": {
+            "type": "object",
+            "additionalProperties": False,
+            "required": ["field"],
+            "properties": {"field": METRIC, "label": TEXT, "prefix": {"type": "string"}},
         },
     },
 }

@@ -154,6 +154,18 @@ class Extended {
   {
     return inner_.read_only(r.inner);
   }
+  // The clock of requests that change with time (HOT's moving hot set): without
+  // them a wrapped HOT would never move its hot records.
+  void on_measure_start(uint64_t now)
+    requires requires(W& w, uint64_t t) { w.on_measure_start(t); }
+  {
+    inner_.on_measure_start(now);
+  }
+  uint64_t description_epoch() const
+    requires requires(const W& w) { { w.description_epoch() } -> std::convertible_to<uint64_t>; }
+  {
+    return inner_.description_epoch();
+  }
 
   W& inner() { return inner_; }
   const RuntimeCalibration& calibration() const { return calibration_; }

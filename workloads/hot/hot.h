@@ -22,27 +22,45 @@
 // number in [0, --hot_remote_max] of them lie in other random partitions [INF:
 // the text says only "at most 3"].
 //
-// Placement of the hot records (time-varying mode, Strife Fig. 8d): requests
-// are pre-generated per worker and replayed, so they cannot carry the hot key
-// of the moment. They carry the slot h; the procedure maps h to a key with the
-// placement of the current epoch, epoch = floor(seconds since the first
-// transaction / --hot_shift_s) (always 0 when --hot_shift_s = 0):
-//   epoch 0 (and every epoch when hot_shift_s = 0): even, slot h -> partition
-//     h mod P, pool index h / P (so the hot keys are 0..H-1);
-//   epoch e >= 1: n_e = 1 + u mod (P - 1) partitions ("a random number n (<
-//     30) of partitions"), chosen as offset_e + i * stride_e (mod P), i < n_e,
-//     with stride_e coprime with P; slot h -> the (h mod n_e)-th of them, pool
-//     index h / n_e. (u, offset_e, stride_e) are drawn from (--seed, e), so a
-//     run is reproducible; options_json() logs every epoch reached.
-// describe() maps the slot with the epoch at the time of the call. A
-// front-end that describes a transaction in one epoch and runs it in the next
-// sees a stale hot key for it (with CC the run stays correct; see README).
+// Placement of the hot records (time-varying mode, Strife Sec. 5.5, Fig. 8d:
+// "Initially, all hot records are evenly distributed across the 30 partitions
+// and vary hot records approximately every 30secs such that they are
+// distributed across a random number n (< 30) of partitions"). Requests are
+// pre-generated per worker and replayed, so they cannot carry the hot key of
+// the moment: they carry the slot h, and the procedure maps h to a key with
+// the placement of an epoch. The epoch clock starts with the measured
+// interval (on_measure_start(), called by the executors), so the phases line
+// up with the per-second timeline (--timeline): epoch = floor(seconds since
+// the measured interval started / --hot_shift_s), 0 before it (warm-up) and
+// always 0 when --hot_shift_s = 0.
+//   epoch 0: even, slot h -> partition h mod P, pool index h / P (so the hot
+//     keys are 0..H-1);
+//   epoch e >= 1: n_e = 1 + u mod (P - 1) partitions (1 <= n_e < P), chosen
+//     as offset_e + i * stride_e (mod P), i < n_e, with stride_e coprime with
+//     P (so they are n_e distinct partitions); slot h -> the (h mod n_e)-th
+//     of them, pool index h / n_e. (u, offset_e, stride_e) are drawn from
+//     (--seed, e) alone, so every worker and every run with that seed sees
+//     the same schedule; options_json() logs every epoch reached.
+// Which epoch a request uses:
+//   - pinned (bundle executor): the front-end must plan with the keys the
+//     procedure will touch (its CC-free queues run without CC), so the
+//     analysis's reconnaissance (reconnoiter(), Strife Sec. 5.6.4's hook)
+//     pins each request of a batch to the epoch current at the analysis;
+//     describe() and run() then use that epoch, even if the batch runs into
+//     the next one (by at most one batch: milliseconds against seconds).
+//   - unpinned (online executor): the epoch current at the call. Protocols
+//     that lock the predicted set up front get their predictions described
+//     again when description_epoch() changes (engine/exec/online_executor.h);
+//     an attempt that straddles a change touches a hot key its prediction
+//     missed, which those protocols lock at access (correct, rare).
 //
 // Every update increments field 0 of the record (a counter), so after a run
 // the counters must add up to 10 x committed transactions.
 //
 // Thread safety: run() from any number of worker threads after load();
-// generate()/describe() are thread-safe.
+// generate()/describe()/epoch() are thread-safe, and so is reconnoiter() on
+// distinct requests; on_measure_start() from any thread (the clock's origin
+// is atomic).
 #pragma once
 
 #include <algorithm>
@@ -66,9 +84,11 @@ namespace ccb {
 
 struct HotRequest {
   static constexpr uint32_t kUpdates = HotOptions::kCold + 1;
+  static constexpr uint64_t kUnpinned = ~uint64_t{0};
   uint32_t type = 0;
   uint32_t hot_slot = 0;  // mapped to a key at execution (see header)
   uint32_t hot_pos = 0;   // index of the hot update among the kUpdates
+  uint64_t pinned_epoch = kUnpinned;  // the epoch reconnoiter() fixed, or kUnpinned (see header)
   uint64_t cold[HotOptions::kCold];
 };
 
@@ -109,6 +129,7 @@ class HotWorkload {
 
   void generate(Random& rng, uint32_t /*thread*/, Request& r) const {
     r.type = 0;
+    r.pinned_epoch = HotRequest::kUnpinned;
     r.hot_slot = static_cast<uint32_t>(rng.below(opt_.hot_records));
     r.hot_pos = static_cast<uint32_t>(rng.below(HotRequest::kUpdates));
     const uint32_t home = r.hot_slot % parts_;
@@ -127,7 +148,7 @@ class HotWorkload {
 
   template <class TxnT>
   RC run(TxnT& txn, const Request& r) {
-    const uint64_t hot = hot_key(r.hot_slot, placement(epoch()));
+    const uint64_t hot = hot_key(r.hot_slot, placement(epoch_of(r)));
     for (uint32_t i = 0; i < HotRequest::kUpdates; ++i) {
       const uint64_t key = i == r.hot_pos ? hot : r.cold[i - (i > r.hot_pos)];
       uint8_t* p = txn.update(*table_, key);
@@ -140,13 +161,29 @@ class HotWorkload {
   TxnDesc describe(const Request& r) const {
     TxnDesc d;
     d.type = r.type;
-    const uint64_t hot = hot_key(r.hot_slot, placement(epoch()));
+    const uint64_t hot = hot_key(r.hot_slot, placement(epoch_of(r)));
     for (uint32_t i = 0; i < HotRequest::kUpdates; ++i)
       d.write_set.push_back(make_global_key(kTableId, i == r.hot_pos ? hot : r.cold[i - (i > r.hot_pos)]));
     return d;
   }
 
   void on_commit(ThreadState& s, const Request&) const { s.updates += HotRequest::kUpdates; }
+
+  // The bundle executor's reconnaissance hook (bundle_executor.h,
+  // HasReconnaissance): pins r to the epoch now (see header). Returns whether
+  // the pin changed, i.e. r must be described again; never with the hot
+  // records fixed.
+  bool reconnoiter(Request& r) const {
+    if (shift_ns_ == 0) return false;
+    const uint64_t e = epoch();
+    if (r.pinned_epoch == e) return false;
+    r.pinned_epoch = e;
+    return true;
+  }
+  // The executors' clock hooks (online_executor.h): the epoch clock starts
+  // with the measured interval; descriptions change with the epoch.
+  void on_measure_start(uint64_t now) { origin_ns_.store(std::max<uint64_t>(now, 1), std::memory_order_release); }
+  uint64_t description_epoch() const { return epoch(); }
 
   std::vector<InvariantResult> check_invariants(const std::vector<ThreadState>& states) {
     return {equality_invariant("hot_counter_sum", "sum of record counters", sum_field<uint64_t>(*table_, 0),
@@ -155,8 +192,9 @@ class HotWorkload {
 
   void options_json(JsonWriter& w) const {
     opt_.to_json(w);
-    // The placements the run went through (Strife Fig. 8d: "The random n per
-    // phase must be seeded and logged").
+    // The placements the run went through (FIGURES.md strife-fig08d: "The
+    // random n per phase must be seeded and logged"); start_s counts from the
+    // start of the measured interval, as the timeline does.
     w.key("hot_schedule").begin_array();
     const uint64_t last = std::min(max_epoch_.load(std::memory_order_relaxed), kMaxLoggedEpochs - 1);
     for (uint64_t e = 0; e <= last; ++e) {
@@ -188,12 +226,12 @@ class HotWorkload {
     return q + uint64_t{parts_} * (slot / p.n);
   }
   uint32_t partition_of(uint64_t key) const { return static_cast<uint32_t>(key % parts_); }
-  // The epoch now; starts the epoch clock on first use.
+  // The epoch now: 0 until on_measure_start() (see header).
   uint64_t epoch() const {
     if (shift_ns_ == 0) return 0;
+    const uint64_t origin = origin_ns_.load(std::memory_order_acquire);
+    if (origin == 0) return 0;
     const uint64_t now = now_ns();
-    uint64_t origin = origin_ns_.load(std::memory_order_acquire);
-    if (origin == 0 && origin_ns_.compare_exchange_strong(origin, now, std::memory_order_acq_rel)) origin = now;
     const uint64_t e = now > origin ? (now - origin) / shift_ns_ : 0;
     uint64_t seen = max_epoch_.load(std::memory_order_relaxed);
     while (e > seen && !max_epoch_.compare_exchange_weak(seen, e, std::memory_order_relaxed)) {
@@ -203,6 +241,9 @@ class HotWorkload {
   Table<CC>& table() { return *table_; }
 
  private:
+  uint64_t epoch_of(const Request& r) const {
+    return r.pinned_epoch != HotRequest::kUnpinned ? r.pinned_epoch : epoch();
+  }
   static bool contains(const uint64_t* keys, uint32_t n, uint64_t key) {
     for (uint32_t j = 0; j < n; ++j)
       if (keys[j] == key) return true;
@@ -215,7 +256,7 @@ class HotWorkload {
   uint64_t shift_ns_;
   std::vector<uint32_t> strides_;  // values in [1, P) coprime with P
   std::unique_ptr<Table<CC>> table_;
-  mutable std::atomic<uint64_t> origin_ns_{0};
+  std::atomic<uint64_t> origin_ns_{0};  // start of the measured interval (now_ns), 0 = not yet
   mutable std::atomic<uint64_t> max_epoch_{0};
 };
 

@@ -13,8 +13,9 @@ DEFINE_uint32(hot_records, 100, "HOT: number of hot records; every transaction u
 DEFINE_uint32(hot_remote_max, 3,
               "HOT: at most this many of a transaction's 9 cold records lie outside its home partition (0..9)");
 DEFINE_double(hot_shift_s, 0,
-              "HOT: 0 = hot records stay evenly spread over the partitions; > 0 = every this many seconds they move "
-              "to a random number n < partitions of random partitions (Strife Fig. 8d uses ~30)");
+              "HOT: 0 = hot records stay evenly spread over the partitions; > 0 (at least 0.001, needs --partitions >= "
+              "2) = every this many seconds of the measured interval they move to a random number 1 <= n < "
+              "partitions of partitions, drawn from --seed (Strife Fig. 8d uses ~30)");
 DECLARE_uint32(partitions);  // shared with YCSB: 0 or 1 = one partition, N = N hash partitions
 DECLARE_uint64(seed);        // engine: seeds the time-varying placement
 
@@ -32,6 +33,10 @@ HotOptions HotOptions::from_flags() {
               std::to_string(static_cast<int64_t>(o.rows_per_partition()) - kCold));
   o.remote_max = in_range(FLAGS_hot_remote_max, 0, kCold, "hot_remote_max", "an integer");
   o.shift_s = in_range(FLAGS_hot_shift_s, 0.0, 86400.0, "hot_shift_s", "seconds", " (0 = fixed hot records)");
+  require(o.shift_s == 0 || o.shift_s >= kMinShiftS, "hot_shift_s",
+          "0 (fixed hot records) or a period of at least 0.001 seconds");
+  require(o.shift_s == 0 || o.parts() >= 2, "hot_shift_s",
+          "0 unless --partitions >= 2: the hot records move among the partitions");
   o.shift_seed = FLAGS_seed;
   return o;
 }

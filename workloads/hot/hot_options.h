@@ -11,11 +11,12 @@ class JsonWriter;
 struct HotOptions {
   static constexpr uint32_t kCold = 9;  // "one hot record and 9 cold records" (Strife Sec. 5.1)
   static constexpr uint32_t kFields = 20;
+  static constexpr double kMinShiftS = 0.001;  // --hot_shift_s: shorter periods would be mostly transition
   uint64_t table_size = 1000000;  // Strife: 50M records; scaled down by default (profiles set it)
   uint32_t hot_records = 100;     // "some records (default: 100) as hot"
   uint32_t partitions = 0;        // 0 or 1: one partition; N: hash (modulo) partitioning into N
   uint32_t remote_max = 3;        // "limiting remote partition accesses to at most 3"
-  double shift_s = 0;             // 0: hot records fixed; > 0: re-placed every shift_s seconds (Fig. 8d: ~30)
+  double shift_s = 0;             // 0: hot records fixed; >= kMinShiftS: re-placed every shift_s s (Fig. 8d: ~30)
   uint64_t shift_seed = 1;        // seeds the placement of every epoch (from --seed)
 
   static HotOptions from_flags();

@@ -9,6 +9,8 @@
 #include <cstdio>
 #include <exception>
 #include <cstdint>
+#include <functional>
+#include <initializer_list>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -92,6 +94,17 @@ int with_exit_codes(Body&& body) {
 // Parses argv into gflags without letting gflags exit: unknown flags and bad
 // values throw ConfigError. Returns false if --help was printed.
 bool parse_command_line(int argc, char** argv, const char* cc_name);
+
+// main() of a program that takes the engine's flags (bin/rundb-<cc>,
+// bin/pipeline, bin/middletier): glog to stderr, the command line parsed
+// (--help: exit 0), the config validated for `program` and the `workloads` it
+// runs, then `body(cfg)`, all under the exit-code contract (with_exit_codes).
+int program_main(int argc, char** argv, const char* program, const std::vector<std::string>& workloads,
+                 const std::function<int(const EngineConfig&)>& body);
+
+// Refuses (ConfigError naming the first one given, with `why`) the `flags` a
+// program parses with the engine's but does not use.
+void reject_flags(std::initializer_list<const char*> flags, const std::string& why);
 
 // Refuses (ConfigError naming `size_flag`) a load whose estimated bytes
 // exceed the memory available, unless `ignore_limit`; available_bytes == 0

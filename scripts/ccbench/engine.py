@@ -1,8 +1,8 @@
 """Building the programs' binaries and running one point.
 
-This module imports only the standard library (and ccbench.programs, which
-does too): Ray workers import it to run points, and must not pay for pandas
-or matplotlib.
+This module imports only the standard library, jsonschema (through
+ccbench.schema) and ccbench.programs: Ray workers import it to run points,
+and must not pay for pandas or matplotlib.
 """
 from __future__ import annotations
 
@@ -16,19 +16,26 @@ import tempfile
 import time
 from dataclasses import dataclass
 from datetime import datetime, timezone
+from functools import lru_cache
 from pathlib import Path
 from typing import Sequence
 
 from ccbench.programs import OUTPUT_FILE, PROGRAMS, Program
+from ccbench.schema import validation_problems
+from ccbench.workspace import REPOSITORY_ROOT
 
 # Exit codes of the interface contract (ARCHITECTURE.md).
 EXIT_BAD_CONFIGURATION = 2
 EXIT_CORRECTNESS_FAILURE = 3
 OUTPUT_TAIL_CHARS = 8000
+SCHEMA_PROBLEMS_SHOWN = 5     # a failure names this many schema mismatches, then counts the rest
 
 STATUS_OK = "ok"
 STATUS_FAILED = "failed"      # the run itself failed: stored, like a result
 STATUS_ERROR = "error"        # the harness could not start it: not stored
+
+# The one definition of the programs' result documents (docs/results.md).
+RESULT_SCHEMA = REPOSITORY_ROOT / "docs" / "result.schema.json"
 
 
 @dataclass(frozen=True)
@@ -123,6 +130,26 @@ def _select_row(document: dict, program: Program, row_list: str) -> tuple[dict |
     return {**{key: value for key, value in document.items() if key not in program.row_lists}, **rows[0]}, None
 
 
+@lru_cache(maxsize=None)
+def result_schema(entry: str) -> dict:
+    """The schema of one program's document: docs/result.schema.json's $defs[entry]."""
+    schema = json.loads(RESULT_SCHEMA.read_text(encoding="utf-8"))
+    if entry not in schema["$defs"]:
+        raise KeyError(f"{RESULT_SCHEMA} has no $defs entry '{entry}'")
+    return {"$schema": schema["$schema"], "$defs": schema["$defs"], "$ref": f"#/$defs/{entry}"}
+
+
+def schema_problem(document: dict, entry: str) -> str | None:
+    """Why `document` does not match its schema, naming the fields; None when it does."""
+    problems = validation_problems(document, result_schema(entry))
+    if not problems:
+        return None
+    shown = "; ".join(f"{where or '(document)'}: {message}" for where, message in problems[:SCHEMA_PROBLEMS_SHOWN])
+    more = len(problems) - SCHEMA_PROBLEMS_SHOWN
+    return (f"the result JSON does not match {RESULT_SCHEMA.relative_to(REPOSITORY_ROOT)} ($defs/{entry}): {shown}"
+            + (f" (+{more} more)" if more > 0 else ""))
+
+
 def _read_result(program: Program, text: str | None, row_list: str | None) -> tuple[dict | None, str | None]:
     """(result, problem): the point's result document, or why it is unusable."""
     result, problem = _parse_document(text, program)
@@ -133,6 +160,8 @@ def _read_result(program: Program, text: str | None, row_list: str | None) -> tu
     missing = [name for name in program.required_fields if name not in result]
     if missing:
         return result, f"the result JSON lacks {', '.join(missing)}"
+    if program.result_schema:
+        return result, schema_problem(result, program.result_schema)
     return result, None
 
 

@@ -12,6 +12,7 @@ import os
 import signal
 import socket
 import subprocess
+import sys
 import tempfile
 import time
 from dataclasses import dataclass
@@ -220,3 +221,30 @@ def execute_task(task: Task) -> dict:
     else:
         record.update(status=STATUS_OK)
     return record
+
+
+def main(arguments: Sequence[str] | None = None) -> int:
+    """`python -m ccbench.engine ENTRY FILE...`: checks result documents as the harness reads them (ENTRY: the
+    program's $defs entry in docs/result.schema.json: rundb, pipeline or middletier). One line per document that
+    does not match; exit 1 if any, 2 on bad usage. The contract tests of the binaries call it."""
+    entry, *paths = arguments if arguments is not None else sys.argv[1:] or [""]
+    entries = sorted(program.result_schema for program in PROGRAMS.values() if program.result_schema)
+    if entry not in entries or not paths:
+        print(f"usage: python -m ccbench.engine {{{'|'.join(entries)}}} FILE...", file=sys.stderr)
+        return 2
+    failed = 0
+    for path in paths:
+        try:
+            document = json.loads(Path(path).read_text(encoding="utf-8"))
+        except (OSError, json.JSONDecodeError) as error:
+            problem = f"cannot read a JSON document: {error}"
+        else:
+            problem = schema_problem(document, entry) if isinstance(document, dict) else "not a JSON object"
+        if problem:
+            print(f"{path}: {problem}")
+            failed += 1
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -57,7 +57,8 @@ refused warehouses "$tmp/r.json" --workload=tpcc --warehouses=60000 --out="$tmp/
 grep -q "GiB" "$tmp/err" || fail "the memory refusal does not give the estimate: $(cat "$tmp/err")"
 
 # The schema's optional sections: one short run per workload, each adding some
-# (the runs below add more, and the front-ends). NoCC runs no concurrency
+# (--profile, --timeline, --verify and the front-ends get more runs below, and
+# every document is checked at the end). NoCC runs no concurrency
 # control, so it is correct on one worker only: its runs here use one; with
 # four it must write its violation (exit 3), and then it has shown what it
 # can, for the rest of this test checks serializable runs.

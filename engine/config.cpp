@@ -1,6 +1,7 @@
 #include "engine/config.h"
 
 #include <gflags/gflags.h>
+#include <glog/logging.h>
 
 #include <algorithm>
 #include <bit>
@@ -146,6 +147,23 @@ bool parse_command_line(int argc, char** argv, const char* cc_name) {
                                             argv0 + " --workload=ycsb [flags]",
                                         {"engine/", "workloads/"},
                                         "exit codes: 0 ok, 2 bad flags or configuration, 3 a correctness check failed"});
+}
+
+int program_main(int argc, char** argv, const char* program, const std::vector<std::string>& workloads,
+                 const std::function<int(const EngineConfig&)>& body) {
+  FLAGS_logtostderr = true;
+  google::InitGoogleLogging(argv[0]);
+  return with_exit_codes([&] {
+    if (!parse_command_line(argc, argv, program)) return 0;
+    return body(EngineConfig::from_flags(program, workloads));
+  });
+}
+
+void reject_flags(std::initializer_list<const char*> flags, const std::string& why) {
+  for (const char* name : flags) {
+    gflags::CommandLineFlagInfo info;
+    if (gflags::GetCommandLineFlagInfo(name, &info) && !info.is_default) throw ConfigError(name, why);
+  }
 }
 
 }  // namespace ccb

@@ -7,6 +7,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
+#include <initializer_list>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -67,6 +70,17 @@ struct EngineConfig {
 // The engine's parse_command_line (engine/core/cli.h): --help lists the
 // flags of engine/ and workloads/ under a header naming the protocol.
 bool parse_command_line(int argc, char** argv, const char* cc_name);
+
+// main() of a program that takes the engine's flags (bin/rundb-<cc>,
+// bin/pipeline, bin/middletier): glog to stderr, the command line parsed
+// (--help: exit 0), the config validated for `program` and the `workloads` it
+// runs, then `body(cfg)`, all under the exit-code contract (with_exit_codes).
+int program_main(int argc, char** argv, const char* program, const std::vector<std::string>& workloads,
+                 const std::function<int(const EngineConfig&)>& body);
+
+// Refuses (ConfigError naming the first one given, with `why`) the `flags` a
+// program parses with the engine's but does not use.
+void reject_flags(std::initializer_list<const char*> flags, const std::string& why);
 
 // Refuses (ConfigError naming `size_flag`) a load whose estimated bytes
 // exceed the memory available, unless `ignore_limit`; available_bytes == 0

@@ -11,8 +11,6 @@
 // failed; 1 any other error.
 #pragma once
 
-#include <glog/logging.h>
-
 #include <cstdio>
 #include <exception>
 #include <span>
@@ -33,13 +31,9 @@ struct WorkloadEntry {
 template <class CC>
   requires Protocol<CC>
 int rundb_main(int argc, char** argv, std::span<const WorkloadEntry> workloads) {
-  FLAGS_logtostderr = true;
-  google::InitGoogleLogging(argv[0]);
   std::vector<std::string> names;
   for (const auto& w : workloads) names.push_back(w.name);
-  return with_exit_codes([&] {
-    if (!parse_command_line(argc, argv, CC::kName)) return 0;
-    const EngineConfig cfg = EngineConfig::from_flags(CC::kName, names);
+  return program_main(argc, argv, CC::kName, names, [&](const EngineConfig& cfg) {
     for (const auto& w : workloads)
       if (cfg.workload == w.name) return cfg.profile ? w.run_profiled(cfg) : w.run(cfg);
     return 1;  // unreachable: from_flags accepted only a registered name

@@ -55,10 +55,10 @@
 #include "engine/config.h"
 #include "engine/core/random.h"
 #include "engine/core/txn_desc.h"
-#include "engine/run.h"
 #include "engine/stats/histogram.h"
 #include "engine/stats/json.h"
 #include "engine/stats/provenance.h"
+#include "engine/stats/result.h"
 #include "partitioners/reorder/fvs.h"
 #include "partitioners/reorder/policy.h"
 #include "partitioners/reorder/reorder.h"
@@ -93,18 +93,6 @@ struct Options {
   reorder::ReorderOptions reorder;
   bool double_count_deposits = false;
 };
-
-// Engine flags that do not apply to the middle tier.
-void reject_engine_flags() {
-  for (const char* name : {"threads", "measure_txns", "frontend", "pin", "timeline", "txn_buffer", "backoff_max_us",
-                           "load_threads", "verify", "history_out"}) {
-    gflags::CommandLineFlagInfo info;
-    if (gflags::GetCommandLineFlagInfo(name, &info) && !info.is_default) {
-      throw ConfigError(name, "not used by the middle tier; its concurrency is --connections, and PostgreSQL "
-                              "(SERIALIZABLE) is what keeps the history serializable");
-    }
-  }
-}
 
 Options options_from_flags(const EngineConfig& cfg) {
   Options o;
@@ -542,21 +530,14 @@ int write_result(const EngineConfig& cfg, const Options& opt, const SmallBankOpt
   w.key("pg_host").value(FLAGS_pg_host);
   w.key("pg_port").value(FLAGS_pg_port);
   w.end_object();
-  w.key("compile").begin_object();
-  w.key("build_type").value(build_info().build_type);
-  w.key("sanitize").value(build_info().sanitize);
-  w.key("native").value(build_info().native);
-  w.end_object();
+  write_build_info(w);
   w.end_object();
   w.key("provenance").begin_object();
   write_provenance(w, static_cast<int>(opt.connections), {});
   w.end_object();
 
-  const double commits = static_cast<double>(r.total.commits), aborts = static_cast<double>(r.total.aborts);
-  w.key("throughput").value(r.measured_s > 0 ? commits / r.measured_s : 0.0);
-  w.key("commits").value(r.total.commits);
-  w.key("aborts").value(r.total.aborts);
-  w.key("abort_rate").value(commits + aborts > 0 ? aborts / (commits + aborts) : 0.0);
+  const double commits = static_cast<double>(r.total.commits);
+  write_commit_summary(w, r.total.commits, r.total.aborts, r.measured_s);
   w.key("deadlocks").value(r.total.deadlocks);
   w.key("procedure_rollbacks").value(r.total.rollbacks);
   write_latency_us(w, r.total.latency);
@@ -595,12 +576,12 @@ int write_result(const EngineConfig& cfg, const Options& opt, const SmallBankOpt
 }  // namespace
 
 int main(int argc, char** argv) {
-  FLAGS_logtostderr = true;
-  google::InitGoogleLogging(argv[0]);
-  return with_exit_codes([&] {
-    if (!parse_command_line(argc, argv, "middletier")) return 0;
-    const EngineConfig cfg = EngineConfig::from_flags("middletier", {"smallbank"});
-    reject_engine_flags();
+  return program_main(argc, argv, "middletier", {"smallbank"}, [](const EngineConfig& cfg) {
+    // Engine flags that do not apply to the middle tier.
+    reject_flags({"threads", "measure_txns", "frontend", "pin", "timeline", "txn_buffer", "backoff_max_us",
+                  "load_threads", "verify", "history_out"},
+                 "not used by the middle tier; its concurrency is --connections, and PostgreSQL "
+                 "(SERIALIZABLE) is what keeps the history serializable");
     const Options opt = options_from_flags(cfg);
     const SmallBankOptions sb = SmallBankOptions::from_flags();
     return write_result(cfg, opt, sb, run(cfg, opt, sb));

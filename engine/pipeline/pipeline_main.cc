@@ -16,9 +16,10 @@
 #include "engine/pipeline/engine.h"
 #include "engine/pipeline/options.h"
 #include "engine/pipeline/procedures.h"
-#include "engine/run.h"
+#include "engine/stats/histogram.h"
 #include "engine/stats/json.h"
 #include "engine/stats/provenance.h"
+#include "engine/stats/result.h"
 #include "engine/verify/checker.h"
 #include "engine/verify/history_io.h"
 #include "partitioners/reorder/fvs.h"
@@ -42,18 +43,6 @@ namespace {
 
 using namespace ccb;
 using namespace ccb::pipeline;
-
-// Engine flags that do not apply to the pipeline engine.
-void reject_engine_flags() {
-  for (const char* name : {"threads", "measure_txns", "frontend", "pin", "timeline", "txn_buffer", "backoff_max_us",
-                           "load_threads"}) {
-    gflags::CommandLineFlagInfo info;
-    if (gflags::GetCommandLineFlagInfo(name, &info) && !info.is_default) {
-      throw ConfigError(name, "not used by the pipeline engine; its threads are --clients, --storage_workers and "
-                              "--reorder_workers (plus one processor and the validator stages)");
-    }
-  }
-}
 
 PipelineOptions options_from_flags(const EngineConfig& cfg) {
   PipelineOptions o;
@@ -146,22 +135,14 @@ int run(const EngineConfig& cfg, const PipelineOptions& opt, P& procedure) {
   w.key("max_graph_edges").value(FLAGS_max_graph_edges);
   w.key("mutation").value(FLAGS_mutation);
   procedure.options_json(w);
-  w.key("compile").begin_object();
-  w.key("build_type").value(build_info().build_type);
-  w.key("sanitize").value(build_info().sanitize);
-  w.key("native").value(build_info().native);
-  w.end_object();
+  write_build_info(w);
   w.end_object();
   w.key("provenance").begin_object();
   write_provenance(w, r.threads, {});
   w.end_object();
 
-  const double commits = static_cast<double>(r.commits), aborts = static_cast<double>(r.aborts());
-  w.key("throughput").value(r.measured_s > 0 ? commits / r.measured_s : 0.0);
-  w.key("commits").value(r.commits);
-  w.key("aborts").value(r.aborts());
-  w.key("abort_rate").value(commits + aborts > 0 ? aborts / (commits + aborts) : 0.0);
-  w.key("restarts_per_txn").value(r.commits ? static_cast<double>(r.restarts) / commits : 0.0);
+  write_commit_summary(w, r.commits, r.aborts(), r.measured_s);
+  w.key("restarts_per_txn").value(r.commits ? static_cast<double>(r.restarts) / static_cast<double>(r.commits) : 0.0);
   w.key("aborts_by_reason").begin_object();
   for (size_t i = 0; i < static_cast<size_t>(AbortReason::kCount); ++i)
     w.key(abort_reason_name(static_cast<AbortReason>(i))).value(r.aborts_by_reason[i]);
@@ -221,12 +202,12 @@ int run(const EngineConfig& cfg, const PipelineOptions& opt, P& procedure) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  FLAGS_logtostderr = true;
-  google::InitGoogleLogging(argv[0]);
-  return with_exit_codes([&] {
-    if (!parse_command_line(argc, argv, "pipeline")) return 0;
-    const EngineConfig cfg = EngineConfig::from_flags("pipeline", {"micro", "smallbank"});
-    reject_engine_flags();
+  return program_main(argc, argv, "pipeline", {"micro", "smallbank"}, [](const EngineConfig& cfg) {
+    // Engine flags that do not apply to the pipeline engine.
+    reject_flags({"threads", "measure_txns", "frontend", "pin", "timeline", "txn_buffer", "backoff_max_us",
+                  "load_threads"},
+                 "not used by the pipeline engine; its threads are --clients, --storage_workers and "
+                 "--reorder_workers (plus one processor and the validator stages)");
     const PipelineOptions opt = options_from_flags(cfg);
     if (cfg.workload == "micro") {
       MicroProcedure procedure(MicroOptions::from_flags());

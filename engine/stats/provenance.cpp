@@ -19,6 +19,16 @@ long peak_rss_bytes() {
   return ru.ru_maxrss * 1024L;
 }
 
+void write_build_info(JsonWriter& w, std::string_view cc) {
+  const BuildInfo& b = build_info();
+  w.key("compile").begin_object();
+  if (!cc.empty()) w.key("cc").value(cc);
+  w.key("build_type").value(b.build_type);
+  w.key("sanitize").value(b.sanitize);
+  w.key("native").value(b.native);
+  w.end_object();
+}
+
 void write_provenance(JsonWriter& w, int threads, const std::vector<int>& worker_cpus) {
   const BuildInfo& b = build_info();
   const Topology& t = Topology::get();

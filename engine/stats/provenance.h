@@ -1,6 +1,7 @@
 // Provenance recorded with every result: which code, built how, ran where.
 #pragma once
 
+#include <string_view>
 #include <vector>
 
 namespace ccb {
@@ -18,6 +19,11 @@ struct BuildInfo {
   bool native;
 };
 const BuildInfo& build_info();
+
+// Writes the "compile" member (an object) of a result's config: the protocol
+// compiled into the binary (`cc`, rundb only: omitted when empty), build_type,
+// sanitize and native. Every program's document has it (docs/result.schema.json).
+void write_build_info(JsonWriter& w, std::string_view cc = {});
 
 // Writes the "provenance" object's members: build facts, machine (CPU model,
 // logical CPUs, physical cores, SMT siblings per core, NUMA nodes, host,

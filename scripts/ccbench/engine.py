@@ -1,8 +1,8 @@
 """Building the programs' binaries and running one point.
 
-This module imports only the standard library (and ccbench.programs, which
-does too): Ray workers import it to run points, and must not pay for pandas
-or matplotlib.
+This module imports only the standard library, jsonschema (through
+ccbench.schema) and ccbench.programs: Ray workers import it to run points,
+and must not pay for pandas or matplotlib.
 """
 from __future__ import annotations
 
@@ -12,23 +12,31 @@ import os
 import signal
 import socket
 import subprocess
+import sys
 import tempfile
 import time
 from dataclasses import dataclass
 from datetime import datetime, timezone
+from functools import lru_cache
 from pathlib import Path
 from typing import Sequence
 
 from ccbench.programs import OUTPUT_FILE, PROGRAMS, Program
+from ccbench.schema import validation_problems
+from ccbench.workspace import REPOSITORY_ROOT
 
 # Exit codes of the interface contract (ARCHITECTURE.md).
 EXIT_BAD_CONFIGURATION = 2
 EXIT_CORRECTNESS_FAILURE = 3
 OUTPUT_TAIL_CHARS = 8000
+SCHEMA_PROBLEMS_SHOWN = 5     # a failure names this many schema mismatches, then counts the rest
 
 STATUS_OK = "ok"
 STATUS_FAILED = "failed"      # the run itself failed: stored, like a result
 STATUS_ERROR = "error"        # the harness could not start it: not stored
+
+# The one definition of the programs' result documents (docs/results.md).
+RESULT_SCHEMA = REPOSITORY_ROOT / "docs" / "result.schema.json"
 
 
 @dataclass(frozen=True)
@@ -123,6 +131,26 @@ def _select_row(document: dict, program: Program, row_list: str) -> tuple[dict |
     return {**{key: value for key, value in document.items() if key not in program.row_lists}, **rows[0]}, None
 
 
+@lru_cache(maxsize=None)
+def result_schema(entry: str) -> dict:
+    """The schema of one program's document: docs/result.schema.json's $defs[entry]."""
+    schema = json.loads(RESULT_SCHEMA.read_text(encoding="utf-8"))
+    if entry not in schema["$defs"]:
+        raise KeyError(f"{RESULT_SCHEMA} has no $defs entry '{entry}'")
+    return {"$schema": schema["$schema"], "$defs": schema["$defs"], "$ref": f"#/$defs/{entry}"}
+
+
+def schema_problem(document: dict, entry: str) -> str | None:
+    """Why `document` does not match its schema, naming the fields; None when it does."""
+    problems = validation_problems(document, result_schema(entry))
+    if not problems:
+        return None
+    shown = "; ".join(f"{where or '(document)'}: {message}" for where, message in problems[:SCHEMA_PROBLEMS_SHOWN])
+    more = len(problems) - SCHEMA_PROBLEMS_SHOWN
+    return (f"the result JSON does not match {RESULT_SCHEMA.relative_to(REPOSITORY_ROOT)} ($defs/{entry}): {shown}"
+            + (f" (+{more} more)" if more > 0 else ""))
+
+
 def _read_result(program: Program, text: str | None, row_list: str | None) -> tuple[dict | None, str | None]:
     """(result, problem): the point's result document, or why it is unusable."""
     result, problem = _parse_document(text, program)
@@ -133,6 +161,8 @@ def _read_result(program: Program, text: str | None, row_list: str | None) -> tu
     missing = [name for name in program.required_fields if name not in result]
     if missing:
         return result, f"the result JSON lacks {', '.join(missing)}"
+    if program.result_schema:
+        return result, schema_problem(result, program.result_schema)
     return result, None
 
 
@@ -191,3 +221,30 @@ def execute_task(task: Task) -> dict:
     else:
         record.update(status=STATUS_OK)
     return record
+
+
+def main(arguments: Sequence[str] | None = None) -> int:
+    """`python -m ccbench.engine ENTRY FILE...`: checks result documents as the harness reads them (ENTRY: the
+    program's $defs entry in docs/result.schema.json: rundb, pipeline or middletier). One line per document that
+    does not match; exit 1 if any, 2 on bad usage. The contract tests of the binaries call it."""
+    entry, *paths = arguments if arguments is not None else sys.argv[1:] or [""]
+    entries = sorted(program.result_schema for program in PROGRAMS.values() if program.result_schema)
+    if entry not in entries or not paths:
+        print(f"usage: python -m ccbench.engine {{{'|'.join(entries)}}} FILE...", file=sys.stderr)
+        return 2
+    failed = 0
+    for path in paths:
+        try:
+            document = json.loads(Path(path).read_text(encoding="utf-8"))
+        except (OSError, json.JSONDecodeError) as error:
+            problem = f"cannot read a JSON document: {error}"
+        else:
+            problem = schema_problem(document, entry) if isinstance(document, dict) else "not a JSON object"
+        if problem:
+            print(f"{path}: {problem}")
+            failed += 1
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -3,7 +3,9 @@
 A figure names its program (`program: bench_fvs`; default `rundb`, the
 engine). A program declares how it is built, how a point's parameters reach
 it (always `--name=value`), where its result JSON comes from, which
-parameters every point needs and which result fields every run must have.
+parameters every point needs, which result fields every run must have and,
+for the programs of this repository that write one, which entry of
+docs/result.schema.json every document must match (`result_schema`).
 Nothing else about a program is known to the harness.
 
 Each point is one run that yields one JSON document with its metrics:
@@ -62,6 +64,7 @@ class Program:
     lists_flags: bool = False                    # `<binary> --list_flags` prints the flags it accepts
     needs_postgres: bool = False                 # runs against the harness's private PostgreSQL server
                                                  # (pgserver.py), whose --pg_* flags the runner appends
+    result_schema: str | None = None             # its document's entry in docs/result.schema.json ($defs)
 
     @property
     def speaker(self) -> str:
@@ -85,6 +88,7 @@ PROGRAMS: dict[str, Program] = {program.name: program for program in (
         table_metrics=("throughput", "abort_rate", "latency_us.p99"),
         derived=ENGINE_DERIVED,
         lists_flags=True,
+        result_schema="rundb",
     ),
     Program(
         name="bench_fvs",
@@ -106,6 +110,7 @@ PROGRAMS: dict[str, Program] = {program.name: program for program in (
         takes_profile_base=True,                 # --duration / --warmup as the engine
         table_metrics=("throughput", "restarts_per_txn", "latency_us.avg", "latency_us.p95", "latency_us.p99"),
         lists_flags=True,                        # parses its flags as the engine does
+        result_schema="pipeline",
     ),
     Program(
         name="middletier",
@@ -121,6 +126,7 @@ PROGRAMS: dict[str, Program] = {program.name: program for program in (
         table_metrics=("throughput", "abort_rate", "latency_us.avg", "latency_us.p99"),
         lists_flags=True,
         needs_postgres=True,
+        result_schema="middletier",
     ),
     Program(
         name="bench_strife",

@@ -332,6 +332,8 @@ def _describe(error: jsonschema.ValidationError, path: list[object]) -> list[tup
     """Turn one jsonschema error into (field path, message) pairs a person can act on."""
     where = format_path(path)
     kind, schema, value = error.validator, error.schema, error.instance
+    if kind == "not" and error.validator_value == {}:  # {"not": {}}: a field that must be absent here
+        return [(where, "not allowed here")]
     if kind == "additionalProperties" and schema.get("additionalProperties") is False:
         allowed = sorted(schema.get("properties", {}))
         return [(format_path([*path, key]), f"unknown field; allowed fields here: {', '.join(allowed)}")
@@ -388,7 +390,12 @@ def _summarize(schema: dict) -> str:
 def validation_problems(document: object, schema: dict, prefix: list[object] = ()) -> list[tuple[str, str]]:
     """All schema violations in ``document`` as (field path, message), sorted by path."""
     validator = jsonschema.Draft202012Validator(schema)
+    errors = list(validator.iter_errors(document))
+    # An object whose fields are checked by several subschemas reports every
+    # field as "unevaluated" when one subschema fails: a consequence, so it is
+    # named only when nothing else is wrong.
+    errors = [error for error in errors if error.validator != "unevaluatedProperties"] or errors
     problems = []
-    for error in validator.iter_errors(document):
+    for error in errors:
         problems.extend(_describe(error, [*prefix, *error.absolute_path]))
     return sorted(set(problems))

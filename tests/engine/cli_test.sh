@@ -1,16 +1,26 @@
 #!/usr/bin/env bash
 # End-to-end contract of a rundb binary: exit codes, no output file on bad
-# input, and the JSON fields the harness relies on.
+# input, the JSON fields the harness relies on, and every document it writes
+# against docs/result.schema.json.
 # usage: cli_test.sh <path-to-rundb-binary>
+#   CCB_PYTHON: a Python with the harness's packages (default: the repository's .venv, made by `make deps`)
 set -u
 bin=$1
+name=$(basename "$bin")
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 # Dora and Orthrus keep their owner threads in the online executor and refuse
 # the bundle executor's front-ends (tested below); the other protocols run them.
 bundle=true
-[[ $(basename "$bin") =~ ^rundb-(dora|orthrus)$ ]] && bundle=false
+[[ $name =~ ^rundb-(dora|orthrus)$ ]] && bundle=false
+
+# The documents are read as the harness reads them (scripts/ccbench/engine.py):
+# against docs/result.schema.json, naming the field that does not match.
+root=$(cd "$(dirname "$0")/../.." && pwd)
+py=${CCB_PYTHON:-$root/.venv/bin/python}
+"$py" -c 'import jsonschema' 2>/dev/null || fail "no Python with jsonschema at $py (make deps creates .venv)"
+match_schema() { PYTHONPATH="$root/scripts" "$py" -m ccbench.engine rundb "$@" || fail "result JSON off the schema"; }
 
 # Bad input: exit 2, one line naming the flag, no file written.
 for args in "--threads=0" "--nosuchflag=1" "--workload=tpcx" "--theta=abc" "--table_size=8 --req_per_txn=16" \
@@ -45,6 +55,48 @@ refused history_out "$tmp/r.json" --workload=ycsb --table_size=100 --verify --hi
 refused table_size "$tmp/r.json" --workload=ycsb --table_size=100000000000000 --out="$tmp/r.json"
 refused warehouses "$tmp/r.json" --workload=tpcc --warehouses=60000 --out="$tmp/r.json"
 grep -q "GiB" "$tmp/err" || fail "the memory refusal does not give the estimate: $(cat "$tmp/err")"
+
+# The schema's optional sections: one short run per workload, each adding some
+# (--profile, --timeline, --verify and the front-ends get more runs below, and
+# every document is checked at the end). NoCC runs no concurrency
+# control, so it is correct on one worker only: its runs here use one; with
+# four it must write its violation (exit 3), and then it has shown what it
+# can, for the rest of this test checks serializable runs.
+declare -A sections=(
+  [ycsb]="--table_size=1000 --memory_bound --pin"
+  [tpcc]="--warehouses=1 --verify --timeline"
+  [smallbank]="--smallbank_customers=1000 --profile --attempt_latency_type=Balance"
+  [tpcw]="--tpcw_items=1000"
+  [hot]="--hot_table_size=10000 --hot_records=10 --hot_shift_s=0.05 --verify"
+  [micro]="--micro_objects=1000 --runtime_skew --runtime_skew_calibration_txns=10 --io_latency_l=1"
+)
+# Thread-aware reordering (frontend.reorder) where the protocol runs it: Dora
+# and Orthrus (their owner threads) hang with --frontend=reorder today.
+$bundle && sections[tpcw]+=" --frontend=reorder"
+workers=2
+[[ $name == rundb-nocc ]] && workers=1
+for wl in "${!sections[@]}"; do
+  [[ $name == rundb-partcc && ! $wl =~ ^(tpcc|hot|ycsb)$ ]] && continue  # only partitioned workloads (refused below)
+  # shellcheck disable=SC2086
+  "$bin" --workload="$wl" ${sections[$wl]} --threads=$workers --warmup=0 --duration=0.1 --out="$tmp/wl_$wl.json" \
+    2>/dev/null || fail "$wl run (${sections[$wl]}) exited $?"
+done
+if $bundle && [[ $name != rundb-nocc ]]; then
+  for fe in tskd-o tspar-c; do
+    "$bin" --workload=ycsb --frontend=$fe --threads=2 --warmup=0 --duration=0.2 --table_size=1000 --theta=0.9 \
+      --batch_size=500 --verify --profile --out="$tmp/fe_$fe.json" 2>/dev/null || fail "$fe run exited $?"
+  done
+fi
+if [[ $name == rundb-nocc ]]; then
+  "$bin" --workload=micro --micro_objects=10 --threads=4 --warmup=0 --duration=0.2 --verify --out="$tmp/nocc.json" \
+    2>/dev/null; rc=$?
+  [[ $rc -eq 3 ]] || fail "nocc under contention exited $rc, want 3 (not serializable)"
+  python3 -c 'import json, sys; assert json.load(open(sys.argv[1]))["violation"] is not None' "$tmp/nocc.json" ||
+    fail "nocc: no violation written"
+  match_schema "$tmp"/*.json
+  echo "cli contract ok (nocc: bad input and the result schema)"
+  exit 0
+fi
 
 # The bundle executor (--frontend=strife) under this protocol, verified: the
 # history is serializable and the CC-free queues did not conflict. Dora and
@@ -177,7 +229,7 @@ if r["config"]["cc"] != "bcc":
 assert r["per_txn_type"]["ycsb"]["throughput"] > 0
 PY
 # --bcc_breakdown: bcc only (exit 2 elsewhere); under bcc, cc_stats.breakdown.
-if [[ $(basename "$bin") == rundb-bcc ]]; then
+if [[ $name == rundb-bcc ]]; then
   "$bin" --workload=ycsb --threads=2 --warmup=0 --duration=0.2 --table_size=1000 --bcc_breakdown \
     --out="$tmp/breakdown.json" 2>/dev/null || fail "--bcc_breakdown run exited $?"
   python3 -c "import json, sys; b = json.load(open(sys.argv[1]))['cc_stats']['breakdown']; \
@@ -189,7 +241,7 @@ else
 fi
 
 # MOCC's knobs: mocc only, in range; PartCC: only partitioned workloads.
-if [[ $(basename "$bin") == rundb-mocc ]]; then
+if [[ $name == rundb-mocc ]]; then
   refused mocc_decay_ms "$tmp/m.json" --workload=ycsb --table_size=100 --mocc_decay_ms=10 --out="$tmp/m.json"
   "$bin" --workload=ycsb --threads=2 --warmup=0 --duration=0.2 --table_size=1000 --mocc_temperature_threshold=0 \
     --out="$tmp/mocc.json" 2>/dev/null || fail "--mocc_temperature_threshold=0 run exited $?"
@@ -200,7 +252,10 @@ else
   refused mocc_temperature_threshold "$tmp/m.json" --workload=ycsb --table_size=100 --mocc_temperature_threshold=3 \
     --out="$tmp/m.json"
 fi
-if [[ $(basename "$bin") == rundb-partcc ]]; then
+if [[ $name == rundb-partcc ]]; then
   refused cc "$tmp/p.json" --workload=smallbank --out="$tmp/p.json"
 fi
+
+# Every document this test wrote matches the schema.
+match_schema "$tmp"/*.json
 echo "cli contract ok"

@@ -1,13 +1,18 @@
 #!/usr/bin/env bash
 # Contract test of bin/pipeline (docs/harness.md "To add a program"): bad flags
 # exit 2 with one line naming the flag and write nothing; a run writes one JSON
-# document with the fields the harness requires; --verify passes.
+# document with the fields the harness requires, in every mode matching
+# docs/result.schema.json ($defs/pipeline); --verify passes.
+#   CCB_PYTHON: a Python with the harness's packages (default: the repository's .venv, made by `make deps`)
 set -u
 bin="$1"
 bench_fvs="${2:-}"  # optional: bench_fvs, whose --source=pipeline runs this engine
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
+root=$(cd "$(dirname "$0")/../.." && pwd)
+py=${CCB_PYTHON:-$root/.venv/bin/python}
+"$py" -c 'import jsonschema' 2>/dev/null || fail "no Python with jsonschema at $py (make deps creates .venv)"
 
 expect_bad() {  # flag-name args...
   local flag="$1"; shift
@@ -42,6 +47,15 @@ assert d["commits"] > 0 and d["reorder"]["batches"] > 0
 for p in ("avg", "p50", "p90", "p95", "p99", "p999", "max"):
     assert p in d["latency_us"], p
 PY
+# Every mode's components (one validator, or batch preparation, reorder workers
+# and validation) on both procedures, read as the harness reads them.
+for run in base:smallbank batch:micro sr:micro vc:smallbank; do
+  mode=${run%%:*} workload=${run#*:}
+  "$bin" --workload="$workload" --mode="$mode" --duration=0.1 --warmup=0 --out="$dir/mode_$mode.json" 2>/dev/null ||
+    fail "mode $mode ($workload) exited $?"
+done
+PYTHONPATH="$root/scripts" "$py" -m ccbench.engine pipeline "$dir/ok.json" "$dir"/mode_*.json ||
+  fail "result JSON off docs/result.schema.json"
 if [ -n "$bench_fvs" ]; then
   "$bench_fvs" --source=pipeline --theta=0.9 --graphs=20 --warmup_batches=10 --algorithm=greedy_sort \
     --out="$dir/fvs.json" || fail "bench_fvs --source=pipeline exited $?"

@@ -2,12 +2,14 @@
 """A stand-in for bin/rundb-<cc> that honours the engine's interface contract.
 
 Flags as in ARCHITECTURE.md (unknown ones: exit 2, like gflags). It sleeps
-for warmup + duration, then writes a result JSON whose numbers depend
-deterministically on the protocol, threads, theta and seed.
+for warmup + duration, then writes a YCSB result document that matches
+docs/result.schema.json (tests/python/test_result_schema.py checks it), whose
+numbers depend deterministically on the protocol, threads, theta and seed.
 
 Misbehaviour for tests, at the points where --misbehave_when=<flag>=<value>
 matches (or everywhere without it): --misbehave=crash (SIGABRT), hang,
-exit2, exit3, nojson, badjson.
+exit2, exit3, nojson, badjson, offschema (a well-formed document in which
+latency_us.p99 is renamed, as a writer drifting from the schema would).
 If FAKE_ENGINE_LOG is set, every invocation appends its flags as one line.
 """
 import argparse
@@ -18,28 +20,32 @@ import sys
 import time
 
 PROTOCOL_SPEED = {"nowait": 1.0, "occ": 0.8, "silo": 1.3, "tictoc": 1.4}
+# The protocols' own counters (cc_stats), for those that keep some.
+PROTOCOL_STATS = {"silo": {"snapshot_txns": 0, "versions_saved": 0}}
+ABORT_REASONS = ["lock_conflict", "validation", "wait_die", "deadlock", "user_abort", "not_found",
+                 "prediction_mismatch"]
 
 
 def parse() -> argparse.Namespace:
     parser = argparse.ArgumentParser(allow_abbrev=False)
     parser.add_argument("--list_flags", action="store_true")   # as the engine: its flags, one per line
-    parser.add_argument("--cc", required=True)
-    parser.add_argument("--workload", default="ycsb")
+    parser.add_argument("--cc", required=True, choices=sorted(PROTOCOL_SPEED))
+    parser.add_argument("--workload", default="ycsb", choices=["ycsb"])
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--duration", type=float, default=1.0)
     parser.add_argument("--warmup", type=float, default=0.0)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--out")
-    parser.add_argument("--verify", default="false")
-    parser.add_argument("--frontend", default="none")
+    parser.add_argument("--verify", default="false", choices=["true", "false"])
+    parser.add_argument("--frontend", default="none", choices=["none"])
     parser.add_argument("--table_size", type=int, default=1000)
     parser.add_argument("--req_per_txn", type=int, default=16)
     parser.add_argument("--payload_size", type=int, default=100)
     parser.add_argument("--read_ratio", type=float, default=0.5)
     parser.add_argument("--theta", type=float, default=0.6)
     parser.add_argument("--partitions", type=int, default=0)
-    parser.add_argument("--misbehave", choices=["none", "crash", "hang", "exit2", "exit3", "nojson", "badjson"],
-                        default="none")
+    parser.add_argument("--misbehave", default="none",
+                        choices=["none", "crash", "hang", "exit2", "exit3", "nojson", "badjson", "offschema"])
     parser.add_argument("--misbehave_when", default="")
     return parser.parse_args()   # a bad flag exits with status 2, as the engine does
 
@@ -58,25 +64,70 @@ def misbehaviour(args: argparse.Namespace) -> str:
     return args.misbehave if same_value(getattr(args, name), wanted) else "none"
 
 
+def config(args: argparse.Namespace) -> dict:
+    """The engine's config object: its runtime flags (defaults for those the fake does not take), YCSB's knobs,
+    and the build."""
+    return {
+        "cc": args.cc, "workload": args.workload, "threads": args.threads, "duration": args.duration,
+        "warmup": args.warmup, "measure_txns": 0, "seed": args.seed, "verify": args.verify == "true",
+        "history_out": "", "frontend": args.frontend, "pin": False, "timeline": False, "memory_bound": False,
+        "profile": False, "txn_buffer": 4096, "backoff_max_us": 100, "load_threads": 1,
+        "ignore_memory_limit": False, "tsdefer_lookups": 2, "tsdefer_deferp": 0.6, "tsdefer_threshold": 1,
+        "tsdefer_lookahead": 0, "access_set_accuracy": 1.0, "attempt_latency_type": "", "bcc_breakdown": False,
+        "retry_aborted": True, "mocc_temperature_threshold": 10, "mocc_decay_ms": 1000,
+        "table_size": args.table_size, "payload_size": args.payload_size, "req_per_txn": args.req_per_txn,
+        "read_ratio": args.read_ratio, "theta": args.theta, "partitions": args.partitions,
+        "compile": {"cc": args.cc, "build_type": "Release", "sanitize": "none", "native": False},
+    }
+
+
+def provenance(args: argparse.Namespace) -> dict:
+    cpus = os.cpu_count() or 1
+    return {
+        "git_revision": "unknown", "git_dirty": False, "compiler": "fake", "cxx_flags": "", "build_type": "Release",
+        "sanitize": "none", "native": False, "cpu_model": "fake", "logical_cpus": cpus, "physical_cores": cpus,
+        "smt_siblings": 1, "numa_nodes": 1, "hostname": "fake", "kernel": "fake",
+        "started_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "pinned": False,
+        "workers_shared_physical_core": True if args.threads > cpus else None,
+    }
+
+
 def result(args: argparse.Namespace) -> dict:
-    speed = PROTOCOL_SPEED.get(args.cc, 1.0)
+    speed = PROTOCOL_SPEED[args.cc]
     throughput = 1e5 * speed * args.threads * (1.0 - 0.5 * args.theta) * (1 + 0.01 * (args.seed % 3))
     commits = int(throughput * args.duration)
     abort_rate = min(0.9, 0.05 * args.theta * args.threads / speed)
     aborts = int(commits * abort_rate / (1 - abort_rate))
-    config = {k: v for k, v in vars(args).items() if k not in ("out", "misbehave", "misbehave_when")}
-    return {
-        "config": config,
-        "provenance": {"git": "fake", "compiler": "none", "machine": {"cpus": os.cpu_count()}},
+    latency_us = {"avg": 10 / speed, "p50": 8 / speed, "p90": 15 / speed, "p95": 20 / speed, "p99": 40 / speed,
+                  "p999": 80 / speed, "max": 200 / speed}
+    document = {
+        "config": config(args), "provenance": provenance(args),
         "throughput": throughput, "commits": commits, "aborts": aborts,
-        "aborts_by_reason": {"conflict": aborts},
+        "abort_rate": aborts / (commits + aborts) if commits + aborts else 0.0, "user_aborts": 0,
         "retries_per_100k": 1e5 * aborts / max(commits, 1),
-        "latency_us": {"avg": 10 / speed, "p50": 8 / speed, "p90": 15 / speed, "p95": 20 / speed,
-                       "p99": 40 / speed, "p999": 80 / speed, "max": 200 / speed},
-        "per_txn_type": {"ycsb": {"commits": commits, "aborts": aborts}},
-        "phases": {"execute_s": args.duration * 0.8, "abort_s": args.duration * 0.2},
-        "frontend": {}, "memory": {"peak_rss_bytes": 1 << 20}, "invariants_ok": True,
+        "aborts_by_reason": {reason: aborts if reason == "validation" else 0 for reason in ABORT_REASONS},
+        "latency_us": latency_us,
+        "per_txn_type": {"ycsb": {"commits": commits, "throughput": throughput, "aborts": aborts, "user_aborts": 0,
+                                  "avg_latency_us": latency_us["avg"]}},
+        "phases": {"load_s": 0.0, "warmup_s": args.warmup, "measured_s": args.duration},
+        "frontend": {"name": args.frontend},
+        "contended_latch_acquisitions": 0, "contended_latch_acquisitions_per_100k": 0.0,
+        "memory": {"peak_rss_bytes": 1 << 20, "tables_bytes": args.table_size * (args.payload_size + 64)},
+        "invariants_ok": True,
+        "invariants": [{"name": "ycsb_counter_sum", "ok": True, "detail": f"{commits} = {commits}"}],
     }
+    if args.cc in PROTOCOL_STATS:
+        document["cc_stats"] = PROTOCOL_STATS[args.cc]
+    if args.verify == "true":
+        document["phases"]["verify_s"] = 0.0
+        counts = dict.fromkeys(["txns", "accesses", "reads", "writes", "edges_ww", "edges_wr", "edges_rw",
+                                "graph_edges", "lost_updates", "aborted_reads", "unknown_versions", "cyclic_sccs",
+                                "largest_scc"], 0)
+        phases = dict.fromkeys(["group_seconds", "graph_seconds", "scc_seconds", "witness_seconds"], 0.0)
+        document.update(serializable=True, violation=None,
+                        verify={"serializable": True, "violation": None, "counts": counts, "phases": phases,
+                                "check_seconds": 0.0})
+    return document
 
 
 def main() -> None:
@@ -101,7 +152,9 @@ def main() -> None:
         os.kill(os.getpid(), signal.SIGABRT)
     document = result(args)
     if behaviour == "exit3":
-        document["invariants_ok"] = False
+        document["invariants_ok"] = document["invariants"][0]["ok"] = False
+    if behaviour == "offschema":
+        document["latency_us"]["p99_us"] = document["latency_us"].pop("p99")
     text = json.dumps(document)
     if behaviour == "badjson":
         text = text[: len(text) // 2]

@@ -20,7 +20,7 @@ import pytest
 import yaml
 
 from ccbench import cli
-from ccbench.engine import build_binaries
+from ccbench.engine import build_binaries, schema_problem
 from ccbench.pgserver import PostgresUnavailable, find_bindir, private_server, remove_stale, server_user
 from ccbench.workspace import REPOSITORY_ROOT
 
@@ -68,6 +68,7 @@ def psql(server, sql: str) -> str:
 def test_modes_commit_and_conserve_money(middletier, server, mode):
     done, result = run_middletier(middletier, server, f"--mode={mode}")
     assert done.returncode == 0, done.stderr
+    assert schema_problem(result, "middletier") is None   # docs/result.schema.json, $defs/middletier
     assert result["config"]["mode"] == mode and result["config"]["isolation"] == "serializable"
     assert result["commits"] > 0 and result["throughput"] > 0
     assert result["invariants_ok"] is True

@@ -96,24 +96,30 @@ inline void register_in_count(std::atomic<uint32_t>& count, uint32_t thread) {
 
 enum class LockHeld : uint8_t { kNone, kShared, kExclusive };
 
-// The commit-time latch of the optimistic protocols: `bit` of a row's
+// The commit-time latch of the optimistic protocols: bit `kBit` of a row's
 // metadata word (OCC's latch, Silo's and BCC's TID lock bit, TicToc's lock
 // bit). Sets it, spinning while another transaction holds it, and returns the
 // word as it was just before (TicToc reads its rts from it). The other bits
 // are left as they are. A contended acquisition is counted once
-// (latch_contention.h).
-inline uint64_t lock_bit(std::atomic<uint64_t>& word, uint64_t bit) {
+// (latch_contention.h). The bit is a template argument, so each protocol's
+// loop compiles as its own copy did (a run-time bit changed GCC's inlining of
+// OCC's commit).
+template <uint64_t kBit>
+inline uint64_t lock_bit(std::atomic<uint64_t>& word) {
   uint64_t v = word.load(std::memory_order_relaxed);
   for (LatchAcquisition contention;; contention.note()) {
-    if (!(v & bit) && word.compare_exchange_weak(v, v | bit, std::memory_order_acquire, std::memory_order_relaxed))
+    if (!(v & kBit) && word.compare_exchange_weak(v, v | kBit, std::memory_order_acquire, std::memory_order_relaxed))
       return v;
     cpu_relax();
     v = word.load(std::memory_order_relaxed);
   }
 }
-// Clears `bit`, keeping the rest of the word (the holder wrote nothing).
+// Clears `kBit`, keeping the rest of the word (the holder wrote nothing).
 // REQUIRES: the caller holds the bit (lock_bit).
-inline void unlock_bit(std::atomic<uint64_t>& word, uint64_t bit) { word.fetch_and(~bit, std::memory_order_release); }
+template <uint64_t kBit>
+inline void unlock_bit(std::atomic<uint64_t>& word) {
+  word.fetch_and(~kBit, std::memory_order_release);
+}
 
 // The accesses selected by `pred`, ordered by row address: taking commit-time
 // locks in one global order rules out deadlock (Silo section 4.4). The array

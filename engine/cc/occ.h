@@ -46,9 +46,9 @@ class Occ {
 
   RC commit(auto& txn) {
     const auto rows = sorted_accesses(txn, [](const auto& a) { return a.type != AccessType::kInsert; });
-    for (auto* a : rows) lock_bit(a->row->meta.word, kLatch);
+    for (auto* a : rows) lock_bit<kLatch>(a->row->meta.word);
     if (!validate(txn, rows)) {
-      for (auto* a : rows) unlock_bit(a->row->meta.word, kLatch);
+      for (auto* a : rows) unlock_bit<kLatch>(a->row->meta.word);
       return RC::kValidation;
     }
     install_and_unlatch(txn, rows);
@@ -66,7 +66,7 @@ class Occ {
     txn.publish_inserts([&](RowMeta& m) { m.word.store(commit_ts, std::memory_order_relaxed); });
     for (auto* a : rows) {
       if (a->is_write()) a->row->meta.word.store(commit_ts, std::memory_order_release);
-      else unlock_bit(a->row->meta.word, kLatch);
+      else unlock_bit<kLatch>(a->row->meta.word);
     }
   }
   // Backward validation: no accessed row written after this transaction

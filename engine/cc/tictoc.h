@@ -59,7 +59,7 @@ class TicToc {
     const auto writes = sorted_accesses(txn, [](const auto& a) { return a.type == AccessType::kWrite; });
     uint64_t commit_ts = 0;
     for (auto* a : writes) {
-      const uint64_t w = lock_bit(a->row->meta.word, kLockBit);
+      const uint64_t w = lock_bit<kLockBit>(a->row->meta.word);
       a->meta.locked = true;
       commit_ts = std::max(commit_ts, rts_of(w) + 1);
     }
@@ -111,7 +111,7 @@ class TicToc {
   }
   static RC fail(const auto& writes) {
     for (auto* a : writes) {
-      unlock_bit(a->row->meta.word, kLockBit);
+      unlock_bit<kLockBit>(a->row->meta.word);
       a->meta.locked = false;
     }
     return RC::kValidation;

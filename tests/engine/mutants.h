@@ -17,7 +17,7 @@ class OccSkipsValidation : public Occ {
   static constexpr const char* kName = "occ-skips-validation";
   RC commit(auto& txn) {
     const auto rows = sorted_accesses(txn, [](const auto& a) { return a.type != AccessType::kInsert; });
-    for (auto* a : rows) lock_bit(a->row->meta.word, kLatch);
+    for (auto* a : rows) lock_bit<kLatch>(a->row->meta.word);
     install_and_unlatch(txn, rows);
     return RC::kOk;
   }

@@ -49,11 +49,15 @@ uint64_t count_when_free(Acquire acquire) {
 // OCC, Silo (BCC through Silo's commit phases) and TicToc latch a row with
 // lock_bit (engine/cc/common.h), each on its own bit of the row's word.
 TEST(LatchContention, OccSiloTicTocCountAContendedAcquisitionOnce) {
-  for (const uint64_t bit : {Occ::kLatch, Silo::kLockBit, TicToc::kLockBit}) {
-    auto acquire = [bit](std::atomic<uint64_t>& w) { lock_bit(w, bit); };
-    EXPECT_EQ(count_while_held(bit, acquire), 1u) << bit;
-    EXPECT_EQ(count_when_free(acquire), 0u) << bit;
-  }
+  auto occ = [](std::atomic<uint64_t>& w) { lock_bit<Occ::kLatch>(w); };
+  auto silo = [](std::atomic<uint64_t>& w) { lock_bit<Silo::kLockBit>(w); };
+  auto tictoc = [](std::atomic<uint64_t>& w) { lock_bit<TicToc::kLockBit>(w); };
+  EXPECT_EQ(count_while_held(Occ::kLatch, occ), 1u);
+  EXPECT_EQ(count_while_held(Silo::kLockBit, silo), 1u);
+  EXPECT_EQ(count_while_held(TicToc::kLockBit, tictoc), 1u);
+  EXPECT_EQ(count_when_free(occ), 0u);
+  EXPECT_EQ(count_when_free(silo), 0u);
+  EXPECT_EQ(count_when_free(tictoc), 0u);
 }
 
 TEST(LatchContention, LatchAcquisitionCountsItsFirstMissOnly) {

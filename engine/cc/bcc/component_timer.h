@@ -7,29 +7,25 @@
 // probe pair itself (its minimum, calibrated once) is subtracted from every
 // stretch, so what is charged is the work in between; the probes' own time
 // goes to what the table calls "the rest". Cycles are converted to seconds by
-// a rate calibrated against the steady clock.
+// a rate calibrated against the steady clock. The counter and its rate are
+// the execution profile's (engine/stats/exec_profile.h: the TSC, or the
+// steady clock in nanoseconds where there is none).
 //
 // Thread safety: enable() once, before the workers start; afterwards the
 // timer is read-only and any thread may probe it (each charges its own
-// totals). Where there is no cycle counter (not x86) it reads the steady
-// clock in nanoseconds.
+// totals).
 #pragma once
 
 #include <algorithm>
 #include <cstdint>
 
-#if defined(__x86_64__) || defined(__i386__)
-#include <x86intrin.h>
-#endif
-
-#include "engine/core/clock.h"
+#include "engine/stats/exec_profile.h"
 
 namespace ccb::bcc {
 
 class ComponentTimer {
  public:
-  // Calibrates the probe cost and the cycle rate (about 20 ms), then turns
-  // the probes on.
+  // Calibrates the probe cost and the cycle rate, then turns the probes on.
   void enable() {
     enabled_ = true;
     uint64_t best = ~uint64_t{0};
@@ -38,10 +34,7 @@ class ComponentTimer {
       best = std::min(best, b - a);
     }
     overhead_ = best;
-    const uint64_t ns0 = now_ns(), c0 = read();
-    while (now_ns() - ns0 < 20'000'000) {
-    }
-    cycles_per_ns_ = static_cast<double>(read() - c0) / static_cast<double>(now_ns() - ns0);
+    cycles_per_ns_ = 1.0 / profile_ns_per_tick();
   }
   bool enabled() const { return enabled_; }
   // The counter now, or 0 when off.
@@ -58,13 +51,7 @@ class ComponentTimer {
   double cycles_per_ns() const { return cycles_per_ns_; }
 
  private:
-  static uint64_t read() {
-#if defined(__x86_64__) || defined(__i386__)
-    return __rdtsc();
-#else
-    return now_ns();
-#endif
-  }
+  static uint64_t read() { return profile_ticks(); }
   bool enabled_ = false;
   uint64_t overhead_ = 0;
   double cycles_per_ns_ = 1.0;

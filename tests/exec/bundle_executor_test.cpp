@@ -178,7 +178,8 @@ void check_plan_execution(int threads, double seconds) {
 // engine refuses lock-service protocols there, engine/run.h) and without
 // partitions (the probe workload has none, which PartCC refuses).
 template <class CC>
-struct RunsThePlans : std::bool_constant<test_support::kSerializable<CC> && test_support::RunsOnWorkersAlone<CC>::value &&
+struct RunsThePlans : std::bool_constant<test_support::kSerializable<CC> &&
+                                         test_support::RunsOnWorkersAlone<CC>::value &&
                                          !test_support::NeedsPartitions<CC>> {};
 using Protocols = test_support::ProtocolsWhere<RunsThePlans>;
 

@@ -30,6 +30,8 @@
 #include <mutex>
 #include <thread>
 
+#include <gtest/gtest.h>
+
 #include "engine/cc/txn.h"
 #include "tests/support/counters.h"
 #include "tests/support/protocols.h"
@@ -177,7 +179,9 @@ class ScheduledTxn {
     return *this;
   }
   ScheduledTxn& read(Table<CC>& table, uint64_t key, uint64_t* value = nullptr) {
-    return step([&table, key, value](Txn<CC>& t) { return test_support::read(t, table, key, value) ? RC::kOk : t.failure(); });
+    return step([&table, key, value](Txn<CC>& t) {
+      return test_support::read(t, table, key, value) ? RC::kOk : t.failure();
+    });
   }
   ScheduledTxn& increment(Table<CC>& table, uint64_t key) {
     return step([&table, key](Txn<CC>& t) { return test_support::increment(t, table, key) ? RC::kOk : t.failure(); });
@@ -206,6 +210,14 @@ class ScheduledTxn {
       txn_.abort();
     });
     return *this;
+  }
+
+  // Commits and waits: success if the commit returned and succeeded.
+  ::testing::AssertionResult commits() {
+    commit();
+    if (!returns()) return ::testing::AssertionFailure() << "the commit did not return";
+    if (!committed_) return ::testing::AssertionFailure() << "the attempt failed: " << rc_name(failure_);
+    return ::testing::AssertionSuccess();
   }
 
   // Every queued step returned (within kReturnLimit).

@@ -184,6 +184,8 @@ class _FigureDrawer:
                     markevery=max(1, len(samples) // 12), markerfacecolor=face)
             if phases:
                 for start, _, value in phase_spans(result, phases["field"], phases.get("label", "")):
+                    if start >= len(samples):
+                        continue   # starts in the last, partial, second: nothing of it is drawn
                     text = "" if value is None else f"{phases.get('prefix', '')}{value}"
                     changes.setdefault(start, set()).add(text)
         for start, texts in sorted(changes.items()):

@@ -91,9 +91,9 @@ def resolved(sandbox, document, figure_id="ts-fig"):
     return FigureConfig.load(path, load_profiles(sandbox.workspace.profiles_dir)).resolve("quick")
 
 
-SCHEDULE = [(0, 4), (4, 1), (8, 3)]
-SILO = run_document([100] * 12, 12.0, SCHEDULE)
-OCC = run_document([80] * 4 + [20] * 4 + [60] * 4, 12.0, SCHEDULE)
+SCHEDULE = [(0, 4), (4, 1), (8, 3), (12, 2)]   # the last starts in the partial second after 12 s: not drawn
+SILO = run_document([100] * 12, 12.3, SCHEDULE)
+OCC = run_document([80] * 4 + [20] * 4 + [60] * 4, 12.3, SCHEDULE)
 
 
 def documents_for(figure, by_series: dict) -> RunDocuments:

@@ -13,7 +13,7 @@
 #include "engine/stats/thread_stats.h"
 #include "engine/verify/cf_check.h"
 #include "engine/verify/checker.h"
-#include "workloads/workload.h"
+#include "engine/workload.h"
 
 namespace ccb {
 namespace {

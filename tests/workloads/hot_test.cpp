@@ -17,6 +17,7 @@
 #include "engine/exec/bundle_executor.h"
 #include "engine/verify/cf_check.h"
 #include "tests/workloads/test_util.h"
+#include "workloads/extensions/extended.h"
 #include "workloads/hot/hot.h"
 
 DECLARE_uint64(hot_table_size);
@@ -126,6 +127,18 @@ TEST(HotPlacement, EpochClockStartsWithTheMeasuredIntervalAndIsLogged) {
   EXPECT_NE(j.str().find("\"epoch\": 2"), std::string::npos);
   EXPECT_NE(j.str().find("\"start_s\": 0.04"), std::string::npos) << j.str();
   EXPECT_NE(j.str().find("\"hot_partitions\": " + std::to_string(w.placement(2).n)), std::string::npos);
+}
+
+// TSKD's extensions wrap the workload (Extended<W>): the clock and the pin must
+// reach HOT, or a wrapped run would keep its hot records in place.
+static_assert(HasMeasureClock<Extended<W>> && HasDescriptionEpoch<Extended<W>> && HasReconnaissance<Extended<W>>);
+
+TEST(HotPlacement, TheExtensionsWrapperForwardsTheClock) {
+  W w(options(4, 8, 30));
+  Extended<W> e(w, ExtensionOptions{});
+  e.on_measure_start(now_ns() - 75000000000ull);  // 2.5 periods ago
+  EXPECT_EQ(w.epoch(), 2u);
+  EXPECT_EQ(e.description_epoch(), 2u);
 }
 
 TEST(HotPlacement, FixedHotRecordsNeverMoveOrPin) {

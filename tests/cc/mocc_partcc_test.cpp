@@ -1,4 +1,4 @@
-// The comparators of the Strife paper's Fig 8 (issue 14): MOCC and PartCC,
+// The comparators of the Strife paper's Fig 8: MOCC and PartCC,
 // each on deterministic schedules of its defining behaviour. MOCC: a row whose
 // temperature crosses the threshold is locked on the next read (a concurrent
 // writer then waits instead of aborting the reader), the temperature halves

@@ -67,7 +67,7 @@ TEST(MoccStress, HotRecordLockingIsSerializable) {
   }
 }
 
-// The Fig 8 comparators on the other workloads of issue 14 item 5, at high
+// The Fig 8 comparators on the other workloads, at high
 // contention: TPC-C's standard mix on one warehouse (consistency conditions)
 // and HOT with the hot records moving during the run (no lost update; PartCC
 // meets mispredicted partitions). MOCC with threshold 1, so hot-row locks are

@@ -10,10 +10,12 @@
 //
 // A property comes from the protocol where the protocol states it
 // (protocol.h's concepts: HasLockService; PartCC's bind_workload), and is
-// otherwise a test expectation stated once here: a default that fits most
-// protocols and a specialisation, with a one-line why, for each protocol that
-// differs. A new protocol gets every default; its tests fail where a default
-// does not describe it, and then it states its own value here.
+// otherwise a test expectation stated once here: a default (for the
+// expectations about conflicts, the optimistic protocols' behaviour, the
+// largest family) and a specialisation, with a one-line why, for each
+// protocol that differs. A new protocol gets every default; its tests fail
+// where a default does not describe it, and then it states its own value
+// here (CONTRIBUTING.md, "How to add a protocol").
 #pragma once
 
 #include <array>
@@ -230,8 +232,8 @@ template <class CC>
 struct RunsOnWorkersAlone : std::bool_constant<!HasLockService<CC>> {};
 
 // Serializable protocols whose conflicting accesses proceed and are validated
-// at commit: OCC and its descendants, where TSKD applies TsDEFER (TSKD §6:
-// OCC, Silo, TicToc).
+// at commit: OCC and its descendants, where TSKD applies TsDEFER (its Fig 4b
+// runs OCC, Silo and TicToc).
 template <class CC>
 struct IsOptimistic : std::bool_constant<kSerializable<CC> && kOnConflict<CC> == OnConflict::kProceeds> {};
 using OptimisticProtocols = ProtocolsWhere<IsOptimistic>;

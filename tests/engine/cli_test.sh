@@ -67,7 +67,7 @@ declare -A sections=(
   [tpcc]="--warehouses=1 --verify --timeline"
   [smallbank]="--smallbank_customers=1000 --profile --attempt_latency_type=Balance"
   [tpcw]="--tpcw_items=1000"
-  [hot]="--hot_table_size=10000 --hot_records=10 --hot_shift_s=0.05 --verify"
+  [hot]="--hot_table_size=10000 --hot_records=10 --hot_shift_s=0.05 --partitions=2 --verify"
   [micro]="--micro_objects=1000 --runtime_skew --runtime_skew_calibration_txns=10 --io_latency_l=1"
 )
 # Thread-aware reordering (frontend.reorder) where the protocol runs it: Dora

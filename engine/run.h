@@ -44,8 +44,10 @@ int run_online(const EngineConfig& cfg, W& workload) {
   const BundleSettings bundle = BundleSettings::from_flags(cfg);  // flag errors before loading
   if (uses_bundle_executor(cfg.frontend)) check_frontend_support(cfg.frontend, workload);
   if constexpr (HasLockService<CC>) {
-    // Dora's and Orthrus's owner threads live in the online executor only.
-    require(!uses_bundle_executor(cfg.frontend), "frontend",
+    // Dora's and Orthrus's owner threads live in the online executor, and its
+    // thread-aware reordering (--frontend=reorder) would stall them: each
+    // worker's batch waits on owners that are themselves workers.
+    require(cfg.frontend == "none" || cfg.frontend == "tsdefer", "frontend",
             "protocol " + std::string(CC::kName) + " runs with --frontend=none or tsdefer only");
   }
   check_executor_support<CC, W>(cfg);  // thread-count errors before loading

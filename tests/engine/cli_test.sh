@@ -11,7 +11,8 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 # Dora and Orthrus keep their owner threads in the online executor and refuse
-# the bundle executor's front-ends (tested below); the other protocols run them.
+# the bundle executor's front-ends and --frontend=reorder (tested below); the
+# other protocols run them.
 bundle=true
 [[ $name =~ ^rundb-(dora|orthrus)$ ]] && bundle=false
 
@@ -70,8 +71,8 @@ declare -A sections=(
   [hot]="--hot_table_size=10000 --hot_records=10 --hot_shift_s=0.05 --partitions=2 --verify"
   [micro]="--micro_objects=1000 --runtime_skew --runtime_skew_calibration_txns=10 --io_latency_l=1"
 )
-# Thread-aware reordering (frontend.reorder) where the protocol runs it: Dora
-# and Orthrus (their owner threads) hang with --frontend=reorder today.
+# Thread-aware reordering (frontend.reorder) where the protocol runs it; Dora
+# and Orthrus refuse it (below).
 $bundle && sections[tpcw]+=" --frontend=reorder"
 workers=2
 [[ $name == rundb-nocc ]] && workers=1
@@ -105,6 +106,7 @@ fi
 case $bundle in
 false)
   refused frontend "$tmp/strife.json" --workload=ycsb --frontend=strife --duration=0.1 --out="$tmp/strife.json"
+  refused frontend "$tmp/reorder.json" --workload=ycsb --frontend=reorder --duration=0.1 --out="$tmp/reorder.json"
   ;;
 *)
   "$bin" --workload=ycsb --frontend=strife --threads=2 --warmup=0 --duration=0.2 --table_size=1000 --theta=0.9 \

@@ -30,6 +30,7 @@ DEFINE_string(frontend, "none", "front-end: none (online executor), tsdefer (TSK
 DEFINE_bool(pin, false, "pin worker i to one CPU, one per physical core first, then SMT siblings");
 DEFINE_bool(timeline, false, "add a per-second throughput timeline to the result");
 DEFINE_bool(memory_bound, false, "before loading, measure this machine's memory latency over a buffer as large as the tables (pointer chase, about 2 s) and report it as memory_bound");
+DEFINE_bool(prefetch, true, "prefetch the index buckets and rows of the accesses a procedure declares before it makes them (YCSB, TPC-C NewOrder/Payment, SmallBank); false: every miss waits in turn");
 DEFINE_bool(profile, false,
             "add the execution profile (time shares of abort, lock, execute, index, validation, analysis; "
             "strife-fig07) to the result; costs clock reads around each index and protocol call");
@@ -92,6 +93,7 @@ EngineConfig EngineConfig::from_flags(const char* cc_name, const std::vector<std
   c.pin = FLAGS_pin;
   c.timeline = FLAGS_timeline;
   c.memory_bound = FLAGS_memory_bound;
+  c.prefetch = FLAGS_prefetch;
   c.profile = FLAGS_profile;
   c.txn_buffer = in_range(FLAGS_txn_buffer, 1, 1000000, "txn_buffer", "an integer");
   c.backoff_max_us = in_range(FLAGS_backoff_max_us, 0, 1000000, "backoff_max_us", "microseconds");
@@ -127,6 +129,7 @@ void EngineConfig::to_json(JsonWriter& w) const {
   w.key("pin").value(pin);
   w.key("timeline").value(timeline);
   w.key("memory_bound").value(memory_bound);
+  w.key("prefetch").value(prefetch);
   w.key("profile").value(profile);
   w.key("txn_buffer").value(txn_buffer);
   w.key("backoff_max_us").value(backoff_max_us);

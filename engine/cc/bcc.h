@@ -386,7 +386,7 @@ class Bcc {
     TxnMeta& m = txn.meta();
     const uint64_t row = reinterpret_cast<uint64_t>(a.row);
     for (;;) {
-      const uint64_t tid = stable_copy(txn, a, a.row->meta.tid, silo::is_locked);
+      const uint64_t tid = stable_copy<silo::kLockBit>(txn, a, a.row->meta.tid);
       if (bcc::put_read(m.reads_set, row, tid, !asymmetric_) && m.room-- == 0)
         grow_table(*m.history, m);
       std::atomic_signal_fence(std::memory_order_seq_cst);  // the compiler keeps the insert first

@@ -145,15 +145,19 @@ AccessList<CC> sorted_accesses(Txn<CC, kProfiled>& txn, Pred pred) {
 }
 
 // Copies a row image into a.local while the row's metadata word `meta` stays
-// unchanged and unlocked (`locked(v)` tells); returns the observed word. The
-// seqlock read of the optimistic protocols.
-template <class CC, bool kProfiled, class IsLocked>
-uint64_t stable_copy(Txn<CC, kProfiled>& txn, Access<CC>& a, const std::atomic<uint64_t>& meta, IsLocked locked) {
+// unchanged and without `kLockBit` (the protocol's lock or latch bit, as in
+// lock_bit); returns the observed word. The seqlock read of the optimistic
+// protocols. The bit is a template argument, not a predicate: a predicate
+// passed as a function pointer was called, not inlined, once per access
+// (callgrind, issue 19).
+template <uint64_t kLockBit, class CC, bool kProfiled>
+[[gnu::always_inline]] inline uint64_t stable_copy(Txn<CC, kProfiled>& txn, Access<CC>& a,
+                                                   const std::atomic<uint64_t>& meta) {
   uint8_t* dst = a.local ? a.local : txn.make_local(a);
   const size_t n = a.table->data_size();
   for (;;) {
     const uint64_t before = meta.load(std::memory_order_acquire);
-    if (locked(before)) {
+    if (before & kLockBit) {
       cpu_relax();
       continue;
     }
@@ -183,6 +187,17 @@ RC access_predicted(TxnT& txn, const TxnDesc& d) {
     const uint8_t* p = write ? txn.update(*table, local_key_of(k)) : txn.read(*table, local_key_of(k));
     return p != nullptr || txn.failure() == RC::kNotFound ? RC::kOk : txn.failure();
   };
+  // Every predicted row's bucket and row, fetched together before the
+  // acquisition takes them one by one (Txn::prefetch; the procedure's own
+  // prefetch comes after this phase, too late for it).
+  using PrefetchKey = typename TxnT::PrefetchKey;
+  auto* declared = reinterpret_cast<PrefetchKey*>(
+      txn.scratch(sizeof(PrefetchKey) * (d.read_set.size() + d.write_set.size())));
+  size_t n = 0;
+  for (const auto* keys : {&d.read_set, &d.write_set})
+    for (GlobalKey k : *keys)
+      if (const auto* table = txn.table(table_of(k))) declared[n++] = {table, local_key_of(k)};
+  txn.prefetch(declared, n);
   size_t r = 0, w = 0;
   while (r < d.read_set.size() || w < d.write_set.size()) {
     const bool take_write = r == d.read_set.size() || (w < d.write_set.size() && d.write_set[w] < d.read_set[r]);

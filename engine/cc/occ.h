@@ -34,12 +34,12 @@ class Occ {
   void begin(auto& txn) { txn.meta().start_ts = clock_.fetch_add(1, std::memory_order_acq_rel); }
 
   RC read(auto& txn, auto& a) {
-    stable_copy(txn, a, a.row->meta.word, is_latched);
+    stable_copy<kLatch>(txn, a, a.row->meta.word);
     a.data = a.local;
     return RC::kOk;
   }
   RC write(auto& txn, auto& a) {
-    if (a.local == nullptr) stable_copy(txn, a, a.row->meta.word, is_latched);
+    if (a.local == nullptr) stable_copy<kLatch>(txn, a, a.row->meta.word);
     return RC::kOk;
   }
   RC insert(auto&, auto&) { return RC::kOk; }
@@ -76,7 +76,6 @@ class Occ {
       if ((a->row->meta.word.load(std::memory_order_relaxed) & ~kLatch) > txn.meta().start_ts) return false;
     return true;
   }
-  static bool is_latched(uint64_t w) { return (w & kLatch) != 0; }
 
   alignas(64) std::atomic<uint64_t> clock_{1};
 };

@@ -90,14 +90,14 @@ class Silo {
   RC read(auto& txn, auto& a) {
     if (txn.meta().snapshot) [[unlikely]]
       return snapshot::Snapshots::read(txn, a, txn.meta().floor);
-    a.meta.observed_tid = stable_copy(txn, a, a.row->meta.tid, silo::is_locked);
+    a.meta.observed_tid = stable_copy<silo::kLockBit>(txn, a, a.row->meta.tid);
     a.data = a.local;
     return RC::kOk;
   }
   RC write(auto& txn, auto& a) {
     if (txn.meta().snapshot) [[unlikely]]
       snapshot::Snapshots::declared_read_only_but_writes(kName, a.table->name());
-    if (a.local == nullptr) a.meta.observed_tid = stable_copy(txn, a, a.row->meta.tid, silo::is_locked);
+    if (a.local == nullptr) a.meta.observed_tid = stable_copy<silo::kLockBit>(txn, a, a.row->meta.tid);
     return RC::kOk;
   }
   RC insert(auto& txn, auto& a) {

@@ -14,7 +14,7 @@
 // REQUIRES of the protocol: RowMeta has `std::atomic<uint64_t> tid`, whose
 // bit 0 is the lock bit (kLockBit) and whose other bits are the TID of the
 // row's last writer; AccessMeta has `uint64_t observed_tid` (the TID of the
-// image the access copied, from stable_copy(..., is_locked)) and `bool locked`
+// image the access copied, from stable_copy<kLockBit>) and `bool locked`
 // (this transaction holds the row's lock bit).
 //
 // Thread safety: each function acts for one committing transaction, on its
@@ -35,10 +35,8 @@
 
 namespace ccb::silo {
 
+// The TID word's lock bit; a reader's stable_copy<kLockBit> waits while it is set.
 inline constexpr uint64_t kLockBit = 1;
-
-// For stable_copy: a reader waits while the row is locked.
-inline bool is_locked(uint64_t tid) { return (tid & kLockBit) != 0; }
 
 // Phase 1: locks the write set in address order, so that two committers
 // cannot wait for each other (section 4.4). Returns the write set; it lives in

@@ -45,12 +45,12 @@ class TicToc {
   void begin(auto&) {}
 
   RC read(auto& txn, auto& a) {
-    observe(a, stable_copy(txn, a, a.row->meta.word, is_locked));
+    observe(a, stable_copy<kLockBit>(txn, a, a.row->meta.word));
     a.data = a.local;
     return RC::kOk;
   }
   RC write(auto& txn, auto& a) {
-    if (a.local == nullptr) observe(a, stable_copy(txn, a, a.row->meta.word, is_locked));
+    if (a.local == nullptr) observe(a, stable_copy<kLockBit>(txn, a, a.row->meta.word));
     return RC::kOk;
   }
   RC insert(auto&, auto&) { return RC::kOk; }

@@ -28,7 +28,7 @@ class ChainedHashIndex {
  public:
   explicit ChainedHashIndex(uint64_t expected_keys)
       : bits_(bucket_bits(expected_keys)),
-        buckets_region_(sizeof(std::atomic<Node*>) << bits_),
+        buckets_region_(sizeof(std::atomic<Node*>) << bits_, Placement::kInterleaved),
         buckets_(reinterpret_cast<std::atomic<Node*>*>(buckets_region_.data())) {}
 
   Node* lookup(uint64_t key) const {
@@ -51,6 +51,12 @@ class ChainedHashIndex {
       if (head.compare_exchange_weak(first, node, std::memory_order_release, std::memory_order_acquire)) return true;
     }
   }
+
+  // Prefetching ahead of a lookup (Table::prefetch_index/prefetch_row): the
+  // key's bucket, and later, once it has arrived, the first node it chains.
+  // Neither dereferences a node.
+  void prefetch_bucket(uint64_t key) const { __builtin_prefetch(&buckets_[bucket_of(key)]); }
+  const Node* first_in_bucket(uint64_t key) const { return buckets_[bucket_of(key)].load(std::memory_order_relaxed); }
 
   uint64_t bucket_count() const { return uint64_t{1} << bits_; }
   size_t memory_bytes() const { return buckets_region_.size(); }

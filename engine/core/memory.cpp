@@ -1,6 +1,7 @@
 #include "engine/core/memory.h"
 
 #include <glog/logging.h>
+#include <numa.h>
 #include <sys/mman.h>
 
 #include <cerrno>
@@ -13,7 +14,7 @@
 
 namespace ccb {
 
-Region::Region(size_t bytes) : bytes_(bytes) {
+Region::Region(size_t bytes, Placement placement) : bytes_(bytes) {
   if (bytes == 0) return;
   base_ = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (base_ == MAP_FAILED) {
@@ -35,6 +36,9 @@ Region::Region(size_t bytes) : bytes_(bytes) {
                    << "): tables and indexes use base pages (no transparent huge pages)";
     });
   }
+  // Before the pages are faulted in, like the advice.
+  if (placement == Placement::kInterleaved && numa_available() != -1 && numa_num_configured_nodes() > 1)
+    numa_interleave_memory(base_, bytes, numa_all_nodes_ptr);
 #ifndef MADV_POPULATE_WRITE
 #define MADV_POPULATE_WRITE 23
 #endif
@@ -117,6 +121,26 @@ size_t available_memory_bytes() {
     if (available == 0 || room < available) available = room;
   }
   return available;
+}
+
+std::string transparent_hugepage_mode() {
+  std::ifstream f("/sys/kernel/mm/transparent_hugepage/enabled");
+  std::string line;
+  if (!std::getline(f, line)) return "unknown";
+  const size_t open = line.find('['), close = line.find(']');
+  if (open == std::string::npos || close == std::string::npos || close < open) return "unknown";
+  return line.substr(open + 1, close - open - 1);
+}
+
+size_t huge_page_bytes() {
+  std::ifstream smaps("/proc/self/smaps_rollup");
+  std::string name;
+  size_t kib = 0;
+  while (smaps >> name) {
+    if (name == "AnonHugePages:" && smaps >> kib) return kib << 10;
+    smaps.ignore(1 << 12, '\n');
+  }
+  return 0;
 }
 
 }  // namespace ccb

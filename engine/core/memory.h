@@ -13,15 +13,25 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 namespace ccb {
+
+// Where a region's pages go on a machine with several NUMA nodes (one node:
+// no difference). kLocal: the node of the thread that faults them in (the
+// kernel's default), for per-thread arenas. kInterleaved: round-robin over
+// all nodes (libnuma), for tables and indexes every worker reads at random:
+// spread, no node's memory bandwidth serves them all, and every worker sees
+// the same average latency, rather than all pages landing on the loader's
+// node.
+enum class Placement { kLocal, kInterleaved };
 
 // An anonymous, pre-faulted, zero-filled mapping. Move-only.
 class Region {
  public:
   Region() = default;
-  explicit Region(size_t bytes);
+  explicit Region(size_t bytes, Placement placement = Placement::kLocal);
   ~Region();
   Region(Region&& o) noexcept : base_(o.base_), bytes_(o.bytes_) { o.base_ = nullptr; o.bytes_ = 0; }
   Region& operator=(Region&& o) noexcept;
@@ -68,5 +78,14 @@ class Arena {
 // memory limit (cgroup v2 memory.max - memory.current) when one is set.
 // 0 if neither can be read.
 size_t available_memory_bytes();
+
+// The kernel's transparent-huge-page mode, the bracketed word of
+// /sys/kernel/mm/transparent_hugepage/enabled ("always", "madvise",
+// "never"), or "unknown" where the kernel has no THP.
+std::string transparent_hugepage_mode();
+// Anonymous memory of this process the kernel backs with huge pages now
+// (AnonHugePages of /proc/self/smaps_rollup; 0 if unreadable): whether the
+// regions' MADV_HUGEPAGE advice was granted (the run JSON's memory section).
+size_t huge_page_bytes();
 
 }  // namespace ccb

@@ -14,6 +14,7 @@
 // loading; lookup()/insert_row()/publish() are safe at any time.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -65,7 +66,7 @@ class Table {
         payload_size_((payload_size + 7) & ~size_t{7}),
         row_stride_(row_stride_for(payload_size)),
         initial_rows_(initial_rows),
-        rows_(row_stride_ * initial_rows),
+        rows_(row_stride_ * initial_rows, Placement::kInterleaved),
         index_(index_keys(initial_rows, expected_rows)) {}
   explicit Table(const TableShape& s) : Table(s.id, s.name, s.payload_size, s.initial_rows, s.expected_rows) {}
 
@@ -94,6 +95,22 @@ class Table {
   }
 
   RowT* lookup(uint64_t key) const { return index_.lookup(key); }
+
+  // Prefetching the lookup of `key` and its row ahead of the access
+  // (Txn::prefetch): prefetch_index() the bucket, then, once the bucket has
+  // had time to arrive, prefetch_row() the first row its chain holds (the
+  // row itself: a bucket chains about one row), its first kPrefetchRowLines
+  // cache lines (header, version and the start of the payload; the hardware
+  // prefetcher streams the rest of a long row).
+  static constexpr size_t kPrefetchRowLines = 4;
+  void prefetch_index(uint64_t key) const { index_.prefetch_bucket(key); }
+  void prefetch_row(uint64_t key) const {
+    const auto start = reinterpret_cast<uintptr_t>(index_.first_in_bucket(key));
+    if (start == 0) return;
+    const uintptr_t end = std::min(start + row_stride_, (start & ~uintptr_t{63}) + kPrefetchRowLines * 64);
+    for (uintptr_t line = start & ~uintptr_t{63}; line < end; line += 64)
+      __builtin_prefetch(reinterpret_cast<const void*>(line));
+  }
 
   // A fresh, unindexed row for an insert (zeroed data, default metadata),
   // from the calling thread's arena: inserted rows live as long as the table,

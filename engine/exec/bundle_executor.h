@@ -161,9 +161,11 @@ class BundleExecutor {
       workers_.push_back(std::make_unique<Worker>(cc_, i, cfg_, w_.txn_types().size(),
                                                   cfg_.verify ? &out.history_logs[i] : nullptr));
     if constexpr (kProfile) {
-      for (int i = 0; i < n; ++i)
+      for (int i = 0; i < n; ++i) {
         workers_[i]->profiled_txn =
             std::make_unique<Txn<CC, true>>(cc_, i, cfg_.verify ? &out.history_logs[i] : nullptr);
+        workers_[i]->profiled_txn->set_prefetch(cfg_.prefetch);
+      }
     }
     if (cfg_.pin) {
       const auto order = Topology::get().pinning_order();
@@ -208,7 +210,9 @@ class BundleExecutor {
   };
   struct Worker {
     Worker(CC& cc, int tid, const EngineConfig& cfg, size_t types, verify::HistoryLog* log)
-        : txn(cc, tid, log), rng(seed_for(cfg.seed, tid)), stats(types), tid(tid) {}
+        : txn(cc, tid, log), rng(seed_for(cfg.seed, tid)), stats(types), tid(tid) {
+      txn.set_prefetch(cfg.prefetch);
+    }
     Txn<CC> txn;
     std::unique_ptr<Txn<CC, true>> profiled_txn;  // run<true>() (--profile): the one worker_loop<true> runs
     Random rng;

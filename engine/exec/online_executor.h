@@ -263,6 +263,7 @@ class OnlineExecutor {
       tsdefer_->assign(tid, std::move(sets), TsDefer::Replay::kYes);
     }
     Txn<CC, kProfile> txn(cc_, tid, log);
+    txn.set_prefetch(cfg_.prefetch);
     AttemptProfiler<kProfile> profiler(st.profile);
     profiler.attach(txn);
     // Per buffered request, for acquire_all() and the reorder policy; with

@@ -110,6 +110,12 @@ class SmallBankProcedure {
       return slot(make_global_key(table.id(), key));
     }
     RC failure() const { return RC::kUser; }
+    // Its rows are already read into slots_: nothing to prefetch (Txn::prefetch).
+    struct PrefetchKey {
+      const void* table;
+      uint64_t key;
+    };
+    void prefetch(const PrefetchKey*, size_t) {}
     int64_t value(size_t i) const { return load_field<int64_t>(&slots_[i * kSlotBytes], 0); }
 
    private:

@@ -18,16 +18,6 @@ constexpr size_t kLine = 64;
 volatile uintptr_t observed_sink;  // the chases' results go here, so the loads stay
 using Clock = std::chrono::steady_clock;
 
-// The bracketed mode of /sys/kernel/mm/transparent_hugepage/enabled.
-std::string thp_mode() {
-  std::ifstream f("/sys/kernel/mm/transparent_hugepage/enabled");
-  std::string line;
-  if (!std::getline(f, line)) return "unknown";
-  const size_t open = line.find('['), close = line.find(']');
-  if (open == std::string::npos || close == std::string::npos || close < open) return "unknown";
-  return line.substr(open + 1, close - open - 1);
-}
-
 // `hops` steps of K interleaved chases; returns nanoseconds per load. The
 // chases' end points are summed into `sink` so the loads cannot be elided.
 template <int K>
@@ -88,7 +78,7 @@ MemoryBound measure_memory_bound(size_t buffer_bytes, double seconds, uint64_t s
 
   MemoryBound out;
   out.buffer_bytes = lines * kLine;
-  out.transparent_hugepages = thp_mode();
+  out.transparent_hugepages = transparent_hugepage_mode();
   uintptr_t sink = 0;
   spread(1);
   const double guess = chase<1>(starts, 100'000, sink);  // warms the TLB and calibrates

@@ -115,6 +115,8 @@ std::string rundb_result_json(const RunReport& r) {
   w.key("memory").begin_object();
   w.key("peak_rss_bytes").value(peak_rss_bytes());
   w.key("tables_bytes").value(r.tables_bytes);
+  w.key("huge_page_bytes").value(huge_page_bytes());
+  w.key("transparent_hugepages").value(transparent_hugepage_mode());
   w.end_object();
   if (r.cc_stats) {
     w.key("cc_stats").begin_object();

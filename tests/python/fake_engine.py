@@ -71,7 +71,7 @@ def config(args: argparse.Namespace) -> dict:
         "cc": args.cc, "workload": args.workload, "threads": args.threads, "duration": args.duration,
         "warmup": args.warmup, "measure_txns": 0, "seed": args.seed, "verify": args.verify == "true",
         "history_out": "", "frontend": args.frontend, "pin": False, "timeline": False, "memory_bound": False,
-        "profile": False, "txn_buffer": 4096, "backoff_max_us": 100, "load_threads": 1,
+        "prefetch": True, "profile": False, "txn_buffer": 4096, "backoff_max_us": 100, "load_threads": 1,
         "ignore_memory_limit": False, "tsdefer_lookups": 2, "tsdefer_deferp": 0.6, "tsdefer_threshold": 1,
         "tsdefer_lookahead": 0, "access_set_accuracy": 1.0, "attempt_latency_type": "", "bcc_breakdown": False,
         "retry_aborted": True, "mocc_temperature_threshold": 10, "mocc_decay_ms": 1000,
@@ -112,7 +112,8 @@ def result(args: argparse.Namespace) -> dict:
         "phases": {"load_s": 0.0, "warmup_s": args.warmup, "measured_s": args.duration},
         "frontend": {"name": args.frontend},
         "contended_latch_acquisitions": 0, "contended_latch_acquisitions_per_100k": 0.0,
-        "memory": {"peak_rss_bytes": 1 << 20, "tables_bytes": args.table_size * (args.payload_size + 64)},
+        "memory": {"peak_rss_bytes": 1 << 20, "tables_bytes": args.table_size * (args.payload_size + 64),
+                   "huge_page_bytes": 0, "transparent_hugepages": "madvise"},
         "invariants_ok": True,
         "invariants": [{"name": "ycsb_counter_sum", "ok": True, "detail": f"{commits} = {commits}"}],
     }

@@ -136,6 +136,17 @@ class SmallBankWorkload {
   RC run(TxnT& txn, const Request& r) {
     int64_t& net = attempt_scratch<SmallBankWorkload, int64_t>();
     net = 0;
+    {  // Each customer's account, savings and checking rows (Txn::prefetch).
+      typename TxnT::PrefetchKey declared[6];
+      size_t n = 0;
+      for (uint64_t c : {r.c1, r.c2}) {
+        declared[n++] = {accounts_.get(), c};
+        declared[n++] = {savings_.get(), c};
+        declared[n++] = {checking_.get(), c};
+        if (!r.two_customers()) break;
+      }
+      txn.prefetch(declared, n);
+    }
     // The customer lookup every H-Store procedure starts with.
     if (!lookup(txn, r.c1) || (r.two_customers() && !lookup(txn, r.c2))) return txn.failure();
     switch (r.txn()) {

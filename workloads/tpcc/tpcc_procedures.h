@@ -56,6 +56,18 @@ bool contains_original(const char (&data)[N]) {
 template <class TxnT, class Db>
 RC new_order(TxnT& txn, Db& db, const TpccRequest& r) {
   const uint32_t w = r.w_id, d = r.d_id;
+  {  // The rows it reads and updates, known from the request (Txn::prefetch).
+    typename TxnT::PrefetchKey declared[3 + 2 * kMaxOrderLines];
+    size_t n = 0;
+    declared[n++] = {&db.warehouse, warehouse_key(w)};
+    declared[n++] = {&db.district, district_key(w, d)};
+    declared[n++] = {&db.customer, customer_key(w, d, r.c_id)};
+    for (uint32_t i = 0; i < r.ol_cnt; ++i) {
+      declared[n++] = {&db.item, item_key(r.items[i].i_id)};
+      declared[n++] = {&db.stock, stock_key(r.items[i].supply_w_id, r.items[i].i_id)};
+    }
+    txn.prefetch(declared, n);
+  }
   const auto* wh = read_row<WarehouseRow>(txn, db.warehouse, warehouse_key(w));
   if (wh == nullptr) return txn.failure();
   auto* dist = update_row<DistrictRow>(txn, db.district, district_key(w, d));
@@ -137,6 +149,16 @@ inline void prepend_payment_record(char (&data)[500], const TpccRequest& r, uint
 
 template <class TxnT, class Db>
 RC payment(TxnT& txn, Db& db, const TpccRequest& r) {
+  // By last name: the middle of the customers with that name ordered by
+  // C_FIRST, from the immutable secondary index (tpcc_name_index.h). Every
+  // name occurs in every district (customers 1..1000 take names 0..999), so
+  // a miss means a corrupt database. Found first, so the customer's row is
+  // fetched (Txn::prefetch) while the warehouse and district are updated.
+  const uint32_t c_id = r.by_last_name ? db.names.middle(r.c_w_id, r.c_d_id, r.c_last) : r.c_id;
+  if (c_id == 0) return RC::kNotFound;
+  const typename TxnT::PrefetchKey customer{&db.customer, customer_key(r.c_w_id, r.c_d_id, c_id)};
+  txn.prefetch(&customer, 1);
+
   auto* wh = update_row<WarehouseRow>(txn, db.warehouse, warehouse_key(r.w_id));
   if (wh == nullptr) return txn.failure();
   wh->ytd += r.h_amount;
@@ -144,12 +166,6 @@ RC payment(TxnT& txn, Db& db, const TpccRequest& r) {
   if (dist == nullptr) return txn.failure();
   dist->ytd += r.h_amount;
 
-  // By last name: the middle of the customers with that name ordered by
-  // C_FIRST, from the immutable secondary index (tpcc_name_index.h). Every
-  // name occurs in every district (customers 1..1000 take names 0..999), so
-  // a miss means a corrupt database.
-  const uint32_t c_id = r.by_last_name ? db.names.middle(r.c_w_id, r.c_d_id, r.c_last) : r.c_id;
-  if (c_id == 0) return RC::kNotFound;
   // OLLP (Strife §5.6.4): the front-end planned with the customer a
   // reconnaissance read predicted; another one would break its plan.
   if (r.by_last_name && r.predicted_c_id != 0 && r.predicted_c_id != c_id) return RC::kPredictionMismatch;

@@ -87,6 +87,9 @@ class YcsbWorkload {
 
   template <class TxnT>
   RC run(TxnT& txn, const Request& r) {
+    typename TxnT::PrefetchKey declared[YcsbOptions::kMaxRequests];
+    for (uint32_t i = 0; i < r.n; ++i) declared[i] = {table_.get(), r.key(i)};
+    txn.prefetch(declared, r.n);
     uint64_t checksum = 0;
     for (uint32_t i = 0; i < r.n; ++i) {
       if (r.is_write(i)) {

@@ -14,6 +14,7 @@
 #   make demo                 a 2-second YCSB run of every protocol, as a table
 #   make bench                engine benchmark (throughput, ns per transaction)
 #   make bench-compare BEFORE=dir  the same points, before/after a change, interleaved
+#   make bench-cost           ns per access per protocol, prefetch on/off, profile split
 #   make soak                 verified soak: 10M checked transactions per protocol x workload (hours; not in CI)
 #   make figures PROFILE=smoke|small|paper [FIGS=id1,id2]
 #   make clean
@@ -62,7 +63,7 @@ empty :=
 space := $(empty) $(empty)
 CMAKE_PROTOCOLS := $(subst $(space),;,$(strip $(PROTOCOLS)))
 
-.PHONY: all deps configure build tools pipeline middletier build-all test test-cpp test-python test-sanitizers run demo bench bench-compare soak protocols figures clean
+.PHONY: all deps configure build tools pipeline middletier build-all test test-cpp test-python test-sanitizers run demo bench bench-compare bench-cost soak protocols figures clean
 all: build
 
 deps:
@@ -129,6 +130,11 @@ demo: deps build
 
 bench: deps build tools
 	@$(PY) scripts/engine_bench.py bench
+
+# The per-protocol cost per access of docs/protocols.md ("Cost per access"):
+# make bench-cost [COST_ARGS="--rows N --theta T --repeats N --duration S"]
+bench-cost: deps build
+	@$(PY) scripts/engine_bench.py cost $(COST_ARGS)
 
 # Before/after a change, interleaved: make bench-compare BEFORE=<dir> [AFTER=bin] [GRID=quick|bench]
 # (BEFORE: a copy of bin/ taken before the change; scripts/engine_bench.py).

@@ -15,8 +15,15 @@
       each, interleaved, so drift of a noisy machine hits both alike) and the
       table shows the median throughput of each and their ratio. `quick` is
       YCSB 1M rows at theta 0, 0.9, 0.99 and TPC-C 4 warehouses, 2 threads.
+  scripts/engine_bench.py cost [--rows N] [--theta T] [--repeats N] [--duration S]
+      `make bench-cost`: ns per access of every protocol (nocc included, on
+      one worker) on YCSB, 16 accesses, with prefetching on and off, and the
+      prefetching cost split by --profile into index, lock, execute,
+      validation and abort: the table of docs/protocols.md, "Cost per
+      access" (default 10M rows, theta 0, 3 round-robin rounds of 2 s runs).
 
-Protocols: every bin/rundb-<cc> except nocc (not serializable by design).
+Protocols: every bin/rundb-<cc> except nocc (not serializable by design;
+`cost` runs it as the floor).
 Each run's JSON goes to results/engine-bench/<suite>/; the table shows
 committed transactions per second and nanoseconds per committed transaction
 per thread (threads * measured seconds / commits); for YCSB also nanoseconds
@@ -165,7 +172,65 @@ def run_engine(name):
     print(f"\nresults: {os.path.relpath(outdir, ROOT)}/")
 
 
+COST_PARTS = ("index", "lock", "execute", "validation", "abort")
+
+
+def cost(rows, theta, repeats, duration):
+    """ns per access of every protocol on YCSB (16 accesses, half writes), prefetching on and off.
+
+    Round-robin over the protocols, `repeats` rounds, so the machine's drift hits all alike; the
+    median of each, then one --profile run per protocol whose time shares split the prefetching
+    median into index, lock, execute, validation and abort (docs/protocols.md, "Cost per access").
+    NOCC runs one worker (with two its counter invariant fails), the others two."""
+    ccs = ["nocc"] + protocols()
+    outdir = os.path.join(ROOT, "results", "engine-bench", "cost")
+    os.makedirs(outdir, exist_ok=True)
+
+    def ns_per_access(cc, extra):
+        p = dict(workload="ycsb", table_size=rows, theta=theta, req_per_txn=16, read_ratio=0.5,
+                 threads=1 if cc == "nocc" else 2, duration=duration, warmup=min(0.5, duration), **extra)
+        r, failure = run_point(os.path.join(ROOT, "bin", f"rundb-{cc}"), p, os.path.join(outdir, f"{cc}.json"))
+        if failure:
+            sys.exit(f"cost: rundb-{cc}: {failure}")
+        return r, p["threads"] * r["phases"]["measured_s"] * 1e9 / max(r["commits"], 1) / 16
+
+    on, off = {}, {}
+    for _ in range(repeats):
+        for cc in ccs:
+            on.setdefault(cc, []).append(ns_per_access(cc, dict(prefetch="true"))[1])
+            off.setdefault(cc, []).append(ns_per_access(cc, dict(prefetch="false"))[1])
+    print(f"YCSB {rows:,} rows, theta {theta}, 16 accesses, 2 threads (nocc 1); ns per access, "
+          f"median of {repeats} round-robin runs\n")
+    print("| protocol | no prefetch | prefetch | gain | " + " | ".join(COST_PARTS) + " | abort rate |")
+    print("|---|---:|---:|---:|" + "---:|" * len(COST_PARTS) + "---:|")
+    for cc in ccs:
+        r, _ = ns_per_access(cc, dict(profile="true"))
+        seconds = r["profile"]["seconds"]
+        total = sum(seconds.values()) or 1.0
+        m_on, m_off = statistics.median(on[cc]), statistics.median(off[cc])
+        parts = " | ".join(f"{seconds[k] / total * m_on:.0f}" for k in COST_PARTS)
+        print(f"| {cc} | {m_off:.0f} | {m_on:.0f} | {m_off / m_on:.2f}x | {parts} | "
+              f"{100 * r['abort_rate']:.2f} % |", flush=True)
+
+
 def main():
+    if len(sys.argv) >= 2 and sys.argv[1] == "cost":
+        parser = argparse.ArgumentParser(prog="engine_bench.py cost")
+        parser.add_argument("--rows", type=int, default=10_000_000)
+        parser.add_argument("--theta", type=float, default=0.0)
+        parser.add_argument("--repeats", type=int, default=3, help="round-robin rounds (>= 1)")
+        parser.add_argument("--duration", type=float, default=2.0, help="measured seconds per run (> 0)")
+        args = parser.parse_args(sys.argv[2:])
+        if args.repeats < 1:
+            parser.error("--repeats: must be >= 1")
+        if args.rows < 16:
+            parser.error("--rows: must be >= 16 (a transaction makes 16 distinct accesses)")
+        if not 0 <= args.theta < 1:
+            parser.error("--theta: must be in [0, 1)")
+        if args.duration <= 0:
+            parser.error("--duration: must be > 0")
+        cost(args.rows, args.theta, args.repeats, args.duration)
+        return
     if len(sys.argv) >= 2 and sys.argv[1] == "compare":
         parser = argparse.ArgumentParser(prog="engine_bench.py compare")
         parser.add_argument("before", help="directory of the binaries before the change")
@@ -178,7 +243,8 @@ def main():
         compare(args.before, args.after, args.grid, args.repeats)
         return
     if len(sys.argv) != 2 or sys.argv[1] not in ("demo", "bench"):
-        sys.exit("usage: engine_bench.py demo|bench|compare BEFORE AFTER [--grid bench|quick] [--repeats N]")
+        sys.exit("usage: engine_bench.py demo|bench|cost [--rows N --theta T --repeats N --duration S]|"
+                 "compare BEFORE AFTER [--grid bench|quick] [--repeats N]")
     run_engine(sys.argv[1])
     if sys.argv[1] == "bench":
         for tool in ("bench_fvs", "bench_strife"):

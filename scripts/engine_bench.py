@@ -124,11 +124,11 @@ def compare(before, after, grid, repeats):
             if failure:
                 break
         if failure:
-            print(f"| {cc} | {describe(p)} | {failure} |||")
+            print(f"| {cc} | {describe(p)} threads={p['threads']} | {failure} |||")
             continue
         b, a = statistics.median(runs["before"]), statistics.median(runs["after"])
         ratios.append(a / b)
-        print(f"| {cc} | {describe(p)} | {b:,.0f} | {a:,.0f} | {a / b:.3f} |", flush=True)
+        print(f"| {cc} | {describe(p)} threads={p['threads']} | {b:,.0f} | {a:,.0f} | {a / b:.3f} |", flush=True)
     if ratios:
         geo = math.exp(sum(math.log(r) for r in ratios) / len(ratios))
         print(f"\n{len(ratios)} points: geometric mean after/before {geo:.3f}, "

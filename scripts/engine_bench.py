@@ -85,6 +85,11 @@ def describe(p):
     return f"tpcc wh={p['warehouses']} {p['mix']}"
 
 
+def ns_per_txn(p, r):
+    """Worker nanoseconds per committed transaction: threads x measured seconds / commits."""
+    return p["threads"] * r["phases"]["measured_s"] * 1e9 / max(r["commits"], 1)
+
+
 def run_point(binary, p, out):
     """Runs one point; returns the result document, or the failure's last stderr line."""
     cmd = [binary, f"--out={out}"] + [f"--{k}={v}" for k, v in p.items()]
@@ -153,7 +158,7 @@ def run_engine(name):
         if failure:
             print(f"{cc:<10} {describe(p):<40} {failure}")
             continue
-        ns = p["threads"] * r["phases"]["measured_s"] * 1e9 / max(r["commits"], 1)
+        ns = ns_per_txn(p, r)
         if "memory_bound" in r:
             bounds[tables] = r["memory_bound"]
         per_access, ratio = "", ""
@@ -192,7 +197,7 @@ def cost(rows, theta, repeats, duration):
         r, failure = run_point(os.path.join(ROOT, "bin", f"rundb-{cc}"), p, os.path.join(outdir, f"{cc}.json"))
         if failure:
             sys.exit(f"cost: rundb-{cc}: {failure}")
-        return r, p["threads"] * r["phases"]["measured_s"] * 1e9 / max(r["commits"], 1) / 16
+        return r, ns_per_txn(p, r) / p["req_per_txn"]
 
     on, off = {}, {}
     for _ in range(repeats):

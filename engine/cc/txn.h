@@ -238,7 +238,8 @@ class Txn {
   // Before the scan, a one-word filter of the rows accessed so far (one bit
   // per row, by address hash) answers "not accessed" for most new rows, so
   // an attempt of distinct rows (every YCSB one) rarely scans: the scan was
-  // a fifth of a YCSB transaction's instructions (callgrind, issue 19).
+  // a fifth (Silo) to over a quarter (NoWait) of a YCSB transaction's
+  // instructions (callgrind, issue 19).
   static constexpr size_t kLinearScanLimit = 24;
   static uint64_t row_bit(const Row<CC>* row) { return uint64_t{1} << (slot_of(row) & 63); }
   AccessT* find(const Row<CC>* row) {

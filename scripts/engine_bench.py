@@ -60,7 +60,8 @@ def suite(name, ccs=None):
         return
     if name == "demo":
         for cc in ccs:
-            yield cc, dict(workload="ycsb", table_size=1_000_000, theta=0.9, threads=2, **RUN)
+            yield cc, dict(workload="ycsb", table_size=1_000_000, theta=0.9, req_per_txn=16, read_ratio=0.5,
+                           threads=2, **RUN)
         return
     for rows in (1_000_000, 10_000_000):
         for theta in (0.0, 0.6, 0.8, 0.9, 0.99):

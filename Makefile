@@ -1,6 +1,7 @@
 # Entry points of the testbed. Everything builds through CMake + Ninja in one
 # build directory per compile-time configuration:
-#   build/<variant>[-native]   variant = release (default) | debug | tsan | asan
+#   build/<variant>[-native]   variant = release (default) | debug | tsan | asan | profile
+#   (profile: the execution profile's binaries, build/profile/bin/rundb-<cc> --profile)
 # Release binaries go to bin/rundb-<cc>; other variants to build/<variant>/bin.
 #
 #   make deps                 install Debian packages (if missing) and .venv
@@ -9,6 +10,7 @@
 #   make pipeline             bin/pipeline, the batching-and-reordering pipeline engine
 #   make middletier           bin/middletier, middle-tier reordering in front of PostgreSQL (needs libpq-dev)
 #   make test                 unit + stress tests (ctest) and harness tests (pytest)
+#   make test-profile         the profile build's binaries (VARIANT=profile) against their contract
 #   make test-sanitizers      TSan stress tests and ASan+UBSan unit tests
 #   make run                  the main job: the YCSB skew sweep at the small profile -> a figure
 #   make demo                 a 2-second YCSB run of every protocol, as a table
@@ -18,7 +20,7 @@
 #   make soak                 verified soak: 10M checked transactions per protocol x workload (hours; not in CI)
 #   make figures PROFILE=smoke|small|paper [FIGS=id1,id2]
 #   make clean
-# Options: VARIANT=debug|tsan|asan, NATIVE=1 (-march=native), JOBS=N.
+# Options: VARIANT=debug|tsan|asan|profile, NATIVE=1 (-march=native), JOBS=N.
 
 # The protocol registry, the only list of protocols (engine/cc/protocols.txt).
 PROTOCOLS := $(shell awk '/^[a-z]/ {print $$1}' engine/cc/protocols.txt)
@@ -39,8 +41,8 @@ else
   SELECTED := $(PROTOCOLS)
 endif
 
-ifeq ($(filter $(VARIANT),release debug tsan asan),)
-  $(error VARIANT=$(VARIANT) is not one of release|debug|tsan|asan)
+ifeq ($(filter $(VARIANT),release debug tsan asan profile),)
+  $(error VARIANT=$(VARIANT) is not one of release|debug|tsan|asan|profile)
 endif
 ifeq ($(filter $(NATIVE),0 1),)
   $(error NATIVE=$(NATIVE) must be 0 or 1)
@@ -50,10 +52,12 @@ BUILD_TYPE_release := Release
 BUILD_TYPE_debug := Debug
 BUILD_TYPE_tsan := RelWithDebInfo
 BUILD_TYPE_asan := Debug
+BUILD_TYPE_profile := Release
 SANITIZE_release := none
 SANITIZE_debug := none
 SANITIZE_tsan := thread
 SANITIZE_asan := address
+SANITIZE_profile := none
 
 suffix := $(if $(filter 1,$(NATIVE)),-native,)
 BUILD_DIR := build/$(VARIANT)$(suffix)
@@ -63,7 +67,7 @@ empty :=
 space := $(empty) $(empty)
 CMAKE_PROTOCOLS := $(subst $(space),;,$(strip $(PROTOCOLS)))
 
-.PHONY: all deps configure build tools pipeline middletier build-all test test-cpp test-python test-sanitizers run demo bench bench-compare bench-cost soak protocols figures clean
+.PHONY: all deps configure build tools pipeline middletier build-all test test-cpp test-python test-profile test-sanitizers run demo bench bench-compare bench-cost soak protocols figures clean
 all: build
 
 deps:
@@ -72,6 +76,7 @@ deps:
 configure:
 	@cmake -S . -B $(BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=$(BUILD_TYPE_$(VARIANT)) \
 	  -DCCB_SANITIZE=$(SANITIZE_$(VARIANT)) -DCCB_NATIVE=$(if $(filter 1,$(NATIVE)),ON,OFF) \
+	  -DCCB_PROFILE=$(if $(filter profile,$(VARIANT)),ON,OFF) \
 	  -DCCB_PROTOCOLS="$(CMAKE_PROTOCOLS)" -DCCB_BIN_DIR=$(BIN_DIR) >/dev/null
 
 build: configure
@@ -106,6 +111,14 @@ test-cpp:
 test-python:
 	@$(PY) -m pytest -q tests/python
 
+# The profile build's contract (tests/engine/profile_test.sh) for the
+# protocols strife-fig07 profiles first: NO_WAIT (Strife's residual) and Silo.
+PROFILE_TEST_PROTOCOLS := nowait silo
+test-profile: deps
+	@$(MAKE) --no-print-directory configure VARIANT=profile
+	@cmake --build build/profile -j $(JOBS) --target $(addprefix rundb-,$(PROFILE_TEST_PROTOCOLS))
+	@cd build/profile && ctest --output-on-failure -L profile -R "profile_contract_($(subst $(space),|,$(PROFILE_TEST_PROTOCOLS)))$$"
+
 # Sanitizer tiers build only the test programs (not the rundb binaries).
 test-sanitizers: deps
 	@$(MAKE) --no-print-directory configure VARIANT=tsan
@@ -134,6 +147,7 @@ bench: deps build tools
 # The per-protocol cost per access of docs/protocols.md ("Cost per access"):
 # make bench-cost [COST_ARGS="--rows N --theta T --repeats N --duration S"]
 bench-cost: deps build
+	@$(MAKE) --no-print-directory build VARIANT=profile
 	@$(PY) scripts/engine_bench.py cost $(COST_ARGS)
 
 # Before/after a change, interleaved: make bench-compare BEFORE=<dir> [AFTER=bin] [GRID=quick|bench]

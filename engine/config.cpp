@@ -13,7 +13,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "engine/stats/json.h"
+#include "engine/stats/exec_profile.h"
+#include "engine/core/json.h"
 
 // CCB_WORKLOAD_NAMES: the registered workloads (workloads/workloads.txt), set
 // by engine/CMakeLists.txt.
@@ -31,9 +32,10 @@ DEFINE_bool(pin, false, "pin worker i to one CPU, one per physical core first, t
 DEFINE_bool(timeline, false, "add a per-second throughput timeline to the result");
 DEFINE_bool(memory_bound, false, "before loading, measure this machine's memory latency over a buffer as large as the tables (pointer chase, about 2 s) and report it as memory_bound");
 DEFINE_bool(prefetch, true, "prefetch the index buckets and rows of the accesses a procedure declares before it makes them (YCSB, TPC-C NewOrder/Payment, SmallBank); false: every miss waits in turn");
-DEFINE_bool(profile, false,
+DEFINE_bool(profile, ccb::kProfileBuild,
             "add the execution profile (time shares of abort, lock, execute, index, validation, analysis; "
-            "strife-fig07) to the result; costs clock reads around each index and protocol call");
+            "strife-fig07) to the result; costs clock reads around each index and protocol call. Only the "
+            "profile build has it (make CC=<cc> VARIANT=profile: build/profile/bin/rundb-<cc>), where it is always on");
 DEFINE_uint32(txn_buffer, 4096, "requests pre-generated per worker and replayed in a cycle (1..1000000)");
 DEFINE_uint32(backoff_max_us, 100, "cap in microseconds of the randomized exponential backoff after an abort (0 = retry at once; <= 1000000)");
 DEFINE_int32(load_threads, 0, "threads used to load tables (0 = --threads)");
@@ -94,6 +96,11 @@ EngineConfig EngineConfig::from_flags(const char* cc_name, const std::vector<std
   c.timeline = FLAGS_timeline;
   c.memory_bound = FLAGS_memory_bound;
   c.prefetch = FLAGS_prefetch;
+  require(FLAGS_profile == kProfileBuild, "profile",
+          kProfileBuild ? "true in the profile build (build/profile/bin/rundb-" + c.cc + " always profiles; bin/rundb-" +
+                              c.cc + " runs unprofiled)"
+                        : "false in this build; the profile build has it: make CC=" + c.cc +
+                              " VARIANT=profile, then build/profile/bin/rundb-" + c.cc + " --profile");
   c.profile = FLAGS_profile;
   c.txn_buffer = in_range(FLAGS_txn_buffer, 1, 1000000, "txn_buffer", "an integer");
   c.backoff_max_us = in_range(FLAGS_backoff_max_us, 0, 1000000, "backoff_max_us", "microseconds");

@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "engine/core/cli.h"  // ConfigError, with_exit_codes, require, in_range: shared with the tools
-#include "engine/exec/tsdefer_options.h"
+#include "engine/tsdefer_options.h"
 
 namespace ccb {
 
@@ -27,7 +27,7 @@ inline bool uses_bundle_executor(const std::string& frontend) {
 }
 
 inline const std::vector<std::string>& available_frontends() {
-  static const std::vector<std::string> names = {"none", "tsdefer", "reorder", "strife", "schism", "horticulture", "tskd-s", "tskd-c", "tskd-h", "tskd-o", "tspar-s", "tspar-c", "tspar-h", "tsdefer-s", "tsdefer-c", "tsdefer-h"};  // engine/exec/frontends.h
+  static const std::vector<std::string> names = {"none", "tsdefer", "reorder", "strife", "schism", "horticulture", "tskd-s", "tskd-c", "tskd-h", "tskd-o", "tspar-s", "tspar-c", "tspar-h", "tsdefer-s", "tsdefer-c", "tsdefer-h"};  // rundb/frontends.h
   return names;
 }
 

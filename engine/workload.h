@@ -33,6 +33,7 @@
 #include "engine/cc/txn.h"
 #include "engine/core/random.h"
 #include "engine/core/txn_desc.h"
+#include "engine/verify/invariant.h"
 
 namespace ccb {
 
@@ -43,13 +44,6 @@ class JsonWriter;
 struct MemoryEstimate {
   size_t bytes = 0;
   const char* size_flag = "";  // e.g. "table_size", "warehouses"
-};
-
-// One post-run consistency condition and whether it held.
-struct InvariantResult {
-  std::string name;
-  bool ok = false;
-  std::string detail;  // the numbers compared, always filled
 };
 
 template <class W, class CC>

@@ -4,7 +4,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "engine/stats/json.h"
+#include "engine/core/json.h"
 
 namespace ccb {
 

@@ -42,12 +42,17 @@ import subprocess
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "scripts"))
+from ccbench import registry  # noqa: E402  (engine/cc/protocols.txt)
+
+# Protocols without concurrency control by design (nocc): correct on one worker only.
+UNSERIALIZABLE = sorted(name for name, p in registry.protocols().items() if not p.serializable)
 RUN = dict(duration=2, warmup=0.5)
 
 
 def protocols(bin_dir=os.path.join(ROOT, "bin")):
     names = sorted(os.path.basename(p)[len("rundb-"):] for p in glob.glob(os.path.join(bin_dir, "rundb-*")))
-    return [n for n in names if n != "nocc"]
+    return [n for n in names if n not in UNSERIALIZABLE]
 
 
 def suite(name, ccs=None):
@@ -188,14 +193,14 @@ def cost(rows, theta, repeats, duration):
     median of each, then one --profile run per protocol whose time shares split the prefetching
     median into index, lock, execute, validation and abort (docs/protocols.md, "Cost per access").
     NOCC runs one worker (with two its counter invariant fails), the others two."""
-    ccs = ["nocc"] + protocols()
+    ccs = UNSERIALIZABLE + protocols()
     outdir = os.path.join(ROOT, "results", "engine-bench", "cost")
     os.makedirs(outdir, exist_ok=True)
 
-    def ns_per_access(cc, extra):
+    def ns_per_access(cc, extra, bin_dir=os.path.join(ROOT, "bin")):
         p = dict(workload="ycsb", table_size=rows, theta=theta, req_per_txn=16, read_ratio=0.5,
-                 threads=1 if cc == "nocc" else 2, duration=duration, warmup=min(0.5, duration), **extra)
-        r, failure = run_point(os.path.join(ROOT, "bin", f"rundb-{cc}"), p, os.path.join(outdir, f"{cc}.json"))
+                 threads=1 if cc in UNSERIALIZABLE else 2, duration=duration, warmup=min(0.5, duration), **extra)
+        r, failure = run_point(os.path.join(bin_dir, f"rundb-{cc}"), p, os.path.join(outdir, f"{cc}.json"))
         if failure:
             sys.exit(f"cost: rundb-{cc}: {failure}")
         return r, ns_per_txn(p, r) / p["req_per_txn"]
@@ -210,7 +215,8 @@ def cost(rows, theta, repeats, duration):
     print("| protocol | no prefetch | prefetch | gain | " + " | ".join(COST_PARTS) + " | abort rate |")
     print("|---|---:|---:|---:|" + "---:|" * len(COST_PARTS) + "---:|")
     for cc in ccs:
-        r, _ = ns_per_access(cc, dict(profile="true"))
+        # --profile runs in the profile build (make build VARIANT=profile).
+        r, _ = ns_per_access(cc, dict(profile="true"), os.path.join(ROOT, "build", "profile", "bin"))
         seconds = r["profile"]["seconds"]
         total = sum(seconds.values()) or 1.0
         m_on, m_off = statistics.median(on[cc]), statistics.median(off[cc])

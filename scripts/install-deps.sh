@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 # starts for ding-fig26..28 (docs/middletier.md); as root the server runs as
 # the `postgres` user that the package creates.
 DEBIAN_PACKAGES=(
-  g++ make cmake ninja-build pkg-config git
+  g++ make cmake ninja-build pkg-config git ccache
   libgflags-dev libgoogle-glog-dev libtbb-dev libnuma-dev libmetis-dev
   libgtest-dev libgmock-dev
   postgresql libpq-dev

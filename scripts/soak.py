@@ -38,20 +38,14 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 
-def contended_flags() -> dict[str, list[str]]:
-    """High contention per workload (a few hot keys or one warehouse): the last
-    field of each line of the workload registry, workloads/workloads.txt."""
-    flags = {}
-    for line in (ROOT / "workloads" / "workloads.txt").read_text(encoding="utf-8").splitlines():
-        line = line.strip()
-        if line and not line.startswith("#"):
-            fields = [f.strip() for f in line.split("|")]
-            flags[fields[0]] = fields[5].split()
-    return flags
+sys.path.insert(0, str(ROOT / "scripts"))
+from ccbench import registry  # noqa: E402  (the protocol and workload registries)
 
-
-CONTENDED = contended_flags()
-NOT_SERIALIZABLE = {"nocc"}  # runs without concurrency control by design
+# High contention per workload (a few hot keys or one warehouse): the last
+# field of each line of the workload registry, workloads/workloads.txt.
+CONTENDED = {name: list(w.contended_flags) for name, w in registry.workloads(ROOT).items()}
+# Protocols without concurrency control by design (engine/cc/protocols.txt).
+NOT_SERIALIZABLE = {name for name, p in registry.protocols(ROOT).items() if not p.serializable}
 
 
 def built_protocols(engine: str) -> list[str]:

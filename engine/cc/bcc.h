@@ -99,7 +99,7 @@
 #include "engine/cc/snapshots.h"
 #include "engine/config.h"
 #include "engine/core/clock.h"
-#include "engine/stats/json.h"
+#include "engine/core/json.h"
 
 namespace ccb {
 

@@ -52,7 +52,7 @@
 
 #include "engine/cc/common.h"
 #include "engine/cc/two_phase_locking.h"
-#include "engine/stats/json.h"
+#include "engine/core/json.h"
 
 namespace ccb {
 

@@ -81,7 +81,7 @@
 #include "engine/cc/common.h"
 #include "engine/cc/silo.h"
 #include "engine/config.h"
-#include "engine/stats/json.h"
+#include "engine/core/json.h"
 
 namespace ccb {
 

@@ -42,7 +42,7 @@
 
 #include "engine/cc/common.h"
 #include "engine/config.h"
-#include "engine/stats/json.h"
+#include "engine/core/json.h"
 
 namespace ccb {
 

@@ -93,7 +93,7 @@
 //                                        transaction succeeded although OCC's
 //                                        criterion failed (BCC); used by
 //                                        --attempt_latency_type
-//                                        (engine/stats/attempt_latency.h,
+//                                        (engine/cc/attempt_outcome.h,
 //                                        ReportsSavedCommits).
 // And facts of the attempt a protocol may read from the transaction:
 //   txn.restarts()   0 on a request's first attempt, n on its n-th retry

@@ -38,7 +38,7 @@
 
 #include "engine/cc/common.h"
 #include "engine/core/memory.h"
-#include "engine/stats/json.h"
+#include "engine/core/json.h"
 
 namespace ccb {
 namespace snapshot {

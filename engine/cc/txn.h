@@ -20,7 +20,7 @@
 // Txn<CC> (kProfiled = false) is the untimed code with no trace of profiling
 // (the clock reads are `if constexpr`, see tick()), so a run without
 // --profile pays nothing. The variant is chosen once, at the top
-// (run_online<CC, kProfile>, engine/run.h); the stored procedures are
+// (run_online<CC, kProfile>, rundb/run.h); the stored procedures are
 // instantiated for both, in separate translation units.
 //
 // Thread safety: a Txn is used by its own thread only.

@@ -83,7 +83,7 @@
 #include "engine/exec/online_executor.h"
 #include "engine/exec/tsdefer.h"
 #include "engine/stats/histogram.h"
-#include "engine/stats/json.h"
+#include "engine/core/json.h"
 #include "engine/stats/thread_stats.h"
 #include "engine/verify/cf_check.h"
 #include "engine/verify/recorder.h"

@@ -40,7 +40,7 @@
 #include <vector>
 
 #include "engine/core/txn_desc.h"
-#include "engine/exec/tsdefer_options.h"
+#include "engine/tsdefer_options.h"
 
 namespace ccb {
 

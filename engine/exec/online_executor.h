@@ -55,12 +55,14 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include <sched.h>
 
+#include "engine/cc/attempt_outcome.h"
 #include "engine/cc/latch_contention.h"
 #include "engine/cc/protocol.h"
 #include "engine/cc/txn.h"
@@ -69,7 +71,7 @@
 #include "engine/core/clock.h"
 #include "engine/exec/thread_reorder.h"
 #include "engine/exec/tsdefer.h"
-#include "engine/exec/topology.h"
+#include "engine/core/topology.h"
 #include "engine/stats/exec_profile.h"
 #include "engine/stats/thread_stats.h"
 #include "engine/verify/cf_check.h"
@@ -160,7 +162,10 @@ template <class CC, class W>
   requires Protocol<CC> && Workload<W, CC>
 class OnlineExecutor {
  public:
-  OnlineExecutor(const EngineConfig& cfg, CC& cc, W& workload) : cfg_(cfg), cc_(cc), w_(workload) {}
+  // assign: the thread-aware policy of --frontend=reorder (engine/exec/thread_reorder.h);
+  // REQUIRES: non-null when cfg.frontend == "reorder".
+  OnlineExecutor(const EngineConfig& cfg, CC& cc, W& workload, ThreadAssignFn assign = nullptr)
+      : cfg_(cfg), cc_(cc), w_(workload), assign_(assign) {}
 
   // kProfile: --profile (cfg.profile must match). A compile-time parameter
   // chosen at the top (run_online), so a binary's unprofiled translation units
@@ -183,7 +188,8 @@ class OnlineExecutor {
     if (cfg_.frontend == "tsdefer") tsdefer_ = std::make_unique<TsDefer>(cfg_.tsdefer, n);
     if constexpr (HasLockService<CC>) cc_.open(cfg_.threads - n, n);
     if (cfg_.frontend == "reorder") {
-      reorder_ = std::make_unique<ThreadReorder>(n, cfg_.txn_buffer);
+      if (assign_ == nullptr) throw std::logic_error("--frontend=reorder: the program passed no thread-assignment policy");
+      reorder_ = std::make_unique<ThreadReorder>(n, cfg_.txn_buffer, assign_);
       shared_buffers_.resize(n);
     }
     std::vector<uint64_t> contended(n);
@@ -439,6 +445,7 @@ class OnlineExecutor {
   std::atomic<uint64_t> last_finish_ns_{0};
   std::unique_ptr<TsDefer> tsdefer_;  // with --frontend=tsdefer
   std::unique_ptr<ThreadReorder> reorder_;  // with --frontend=reorder
+  const ThreadAssignFn assign_;             // its policy
   std::vector<std::vector<typename W::Request>> shared_buffers_;  // with reorder: every worker's buffer
   // This worker's contended latch count when its measured interval started.
   static inline thread_local uint64_t contended_at_measure_start_ = 0;

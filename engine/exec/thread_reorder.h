@@ -8,8 +8,8 @@
 // Batch formation. Every worker pre-generates its buffer as usual. Batch b is
 // made of the next 4 buffered requests of every worker (positions
 // 4*tid .. 4*tid+3, the buffers read cyclically), so a batch holds exactly
-// 4 x threads transactions. The thread-aware policy
-// (partitioners/reorder/thread_assign.h, FIGURES.md §1.3) then decides which
+// 4 x threads transactions. The thread-aware policy (Ding §4.2; the program
+// hands it in, partitioners/reorder/thread_assign.h) then decides which
 // thread runs which 4 of them, and in what order; a worker may thus run a
 // request another worker generated (requests are immutable once generated).
 //
@@ -44,9 +44,14 @@
 #include "engine/cc/protocol.h"  // cpu_relax
 #include "engine/core/clock.h"
 #include "engine/core/txn_desc.h"
-#include "partitioners/reorder/thread_assign.h"
 
 namespace ccb {
+
+// The thread-aware assignment policy: per_thread[i] = the batch positions
+// thread i runs, in order (floor(n / threads) each, one more for i < n %
+// threads). The kernel names no policy: the program above passes one
+// (rundb/run.h passes reorder::assign_to_threads).
+using ThreadAssignFn = std::vector<std::vector<uint32_t>> (*)(std::span<const TxnDesc> batch, uint32_t threads);
 
 // Measured-interval counters (docs/results.md, frontend.reorder).
 struct ThreadReorderStats {
@@ -65,10 +70,11 @@ class ThreadReorder {
     uint32_t index;  // its position in that buffer
   };
 
-  // REQUIRES: threads >= 1, buffer_size >= 1.
-  ThreadReorder(int threads, uint32_t buffer_size)
+  // REQUIRES: threads >= 1, buffer_size >= 1, assign != nullptr.
+  ThreadReorder(int threads, uint32_t buffer_size, ThreadAssignFn assign)
       : threads_(threads),
         buffer_size_(buffer_size),
+        assign_(assign),
         descs_(threads),
         plan_(threads),
         wait_ns_(threads),
@@ -148,7 +154,7 @@ class ThreadReorder {
       }
     }
     cursor_ = (cursor_ + kPerThread) % buffer_size_;
-    const auto assignment = reorder::assign_to_threads(batch_, static_cast<uint32_t>(threads_));
+    const auto assignment = assign_(batch_, static_cast<uint32_t>(threads_));
     for (int t = 0; t < threads_; ++t) {
       plan_[t].clear();
       for (uint32_t pos : assignment[t]) plan_[t].push_back(slots_[pos]);
@@ -166,6 +172,7 @@ class ThreadReorder {
 
   const int threads_;
   const uint32_t buffer_size_;
+  const ThreadAssignFn assign_;
   std::vector<std::vector<TxnDesc>> descs_;
   std::vector<std::vector<Slot>> plan_;
   std::vector<TxnDesc> batch_;  // the policy's input, reused between batches

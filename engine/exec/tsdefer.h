@@ -66,8 +66,8 @@
 
 #include "engine/core/random.h"
 #include "engine/core/txn_desc.h"
-#include "engine/exec/tsdefer_options.h"
-#include "engine/stats/json.h"
+#include "engine/tsdefer_options.h"
+#include "engine/core/json.h"
 
 namespace ccb {
 

@@ -11,18 +11,18 @@
 // Rollbacks by design (RC::kUser, RC::kNotFound) are not attempts that
 // compete, and are not recorded.
 //
+// Which outcome an attempt had is the protocol's to say:
+// classify_attempt (engine/cc/attempt_outcome.h).
+//
 // Thread safety: one instance per worker, merged after the run.
 #pragma once
 
 #include <array>
-#include <concepts>
 #include <cstdint>
 #include <string>
 
-#include "engine/cc/protocol.h"  // Txn's declaration
-#include "engine/core/rc.h"
+#include "engine/core/json.h"
 #include "engine/stats/histogram.h"
-#include "engine/stats/json.h"
 
 namespace ccb {
 
@@ -36,23 +36,6 @@ inline const char* attempt_outcome_name(AttemptOutcome o) {
     case AttemptOutcome::kCount: break;
   }
   return "?";
-}
-
-// A protocol that tells whether its last commit on `txn` failed OCC's
-// criterion (BCC: right_conflict held but no left_conflict).
-template <class CC>
-concept ReportsSavedCommits = requires(const CC cc, Txn<CC>& txn) {
-  { cc.last_commit_saved(txn) } -> std::same_as<bool>;
-};
-
-// The outcome of an attempt that ended with `rc` (not kUser / kNotFound).
-template <class CC, bool kProfiled>
-AttemptOutcome classify_attempt(const CC& cc, Txn<CC, kProfiled>& txn, RC rc) {
-  if (rc != RC::kOk) return AttemptOutcome::kAborted;
-  if constexpr (ReportsSavedCommits<CC>) {
-    if (cc.last_commit_saved(txn)) return AttemptOutcome::kSaved;
-  }
-  return AttemptOutcome::kCommitted;
 }
 
 struct AttemptLatencies {

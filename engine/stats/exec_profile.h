@@ -43,7 +43,7 @@
 #endif
 
 #include "engine/core/clock.h"
-#include "engine/stats/json.h"
+#include "engine/core/json.h"
 
 namespace ccb {
 
@@ -112,6 +112,16 @@ struct ExecProfile {
     w.end_object();
   }
 };
+
+// Whether this build is the profile variant (make build VARIANT=profile,
+// build/profile/bin/rundb-<cc>): its binaries run every transaction through
+// the profiled Txn<CC, true> and always report the profile; the release
+// binaries hold no profiled code at all (their inlining stays as it was
+// before the profile existed) and refuse --profile.
+#ifndef CCB_PROFILE_BUILD
+#define CCB_PROFILE_BUILD 0
+#endif
+inline constexpr bool kProfileBuild = CCB_PROFILE_BUILD != 0;
 
 // The executors' run<kProfile>() is instantiated for the --profile the
 // caller chose at compile time (run_online); a mismatch is a wiring bug.

@@ -9,7 +9,7 @@
 
 #include "engine/core/memory.h"
 #include "engine/core/random.h"
-#include "engine/stats/json.h"
+#include "engine/core/json.h"
 
 namespace ccb {
 namespace {

@@ -8,8 +8,8 @@
 #include <map>
 #include <set>
 
-#include "engine/exec/topology.h"
-#include "engine/stats/json.h"
+#include "engine/core/topology.h"
+#include "engine/core/json.h"
 
 namespace ccb {
 

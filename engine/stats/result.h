@@ -4,13 +4,10 @@
 // says what each metric means); the contract tests validate every binary's
 // document against that schema.
 //
-// rundb_result_json() assembles the whole document of bin/rundb-<cc> from a
-// RunReport, which run_online<CC> (engine/run.h) fills with what only the
-// protocol and workload templates know. The pipeline engine (bin/pipeline)
-// and the middle tier (bin/middletier) write their own documents with the
-// parts all three share (the commit summary, latency_us, the correctness
-// fields, the atomic write). A new metric of the rundb document lands in
-// result.cpp and in the schema, nowhere else.
+// Here: the parts every program's document shares (the commit summary,
+// latency_us, the correctness fields, the atomic write). Each program
+// assembles its own document from them: bin/rundb-<cc> in rundb/result.h,
+// bin/pipeline and bin/middletier in their mains (systems/).
 //
 // Thread safety: none needed; a document is assembled once, after the run.
 #pragma once
@@ -19,19 +16,13 @@
 #include <cstdint>
 #include <functional>
 #include <string>
-#include <string_view>
 #include <vector>
 
 namespace ccb {
 
 class JsonWriter;
 class LatencyHistogram;
-struct EngineConfig;
 struct InvariantResult;
-struct MemoryBound;
-struct ThreadReorderStats;
-struct ThreadStats;
-struct TsDeferStats;
 namespace verify {
 struct CfCheckResult;
 struct CheckResult;
@@ -39,31 +30,6 @@ struct CheckResult;
 
 // Writes members into the object that is open in the writer.
 using JsonMembers = std::function<void(JsonWriter&)>;
-
-// Everything a rundb run reports. Pointers are null where the run did not
-// produce that part (the flag that enables it is named).
-struct RunReport {
-  const EngineConfig& cfg;
-  std::string_view cc;                 // the protocol's kName (config.compile.cc)
-  JsonMembers workload_options;        // the workload's knobs, members of "config"
-  JsonMembers cc_stats;                // the protocol's own counters, "cc_stats"; empty: it keeps none
-  std::vector<std::string> txn_types;  // the workload's types, in ThreadStats::per_type's order
-  const ThreadStats& stats;            // merged over the workers, measured interval
-  double load_s = 0, warmup_s = 0, measured_s = 0;
-  const std::vector<int>& worker_cpus;           // pinned CPU per worker; empty: not pinned
-  const TsDeferStats* tsdefer = nullptr;         // --frontend=tsdefer
-  const ThreadReorderStats* reorder = nullptr;   // --frontend=reorder
-  std::string_view frontend_json;                // the bundle executor's whole "frontend" object; empty: online
-  uint64_t contended_latch_acquisitions = 0;
-  const MemoryBound* memory_bound = nullptr;     // --memory_bound
-  size_t tables_bytes = 0;
-  const std::vector<InvariantResult>& invariants;
-  const verify::CheckResult* check = nullptr;          // --verify
-  const verify::CfCheckResult* cc_free_check = nullptr;  // --verify on the bundle executor
-};
-
-// The rundb result document (docs/result.schema.json, $defs/rundb).
-std::string rundb_result_json(const RunReport& r);
 
 // The parts the three documents share.
 

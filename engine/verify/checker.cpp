@@ -25,7 +25,7 @@
 #include <tuple>
 #include <utility>
 
-#include "engine/stats/json.h"
+#include "engine/core/json.h"
 
 namespace ccb::verify {
 
@@ -666,7 +666,7 @@ CheckResult check_serializable(const History& h, const CheckOptions& opts) {
 }
 
 // ---------------------------------------------------------------------------
-// JSON rendering through the project's writer (engine/stats/json.h).
+// JSON rendering through the project's writer (engine/core/json.h).
 // ---------------------------------------------------------------------------
 namespace {
 

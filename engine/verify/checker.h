@@ -149,7 +149,7 @@ struct CheckOptions {
 
 CheckResult check_serializable(const History& h, const CheckOptions& opts = {});
 
-// JSON rendering with ccb::JsonWriter (engine/stats/json.h), no trailing
+// JSON rendering with ccb::JsonWriter (engine/core/json.h), no trailing
 // newline. violation_to_json gives "null" when there is no violation: it is
 // the `violation` member of the run result.
 std::string violation_to_json(const Violation& v);

@@ -1,6 +1,6 @@
 #include "partitioners/strife/strife_frontend.h"
 
-#include "engine/stats/json.h"
+#include "engine/core/json.h"
 
 namespace ccb::strife {
 

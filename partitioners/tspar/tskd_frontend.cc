@@ -4,7 +4,7 @@
 #include <chrono>
 #include <stdexcept>
 
-#include "engine/stats/json.h"
+#include "engine/core/json.h"
 
 namespace ccb::tspar {
 

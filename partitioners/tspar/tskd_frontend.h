@@ -36,7 +36,7 @@
 #include <string>
 
 #include "engine/exec/bundle_plan.h"
-#include "engine/exec/tsdefer_options.h"
+#include "engine/tsdefer_options.h"
 #include "partitioners/partitioning.h"
 #include "partitioners/tspar/cost_model.h"
 #include "partitioners/tspar/tsgen.h"

@@ -51,6 +51,7 @@ class Task:
     template: str              # the command template the key was made with
     row_list: str | None = None   # stdout programs: the list of rows the point selects
     binary_digest: str | None = None   # program_digest() of the command when the run was planned
+    variant: str | None = None         # the build variant whose binary runs it (None: release)
 
 
 def program_digest(command: Sequence[str]) -> str | None:

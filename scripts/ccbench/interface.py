@@ -86,7 +86,7 @@ def check_flags(figures: Sequence[ResolvedFigure], workspace: Workspace) -> None
         if not program.lists_flags or not workspace.builds(program.name):
             continue
         for point in figure.points():
-            command = (str(workspace.root / workspace.binary(program.name, point.cc)),)
+            command = (str(workspace.root / workspace.binary(program.name, point.cc, point.variant)),)
             if not Path(command[0]).is_file():
                 continue  # its build failed: the runner reports that
             if command not in listed:

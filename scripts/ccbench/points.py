@@ -45,6 +45,12 @@ class Point:
         return int(dict(self.flags).get(name, 1)) if name else 1
 
     @property
+    def variant(self) -> str | None:
+        """The build variant whose binary runs the point (the profile build for --profile), or None: release."""
+        flags = dict(self.flags)
+        return next((name for name in PROGRAMS[self.program].variant_flags if flags.get(name) is True), None)
+
+    @property
     def row_list(self) -> str | None:
         """For a program that prints lists of rows: the list this point selects."""
         name = PROGRAMS[self.program].rows_parameter

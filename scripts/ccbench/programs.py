@@ -65,6 +65,8 @@ class Program:
     needs_postgres: bool = False                 # runs against the harness's private PostgreSQL server
                                                  # (pgserver.py), whose --pg_* flags the runner appends
     result_schema: str | None = None             # its document's entry in docs/result.schema.json ($defs)
+    variant_flags: tuple[str, ...] = ()          # a point with one of these flags true runs the binary of the
+                                                 # build variant of that name (make ... VARIANT=<flag>)
 
     @property
     def speaker(self) -> str:
@@ -89,6 +91,7 @@ PROGRAMS: dict[str, Program] = {program.name: program for program in (
         derived=ENGINE_DERIVED,
         lists_flags=True,
         result_schema="rundb",
+        variant_flags=("profile",),              # --profile: build/profile/bin/rundb-<cc> (the profile build)
     ),
     Program(
         name="bench_fvs",
@@ -101,7 +104,7 @@ PROGRAMS: dict[str, Program] = {program.name: program for program in (
     ),
     Program(
         name="pipeline",
-        description="the pipeline engine of the batching-and-reordering paper (engine/pipeline): clients, "
+        description="the pipeline engine of the batching-and-reordering paper (systems/pipeline): clients, "
                     "processor, storage workers and the (parallel) validator; one mode per run",
         binary="bin/pipeline",
         make_arguments=("pipeline",),
@@ -115,7 +118,7 @@ PROGRAMS: dict[str, Program] = {program.name: program for program in (
     Program(
         name="middletier",
         description="middle-tier batching and reordering of SmallBank requests in front of a private "
-                    "PostgreSQL server at SERIALIZABLE (engine/middletier; docs/middletier.md); one mode per run",
+                    "PostgreSQL server at SERIALIZABLE (systems/middletier; docs/middletier.md); one mode per run",
         binary="bin/middletier",
         make_arguments=("middletier",),
         required_parameters=("workload", "mode", "connections"),

@@ -60,9 +60,9 @@ def tasks_for(figures: Sequence[ResolvedFigure], workspace: Workspace) -> dict[s
         template = workspace.command_template(point.program)
         key = point.key(template)
         if key not in tasks:
-            command = (*workspace.argv(point.program, point.cc), *point.flag_arguments())
+            command = (*workspace.argv(point.program, point.cc, point.variant), *point.flag_arguments())
             tasks[key] = Task(key, point.program, point.cc, command, point.timeout_s, point.threads, template,
-                              point.row_list)
+                              point.row_list, variant=point.variant)
     return tasks
 
 
@@ -166,9 +166,9 @@ def _build_what_is_needed(tasks: list[Task], workspace: Workspace, summary: Swee
     for task in tasks:
         if not workspace.builds(task.program):
             continue
-        arguments = tuple(argument.replace("{cc}", task.cc or "") for argument in PROGRAMS[task.program].make_arguments)
+        arguments = workspace.make_arguments(task.program, task.cc, task.variant)
         binaries = builds.setdefault(arguments, [])
-        binary = workspace.binary(task.program, task.cc)
+        binary = workspace.binary(task.program, task.cc, task.variant)
         if binary not in binaries:
             binaries.append(binary)
         build_of[task.key] = arguments

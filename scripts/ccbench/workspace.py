@@ -82,15 +82,22 @@ class Workspace:
         program = PROGRAMS[program_name]
         return " ".join([self._command(program), *program.fixed_arguments])
 
-    def binary(self, program_name: str, cc: str | None = None) -> str:
-        """The program's binary, relative to the root (for the engine, the protocol's)."""
-        return PROGRAMS[program_name].binary.replace("{cc}", cc or "")
+    def binary(self, program_name: str, cc: str | None = None, variant: str | None = None) -> str:
+        """The program's binary, relative to the root (for the engine, the protocol's); a build
+        variant's (e.g. the profile build's) is under build/<variant>/bin instead of bin/."""
+        binary = PROGRAMS[program_name].binary.replace("{cc}", cc or "")
+        return f"build/{variant}/{binary}" if variant else binary
 
-    def argv(self, program_name: str, cc: str | None = None) -> list[str]:
+    def make_arguments(self, program_name: str, cc: str | None = None, variant: str | None = None) -> tuple[str, ...]:
+        """`make` arguments that build the binary: e.g. CC=silo, or CC=silo VARIANT=profile."""
+        arguments = tuple(argument.replace("{cc}", cc or "") for argument in PROGRAMS[program_name].make_arguments)
+        return (*arguments, f"VARIANT={variant}") if variant else arguments
+
+    def argv(self, program_name: str, cc: str | None = None, variant: str | None = None) -> list[str]:
         """The start of a run's command line: the program and its fixed arguments."""
         program = PROGRAMS[program_name]
         if self.builds(program_name):
-            start = [str(self.root / self.binary(program_name, cc))]
+            start = [str(self.root / self.binary(program_name, cc, variant))]
         else:
             start = shlex.split(self._command(program).replace("{cc}", cc or ""))
         return [*start, *program.fixed_arguments]

@@ -13,8 +13,8 @@
 #include "engine/cc/bcc.h"
 #include "engine/cc/occ.h"
 #include "engine/cc/silo.h"
-#include "engine/stats/attempt_latency.h"
-#include "engine/stats/json.h"
+#include "engine/cc/attempt_outcome.h"
+#include "engine/core/json.h"
 #include "workloads/ycsb/ycsb.h"
 #include "tests/cc/cc_test_util.h"
 

@@ -16,7 +16,7 @@
 
 #include "engine/cc/txn.h"
 #include "engine/exec/online_executor.h"
-#include "engine/stats/json.h"
+#include "engine/core/json.h"
 #include "engine/verify/checker.h"
 #include "engine/workload.h"
 #include "workloads/ycsb/ycsb.h"

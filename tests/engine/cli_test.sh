@@ -10,23 +10,25 @@ name=$(basename "$bin")
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
-# Dora and Orthrus keep their owner threads in the online executor and refuse
-# the bundle executor's front-ends and --frontend=reorder (tested below); the
-# other protocols run them.
-bundle=true
-[[ $name =~ ^rundb-(dora|orthrus)$ ]] && bundle=false
-
 # The documents are read as the harness reads them (scripts/ccbench/engine.py):
 # against docs/result.schema.json, naming the field that does not match.
 root=$(cd "$(dirname "$0")/../.." && pwd)
 py=${CCB_PYTHON:-$root/.venv/bin/python}
 "$py" -c 'import jsonschema' 2>/dev/null || fail "no Python with jsonschema at $py (make deps creates .venv)"
+
+# The protocol's properties, from its registry line (engine/cc/protocols.txt):
+#   serializable      false: no concurrency control by design (one worker here)
+#   partitioned_only  true: refuses the workloads without partitions
+#   bundle            false: refuses the bundle executor and --frontend=reorder
+props=$(PYTHONPATH="$root/scripts" "$py" -m ccbench.registry protocol "${name#rundb-}") || fail "not a registered protocol: $name"
+eval "$props"
+unpartitioned=$(PYTHONPATH="$root/scripts" "$py" -m ccbench.registry unpartitioned)
 match_schema() { PYTHONPATH="$root/scripts" "$py" -m ccbench.engine rundb "$@" || fail "result JSON off the schema"; }
 
 # Bad input: exit 2, one line naming the flag, no file written.
 for args in "--threads=0" "--nosuchflag=1" "--workload=tpcx" "--theta=abc" "--table_size=8 --req_per_txn=16" \
     "--strife_k=5" "--batch_size=100" "--frontend=strife --strife_alpha=2" "--frontend=strife --batch_size=0" \
-    "--frontend=strife --workload=tpcc" "--profile=maybe" "--frontend=horticulture --workload=smallbank" \
+    "--frontend=strife --workload=tpcc" "--profile=maybe" "--profile" "--frontend=horticulture --workload=smallbank" \
     "--frontend=schism --strife_k=3" \
     "--frontend=tskd-o --strife_k=5" "--frontend=tskd-s --workload=tpcc" "--frontend=tskd-h --workload=smallbank" \
     "--frontend=tspar-c --strife_alpha=0.5"; do
@@ -57,45 +59,50 @@ refused table_size "$tmp/r.json" --workload=ycsb --table_size=100000000000000 --
 refused warehouses "$tmp/r.json" --workload=tpcc --warehouses=60000 --out="$tmp/r.json"
 grep -q "GiB" "$tmp/err" || fail "the memory refusal does not give the estimate: $(cat "$tmp/err")"
 
+# TSKD's runtime-skew and I/O-latency extensions: only the workloads whose
+# registry line says so (workloads/workloads.txt) take them.
+refused runtime_skew "$tmp/r.json" --workload=micro --runtime_skew --out="$tmp/r.json"
+refused io_latency_l "$tmp/r.json" --workload=smallbank --io_latency_l=5 --out="$tmp/r.json"
+
 # The schema's optional sections: one short run per workload, each adding some
-# (--profile, --timeline, --verify and the front-ends get more runs below, and
+# (--profile in profile_test.sh, --timeline, --verify and the front-ends get more runs below, and
 # every document is checked at the end). NoCC runs no concurrency
 # control, so it is correct on one worker only: its runs here use one; with
 # four it must write its violation (exit 3), and then it has shown what it
 # can, for the rest of this test checks serializable runs.
 declare -A sections=(
-  [ycsb]="--table_size=1000 --memory_bound --pin"
+  [ycsb]="--table_size=1000 --memory_bound --pin --runtime_skew --runtime_skew_calibration_txns=10 --io_latency_l=1"
   [tpcc]="--warehouses=1 --verify --timeline"
-  [smallbank]="--smallbank_customers=1000 --profile --attempt_latency_type=Balance"
+  [smallbank]="--smallbank_customers=1000 --attempt_latency_type=Balance"
   [tpcw]="--tpcw_items=1000"
   [hot]="--hot_table_size=10000 --hot_records=10 --hot_shift_s=0.05 --partitions=2 --verify"
-  [micro]="--micro_objects=1000 --runtime_skew --runtime_skew_calibration_txns=10 --io_latency_l=1"
+  [micro]="--micro_objects=1000"
 )
 # Thread-aware reordering (frontend.reorder) where the protocol runs it; Dora
 # and Orthrus refuse it (below).
 $bundle && sections[tpcw]+=" --frontend=reorder"
 workers=2
-[[ $name == rundb-nocc ]] && workers=1
+$serializable || workers=1
 for wl in "${!sections[@]}"; do
-  [[ $name == rundb-partcc && ! $wl =~ ^(tpcc|hot|ycsb)$ ]] && continue  # only partitioned workloads (refused below)
+  $partitioned_only && grep -qx "$wl" <<<"$unpartitioned" && continue  # only partitioned workloads (refused below)
   # shellcheck disable=SC2086
   "$bin" --workload="$wl" ${sections[$wl]} --threads=$workers --warmup=0 --duration=0.1 --out="$tmp/wl_$wl.json" \
     2>/dev/null || fail "$wl run (${sections[$wl]}) exited $?"
 done
-if $bundle && [[ $name != rundb-nocc ]]; then
+if $bundle && $serializable; then
   for fe in tskd-o tspar-c; do
     "$bin" --workload=ycsb --frontend=$fe --threads=2 --warmup=0 --duration=0.2 --table_size=1000 --theta=0.9 \
-      --batch_size=500 --verify --profile --out="$tmp/fe_$fe.json" 2>/dev/null || fail "$fe run exited $?"
+      --batch_size=500 --verify --out="$tmp/fe_$fe.json" 2>/dev/null || fail "$fe run exited $?"
   done
 fi
-if [[ $name == rundb-nocc ]]; then
+if ! $serializable; then
   "$bin" --workload=micro --micro_objects=10 --threads=4 --warmup=0 --duration=0.2 --verify --out="$tmp/nocc.json" \
     2>/dev/null; rc=$?
   [[ $rc -eq 3 ]] || fail "nocc under contention exited $rc, want 3 (not serializable)"
   python3 -c 'import json, sys; assert json.load(open(sys.argv[1]))["violation"] is not None' "$tmp/nocc.json" ||
     fail "nocc: no violation written"
   match_schema "$tmp"/*.json
-  echo "cli contract ok (nocc: bad input and the result schema)"
+  echo "cli contract ok (not serializable by design: bad input and the result schema)"
   exit 0
 fi
 
@@ -169,22 +176,6 @@ assert isinstance(r["timeline"], list)
 assert "profile" not in r and r["config"]["profile"] is False  # --profile off: no profile object
 PY
 
-# --profile: the execution profile (strife-fig07), six shares summing to 1 and their seconds; under the online
-# executor no analysis, under the bundle executor (Strife) the analysis phase.
-profile_fields='import json, sys
-r = json.load(open(sys.argv[1])); p = r["profile"]; cats = ["abort", "lock", "execute", "index", "validation", "analysis"]
-assert r["config"]["profile"] is True and set(p) == set(cats) | {"seconds"} and set(p["seconds"]) == set(cats), p
-assert abs(sum(p[c] for c in cats) - 1) < 1e-9 and all(p[c] >= 0 and p["seconds"][c] >= 0 for c in cats), p
-assert p["execute"] > 0 and p["index"] > 0 and p["lock"] > 0 and p["validation"] > 0, p
-assert (p["analysis"] > 0) == (sys.argv[2] == "bundle"), p'
-"$bin" --workload=ycsb --threads=2 --warmup=0 --duration=0.2 --table_size=1000 --theta=0.9 --profile \
-  --out="$tmp/profile.json" 2>/dev/null || fail "--profile run exited $?"
-python3 -c "$profile_fields" "$tmp/profile.json" online || fail "--profile run: wrong profile object"
-if $bundle; then
-  "$bin" --workload=ycsb --frontend=strife --threads=2 --warmup=0 --duration=0.2 --table_size=1000 --theta=0.9 \
-    --batch_size=500 --profile --out="$tmp/profile_strife.json" 2>/dev/null || fail "--profile strife run exited $?"
-  python3 -c "$profile_fields" "$tmp/profile_strife.json" bundle || fail "--profile strife run: wrong profile object"
-fi
 # TSKD[CC] (--frontend=tsdefer): a bad TsDEFER knob is exit 2 naming it, nothing written; a run reports
 # frontend.tsdefer, and every run the contended latch acquisitions.
 for args in "--frontend=tsdefer --tsdefer_deferp=1.5" "--tsdefer_lookups=65" "--access_set_accuracy=0"; do
@@ -242,7 +233,8 @@ else
   [[ $rc -eq 2 ]] && grep -q -- "--bcc_breakdown" "$tmp/err" || fail "--bcc_breakdown outside bcc: exit $rc"
 fi
 
-# MOCC's knobs: mocc only, in range; PartCC: only partitioned workloads.
+# MOCC's knobs: mocc only, in range; a partitioned-only protocol (PartCC)
+# refuses every workload without partitions.
 if [[ $name == rundb-mocc ]]; then
   refused mocc_decay_ms "$tmp/m.json" --workload=ycsb --table_size=100 --mocc_decay_ms=10 --out="$tmp/m.json"
   "$bin" --workload=ycsb --threads=2 --warmup=0 --duration=0.2 --table_size=1000 --mocc_temperature_threshold=0 \
@@ -254,8 +246,8 @@ else
   refused mocc_temperature_threshold "$tmp/m.json" --workload=ycsb --table_size=100 --mocc_temperature_threshold=3 \
     --out="$tmp/m.json"
 fi
-if [[ $name == rundb-partcc ]]; then
-  refused cc "$tmp/p.json" --workload=smallbank --out="$tmp/p.json"
+if $partitioned_only; then
+  for wl in $unpartitioned; do refused cc "$tmp/p.json" --workload="$wl" --out="$tmp/p.json"; done
 fi
 
 # Every document this test wrote matches the schema.

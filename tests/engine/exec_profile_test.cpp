@@ -13,7 +13,7 @@
 #include "engine/cc/txn.h"
 #include "engine/core/clock.h"
 #include "engine/stats/exec_profile.h"
-#include "engine/stats/json.h"
+#include "engine/core/json.h"
 
 namespace ccb {
 namespace {

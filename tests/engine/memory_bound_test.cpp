@@ -7,7 +7,7 @@
 #include <stdexcept>
 #include <vector>
 
-#include "engine/stats/json.h"
+#include "engine/core/json.h"
 
 namespace ccb {
 namespace {

@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "engine/config.h"
-#include "engine/stats/json.h"
-#include "engine/stats/result.h"
+#include "engine/core/json.h"
+#include "rundb/result.h"
 #include "engine/stats/thread_stats.h"
 #include "engine/verify/cf_check.h"
 #include "engine/verify/checker.h"

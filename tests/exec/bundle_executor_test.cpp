@@ -175,7 +175,7 @@ void check_plan_execution(int threads, double seconds) {
 
 // Every protocol the engine runs on the bundle executor with this workload:
 // serializable (the test checks the history), on the workers alone (the
-// engine refuses lock-service protocols there, engine/run.h) and without
+// engine refuses lock-service protocols there, rundb/run.h) and without
 // partitions (the probe workload has none, which PartCC refuses).
 template <class CC>
 struct RunsThePlans : std::bool_constant<test_support::kSerializable<CC> &&

@@ -3,6 +3,7 @@
 // 4 per worker by the thread-aware policy (Ding et al. §4.2, §5.6), one
 // barrier per batch, stop and early leave.
 #include "engine/exec/thread_reorder.h"
+#include "partitioners/reorder/thread_assign.h"
 
 #include <gtest/gtest.h>
 
@@ -48,7 +49,7 @@ std::vector<std::vector<Plan>> run_batches(ThreadReorder& r, int batches) {
 }
 
 TEST(ThreadReorder, ConflictingTransactionsShareAThreadAndBatchesCycleTheBuffers) {
-  ThreadReorder r(2, 8);
+  ThreadReorder r(2, 8, &reorder::assign_to_threads);
   fill(r, 2);
   r.set_measuring();
   const auto seen = run_batches(r, 3);
@@ -68,7 +69,7 @@ TEST(ThreadReorder, ConflictingTransactionsShareAThreadAndBatchesCycleTheBuffers
 }
 
 TEST(ThreadReorder, StopEndsTheRunAtTheNextBarrier) {
-  ThreadReorder r(2, 8);
+  ThreadReorder r(2, 8, &reorder::assign_to_threads);
   fill(r, 2);
   run_batches(r, 1);
   r.request_stop();
@@ -82,7 +83,7 @@ TEST(ThreadReorder, StopEndsTheRunAtTheNextBarrier) {
 }
 
 TEST(ThreadReorder, ALeavingWorkerDoesNotBlockTheOthers) {
-  ThreadReorder r(3, 4);
+  ThreadReorder r(3, 4, &reorder::assign_to_threads);
   for (int t = 0; t < 3; ++t)
     for (uint32_t i = 0; i < 4; ++i) r.descs(t).push_back(writes(i));
   std::vector<int> result(2, -1);

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/pipeline/engine.h"
+#include "systems/pipeline/engine.h"
 #include "engine/verify/checker.h"
 
 namespace ccb::pipeline {

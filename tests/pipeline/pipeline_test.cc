@@ -6,8 +6,8 @@
 #include <span>
 #include <vector>
 
-#include "engine/pipeline/validator_cache.h"
-#include "engine/pipeline/versioned_store.h"
+#include "systems/pipeline/validator_cache.h"
+#include "systems/pipeline/versioned_store.h"
 
 namespace ccb::pipeline {
 namespace {

@@ -83,7 +83,7 @@ struct KeyPartitions {
 };
 
 // The protocol locks partitions of the workload's keys (PartCC): the engine
-// binds the workload's partitioning before it runs (engine/run.h), and refuses
+// binds the workload's partitioning before it runs (rundb/run.h), and refuses
 // a workload that has none.
 template <class CC>
 concept NeedsPartitions = requires(CC cc, const EngineConfig& cfg, const KeyPartitions& w) {

@@ -110,7 +110,7 @@ class StepThread {
 template <class CC>
 concept WorkersServeLocks = HasLockService<CC> && requires(CC cc, uint32_t thread) { cc.serve_pending(thread); };
 
-// CC set up for `workers` workers, as the engine sets it up (engine/run.h,
+// CC set up for `workers` workers, as the engine sets it up (rundb/run.h,
 // the online executor): KeyPartitions bound if it needs partitions, its lock
 // service opened with lock_server_threads(workers) threads of its own, and
 // closed again at the end.

@@ -88,7 +88,7 @@ bench_strife)
   check_json "$tmp/strife.json" '
 c = d["config"]
 assert d["bench"] == "strife" and c["batch"] == 300 and c["threads"] == [1, 2] and c["pack"] is True, c
-assert c["batches"] == "workloads/{tpcc,ycsb,hot}: generate() + describe() (partitioners/strife/bench_batches.h)", c
+assert c["batches"] == "workloads/{tpcc,ycsb,hot}: generate() + describe() (tools/bench_batches.h)", c
 assert [(r["workload"], r["param"]) for r in d["fig05"]] == [("tpcc", 2), ("ycsb", 0.9), ("hot", 10)], d["fig05"]
 for r in d["fig05"]:
     assert r["batch_size"] == 300 and r["cf_clusters"] >= 1 and 0 <= r["residuals"] <= 300, r

@@ -39,7 +39,7 @@
 
 #include "engine/cc/txn.h"
 #include "engine/core/random.h"
-#include "engine/stats/json.h"
+#include "engine/core/json.h"
 #include "workloads/common/attempt_scratch.h"
 #include "workloads/extensions/extensions.h"
 #include "engine/workload.h"

@@ -10,7 +10,7 @@
 
 #include "engine/cc/protocol.h"
 #include "engine/config.h"
-#include "engine/stats/json.h"
+#include "engine/core/json.h"
 
 DEFINE_bool(runtime_skew, false,
             "TSKD runtime skew: lower-bound every transaction's runtime by r * minT * t_T, r in 1..p ~ Zipf(theta_T)");
@@ -56,6 +56,13 @@ ExtensionOptions ExtensionOptions::from_flags() {
           "an integer in [1, 1000000000]");
   io.min_cycles = FLAGS_io_latency_min_cycles;
   return o;
+}
+
+void refuse_extensions(const ExtensionOptions& ext, const std::string& workload, const std::string& allowed) {
+  if (!ext.enabled()) return;
+  const std::string flag = ext.runtime.enabled ? "runtime_skew" : "io_latency_l";
+  throw ConfigError(flag, "only with --workload=" + allowed + " (the workloads that take TSKD's runtime-skew and "
+                              "I/O-latency extensions), not with --workload=" + workload);
 }
 
 void ExtensionOptions::to_json(JsonWriter& w) const {

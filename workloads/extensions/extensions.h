@@ -32,6 +32,7 @@
 #include <atomic>
 #include <cstdint>
 #include <mutex>
+#include <string>
 
 #include "engine/core/random.h"
 #include "engine/core/zipf.h"
@@ -64,6 +65,12 @@ struct ExtensionOptions {
   static ExtensionOptions from_flags();
   void to_json(JsonWriter& w) const;
 };
+
+// For a workload that does not take the extensions (workloads/workloads.txt,
+// whose rundb units compile no Extended<W>): a ConfigError naming the
+// extension flag given, the workload, and `allowed`, the workloads that take
+// them ("ycsb|tpcc"). Nothing when both extensions are off.
+void refuse_extensions(const ExtensionOptions& ext, const std::string& workload, const std::string& allowed);
 
 // Draws the runtime lower-bound rank of a transaction.
 class RuntimeSkew {

@@ -74,7 +74,7 @@
 
 #include "engine/cc/txn.h"
 #include "engine/core/random.h"
-#include "engine/stats/json.h"
+#include "engine/core/json.h"
 #include "engine/core/clock.h"
 #include "workloads/common/table_util.h"
 #include "workloads/hot/hot_options.h"

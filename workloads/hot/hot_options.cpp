@@ -6,7 +6,7 @@
 #include <string>
 
 #include "engine/config.h"
-#include "engine/stats/json.h"
+#include "engine/core/json.h"
 
 DEFINE_uint64(hot_table_size, 1000000, "HOT: records in the table (the Strife paper uses 50000000)");
 DEFINE_uint32(hot_records, 100, "HOT: number of hot records; every transaction updates one of them (>= 1)");

@@ -27,7 +27,7 @@
 #include "engine/core/keep_alive.h"
 #include "engine/core/random.h"
 #include "engine/core/zipf.h"
-#include "engine/stats/json.h"
+#include "engine/core/json.h"
 #include "workloads/common/table_util.h"
 #include "workloads/micro/micro_options.h"
 #include "engine/workload.h"

@@ -6,7 +6,7 @@
 
 #include "engine/config.h"
 #include "workloads/key_skew.h"
-#include "engine/stats/json.h"
+#include "engine/core/json.h"
 
 DEFINE_uint64(micro_objects, 100000,
               "micro: objects in the key-value store (>= 9: a transaction touches 9 distinct keys)");

@@ -46,7 +46,7 @@
 #include "engine/core/keep_alive.h"
 #include "engine/core/random.h"
 #include "engine/core/zipf.h"
-#include "engine/stats/json.h"
+#include "engine/core/json.h"
 #include "workloads/common/attempt_scratch.h"
 #include "workloads/common/table_util.h"
 #include "workloads/smallbank/smallbank_options.h"

@@ -7,7 +7,7 @@
 
 #include "engine/config.h"
 #include "workloads/key_skew.h"
-#include "engine/stats/json.h"
+#include "engine/core/json.h"
 
 DEFINE_uint64(smallbank_customers, 100000,
               "SmallBank: customers, each with one checking and one savings account (>= 2)");

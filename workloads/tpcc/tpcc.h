@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/stats/json.h"
+#include "engine/core/json.h"
 #include "workloads/tpcc/tpcc_database.h"
 #include "workloads/tpcc/tpcc_invariants.h"
 #include "workloads/tpcc/tpcc_procedures.h"

@@ -8,7 +8,7 @@
 #include <string_view>
 
 #include "engine/config.h"
-#include "engine/stats/json.h"
+#include "engine/core/json.h"
 #include "workloads/tpcc/tpcc_schema.h"
 
 DEFINE_uint32(warehouses, 1,

@@ -48,7 +48,7 @@
 
 #include "engine/cc/txn.h"
 #include "engine/core/random.h"
-#include "engine/stats/json.h"
+#include "engine/core/json.h"
 #include "workloads/common/table_util.h"
 #include "workloads/tpcw/tpcw_options.h"
 #include "engine/workload.h"

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "engine/config.h"
-#include "engine/stats/json.h"
+#include "engine/core/json.h"
 
 DEFINE_uint64(tpcw_items, 10000, "TPC-W: rows of the ITEM table; item 0 is the hot item");
 DEFINE_double(tpcw_hot_prob, 1.0, "TPC-W: probability that a DoCart reads (adds) the hot item ([0, 1])");

@@ -20,7 +20,7 @@
 #include "engine/cc/txn.h"
 #include "engine/core/zipf.h"
 #include "engine/core/keep_alive.h"
-#include "engine/stats/json.h"
+#include "engine/core/json.h"
 #include "engine/workload.h"
 #include "workloads/ycsb/ycsb_options.h"
 

@@ -7,7 +7,7 @@
 
 #include "engine/config.h"
 #include "workloads/key_skew.h"
-#include "engine/stats/json.h"
+#include "engine/core/json.h"
 
 DEFINE_uint64(table_size, 1 << 20, "YCSB: rows in the table (>= 1)");
 DEFINE_uint32(payload_size, 100, "YCSB: payload bytes per row (8..65536; the first 8 bytes are a counter)");

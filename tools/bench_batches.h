@@ -53,7 +53,7 @@ inline constexpr uint64_t kHotRecords = 50'000'000;
 
 // Where the batches come from, for the result's config.
 inline constexpr const char* kBatchSource =
-    "workloads/{tpcc,ycsb,hot}: generate() + describe() (partitioners/strife/bench_batches.h)";
+    "workloads/{tpcc,ycsb,hot}: generate() + describe() (tools/bench_batches.h)";
 
 const char* workload_name(Workload w);
 std::optional<Workload> parse_workload(std::string_view name);

@@ -1,10 +1,9 @@
 // rundb_main<CC>: flags -> config -> the chosen workload's runner.
-// Each bin/rundb-<cc> has a generated main() (engine/rundb/CMakeLists.txt)
-// that passes its protocol and two runners per workload, each compiled in its
-// own translation unit: run_online<CC>(cfg, workload) (engine/run.h) and, for
-// --profile, run_online<CC, true>. Keeping the profiled instantiation out of
-// the plain one's unit keeps that unit's code, inlining included, what it was
-// before the execution profile existed.
+// Each bin/rundb-<cc> has a generated main() (rundb/CMakeLists.txt) that
+// passes its protocol and one runner per workload, each compiled in its own
+// translation unit: run_online<CC, kProfileBuild>(cfg, workload) (rundb/run.h;
+// the profile build's binaries are profiled, the release ones hold no
+// profiled code).
 //
 // Exit codes (interface contract): 0 ok; 2 bad flags or configuration (one
 // line on stderr naming the flag, nothing written); 3 a correctness check
@@ -25,7 +24,6 @@ namespace ccb {
 struct WorkloadEntry {
   const char* name;
   int (*run)(const EngineConfig&);
-  int (*run_profiled)(const EngineConfig&);  // --profile
 };
 
 template <class CC>
@@ -35,7 +33,7 @@ int rundb_main(int argc, char** argv, std::span<const WorkloadEntry> workloads) 
   for (const auto& w : workloads) names.push_back(w.name);
   return program_main(argc, argv, CC::kName, names, [&](const EngineConfig& cfg) {
     for (const auto& w : workloads)
-      if (cfg.workload == w.name) return cfg.profile ? w.run_profiled(cfg) : w.run(cfg);
+      if (cfg.workload == w.name) return w.run(cfg);
     return 1;  // unreachable: from_flags accepted only a registered name
   });
 }

@@ -13,7 +13,7 @@
 //              with their keys), recorded after a warm-up; the simulation
 //              decides its FVSs with the reference greedy_sort;
 //   pipeline   the pre-validated batches of the pipeline engine's validator
-//              (engine/pipeline: clients, processor, storage, parallel
+//              (systems/pipeline: clients, processor, storage, parallel
 //              validator, mode srvc, reference greedy_sort), after a warm-up.
 //
 // `search` stops at a theta on the first graph whose search hits a cap
@@ -47,12 +47,12 @@
 #include "engine/core/cli.h"
 #include "engine/core/random.h"
 #include "engine/core/txn_desc.h"
-#include "engine/stats/json.h"
+#include "engine/core/json.h"
 #include "engine/stats/provenance.h"
 #include "partitioners/reorder/fvs.h"
 #include "partitioners/reorder/graph.h"
 #include "partitioners/reorder/validator_sim.h"
-#include "engine/pipeline/engine.h"
+#include "systems/pipeline/engine.h"
 #include "workloads/micro/micro.h"
 
 DEFINE_string(thetas, "0.5,0.6,0.7,0.8,0.9", "comma-separated Zipf skews, each in [0, 10]");
@@ -63,7 +63,7 @@ DEFINE_uint64(objects, 100000,
               "micro benchmark objects ([9, 2^40]: 5 reads, 5 writes, one shared; workloads/micro)");
 DEFINE_string(source, "fresh",
               "graphs of fresh batches (fresh), the pre-validated batches of a simulated validator (validator: "
-              "validator_sim.h), or those of the pipeline engine's validator (pipeline: engine/pipeline, srvc)");
+              "validator_sim.h), or those of the pipeline engine's validator (pipeline: systems/pipeline, srvc)");
 DEFINE_uint64(concurrency, 300, "validator, pipeline: transactions in flight ([--batch, 1000000])");
 DEFINE_uint64(warmup_batches, 100, "validator, pipeline: batches before recording starts ([0, 1000000])");
 DEFINE_string(prevalidation, "on",
@@ -218,7 +218,7 @@ std::vector<DepGraph> collect_graphs(const Flags& f, size_t theta_index, GraphSt
       graphs.push_back(build_dependency_graph(batch, reads).graph);
     }
   } else if (f.source == "pipeline") {
-    // The batches of the pipeline engine's validator (engine/pipeline, mode
+    // The batches of the pipeline engine's validator (systems/pipeline, mode
     // srvc, reference greedy_sort, no edge limit so every batch has a graph),
     // after warmup_batches batches: the graphs the paper's prototype saw.
     pipeline::PipelineOptions po;

@@ -26,7 +26,7 @@
 #include <string>
 
 #include "engine/core/cli.h"
-#include "engine/stats/json.h"
+#include "engine/core/json.h"
 #include "engine/verify/checker.h"
 #include "engine/verify/history_io.h"
 

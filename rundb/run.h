@@ -20,20 +20,21 @@
 #include "engine/config.h"
 #include "engine/core/memory.h"
 #include "engine/exec/bundle_executor.h"
-#include "engine/exec/frontends.h"
 #include "engine/exec/online_executor.h"
-#include "engine/stats/json.h"
+#include "engine/core/json.h"
 #include "engine/stats/memory_bound.h"
-#include "engine/stats/result.h"
 #include "engine/verify/cf_check.h"
 #include "engine/verify/checker.h"
 #include "engine/verify/history_io.h"
+#include "partitioners/reorder/thread_assign.h"
+#include "rundb/frontends.h"
+#include "rundb/result.h"
 
 namespace ccb {
 
 // kProfile: --profile, fixed at compile time here at the top so that the
-// unprofiled instantiation holds no profiled code (the rundb binaries compile
-// the two in separate translation units, engine/rundb/CMakeLists.txt).
+// unprofiled instantiation holds no profiled code (the rundb binaries pass
+// kProfileBuild: only the profile build's are profiled; rundb/CMakeLists.txt).
 template <class CC, bool kProfile = false, class W>
 int run_online(const EngineConfig& cfg, W& workload) {
   const MemoryEstimate need = workload.memory_estimate();
@@ -62,7 +63,7 @@ int run_online(const EngineConfig& cfg, W& workload) {
 
   RunOutcome<W> out;
   if (!uses_bundle_executor(cfg.frontend)) {
-    OnlineExecutor<CC, W> exec(cfg, cc, workload);
+    OnlineExecutor<CC, W> exec(cfg, cc, workload, &reorder::assign_to_threads);
     out = exec.template run<kProfile>();
   } else {
     const std::unique_ptr<BundleFrontend> frontend = make_frontend(cfg, bundle);

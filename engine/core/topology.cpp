@@ -1,4 +1,4 @@
-#include "engine/exec/topology.h"
+#include "engine/core/topology.h"
 
 #include <glog/logging.h>
 #include <numa.h>

@@ -56,7 +56,7 @@
 #include "engine/core/random.h"
 #include "engine/core/txn_desc.h"
 #include "engine/stats/histogram.h"
-#include "engine/stats/json.h"
+#include "engine/core/json.h"
 #include "engine/stats/provenance.h"
 #include "engine/stats/result.h"
 #include "partitioners/reorder/fvs.h"

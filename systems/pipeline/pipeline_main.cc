@@ -13,11 +13,11 @@
 #include <vector>
 
 #include "engine/config.h"
-#include "engine/pipeline/engine.h"
-#include "engine/pipeline/options.h"
-#include "engine/pipeline/procedures.h"
+#include "systems/pipeline/engine.h"
+#include "systems/pipeline/options.h"
+#include "systems/pipeline/procedures.h"
 #include "engine/stats/histogram.h"
-#include "engine/stats/json.h"
+#include "engine/core/json.h"
 #include "engine/stats/provenance.h"
 #include "engine/stats/result.h"
 #include "engine/verify/checker.h"

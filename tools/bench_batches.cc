@@ -1,5 +1,5 @@
 // bench_strife's batches from the real workload generators; see bench_batches.h.
-#include "partitioners/strife/bench_batches.h"
+#include "tools/bench_batches.h"
 
 #include <cmath>
 #include <iterator>

@@ -1,9 +1,9 @@
-#include "engine/exec/tsdefer_options.h"
+#include "engine/tsdefer_options.h"
 
 #include <gflags/gflags.h>
 
 #include "engine/config.h"
-#include "engine/stats/json.h"
+#include "engine/core/json.h"
 
 DEFINE_uint32(tsdefer_lookups, 2,
               "with --frontend=tsdefer: lookups per candidate transaction (TSKD #lookups; 0 disables TsDEFER; <= 64)");

@@ -1,4 +1,4 @@
-#include "engine/exec/frontends.h"
+#include "rundb/frontends.h"
 
 #include <gflags/gflags.h>
 

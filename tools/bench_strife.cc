@@ -25,8 +25,8 @@
 #include <vector>
 
 #include "engine/core/cli.h"
-#include "engine/stats/json.h"
-#include "partitioners/strife/bench_batches.h"
+#include "engine/core/json.h"
+#include "tools/bench_batches.h"
 #include "partitioners/strife/clusterer.h"
 
 DEFINE_string(experiments, "fig05,fig09,fig10",

@@ -140,6 +140,12 @@ def _coordinate(value: object) -> object:
     return value
 
 
+def group_key(series: str, coords) -> tuple:
+    """A point without its repetition, as claims name the points they use: (series, ((axis, value), ...))
+    with the axes in the figure's order."""
+    return series, tuple((axis, _coordinate(value)) for axis, value in coords)
+
+
 def _interval(values: np.ndarray) -> tuple[float, float]:
     """The bootstrap percentile interval of values[1:] (values[0] is the estimate). A replicate with no value
     (a zero denominator, a resample without the metric) could be anything: it counts as -inf for the low end
@@ -189,7 +195,7 @@ class Samples:
         self.short: set[tuple] = set()           # ... where a noisy metric had too few repetitions
 
     def _key(self, series: str, context: dict) -> tuple:
-        return series, tuple((axis, _coordinate(context[axis])) for axis in self.axes)
+        return group_key(series, ((axis, context[axis]) for axis in self.axes))
 
     def has(self, metric: str) -> bool:
         return metric in self.columns or metric in self._breakdown_columns()

@@ -43,7 +43,7 @@ class ReportEntry:
         return cls(figure_id, paper, title, problem=problem)
 
 
-def _git_revision(root: Path) -> str:
+def git_revision(root: Path) -> str:
     try:
         done = subprocess.run(["git", "describe", "--always", "--dirty"], cwd=root, capture_output=True, text=True)
         return done.stdout.strip() or "unknown"
@@ -151,7 +151,7 @@ def render_markdown(entries: list[ReportEntry], profile: Profile, workspace: Wor
     lines = ["# Reproduction report", "",
              f"Profile **{profile.name}**: {profile.description}", "",
              f"Generated {now} on {platform.node()} ({hardware_threads()} hardware threads), "
-             f"revision `{_git_revision(workspace.root)}`. "
+             f"revision `{git_revision(workspace.root)}`. "
              f"Claims are checked on every repetition: a claim *held* (or *failed*) when it (or its opposite) holds "
              f"over the whole {CONFIDENCE:.0%} bootstrap interval of each compared quantity, and is *inconclusive* "
              "otherwise; claims on deterministic metrics are decided on the median. The repetitions column says "

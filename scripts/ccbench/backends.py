@@ -35,15 +35,13 @@ class QuietBackend:
     name = "local"
 
     def __init__(self, threshold_cores: float = load.DEFAULT_THRESHOLD_CORES, max_wait_s: float = 300,
-                 retries: int = 2, log: Callable[[str], None] = lambda message: print(message, file=sys.stderr),
-                 wait: Callable[..., bool] = load.wait_until_quiet):
-        self.threshold_cores, self.max_wait_s, self.retries, self.log, self.wait = \
-            threshold_cores, max_wait_s, retries, log, wait
+                 retries: int = 2, log: Callable[[str], None] = lambda message: print(message, file=sys.stderr)):
+        self.threshold_cores, self.max_wait_s, self.retries, self.log = threshold_cores, max_wait_s, retries, log
 
     def run(self, tasks: Sequence[Task], on_record: OnRecord, on_skip: OnSkip) -> None:
         for task in tasks:
             for attempt in range(1, self.retries + 2):
-                self.wait(self.threshold_cores, self.max_wait_s, self.log)
+                load.wait_until_quiet(self.threshold_cores, self.max_wait_s, self.log)
                 record = execute_task(task)
                 if not load.is_noisy(record) or attempt > self.retries:
                     break

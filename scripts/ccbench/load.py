@@ -120,11 +120,13 @@ def other_cores_now(window_s: float | None = None, root: Path | None = None) -> 
 
 
 def wait_until_quiet(threshold_cores: float, max_wait_s: float, log: Callable[[str], None], *,
-                     measure: Callable[[], float] = other_cores_now,
+                     measure: Callable[[], float] | None = None,
                      sleep: Callable[[float], None] = time.sleep,
                      clock: Callable[[], float] = time.monotonic) -> bool:
-    """Wait (at most max_wait_s) until other processes use at most threshold_cores. True when quiet;
-    False when the wait ran out (the caller runs anyway: the run's own load record says how it went)."""
+    """Wait (at most max_wait_s) until other processes use at most threshold_cores (measured by
+    other_cores_now unless `measure` is given). True when quiet; False when the wait ran out (the caller
+    runs anyway: the run's own load record says how it went)."""
+    measure = measure or other_cores_now
     started = clock()
     busy = measure()
     if busy <= threshold_cores:

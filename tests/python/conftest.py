@@ -18,7 +18,7 @@ PROFILES = {
     "quick": {"description": "tests: instant runs", "base": {"duration": 0.02, "warmup": 0.0},
               "repetitions": 1, "timeout_s": 20},
     "repeated": {"description": "tests: three repetitions", "base": {"duration": 0.02, "warmup": 0.0},
-                 "repetitions": 3, "timeout_s": 20},
+                 "repetitions": 3, "max_repetitions": 6, "timeout_s": 20},
 }
 
 FIGURE = {

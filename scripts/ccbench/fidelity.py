@@ -43,7 +43,8 @@ def category(result: ClaimResult) -> str:
 
 
 def reason(result: ClaimResult) -> str:
-    """Why a claim failed, why it is not checkable here, or what keeps it inconclusive."""
+    """Why a claim failed, why it is not checkable here, what keeps it inconclusive; for a held one its
+    numbers."""
     kind = category(result)
     if kind == FAILED:
         recorded = (f"expected here: {result.claim['reason']}" if result.expected_to_fail
@@ -56,7 +57,7 @@ def reason(result: ClaimResult) -> str:
     if kind == INCONCLUSIVE:
         expected = f"expected here to fail: {result.claim['reason']}; " if result.expected_to_fail else ""
         return f"{expected}{result.detail}"
-    return result.note
+    return "; ".join(filter(None, [result.note, result.detail]))
 
 
 def _cell(text: str) -> str:

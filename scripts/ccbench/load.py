@@ -49,6 +49,7 @@ class Snapshot:
     loadavg: tuple[float, float, float]
     own_s: float              # CPU seconds of this process and its waited-for children
     children_s: float         # ... of its waited-for children alone (the runs)
+    resolution_s: float = 0.0  # how far /proc/stat's tick counts can be off from the exact CPU times
 
 
 def _cpu_seconds(usage: resource.struct_rusage) -> float:
@@ -65,8 +66,11 @@ def take_snapshot(root: Path | None = None) -> Snapshot:
     ticks = os.sysconf("SC_CLK_TCK")
     loadavg = tuple(float(value) for value in (root / "loadavg").read_text().split()[:3])
     children = _cpu_seconds(resource.getrusage(resource.RUSAGE_CHILDREN))
+    # /proc/stat charges whole ticks to whatever ran at each tick, rusage counts exactly: a short run's own time
+    # can show up there a tick or two per CPU larger, which is not other processes' work.
+    resolution = 2 * (os.cpu_count() or 1) / ticks
     return Snapshot(time.monotonic(), sum(jiffies[i] for i in BUSY_FIELDS) / ticks, jiffies[STEAL_FIELD] / ticks,
-                    loadavg, _cpu_seconds(resource.getrusage(resource.RUSAGE_SELF)) + children, children)
+                    loadavg, _cpu_seconds(resource.getrusage(resource.RUSAGE_SELF)) + children, children, resolution)
 
 
 def load_section(before: Snapshot, after: Snapshot, threads: int, threshold_cores: float) -> dict:
@@ -74,9 +78,9 @@ def load_section(before: Snapshot, after: Snapshot, threads: int, threshold_core
     interval = max(after.at - before.at, 1e-9)
     own = after.children_s - before.children_s
     harness = (after.own_s - before.own_s) - own
-    # Clamped at 0: /proc/stat counts in ticks, rusage in microseconds, so an idle machine can come out a
-    # tick below the run's own time.
-    other = max(0.0, (after.busy_s - before.busy_s) - own - harness)
+    # /proc/stat counts in ticks, rusage in microseconds: what other processes used is the busy time beyond the
+    # run's and the harness's own by more than the ticks' resolution (never below 0).
+    other = max(0.0, (after.busy_s - before.busy_s) - own - harness - max(before.resolution_s, after.resolution_s))
     steal = max(0.0, after.steal_s - before.steal_s)
     other_cores, steal_cores = other / interval, steal / interval
     return {

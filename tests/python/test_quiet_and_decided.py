@@ -154,7 +154,7 @@ def test_fidelity_writes_held_failed_inconclusive_and_not_checkable_per_paper(sa
     assert "| testbed | `test-fig` | 1 | 2 | 0 | 1 | 0 |" in text
     assert "| other | `other-fig` | 0 | 1 | 0 | 0 | 0 |" in text and "| **all** | | **1** | **3** | **0** | **1** |" in text
     assert "## other" in text and "## testbed" in text
-    assert "| `beats` | **held** | 3 |" in text
+    assert "| `beats` | **held** | 3 | silo/occ throughput: theta=0.0: 1.6" in text
     assert "| `needs-cores` | **failed** | 3 | expected here: needs 16 cores to show; numbers: silo/occ" in text
     assert "| `unexpected` | **failed** | 3 | no reason recorded (not expected to fail here)" in text
     assert "| `authors-hardware` | **not checkable here** | 3 | absolute number tied to the authors' hardware" in text

@@ -19,6 +19,7 @@
 #   make bench-cost           ns per access per protocol, prefetch on/off, profile split
 #   make soak                 verified soak: 10M checked transactions per protocol x workload (hours; not in CI)
 #   make figures PROFILE=smoke|small|paper [FIGS=id1,id2]
+#   make fidelity [FIGS=id1,id2]  the named figures at small on a quiet machine, until decided -> paper_figures/FIDELITY.md
 #   make clean
 # Options: VARIANT=debug|tsan|asan|profile, NATIVE=1 (-march=native), JOBS=N.
 
@@ -168,6 +169,12 @@ protocols:
 
 figures: deps
 	@PYTHONPATH=scripts $(PY) -m ccbench figures --profile $(PROFILE) $(if $(FIGS),$(FIGS),--all)
+
+# The fidelity check (docs/harness.md, "Fidelity"): ccbench fidelity's named figures (or FIGS) at the small
+# profile, each point on a quiet machine, repetitions added until the claims are decided.
+.PHONY: fidelity
+fidelity: deps
+	@PYTHONPATH=scripts $(PY) -m ccbench fidelity $(FIGS)
 
 clean:
 	rm -rf build bin

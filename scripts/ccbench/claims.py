@@ -1,42 +1,118 @@
-"""Checking the papers' claims against a figure's aggregated table.
+"""Checking the papers' claims on a figure's runs: held, failed or inconclusive.
 
 A claim is evaluated at the points its `at` selects (every value of an axis
 it does not mention; a value or a list of values; `max`/`min` pick the
-extreme swept value) on the median of the repetitions. It needs every value it looks at: one missing point
+extreme swept value). It needs every value it looks at: one missing point
 makes the outcome "no data", never a guess.
+
+Each claim kind reduces to checks: a statistic computed from the points'
+medians (a ratio of two series, a value, the margin by which one series is
+ahead of another or a step goes the claimed way, a spread, a parallel
+efficiency) that must satisfy a requirement (`>= bound`, `between`, ...).
+A measured metric is not deterministic (Hoefler and Belli, "Scientific
+benchmarking of parallel computing systems", SC'15, rule 5: say whether
+measurements are deterministic, and give a confidence interval for those that
+are not), so every check gets a 95% bootstrap interval: the repetitions of
+each point are resampled with replacement (2000 times, seeded per point, so
+the same runs always give the same verdict), the statistic is computed on
+the medians of each resample, and the interval is the 2.5th to 97.5th
+percentile of those. A check *held* when its whole interval satisfies the
+requirement, *failed* when its whole interval violates it (the opposite
+holds with that confidence), and is *inconclusive* otherwise. A claim failed
+when one of its checks failed, held when all held, and is inconclusive
+otherwise.
+
+Why a bootstrap and not a rank test (Mann-Whitney): the claims compare
+ratios with bounds other than 1, means over points, spreads of several
+series, efficiencies and tolerances; a rank test answers only whether one
+sample tends to exceed another, while the bootstrap gives an interval for
+exactly the statistic the claim states, without assuming normality (rule 6)
+and compared through its interval (rule 8). With 3 repetitions on each side
+the interval excludes the bound only when every repetition of one side beats
+every repetition of the other, which is also what an exact one-sided
+Mann-Whitney test at p = 0.05 (1 of 20 orderings) demands, so nothing is lost
+at the small profile's sample sizes. Fewer than 3 repetitions of a noisy
+metric give no interval (the claim is inconclusive).
+
+A metric the figure lists in `deterministic_metrics` (an algorithm's output
+for a seed, such as an FVS size or a cluster count: no timing in it) has no
+measurement noise: its checks are decided on the median, from one
+repetition on.
 
 Whether an outcome is asserted depends on the claim's check kind, as in
 FIGURES.md: trend claims are asserted; absolute claims (numbers tied to the
 authors' hardware) are only reported; conditional claims are asserted only
-where their condition is met here.
+where their condition is met here. `expected_here: fail` with a `reason`
+marks a claim known not to hold on this machine (it needs more cores than it
+has): it is still evaluated and reported, with its reason.
 """
 from __future__ import annotations
 
 import itertools
 import math
+import numbers
 import operator
-from dataclasses import dataclass
-from statistics import mean
+import warnings
+import zlib
+from dataclasses import dataclass, field
+from typing import Callable, Collection
 
 import numpy as np
 import pandas as pd
 
-HELD, FAILED, NO_DATA = "held", "failed", "no data"
+HELD, FAILED, INCONCLUSIVE, NO_DATA = "held", "failed", "inconclusive", "no data"
+OUTCOMES = (HELD, FAILED, INCONCLUSIVE, NO_DATA)
+CONFIDENCE = 0.95
+BOOTSTRAP_REPLICATES = 2000
+MIN_REPETITIONS = 3        # of a noisy metric at a point, for an interval (see the module's comment)
 COMPARE = {">=": operator.ge, ">": operator.gt, "<=": operator.le, "<": operator.lt}
-REDUCE = {"mean": mean, "min": min, "max": max}
+REDUCE = {"mean": np.mean, "min": np.min, "max": np.max}
+
+
+@dataclass
+class Check:
+    """One comparison behind a verdict: a statistic's estimate (on the medians) and its interval."""
+    label: str
+    estimate: float
+    low: float
+    high: float
+    verdict: str
+
+    @property
+    def collapsed(self) -> bool:
+        """No interval to show: a deterministic metric, or repetitions that all agree."""
+        return self.low == self.high == self.estimate
+
+    def as_dict(self) -> dict:
+        return {"label": self.label, "estimate": _json_number(self.estimate), "low": _json_number(self.low),
+                "high": _json_number(self.high), "verdict": self.verdict}
 
 
 @dataclass
 class ClaimResult:
     claim: dict
-    outcome: str      # held, failed or no data
+    outcome: str      # held, failed, inconclusive or no data
     asserted: bool
     detail: str       # the numbers behind the outcome
-    note: str = ""    # why it is not asserted, or which condition was met
+    note: str = ""    # why it is not asserted, which condition was met, why it is expected to fail here
+    repetitions: tuple[int, int] | None = None     # fewest and most successful repetitions of the points it used
+    points: list[tuple[str, tuple]] = field(default_factory=list)   # (series, ((axis, value), ...)) it used
+    checks: list[Check] = field(default_factory=list)
 
     @property
     def label(self) -> str:
         return self.outcome if self.asserted else f"{self.outcome} (not asserted)"
+
+    @property
+    def expected_to_fail(self) -> bool:
+        return self.claim.get("expected_here") == "fail"
+
+    def repetitions_text(self) -> str:
+        """How many repetitions the verdict took: "3" or "3-7" (fewest-most over its points)."""
+        if self.repetitions is None:
+            return "-"
+        low, high = self.repetitions
+        return str(low) if low == high else f"{low}-{high}"
 
 
 class MissingData(Exception):
@@ -44,46 +120,179 @@ class MissingData(Exception):
 
 
 def _format(value: float) -> str:
-    return f"{value:.4g}"
+    return "?" if math.isinf(value) or math.isnan(value) else f"{value:.4g}"
+
+
+def _json_number(value: float) -> float | None:
+    return None if math.isinf(value) or math.isnan(value) else float(value)
 
 
 def _where(context: dict) -> str:
     return ", ".join(f"{axis}={value}" for axis, value in context.items()) or "the only point"
 
 
+def _coordinate(value: object) -> object:
+    """An axis value as a lookup key: 0, 0.0 and numpy's 0.0 are one point, strings stay strings."""
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    if isinstance(value, numbers.Number):
+        return round(float(value), 9)
+    return value
+
+
+def group_key(series: str, coords) -> tuple:
+    """A point without its repetition, as claims name the points they use: (series, ((axis, value), ...))
+    with the axes in the figure's order."""
+    return series, tuple((axis, _coordinate(value)) for axis, value in coords)
+
+
+def _interval(values: np.ndarray) -> tuple[float, float]:
+    """The bootstrap percentile interval of values[1:] (values[0] is the estimate). A replicate with no value
+    (a zero denominator, a resample without the metric) could be anything: it counts as -inf for the low end
+    and +inf for the high end, so that many of them make the interval unbounded, hence inconclusive."""
+    replicates = values[1:]
+    missing = np.isnan(replicates)
+    tail = 100 * (1 - CONFIDENCE) / 2
+    low = np.percentile(np.where(missing, -np.inf, replicates), tail, method="lower")
+    high = np.percentile(np.where(missing, np.inf, replicates), 100 - tail, method="higher")
+    return float(low), float(high)
+
+
+def _satisfies(value: float, op: str, bound) -> bool:
+    return bound[0] <= value <= bound[1] if op == "between" else COMPARE[op](value, bound)
+
+
+def _interval_verdict(low: float, high: float, op: str, bound) -> str:
+    """held: the whole interval satisfies the requirement; failed: none of it does; else inconclusive."""
+    if _satisfies(low, op, bound) and _satisfies(high, op, bound):
+        return HELD
+    outside = (high < bound[0] or low > bound[1]) if op == "between" else \
+        not (_satisfies(low, op, bound) or _satisfies(high, op, bound))
+    return FAILED if outside else INCONCLUSIVE
+
+
+class Samples:
+    """Each point's metric values over its successful repetitions, as arrays [median, replicate medians...]:
+    index 0 is the median of all repetitions (what the table and the plot show), 1.. the medians of
+    BOOTSTRAP_REPLICATES resamples. Every metric of a point is resampled with the same draws (a resample
+    is a set of runs), so that two metrics of one run stay paired. Deterministic metrics, and points
+    whose repetitions all agree, repeat the median; a noisy metric with fewer than MIN_REPETITIONS
+    values has NaN replicates (no interval)."""
+
+    def __init__(self, runs: pd.DataFrame, axes: list[str], deterministic: Collection[str] = (),
+                 breakdown: dict | None = None, replicates: int = BOOTSTRAP_REPLICATES):
+        ok = runs[runs["status"] == "ok"] if "status" in runs.columns else runs
+        self.axes, self.deterministic, self.breakdown = list(axes), set(deterministic), breakdown
+        self.replicates = replicates
+        self.columns = set(runs.columns)
+        positions: dict[tuple, list[int]] = {}
+        for index, row in enumerate(ok[["series", *self.axes]].itertuples(index=False)):
+            positions.setdefault(self._key(row[0], dict(zip(self.axes, row[1:]))), []).append(index)
+        self._rows = {key: ok.iloc[rows] for key, rows in positions.items()}
+        self._draws: dict[tuple, np.ndarray] = {}
+        self._cache: dict[tuple, np.ndarray] = {}
+        self.looked_at: set[tuple] = set()       # points used by the claim being evaluated
+        self.short: set[tuple] = set()           # ... where a noisy metric had too few repetitions
+
+    def _key(self, series: str, context: dict) -> tuple:
+        return group_key(series, ((axis, context[axis]) for axis in self.axes))
+
+    def has(self, metric: str) -> bool:
+        return metric in self.columns or metric in self._breakdown_columns()
+
+    def _breakdown_columns(self) -> list[str]:
+        from ccbench.tables import breakdown_columns   # tables imports the config, which is heavier
+        return breakdown_columns(self.breakdown) if self.breakdown else []
+
+    def count(self, key: tuple) -> int:
+        rows = self._rows.get(key)
+        return 0 if rows is None else len(rows)
+
+    def values(self, metric: str, series: str, context: dict) -> np.ndarray:
+        if metric in self._breakdown_columns():
+            return self._breakdown_value(metric, series, context)
+        key = self._key(series, context)
+        self.looked_at.add(key)
+        if (metric, key) not in self._cache:
+            self._cache[metric, key] = self._compute(metric, key, series, context)
+        values = self._cache[metric, key]
+        if metric not in self.deterministic and np.isnan(values[1:]).all() and not np.isnan(values[0]):
+            self.short.add(key)
+        return values
+
+    def _compute(self, metric: str, key: tuple, series: str, context: dict) -> np.ndarray:
+        rows = self._rows.get(key)
+        column = np.array([], dtype=float) if rows is None else pd.to_numeric(rows[metric], errors="coerce").to_numpy(float)
+        present = column[~np.isnan(column)]
+        if not len(present):
+            raise MissingData(f"no {metric} for {series} at {_where(context)}")
+        estimate = float(np.median(present))
+        if metric in self.deterministic or (present == present[0]).all() and len(present) >= MIN_REPETITIONS:
+            return np.full(self.replicates + 1, estimate)
+        if len(present) < MIN_REPETITIONS:
+            return np.concatenate([[estimate], np.full(self.replicates, np.nan)])
+        if key not in self._draws:   # seeded by the point, so a verdict does not depend on evaluation order
+            generator = np.random.default_rng(zlib.crc32(repr(key).encode()))
+            self._draws[key] = generator.integers(0, len(column), size=(self.replicates, len(column)))
+        with warnings.catch_warnings():     # a resample of only NaN values has no median: NaN, on purpose
+            warnings.simplefilter("ignore", RuntimeWarning)
+            replicates = np.nanmedian(column[self._draws[key]], axis=1)
+        return np.concatenate([[estimate], replicates])
+
+    def _breakdown_value(self, metric: str, series: str, context: dict) -> np.ndarray:
+        from ccbench.tables import breakdown_values
+        if series != self.breakdown["subject"]:
+            raise MissingData(f"no {metric} for {series} at {_where(context)} (only {self.breakdown['subject']} "
+                              f"has the breakdown)")
+        return np.asarray(breakdown_values(self.breakdown, lambda name, part: self.values(part, name, context))[metric],
+                          dtype=float)
+
+
 class _Table:
-    """Median values of one metric, looked up by series and axis values."""
+    """One metric of the samples, looked up by series and axis values; collects the claim's checks."""
 
-    def __init__(self, table: pd.DataFrame, metric: str):
-        if metric not in table.columns:
+    def __init__(self, samples: Samples, metric: str | None, checks: list[Check]):
+        if metric is None or not samples.has(metric):
             raise MissingData(f"the table has no column for metric '{metric}'")
-        self.table = table
-        self.metric = metric
+        self.samples, self.metric, self.checks = samples, metric, checks
 
-    def value(self, series: str, context: dict) -> float:
-        mask = self.table["series"] == series
-        for axis, wanted in context.items():
-            column = self.table[axis]
-            if isinstance(wanted, (int, float)) and not isinstance(wanted, bool):
-                mask &= np.isclose(pd.to_numeric(column, errors="coerce"), wanted)
-            else:
-                mask &= column == wanted
-        rows = self.table.loc[mask, self.metric]
-        if rows.empty or pd.isna(rows.iloc[0]):
-            raise MissingData(f"no {self.metric} for {series} at {_where(context)}")
-        return float(rows.iloc[0])
+    def on(self, metric: str) -> "_Table":
+        return _Table(self.samples, metric, self.checks)
 
-    def ratio(self, numerator: str, denominator: str, context: dict) -> float:
+    def value(self, series: str, context: dict) -> np.ndarray:
+        return self.samples.values(self.metric, series, context)
+
+    def ratio(self, numerator: str, denominator: str, context: dict) -> np.ndarray:
         return _quotient(self.value(numerator, context), self.value(denominator, context),
                          f"{numerator}/{denominator}", context)
 
+    def check(self, label: str, values: np.ndarray, op: str, bound) -> str:
+        """Judge one statistic (values[0] the estimate, values[1:] its replicates); returns the verdict."""
+        low, high = _interval(values)
+        verdict = _interval_verdict(low, high, op, bound)
+        self.checks.append(Check(label, float(values[0]), low, high, verdict))
+        return verdict
 
-def _quotient(top: float, bottom: float, what: str, context: dict) -> float:
+
+def _quotient(top: np.ndarray, bottom: np.ndarray, what: str, context: dict) -> np.ndarray:
     """top / bottom; a zero denominator is no data: x/0 would make any ratio claim hold (or fail)
-    vacuously, e.g. a monotone ratio over points where the denominator series counted nothing."""
-    if bottom == 0:
-        raise MissingData(f"{what} is {_format(top)}/0 at {_where(context)}: a zero denominator has no ratio")
-    return top / bottom
+    vacuously, e.g. a monotone ratio over points where the denominator series counted nothing. A
+    resample with a zero denominator has no ratio (NaN)."""
+    if bottom[0] == 0:
+        raise MissingData(f"{what} is {_format(top[0])}/0 at {_where(context)}: a zero denominator has no ratio")
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(bottom != 0, top / np.where(bottom != 0, bottom, 1.0), np.nan)
+
+
+def _shown(values: np.ndarray) -> str:
+    return _format(values[0])
+
+
+def _mark(verdicts: list[str], failed: str) -> str:
+    """The marker after a point's numbers: what went wrong there, or that it is undecided."""
+    if FAILED in verdicts:
+        return f" [{failed}]"
+    return " [undecided]" if INCONCLUSIVE in verdicts else ""
 
 
 def _selected(values: list, selector: object) -> list:
@@ -103,26 +312,22 @@ def _contexts(axes: dict[str, list], at: dict, skip_axis: str | None = None) -> 
     return [dict(combination) for combination in itertools.product(*choices)]
 
 
-def _satisfies(value: float, claim: dict) -> bool:
-    op, bound = claim["op"], claim["bound"]
-    return bound[0] <= value <= bound[1] if op == "between" else COMPARE[op](value, bound)
-
-
 def _requirement(claim: dict) -> str:
     op, bound = claim["op"], claim["bound"]
     return f"in [{_format(bound[0])}, {_format(bound[1])}]" if op == "between" else f"{op} {_format(bound)}"
 
 
-def _compared(values: list[tuple[dict, float]], claim: dict, what: str) -> tuple[bool, str]:
+def _compared(values: list[tuple[dict, np.ndarray]], claim: dict, what: str, table: _Table) -> str:
     """Apply op/bound to each value (reduce: every) or to their mean/min/max."""
     reduce = claim.get("reduce", "every")
-    listed = "; ".join(f"{_where(context)}: {_format(value)}" for context, value in values)
+    listed = "; ".join(f"{_where(context)}: {_shown(value)}" for context, value in values)
     if reduce == "every":
-        return all(_satisfies(value, claim) for _, value in values), \
-            f"{what}: {listed} (each needs {_requirement(claim)})"
-    reduced = REDUCE[reduce]([value for _, value in values])
-    return _satisfies(reduced, claim), (f"{what}: {reduce} {_format(reduced)} over {listed} "
-                                        f"(needs {_requirement(claim)})")
+        for context, value in values:
+            table.check(_where(context), value, claim["op"], claim["bound"])
+        return f"{what}: {listed} (each needs {_requirement(claim)})"
+    reduced = REDUCE[reduce](np.vstack([value for _, value in values]), axis=0)
+    table.check(reduce, reduced, claim["op"], claim["bound"])
+    return f"{what}: {reduce} {_shown(reduced)} over {listed} (needs {_requirement(claim)})"
 
 
 def _series_list(claim: dict, series_names: list[str]) -> list[str]:
@@ -131,70 +336,78 @@ def _series_list(claim: dict, series_names: list[str]) -> list[str]:
     return [names] if isinstance(names, str) else list(names)
 
 
-def _ratio(claim, table, axes, series_names, along) -> tuple[bool, str]:
+def _ratio(claim, table, axes, series_names, along) -> str:
     numerator, denominator = claim["numerator"], claim["denominator"]
     if "numerator_metric" in claim or "denominator_metric" in claim:   # two metrics, e.g. of one series
-        top = _Table(table.table, claim.get("numerator_metric", table.metric))
-        bottom = _Table(table.table, claim.get("denominator_metric", table.metric))
+        top = table.on(claim.get("numerator_metric", table.metric))
+        bottom = table.on(claim.get("denominator_metric", table.metric))
 
-        def quotient(context: dict) -> float:
+        def quotient(context: dict) -> np.ndarray:
             return _quotient(top.value(numerator, context), bottom.value(denominator, context),
                              f"{numerator} {top.metric} / {denominator} {bottom.metric}", context)
         values = [(context, quotient(context)) for context in _contexts(axes, claim.get("at", {}))]
-        return _compared(values, claim, f"{numerator} {top.metric} / {denominator} {bottom.metric}")
+        return _compared(values, claim, f"{numerator} {top.metric} / {denominator} {bottom.metric}", table)
     values = [(context, table.ratio(numerator, denominator, context)) for context in _contexts(axes, claim.get("at", {}))]
-    return _compared(values, claim, f"{numerator}/{denominator} {table.metric}")
+    return _compared(values, claim, f"{numerator}/{denominator} {table.metric}", table)
 
 
-def _value(claim, table, axes, series_names, along) -> tuple[bool, str]:
+def _value(claim, table, axes, series_names, along) -> str:
     series = claim["series"]
     values = [(context, table.value(series, context)) for context in _contexts(axes, claim.get("at", {}))]
-    return _compared(values, claim, f"{series} {table.metric}")
+    return _compared(values, claim, f"{series} {table.metric}", table)
 
 
-def _not_worse(a: float, b: float, higher_is_better: bool, tolerance: float) -> bool:
-    """a is at least as good as b, allowing b to win by a relative `tolerance`."""
-    slack = tolerance * abs(b)
-    return a >= b - slack if higher_is_better else a <= b + slack
+def _margin(a: np.ndarray, b: np.ndarray, higher_is_better: bool, tolerance: float) -> np.ndarray:
+    """How far a is at least as good as b, allowing b to win by a relative `tolerance` (>= 0: it is)."""
+    slack = tolerance * np.abs(b)
+    return a - (b - slack) if higher_is_better else (b + slack) - a
 
 
-def _order(claim, table, axes, series_names, along) -> tuple[bool, str]:
+def _order(claim, table, axes, series_names, along) -> str:
     descending = claim.get("direction", "descending") == "descending"
     tolerance = claim.get("tolerance", 0.0)
-    held, parts = True, []
+    parts = []
     for context in _contexts(axes, claim.get("at", {})):
         values = [(name, table.value(name, context)) for name in claim["series"]]
-        in_order = all(_not_worse(a, b, descending, tolerance) for (_, a), (_, b) in zip(values, values[1:]))
-        held &= in_order
+        verdicts = [table.check(f"{_where(context)}: {a} − {b}", _margin(x, y, descending, tolerance), ">=", 0)
+                    for (a, x), (b, y) in zip(values, values[1:])]
         sign = " > " if descending else " < "
-        parts.append(f"{_where(context)}: " + sign.join(f"{name} {_format(v)}" for name, v in values)
-                     + ("" if in_order else " [out of order]"))
-    return held, "; ".join(parts)
+        parts.append(f"{_where(context)}: " + sign.join(f"{name} {_shown(v)}" for name, v in values)
+                     + _mark(verdicts, "out of order"))
+    return "; ".join(parts)
 
 
-def _best(claim, table, axes, series_names, along) -> tuple[bool, str]:
+def _strongest(rivals: dict[str, np.ndarray], highest: bool) -> tuple[str, np.ndarray]:
+    """The rival named by the medians, and the strongest rival's value in each resample."""
+    name = (max if highest else min)(rivals, key=lambda rival: rivals[rival][0])
+    stacked = np.vstack(list(rivals.values()))
+    return name, (np.max if highest else np.min)(stacked, axis=0)
+
+
+def _best(claim, table, axes, series_names, along) -> str:
     best, highest = claim["series"], claim.get("direction", "max") == "max"
     rivals = [name for name in claim.get("among", series_names) if name != best]
     tolerance = claim.get("tolerance", 0.0)
-    held, parts = True, []
+    parts = []
     for context in _contexts(axes, claim.get("at", {})):
         mine = table.value(best, context)
-        others = {name: table.value(name, context) for name in rivals}
-        strongest = (max if highest else min)(others, key=others.get)
-        wins = _not_worse(mine, others[strongest], highest, tolerance)
-        held &= wins
-        parts.append(f"{_where(context)}: {best} {_format(mine)} vs strongest rival {strongest} "
-                     f"{_format(others[strongest])}" + ("" if wins else " [beaten]"))
-    return held, "; ".join(parts)
+        name, strongest = _strongest({rival: table.value(rival, context) for rival in rivals}, highest)
+        verdict = table.check(f"{_where(context)}: {best} − strongest rival", _margin(mine, strongest, highest, tolerance),
+                              ">=", 0)
+        parts.append(f"{_where(context)}: {best} {_shown(mine)} vs strongest rival {name} "
+                     f"{_format(strongest[0])}" + _mark([verdict], "beaten"))
+    return "; ".join(parts)
 
 
-def _monotone(claim, table, axes, series_names, along) -> tuple[bool, str]:
+def _sorted_steps(steps: list) -> list:
+    return sorted(steps) if all(isinstance(step, (int, float)) for step in steps) else list(steps)
+
+
+def _monotone(claim, table, axes, series_names, along) -> str:
     increasing = claim["direction"] == "increasing"
     tolerance, abs_tolerance = claim.get("tolerance", 0.0), claim.get("abs_tolerance", 0.0)
     along = claim.get("along", along)
-    steps = axes[along]
-    if all(isinstance(step, (int, float)) for step in steps):
-        steps = sorted(steps)
+    steps = _sorted_steps(axes[along])
     if "within" in claim:   # only the stretch [low, high] of the axis (e.g. bcc Fig 5's three stages of 2PL)
         low, high = claim["within"]
         steps = [step for step in steps if low <= step <= high]
@@ -206,36 +419,39 @@ def _monotone(claim, table, axes, series_names, along) -> tuple[bool, str]:
     else:
         targets = {name: (lambda ctx, name=name: table.value(name, ctx))
                    for name in _series_list(claim, series_names)}
-    held, parts = True, []
+    parts = []
     for context in _contexts(axes, claim.get("at", {}), skip_axis=along):
         for name, lookup in targets.items():
             sequence = [lookup({axis: step if axis == along else context[axis] for axis in axes}) for step in steps]
-            good = all((b >= a - max(tolerance * abs(a), abs_tolerance)) if increasing
-                       else (b <= a + max(tolerance * abs(a), abs_tolerance))
-                       for a, b in zip(sequence, sequence[1:]))
-            held &= good
             where = f" at {_where(context)}" if context else ""
-            parts.append(f"{name}{where} along {along}: " + " → ".join(_format(v) for v in sequence)
-                         + ("" if good else " [not monotone]"))
-    return held, "; ".join(parts)
+            verdicts = []
+            for (step_a, a), (step_b, b) in zip(zip(steps, sequence), zip(steps[1:], sequence[1:])):
+                slack = np.maximum(tolerance * np.abs(a), abs_tolerance)
+                margin = b - (a - slack) if increasing else (a + slack) - b
+                verdicts.append(table.check(f"{name}{where} {along} {step_a}→{step_b}", margin, ">=", 0))
+            parts.append(f"{name}{where} along {along}: " + " → ".join(_shown(v) for v in sequence)
+                         + _mark(verdicts, "not monotone"))
+    return "; ".join(parts)
 
 
-def _similar(claim, table, axes, series_names, along) -> tuple[bool, str]:
+def _similar(claim, table, axes, series_names, along) -> str:
     factor = claim["factor"]
-    held, parts = True, []
+    parts = []
     for context in _contexts(axes, claim.get("at", {})):
         values = {name: table.value(name, context) for name in claim["series"]}
-        lowest, highest = min(values, key=values.get), max(values, key=values.get)
-        low, high = values[lowest], values[highest]
-        spread = high / low if low > 0 else (1.0 if high == low else math.inf)
-        close = spread <= factor
-        held &= close
-        parts.append(f"{_where(context)}: highest {highest} {_format(high)} / lowest {lowest} {_format(low)} = "
-                     f"{_format(spread)}" + ("" if close else f" [more than {factor}x apart]"))
-    return held, "; ".join(parts)
+        lowest = min(values, key=lambda name: values[name][0])
+        highest = max(values, key=lambda name: values[name][0])
+        stacked = np.vstack(list(values.values()))
+        high, low = stacked.max(axis=0), stacked.min(axis=0)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            spread = np.where(low > 0, high / np.where(low > 0, low, 1.0), np.where(high == low, 1.0, np.inf))
+        verdict = table.check(f"{_where(context)}: highest / lowest", spread, "<=", factor)
+        parts.append(f"{_where(context)}: highest {highest} {_format(high[0])} / lowest {lowest} {_format(low[0])} = "
+                     f"{_shown(spread)}" + _mark([verdict], f"more than {factor}x apart"))
+    return "; ".join(parts)
 
 
-def _matches(claim, table, axes, series_names, along) -> tuple[bool, str]:
+def _matches(claim, table, axes, series_names, along) -> str:
     """Each value within tolerance of the paper's, per series (by: series) or per axis value."""
     by = claim.get("by", along)
     tolerance, abs_tolerance = claim.get("tolerance", 0.0), claim.get("abs_tolerance", 0.0)
@@ -246,36 +462,35 @@ def _matches(claim, table, axes, series_names, along) -> tuple[bool, str]:
         expected = [(name, {by: value}, number) for name in _series_list(claim, series_names)
                     for value, number in claim["expected"].items()]
         contexts = _contexts(axes, claim.get("at", {}), skip_axis=by)
-    held, parts = True, []
+    parts = []
     for context in contexts:
         for name, fixed, number in expected:
             where = {axis: {**context, **fixed}[axis] for axis in axes}
             value = table.value(name, where)
-            close = abs(value - number) <= max(tolerance * abs(number), abs_tolerance)
-            held &= close
-            parts.append(f"{name} at {_where(where)}: {_format(value)} (expected {_format(number)})"
-                         + ("" if close else " [off]"))
-    return held, "; ".join(parts)
+            slack = max(tolerance * abs(number), abs_tolerance)
+            verdict = table.check(f"{name} at {_where(where)}", value, "between", [number - slack, number + slack])
+            parts.append(f"{name} at {_where(where)}: {_shown(value)} (expected {_format(number)})"
+                         + _mark([verdict], "off"))
+    return "; ".join(parts)
 
 
-def _top_metric(claim, table, axes, series_names, along) -> tuple[bool, str]:
+def _top_metric(claim, table, axes, series_names, along) -> str:
     highest = claim.get("direction", "max") == "max"
     tolerance = claim.get("tolerance", 0.0)
-    others = [_Table(table.table, metric) for metric in claim["others"]]
-    held, parts = True, []
+    others = [table.on(metric) for metric in claim["others"]]
+    parts = []
     for context in _contexts(axes, claim.get("at", {})):
         for name in _series_list(claim, series_names):
             mine = table.value(name, context)
-            rivals = {other.metric: other.value(name, context) for other in others}
-            strongest = (max if highest else min)(rivals, key=rivals.get)
-            wins = _not_worse(mine, rivals[strongest], highest, tolerance)
-            held &= wins
-            parts.append(f"{name} at {_where(context)}: {table.metric} {_format(mine)} vs {strongest} "
-                         f"{_format(rivals[strongest])}" + ("" if wins else " [beaten]"))
-    return held, "; ".join(parts)
+            strongest, values = _strongest({other.metric: other.value(name, context) for other in others}, highest)
+            verdict = table.check(f"{name} at {_where(context)}: {table.metric} − strongest other",
+                                  _margin(mine, values, highest, tolerance), ">=", 0)
+            parts.append(f"{name} at {_where(context)}: {table.metric} {_shown(mine)} vs {strongest} "
+                         f"{_format(values[0])}" + _mark([verdict], "beaten"))
+    return "; ".join(parts)
 
 
-def _scaling(claim, table, axes, series_names, along) -> tuple[bool, str]:
+def _scaling(claim, table, axes, series_names, along) -> str:
     """Parallel efficiency (y(v) / y(v0)) / (v / v0) against the lowest swept v0."""
     along = claim.get("along", along)
     swept = sorted(axes[along])
@@ -287,58 +502,59 @@ def _scaling(claim, table, axes, series_names, along) -> tuple[bool, str]:
     for context in _contexts(axes, claim.get("at", {}), skip_axis=along):
         for name in _series_list(claim, series_names):
             reference = table.value(name, {**context, along: start})
-            if reference <= 0:
-                raise MissingData(f"{name} has {table.metric} {_format(reference)} at {along}={start}")
+            if reference[0] <= 0:
+                raise MissingData(f"{name} has {table.metric} {_format(reference[0])} at {along}={start}")
+            reference = np.where(reference > 0, reference, np.nan)
             for step in steps:
                 speedup = table.value(name, {**context, along: step}) / reference
                 values.append(({"series": name, **context, along: step}, speedup / (step / start)))
-    return _compared(values, claim, f"parallel efficiency of {table.metric} relative to {along}={start}")
+    return _compared(values, claim, f"parallel efficiency of {table.metric} relative to {along}={start}", table)
 
 
-def _interior_optimum(claim, table, axes, series_names, along) -> tuple[bool, str]:
+def _interior_optimum(claim, table, axes, series_names, along) -> str:
     """The best value along the axis lies strictly inside the swept range (a "sweet spot")."""
     highest = claim.get("direction", "max") == "max"
     along = claim.get("along", along)
-    steps = axes[along]
-    if all(isinstance(step, (int, float)) for step in steps):
-        steps = sorted(steps)
+    steps = _sorted_steps(axes[along])
     if len(steps) < 3:
         raise MissingData(f"only {len(steps)} values of {along} are swept; an interior optimum needs 3")
-    held, parts = True, []
+    best_of = np.max if highest else np.min
+    parts = []
     for context in _contexts(axes, claim.get("at", {}), skip_axis=along):
         for name in _series_list(claim, series_names):
-            sequence = [table.value(name, {axis: step if axis == along else context[axis] for axis in axes})
-                        for step in steps]
-            best = (max if highest else min)(range(len(steps)), key=lambda i: sequence[i])
-            inside = 0 < best < len(steps) - 1
-            held &= inside
+            sequence = np.vstack([table.value(name, {axis: step if axis == along else context[axis] for axis in axes})
+                                  for step in steps])
+            inside, edges = best_of(sequence[1:-1], axis=0), best_of(sequence[[0, -1]], axis=0)
             where = f" at {_where(context)}" if context else ""
+            verdict = table.check(f"{name}{where}: best inside − best at the edges",
+                                  inside - edges if highest else edges - inside, ">", 0)
+            best = int((np.argmax if highest else np.argmin)(sequence[:, 0]))
             parts.append(f"{name}{where}: {'highest' if highest else 'lowest'} at {along}={steps[best]}"
-                         + ("" if inside else " [at the edge of the sweep]"))
-    return held, "; ".join(parts)
+                         + _mark([verdict], "at the edge of the sweep"))
+    return "; ".join(parts)
 
 
-def _peak(claim, table, axes, series_names, along) -> tuple[bool, str]:
+def _peak(claim, table, axes, series_names, along) -> str:
     """The series at along = peak_at is at least as high (low) as at every other swept value."""
     along, peak, series = claim.get("along", along), claim["peak_at"], claim["series"]
     highest, tolerance = claim.get("direction", "max") == "max", claim.get("tolerance", 0.0)
-    held, parts = True, []
+    parts = []
     for context in _contexts(axes, claim.get("at", {}), skip_axis=along):
-        values = {step: table.value(series, {**context, along: step}) for step in axes[along]}
-        others = {step: v for step, v in values.items() if step != peak}
-        rival = (max if highest else min)(others, key=others.get)
-        wins = _not_worse(values[peak], others[rival], highest, tolerance)
-        held &= wins
+        at_peak = table.value(series, {**context, along: peak})
+        rival, others = _strongest({step: table.value(series, {**context, along: step})
+                                    for step in axes[along] if step != peak}, highest)
         where = f" at {_where(context)}" if context else ""
-        parts.append(f"{series}{where}: {along}={peak}: {_format(values[peak])} vs best other {along}={rival}: "
-                     f"{_format(others[rival])}" + ("" if wins else " [not the peak]"))
-    return held, "; ".join(parts)
+        verdict = table.check(f"{series}{where}: {along}={peak} − best other", _margin(at_peak, others, highest, tolerance),
+                              ">=", 0)
+        parts.append(f"{series}{where}: {along}={peak}: {_shown(at_peak)} vs best other {along}={rival}: "
+                     f"{_format(others[0])}" + _mark([verdict], "not the peak"))
+    return "; ".join(parts)
 
 
-EVALUATORS = {"ratio": _ratio, "value": _value, "order": _order, "best": _best, "monotone": _monotone,
-              "similar": _similar, "matches": _matches, "top_metric": _top_metric, "scaling": _scaling,
-              "interior_optimum": _interior_optimum,
-              "peak": _peak}
+EVALUATORS: dict[str, Callable[..., str]] = {
+    "ratio": _ratio, "value": _value, "order": _order, "best": _best, "monotone": _monotone,
+    "similar": _similar, "matches": _matches, "top_metric": _top_metric, "scaling": _scaling,
+    "interior_optimum": _interior_optimum, "peak": _peak}
 
 
 def _assertion(claim: dict, hw_threads: int, max_threads: int | None) -> tuple[bool, str]:
@@ -357,25 +573,55 @@ def _assertion(claim: dict, hw_threads: int, max_threads: int | None) -> tuple[b
                    f"{hw_threads}, the sweep reaches {reached} threads)")
 
 
-def evaluate_claim(claim: dict, table: pd.DataFrame, axes: dict[str, list], *, series_names: list[str],
-                   default_metric: str | None, default_along: str | None = None,
-                   hw_threads: int = 1, max_threads: int | None = None) -> ClaimResult:
+def _outcome(checks: list[Check]) -> str:
+    verdicts = {check.verdict for check in checks}
+    return FAILED if FAILED in verdicts else INCONCLUSIVE if INCONCLUSIVE in verdicts else HELD
+
+
+def _intervals(checks: list[Check]) -> str:
+    """The intervals behind a verdict, for the checks that have one."""
+    shown = [check for check in checks  # an unbounded interval is explained by the note on repetitions
+             if not check.collapsed and not (math.isinf(check.low) and math.isinf(check.high))]
+    if not shown:
+        return ""
+    return (f" | {CONFIDENCE:.0%} intervals: "
+            + "; ".join(f"{check.label}: {_format(check.estimate)} [{_format(check.low)}, {_format(check.high)}]"
+                        + ("" if check.verdict == HELD else f" ({check.verdict})") for check in shown))
+
+
+def evaluate_claim(claim: dict, runs: pd.DataFrame | Samples, axes: dict[str, list], *, series_names: list[str],
+                   default_metric: str | None, default_along: str | None = None, hw_threads: int = 1,
+                   max_threads: int | None = None, deterministic_metrics: Collection[str] = ()) -> ClaimResult:
+    """One claim on a figure's runs (a tidy table with one row per run: series, axes, status, metrics;
+    rows without a status are successful runs) or on Samples made of them."""
+    samples = runs if isinstance(runs, Samples) else Samples(runs, list(axes), deterministic_metrics)
+    samples.looked_at, samples.short = set(), set()
     asserted, note = _assertion(claim, hw_threads, max_threads)
+    if claim.get("expected_here") == "fail":
+        note = "; ".join(filter(None, [note, f"expected to fail here: {claim['reason']}"]))
+    checks: list[Check] = []
     try:
         metric = claim.get("metric", default_metric)
         if metric is None and claim["kind"] == "ratio":   # both metrics named by the claim itself
             metric = claim.get("numerator_metric", claim.get("denominator_metric"))
-        lookup = _Table(table, metric)
-        held, detail = EVALUATORS[claim["kind"]](claim, lookup, axes, series_names, default_along)
+        detail = EVALUATORS[claim["kind"]](claim, _Table(samples, metric, checks), axes, series_names, default_along)
+        outcome = _outcome(checks)
     except MissingData as missing:
-        return ClaimResult(claim, NO_DATA, asserted, str(missing), note)
-    return ClaimResult(claim, HELD if held else FAILED, asserted, detail, note)
+        outcome, detail, checks = NO_DATA, str(missing), []
+    counts = [samples.count(key) for key in samples.looked_at]
+    if outcome == INCONCLUSIVE and samples.short:
+        fewest = min(samples.count(key) for key in samples.short)
+        detail += (f" | only {fewest} repetition(s) at some points: a noisy metric needs {MIN_REPETITIONS} for an "
+                   f"interval")
+    return ClaimResult(claim, outcome, asserted, detail + _intervals(checks), note,
+                       (min(counts), max(counts)) if counts else None, sorted(samples.looked_at, key=repr), checks)
 
 
-def evaluate_figure_claims(figure, table: pd.DataFrame, hw_threads: int) -> list[ClaimResult]:
-    """All claims of a resolved figure (config.ResolvedFigure) on its aggregated table."""
+def evaluate_figure_claims(figure, runs: pd.DataFrame, hw_threads: int) -> list[ClaimResult]:
+    """All claims of a resolved figure (config.ResolvedFigure) on its runs (tables.runs_table)."""
     plot = figure.config.plot
-    return [evaluate_claim(claim, table, figure.axes,
+    samples = Samples(runs, list(figure.axes), figure.config.deterministic_metrics, figure.config.breakdown)
+    return [evaluate_claim(claim, samples, figure.axes,
                            series_names=[series.name for series in figure.config.series],
                            default_metric=plot["y"] if isinstance(plot["y"], str) else None,
                            default_along=plot["x"], hw_threads=hw_threads, max_threads=figure.max_threads())

@@ -1,4 +1,4 @@
-"""Command line: python -m ccbench {list,run,plot,report,figures} ...
+"""Command line: python -m ccbench {list,run,plot,report,figures,fidelity} ...
 
 Exit status: 0 all good; 1 some run failed or could not run (the rest is
 done and stored); 2 bad configuration or command line; 130 interrupted.
@@ -6,10 +6,15 @@ done and stored); 2 bad configuration or command line; 130 interrupted.
 from __future__ import annotations
 
 import argparse
+import functools
 import sys
 from pathlib import Path
+from typing import Callable
 
-from ccbench.backends import make_backend
+from ccbench.backends import QuietBackend, make_backend
+from ccbench.decide import run_until_decided
+from ccbench.fidelity import FIDELITY_FIGURES, Settings, write_fidelity
+from ccbench.load import DEFAULT_THRESHOLD_CORES
 from ccbench.config import FigureConfig, Profile, ResolvedFigure, figure_config_paths, find_figure, load_profiles
 from ccbench.errors import ConfigError, UsageError
 from ccbench.pipeline import FigureOutcome, load_catalog, process_figure
@@ -31,13 +36,28 @@ def _parser() -> argparse.ArgumentParser:
     common.add_argument("--program", action="append", default=[], metavar="NAME=COMMAND",
                         help="command to run instead of a program's binary (e.g. bench_fvs=...); not built; "
                         "may be repeated")
-    running = argparse.ArgumentParser(add_help=False)
+    quiet = argparse.ArgumentParser(add_help=False)
+    quiet.add_argument("--quiet-threshold", type=_non_negative(float), default=DEFAULT_THRESHOLD_CORES,
+                       metavar="CORES", help="a run during which other processes (or steal time) used more than "
+                       f"this many cores is noisy (default {DEFAULT_THRESHOLD_CORES:g}: 10%% of one core)")
+    quiet.add_argument("--quiet-wait", type=_non_negative(float), default=300, metavar="SECONDS",
+                       help="--require-quiet: wait at most this long for a quiet machine before each point, then "
+                       "run anyway (default 300)")
+    quiet.add_argument("--noisy-retries", type=_non_negative(int), default=2, metavar="N",
+                       help="--require-quiet: run a point measured noisy again at most N times (default 2)")
+    quiet.add_argument("--retry-failed", action="store_true", help="run again the points stored as failed")
+    quiet.add_argument("--quiet", action="store_true", help="no progress bar")
+    running = argparse.ArgumentParser(add_help=False, parents=[quiet])
     running.add_argument("--backend", choices=["local", "ray"], default="local",
                          help="local: one point at a time (default); ray: one Ray task per point")
     running.add_argument("--ray-address", help="Ray cluster to join (default: a running local one, else start one)")
-    running.add_argument("--retry-failed", action="store_true", help="run again the points stored as failed")
     running.add_argument("--dry-run", action="store_true", help="print the commands of the runs to do; run nothing")
-    running.add_argument("--quiet", action="store_true", help="no progress bar")
+    running.add_argument("--require-quiet", action="store_true",
+                         help="before each point, wait until the machine is quiet; run a point measured noisy again "
+                         "(local backend only)")
+    running.add_argument("--until-decided", action="store_true",
+                         help="add repetitions to the points of asserted claims still inconclusive, up to the "
+                         "profile's max_repetitions, until they are decided")
 
     parser = argparse.ArgumentParser(prog="python -m ccbench", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -52,7 +72,29 @@ def _parser() -> argparse.ArgumentParser:
                                   help="run and plot figures, then write the report")
     figures.add_argument("figures", nargs="*", help="figure ids (comma-separated allowed); or --all")
     figures.add_argument("--all", action="store_true", help="every figure that has a config")
+    fidelity = commands.add_parser(
+        "fidelity", parents=[common, quiet],
+        help="run figures with --require-quiet --until-decided and write paper_figures/FIDELITY.md",
+        description="Runs the named figures (default: " + ", ".join(FIDELITY_FIGURES) + ") at the profile "
+        "(default small), each point on a quiet machine and with repetitions added until the claims are "
+        "decided, then writes paper_figures/FIDELITY.md: per paper and figure, each claim held, failed, "
+        "inconclusive or not checkable here, with the reason for each failure.")
+    fidelity.add_argument("figures", nargs="*", help="figure ids (comma-separated allowed); default the named set")
+    fidelity.set_defaults(require_quiet=True, until_decided=True, backend="local", ray_address=None, dry_run=False)
     return parser
+
+
+def _non_negative(kind: type) -> Callable[[str], object]:
+    """An argparse type: a number of `kind`, at least 0 (argparse names the option and exits 2 otherwise)."""
+    def parse(text: str) -> object:
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a{'n integer' if kind is int else ' number'}")
+        if value < 0:
+            raise argparse.ArgumentTypeError(f"{text} is negative; it must be at least 0")
+        return value
+    return parse
 
 
 def _workspace(args) -> Workspace:
@@ -88,18 +130,39 @@ def _print_outcome(outcome: FigureOutcome) -> None:
           f"{missing} not run; table {outcome.tables.table_path}")
     for image in outcome.images:
         print(f"  figure {image}")
+    noisy, points = outcome.tables.noisy_counts()
+    if noisy:
+        print(f"  {noisy} noisy run(s) at {points} point(s)")
     for result in outcome.claims:
-        print(f"  [{result.label}] {result.claim['id']}: {result.detail}")
+        print(f"  [{result.label}] {result.claim['id']} (repetitions {result.repetitions_text()}): {result.detail}")
+
+
+def _backend(args):
+    if not args.require_quiet:
+        return make_backend(args.backend, args.ray_address)
+    if args.backend != "local":
+        raise UsageError(f"--require-quiet needs --backend local, not {args.backend}: points run at the same time on "
+                         f"one machine make each other noisy")
+    return QuietBackend(args.quiet_threshold, args.quiet_wait, args.noisy_retries)
 
 
 def _run_points(figures: list[ResolvedFigure], workspace: Workspace, args) -> int:
-    summary = run_sweep(figures, workspace, make_backend(args.backend, args.ray_address),
-                        retry_failed=args.retry_failed, dry_run=args.dry_run, progress=not args.quiet)
+    if args.until_decided and args.dry_run:
+        raise UsageError("--until-decided cannot be combined with --dry-run: the repetitions it adds depend on "
+                         "the results of the runs")
+    sweep = functools.partial(run_sweep, figures, workspace, _backend(args), retry_failed=args.retry_failed,
+                              progress=not args.quiet, quiet_threshold_cores=args.quiet_threshold)
+    summary = sweep(dry_run=args.dry_run)
     if args.dry_run:
         print("\n".join(summary.pending_commands) or "nothing to run: every point is stored")
         return EXIT_OK
     print(summary.describe(), file=sys.stderr)
-    return EXIT_RUNS_FAILED if summary.problems else EXIT_OK
+    problems = summary.problems
+    if args.until_decided:
+        decided = run_until_decided(figures, workspace, lambda points: sweep(points=points))
+        print(decided.describe(), file=sys.stderr)
+        problems |= decided.problems
+    return EXIT_RUNS_FAILED if problems else EXIT_OK
 
 
 def _process(figures: list[ResolvedFigure], workspace: Workspace) -> dict[str, FigureOutcome]:
@@ -161,8 +224,18 @@ def _figures_command(workspace: Workspace, args) -> int:
     return max(status, _write_report(workspace, _profile(workspace, args.profile), outcomes))
 
 
+def _fidelity_command(workspace: Workspace, args) -> int:
+    figures = _resolve(args.figures or list(FIDELITY_FIGURES), workspace, args.profile)
+    status = _run_points(figures, workspace, args)
+    outcomes = _process(figures, workspace)
+    path = write_fidelity(list(outcomes.values()), Settings(args.profile, args.quiet_threshold, args.noisy_retries,
+                                                            args.quiet_wait), workspace)
+    print(f"fidelity: {path}")
+    return status
+
+
 COMMANDS = {"list": _list_command, "run": _run_command, "plot": _plot_command, "report": _report_command,
-            "figures": _figures_command}
+            "figures": _figures_command, "fidelity": _fidelity_command}
 
 
 def main(argv: list[str] | None = None) -> int:

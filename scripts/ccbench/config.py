@@ -32,8 +32,8 @@ CC_NAME_CHARACTERS = set("abcdefghijklmnopqrstuvwxyz0123456789_")
 TIMESERIES_X = "time"   # a timeseries' x: seconds since the start of the measured interval
 AXIS_EXTREMES = ("max", "min", "all")
 # Columns of the tidy tables (tables.py); an axis of the same name would clash.
-RESERVED_AXIS_NAMES = {"series", "series_label", "repetition", "key", "status", "failure",
-                       "runs_ok", "runs_failed", "runs_missing",
+RESERVED_AXIS_NAMES = {"series", "series_label", "repetition", "key", "status", "failure", "noisy",
+                       "runs_ok", "runs_failed", "runs_missing", "runs_noisy",
                        *(metric for program in PROGRAMS.values() for metric in program.table_metrics)}
 
 
@@ -45,6 +45,7 @@ class Profile:
     repetitions: int
     timeout_s: float
     path: Path
+    max_repetitions: int = 0     # --until-decided's cap; the profile file's, else its repetitions
 
 
 @dataclass(frozen=True)
@@ -70,8 +71,12 @@ def load_profiles(profiles_dir: Path) -> dict[str, Profile]:
     for path in files:
         document = load_yaml(path)
         _check(document, schema.PROFILE, path)
+        cap = document.get("max_repetitions", document["repetitions"])
+        if cap < document["repetitions"]:
+            raise ConfigError(path, "max_repetitions", f"{cap} is below repetitions ({document['repetitions']}); "
+                              f"the cap on --until-decided's repetitions must be at least the repetitions")
         profiles[path.stem] = Profile(path.stem, document["description"], document["base"],
-                                      document["repetitions"], float(document["timeout_s"]), path)
+                                      document["repetitions"], float(document["timeout_s"]), path, cap)
     return profiles
 
 
@@ -181,6 +186,11 @@ class FigureConfig:
         return self.document.get("views", [])
 
     @property
+    def deterministic_metrics(self) -> list[str]:
+        """Metrics without measurement noise (schema.FIGURE): their claims are decided on the median."""
+        return self.document.get("deterministic_metrics", [])
+
+    @property
     def breakdown(self) -> dict | None:
         """The slowdown breakdown (schema.BREAKDOWN), or None."""
         return self.document.get("breakdown")
@@ -238,6 +248,11 @@ class ResolvedFigure:
     def max_threads(self) -> int:
         return max(point.threads for point in self.points())
 
+    @property
+    def max_repetitions(self) -> int:
+        """How many repetitions of a point --until-decided may run: the profile's cap, at least the figure's."""
+        return max(self.profile.max_repetitions, self.repetitions)
+
     def metrics(self) -> list[str]:
         """Every metric the tidy table carries: the program's defaults, plotted, claimed and listed ones."""
         plot_y = self.config.plot["y"]
@@ -275,6 +290,7 @@ class _ConsistencyChecker:
         self._check_plot()
         self._check_breakdown()
         self._check_claims()
+        self._check_deterministic_metrics()
         for name in self.config.profiles:
             self._check_points(name)
         return sorted(set(self.found))
@@ -405,6 +421,12 @@ class _ConsistencyChecker:
             seen_ids.add(claim["id"])
             if claim["check"] == "conditional" and "condition" not in claim:
                 self._add(f"{where}.condition", "required when check is conditional: say what the claim needs")
+            if "expected_here" in claim and "reason" not in claim:
+                self._add(f"{where}.reason", "required with expected_here: say why the claim cannot hold here "
+                          "(e.g. it needs 16 cores)")
+            if "reason" in claim and "expected_here" not in claim:
+                self._add(f"{where}.reason", "only with expected_here: fail (the reason a claim is expected to fail "
+                          "here)")
             names_both_metrics = "numerator_metric" in claim and "denominator_metric" in claim
             if "metric" not in claim and isinstance(plot["y"], list) and not names_both_metrics:
                 self._add(f"{where}.metric", "required: plot.y is a list, so say which metric the claim is about")
@@ -436,6 +458,15 @@ class _ConsistencyChecker:
             for axis, value in claim.get("at", {}).items():
                 for one in value if isinstance(value, list) else [value]:
                     self._check_selector(f"{where}.at.{axis}", axis, one, all_axes, along)
+
+    def _check_deterministic_metrics(self) -> None:
+        if not self.config.profiles or "deterministic_metrics" not in self.document:
+            return
+        known = self.config.resolve(next(iter(self.config.profiles))).metrics()
+        for index, metric in enumerate(self.document["deterministic_metrics"]):
+            if metric not in known:
+                self._add(f"deterministic_metrics[{index}]", f"'{metric}' is not a metric of this figure's table; "
+                          f"metrics: {', '.join(known)}")
 
     def _check_bound(self, where: str, claim: dict) -> None:
         bound = claim["bound"]

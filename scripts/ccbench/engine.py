@@ -21,6 +21,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Sequence
 
+from ccbench import load
 from ccbench.programs import OUTPUT_FILE, PROGRAMS, Program
 from ccbench.schema import validation_problems
 from ccbench.workspace import REPOSITORY_ROOT
@@ -52,6 +53,7 @@ class Task:
     row_list: str | None = None   # stdout programs: the list of rows the point selects
     binary_digest: str | None = None   # program_digest() of the command when the run was planned
     variant: str | None = None         # the build variant whose binary runs it (None: release)
+    quiet_threshold_cores: float = load.DEFAULT_THRESHOLD_CORES   # above it, the run's load is `noisy`
 
 
 def program_digest(command: Sequence[str]) -> str | None:
@@ -192,6 +194,21 @@ def _run_with_timeout(command: list[str], timeout_s: float) -> tuple[int | None,
             process.wait()
 
 
+def _snapshot() -> load.Snapshot | Exception:
+    try:
+        return load.take_snapshot()
+    except (OSError, ValueError, IndexError) as error:
+        return error
+
+
+def _load_section(before: load.Snapshot | Exception, after: load.Snapshot | Exception, task: Task) -> dict:
+    """The record's `load` (load.py), or why it could not be measured."""
+    for snapshot in (before, after):
+        if isinstance(snapshot, Exception):
+            return load.unavailable_section(snapshot)
+    return load.load_section(before, after, task.threads, task.quiet_threshold_cores)
+
+
 def execute_task(task: Task) -> dict:
     """Run one point and return its record (never raises for the program's problems)."""
     program = PROGRAMS[task.program]
@@ -203,11 +220,13 @@ def execute_task(task: Task) -> dict:
     with tempfile.TemporaryDirectory(prefix="ccbench-run-") as scratch:
         out_path = Path(scratch) / "result.json"
         command = [*task.command, f"--out={out_path}"] if program.output == OUTPUT_FILE else list(task.command)
+        before = _snapshot()
         try:
             returncode, stdout, stderr = _run_with_timeout(command, task.timeout_s)
         except OSError as error:
             record.update(status=STATUS_ERROR, failure=f"cannot start {task.command[0]}: {error.strerror}")
             return record
+        record["load"] = _load_section(before, _snapshot(), task)
         text = _read_text(out_path) if program.output == OUTPUT_FILE else stdout
         result, problem = _read_result(program, text, task.row_list)
     record.update(returncode=returncode, stdout_tail=_tail(stdout), stderr_tail=_tail(stderr), result=result,

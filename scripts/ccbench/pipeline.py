@@ -38,10 +38,13 @@ def process_figure(figure: ResolvedFigure, workspace: Workspace) -> FigureOutcom
     tables_dir = workspace.tables_dir(profile)
     store = ResultStore(workspace.runs_dir)
     tables = build_tables(figure, store, workspace.command_template(figure.config.program.name), tables_dir)
-    claims = evaluate_figure_claims(figure, tables.table, hardware_threads())
+    claims = evaluate_figure_claims(figure, tables.runs, hardware_threads())
     write_json_atomically(tables_dir / f"{figure.figure_id}.claims.json",
                           [{"id": r.claim["id"], "text": r.claim["text"], "check": r.claim["check"],
-                            "outcome": r.outcome, "asserted": r.asserted, "detail": r.detail, "note": r.note}
+                            "outcome": r.outcome, "asserted": r.asserted, "detail": r.detail, "note": r.note,
+                            "repetitions": list(r.repetitions) if r.repetitions else None,
+                            "expected_here": r.claim.get("expected_here"), "reason": r.claim.get("reason"),
+                            "checks": [check.as_dict() for check in r.checks]}
                            for r in claims])
     images = []
     if tables.has_data:

@@ -7,6 +7,7 @@ sweep that is run again finds every finished run under the same key.
 """
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 from dataclasses import dataclass
@@ -55,6 +56,17 @@ class Point:
         """For a program that prints lists of rows: the list this point selects."""
         name = PROGRAMS[self.program].rows_parameter
         return str(dict(self.flags)[name]) if name else None
+
+    def with_repetition(self, repetition: int) -> "Point":
+        """The same point's repetition r: its seed moves with it (repetition r runs with seed (seed or 1) + r)."""
+        flags = dict(self.flags)
+        flags["seed"] = flags["seed"] - self.repetition + repetition
+        return dataclasses.replace(self, repetition=repetition, flags=tuple(sorted(flags.items())))
+
+    @property
+    def group(self) -> tuple[str, tuple]:
+        """The point without its repetition: (series, coords)."""
+        return self.series, self.coords
 
     def flag_arguments(self) -> list[str]:
         return [f"--{name}={format_flag_value(value)}" for name, value in self.flags]

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
-from ccbench.claims import FAILED, HELD, NO_DATA
+from ccbench.claims import CONFIDENCE, FAILED, HELD, INCONCLUSIVE, NO_DATA
 from ccbench.config import FigureConfig, Profile, hardware_threads
 from ccbench.fileio import write_text_atomically
 from ccbench.pipeline import FigureOutcome
@@ -43,7 +43,7 @@ class ReportEntry:
         return cls(figure_id, paper, title, problem=problem)
 
 
-def _git_revision(root: Path) -> str:
+def git_revision(root: Path) -> str:
     try:
         done = subprocess.run(["git", "describe", "--always", "--dirty"], cwd=root, capture_output=True, text=True)
         return done.stdout.strip() or "unknown"
@@ -57,11 +57,18 @@ def _cell(text: str) -> str:
 
 def _claim_counts(outcome: FigureOutcome) -> str:
     asserted = [r for r in outcome.claims if r.asserted]
-    held = sum(r.outcome == HELD for r in asserted)
-    failed = sum(r.outcome == FAILED for r in asserted)
-    missing = sum(r.outcome == NO_DATA for r in asserted)
+    counts = {verdict: sum(r.outcome == verdict for r in asserted) for verdict in (HELD, FAILED, INCONCLUSIVE, NO_DATA)}
     reported = len(outcome.claims) - len(asserted)
-    return f"{held} held, {failed} failed, {missing} no data, {reported} not asserted"
+    return ", ".join(f"{count} {verdict}" for verdict, count in counts.items()) + f", {reported} not asserted"
+
+
+def _noisy_text(outcome: FigureOutcome) -> str:
+    """How many runs were measured while other processes used the machine (load.py)."""
+    runs, points = outcome.tables.noisy_counts()
+    if not runs:
+        return "no noisy runs"
+    return (f"{runs} noisy run(s) at {points} point(s): other processes used the machine while they ran "
+            f"(column `noisy` of the runs table; load records in results/runs/)")
 
 
 def _claim_text(claim: dict) -> str:
@@ -90,8 +97,11 @@ def _parameter_lines(outcome: FigureOutcome) -> list[str]:
         lines.append(f"Oversubscribed here: {program.threads_parameter} = "
                      f"{', '.join(str(t) for t in oversubscribed)} exceed this machine's {hardware_threads()} "
                      f"hardware threads, so workers share cores (time-slicing, not parallelism).")
-    lines.append(f"Repetitions: {figure.repetitions} (median plotted, range as error bars); "
-                 f"time limit {figure.timeout_s:g} s per run.")
+    lines.append(f"Repetitions: {figure.repetitions} (median plotted, range as error bars; --until-decided may add "
+                 f"up to {figure.max_repetitions} per point); time limit {figure.timeout_s:g} s per run.")
+    if figure.config.deterministic_metrics:
+        lines.append("Deterministic (no measurement noise; claims decided on the median): "
+                     + ", ".join(f"`{metric}`" for metric in figure.config.deterministic_metrics) + ".")
     return lines
 
 
@@ -111,7 +121,8 @@ def _markdown_entry(entry: ReportEntry, profile: Profile) -> list[str]:
         lines += [config.document["description"].strip(), ""]
     if "source" in config.document:
         lines += [f"Source: {config.document['source']}", ""]
-    lines += [f"Profile **{profile.name}**. Runs: {ok} ok, {failed} failed, {missing} not run, of {total}. "
+    lines += [f"Profile **{profile.name}**. Runs: {ok} ok, {failed} failed, {missing} not run, of {total}; "
+              f"{_noisy_text(outcome)}. "
               f"Table: `{outcome.tables.table_path.name}` (in results/tables/{profile.name}/).", ""]
     lines += [f"- {line}" for line in _parameter_lines(outcome)]
     if config.plot["kind"] == "table" and outcome.tables.has_data:
@@ -121,12 +132,13 @@ def _markdown_entry(entry: ReportEntry, profile: Profile) -> list[str]:
         lines += ["", "Inferences (not paper facts):"]
         lines += [f"- [INF] `{item['parameter']}`: {item['note']}" for item in inferences]
     if outcome.claims:
-        lines += ["", "| claim | check | at this profile | numbers |", "|---|---|---|---|"]
+        lines += ["", "| claim | check | at this profile | repetitions | numbers |", "|---|---|---|---|---|"]
         for result in outcome.claims:
             claim = result.claim
             text = _claim_text(claim)
             status = f"**{result.label}**" + (f"<br>{result.note}" if result.note else "")
-            lines.append(f"| {_cell(text)} | {CHECK_NAMES[claim['check']]} | {_cell(status)} | {_cell(result.detail)} |")
+            lines.append(f"| {_cell(text)} | {CHECK_NAMES[claim['check']]} | {_cell(status)} | "
+                         f"{result.repetitions_text()} | {_cell(result.detail)} |")
     failures = outcome.tables.failures()
     if failures:
         lines += ["", "Failed runs (stderr in the run records under results/runs/):"]
@@ -139,18 +151,23 @@ def render_markdown(entries: list[ReportEntry], profile: Profile, workspace: Wor
     lines = ["# Reproduction report", "",
              f"Profile **{profile.name}**: {profile.description}", "",
              f"Generated {now} on {platform.node()} ({hardware_threads()} hardware threads), "
-             f"revision `{_git_revision(workspace.root)}`. "
-             "Claims are checked on the median of the repetitions. *Trend* claims are asserted; "
+             f"revision `{git_revision(workspace.root)}`. "
+             f"Claims are checked on every repetition: a claim *held* (or *failed*) when it (or its opposite) holds "
+             f"over the whole {CONFIDENCE:.0%} bootstrap interval of each compared quantity, and is *inconclusive* "
+             "otherwise; claims on deterministic metrics are decided on the median. The repetitions column says "
+             "how many runs of each point the verdict took; a *noisy* run had other processes using the machine. "
+             "*Trend* claims are asserted; "
              "*absolute* claims (numbers of the authors' hardware) are reported, never asserted; "
              "*conditional* claims are asserted only where their condition holds here. "
              "[INF] marks an inference made for the catalog, not a fact from the paper.", "",
-             "| figure | paper | runs ok / total | claims |", "|---|---|---|---|"]
+             "| figure | paper | runs ok / total | noisy runs | claims |", "|---|---|---|---|---|"]
     for entry in entries:
         if entry.problem:
-            lines.append(f"| `{entry.figure_id}` | {entry.paper} | — | not processed |")
+            lines.append(f"| `{entry.figure_id}` | {entry.paper} | — | — | not processed |")
         else:
             total, ok, _, _ = entry.outcome.run_counts()
-            lines.append(f"| `{entry.figure_id}` | {entry.paper} | {ok} / {total} | {_claim_counts(entry.outcome)} |")
+            lines.append(f"| `{entry.figure_id}` | {entry.paper} | {ok} / {total} | "
+                         f"{entry.outcome.tables.noisy_counts()[0]} | {_claim_counts(entry.outcome)} |")
     lines.append("")
     for paper in sorted({entry.paper for entry in entries}):
         lines += [f"## {paper}", ""]
@@ -168,7 +185,8 @@ def render_html(entries: list[ReportEntry], profile: Profile) -> str:
              f"<title>Reproduction report ({escape(profile.name)})</title>",
              "<style>body{font-family:serif;max-width:1100px;margin:auto;padding:1em}"
              "table{border-collapse:collapse}td,th{border:1px solid #bbb;padding:3px 6px;vertical-align:top}"
-             ".held{color:#060}.failed{color:#a00}.nodata{color:#777}img{max-width:100%}</style></head><body>",
+             ".held{color:#060}.failed{color:#a00}.inconclusive{color:#a60}.nodata{color:#777}img{max-width:100%}"
+             "</style></head><body>",
              f"<h1>Reproduction report</h1><p>Profile <b>{escape(profile.name)}</b>: {escape(profile.description)}</p>"]
     for entry in entries:
         parts.append(f"<h2 id='{escape(entry.figure_id)}'>{escape(entry.paper)}: <code>{escape(entry.figure_id)}</code> "
@@ -181,19 +199,21 @@ def render_html(entries: list[ReportEntry], profile: Profile) -> str:
         for png in outcome.images[::2]:  # the plot, then its views
             parts.append(f"<img src='{escape(profile.name)}/{escape(png.name)}' "
                          f"alt='{escape(entry.figure_id)}'>")
-        parts.append(f"<p>Runs: {ok} ok, {failed} failed, {missing} not run, of {total}.</p><ul>")
+        parts.append(f"<p>Runs: {ok} ok, {failed} failed, {missing} not run, of {total}; "
+                     f"{escape(_noisy_text(outcome))}.</p><ul>")
         parts += [f"<li>{escape(line)}</li>" for line in _parameter_lines(outcome)]
         parts += [f"<li>[INF] <code>{escape(i['parameter'])}</code>: {escape(i['note'])}</li>"
                   for i in outcome.figure.config.document.get("inferences", [])]
         parts.append("</ul>")
         if outcome.claims:
-            parts.append("<table><tr><th>claim</th><th>check</th><th>at this profile</th><th>numbers</th></tr>")
+            parts.append("<table><tr><th>claim</th><th>check</th><th>at this profile</th><th>repetitions</th>"
+                         "<th>numbers</th></tr>")
             for result in outcome.claims:
-                css = {HELD: "held", FAILED: "failed", NO_DATA: "nodata"}[result.outcome]
+                css = {HELD: "held", FAILED: "failed", INCONCLUSIVE: "inconclusive", NO_DATA: "nodata"}[result.outcome]
                 text = _claim_text(result.claim)
                 parts.append(f"<tr><td>{escape(text)}</td><td>{escape(CHECK_NAMES[result.claim['check']])}</td>"
                              f"<td class='{css}'><b>{escape(result.label)}</b><br>{escape(result.note)}</td>"
-                             f"<td>{escape(result.detail)}</td></tr>")
+                             f"<td>{escape(result.repetitions_text())}</td><td>{escape(result.detail)}</td></tr>")
             parts.append("</table>")
     parts.append("</body></html>")
     return "\n".join(parts)

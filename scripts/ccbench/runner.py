@@ -13,7 +13,9 @@ from ccbench.config import ResolvedFigure
 from ccbench.interface import check_flags, check_protocols
 from ccbench.backends import LocalBackend
 from ccbench.engine import STATUS_ERROR, STATUS_FAILED, STATUS_OK, Task, build_binaries, program_digest
+from ccbench.load import DEFAULT_THRESHOLD_CORES
 from ccbench.pgserver import PostgresUnavailable, private_server
+from ccbench.points import Point
 from ccbench.programs import PROGRAMS
 from ccbench.store import ResultStore
 from ccbench.workspace import Workspace
@@ -46,15 +48,18 @@ class SweepSummary:
         return text
 
 
-def tasks_for(figures: Sequence[ResolvedFigure], workspace: Workspace) -> dict[str, Task]:
-    """Distinct runs of all figures, by key (figures may share runs).
+def tasks_for(figures: Sequence[ResolvedFigure], workspace: Workspace,
+              points: Sequence[Point] | None = None) -> dict[str, Task]:
+    """Distinct runs of all figures (or of the given points of theirs), by key (figures may share runs).
 
     Ordered repetition by repetition (every point once, then every point
     again, ...): a burst of load on the machine then disturbs one repetition
     of many points instead of all repetitions of one, and an interrupted
     sweep already has a first measurement of every point.
     """
-    points = sorted((point for figure in figures for point in figure.points()), key=lambda p: p.repetition)
+    if points is None:
+        points = [point for figure in figures for point in figure.points()]
+    points = sorted(points, key=lambda p: p.repetition)
     tasks: dict[str, Task] = {}
     for point in points:
         template = workspace.command_template(point.program)
@@ -68,11 +73,15 @@ def tasks_for(figures: Sequence[ResolvedFigure], workspace: Workspace) -> dict[s
 
 def run_sweep(figures: Sequence[ResolvedFigure], workspace: Workspace, backend, *,
               retry_failed: bool = False, dry_run: bool = False, progress: bool = True,
-              log: Callable[[str], None] = lambda message: print(message, file=sys.stderr)) -> SweepSummary:
+              log: Callable[[str], None] = lambda message: print(message, file=sys.stderr),
+              points: Sequence[Point] | None = None,
+              quiet_threshold_cores: float = DEFAULT_THRESHOLD_CORES) -> SweepSummary:
+    """Run what the store lacks of the figures' points (or of `points`, e.g. the further repetitions
+    of --until-decided); a run whose other-process CPU exceeds quiet_threshold_cores is marked noisy."""
     check_protocols(figures, workspace)   # before any build: a misspelt protocol is a config error
     store = ResultStore(workspace.runs_dir)
     store.clean()
-    tasks = tasks_for(figures, workspace)
+    tasks = tasks_for(figures, workspace, points)
     summary = SweepSummary(total=len(tasks))
     # Every binary is brought up to date first (a no-op when it is), so that a
     # stored result measured with an older build is recognised and run again.
@@ -86,7 +95,7 @@ def run_sweep(figures: Sequence[ResolvedFigure], workspace: Workspace, backend, 
         words = tuple(itertools.takewhile(lambda word: not word.startswith("-"), task.command))
         if words not in digests:
             digests[words] = program_digest(words)
-        task = dataclasses.replace(task, binary_digest=digests[words])
+        task = dataclasses.replace(task, binary_digest=digests[words], quiet_threshold_cores=quiet_threshold_cores)
         record = store.get(task.key)
         if record is not None and record.get("binary_digest") != task.binary_digest:
             summary.stale += 1
@@ -124,7 +133,7 @@ def run_sweep(figures: Sequence[ResolvedFigure], workspace: Workspace, backend, 
     try:
         backend.run([task for task in pending if not PROGRAMS[task.program].needs_postgres], on_record, on_skip)
         _run_with_postgres([task for task in pending if PROGRAMS[task.program].needs_postgres], workspace,
-                           on_record, on_skip, log)
+                           backend if backend.name == "local" else LocalBackend(), on_record, on_skip, log)
     finally:
         bar.close()
     for reason in sorted(set(summary.skipped.values())):
@@ -132,7 +141,7 @@ def run_sweep(figures: Sequence[ResolvedFigure], workspace: Workspace, backend, 
     return summary
 
 
-def _run_with_postgres(tasks: list[Task], workspace: Workspace, on_record, on_skip,
+def _run_with_postgres(tasks: list[Task], workspace: Workspace, local_backend, on_record, on_skip,
                        log: Callable[[str], None]) -> None:
     """Runs the middle tier's points against one private PostgreSQL server,
     started here and stopped (and removed) when they are done, also after a
@@ -145,7 +154,7 @@ def _run_with_postgres(tasks: list[Task], workspace: Workspace, on_record, on_sk
     try:
         with private_server(workspace.results_dir / "pg") as server:
             log(f"ccbench: private PostgreSQL server at {server.host}, port {server.port}")
-            LocalBackend().run([dataclasses.replace(task, command=(*task.command, *server.flags()))
+            local_backend.run([dataclasses.replace(task, command=(*task.command, *server.flags()))
                                 for task in tasks], on_record, on_skip)
     except PostgresUnavailable as error:
         log(f"ccbench: PostgreSQL server could not be started: {error}")

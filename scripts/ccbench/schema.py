@@ -189,6 +189,10 @@ _CLAIM_COMMON = {
     "inferred": {"type": "boolean"},
     "source": TEXT,
     "metric": METRIC,
+    # a claim known not to hold on this machine (it needs more cores than it has), with why: still
+    # evaluated and reported with its reason (the fidelity report), never silently dropped
+    "expected_here": {"enum": ["fail"]},
+    "reason": TEXT,
     # axis -> a swept value, a list of them, or max / min / all
     "at": {"type": "object", "propertyNames": {"pattern": PARAMETER_NAME},
            "additionalProperties": {"anyOf": [SCALAR, {"type": "array", "minItems": 1, "items": SCALAR}]}},
@@ -299,6 +303,9 @@ FIGURE = {
         "inferences": {"type": "array", "items": INFERENCE},
         "claims": {"type": "array", "items": CLAIM_ENVELOPE},
         "breakdown": BREAKDOWN,
+        # metrics without measurement noise (an algorithm's output for a seed: FVS sizes, cluster
+        # counts): claims on them are decided on the median, from one repetition on (claims.py)
+        "deterministic_metrics": {"type": "array", "minItems": 1, "items": METRIC},
     },
 }
 
@@ -310,6 +317,8 @@ PROFILE = {
         "description": TEXT,
         "base": PARAMETERS,
         "repetitions": POSITIVE_INT,
+        # --until-decided adds repetitions to the points of undecided claims up to this many
+        "max_repetitions": POSITIVE_INT,
         "timeout_s": POSITIVE_NUMBER,
     },
 }

@@ -2,21 +2,24 @@
 
 The aggregated table has, for each metric m, the median of the successful
 repetitions in column m and their range in m_min and m_max, plus the counts
-runs_ok, runs_failed and runs_missing (not in the store).
+runs_ok, runs_failed, runs_missing (not in the store) and runs_noisy (runs
+during which other processes used the machine, load.py).
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
-import math
-
+import numpy as np
 import pandas as pd
 
 from ccbench.config import ResolvedFigure
 from ccbench.engine import STATUS_OK
 from ccbench.fileio import write_atomically
 from ccbench.interface import check_metrics_reported
+from ccbench.load import is_noisy
 from ccbench.metrics import metric_value
 from ccbench.store import ResultStore
 
@@ -24,23 +27,37 @@ STATUS_MISSING = "missing"
 
 
 def runs_table(figure: ResolvedFigure, store: ResultStore, template: str) -> pd.DataFrame:
-    """`template`: the command template of the figure's program, as the keys were made with."""
+    """`template`: the command template of the figure's program, as the keys were made with.
+
+    One row per run: the figure's repetitions of each point (missing ones too), then any further
+    repetitions the store holds for the point (added by --until-decided), up to the profile's
+    max_repetitions. `noisy` says whether the machine was busy with other work during the run."""
     labels = {series.name: series.label for series in figure.config.series}
     metrics = figure.metrics()
     derived = figure.config.program.derived
     rows, results = [], []
-    for point in figure.points():
-        key = point.key(template)
-        record = store.get(key)
+
+    def add(point, key: str, record: dict | None) -> None:
         status = record["status"] if record else STATUS_MISSING
         result = record.get("result") if record and status == STATUS_OK else None
         if result is not None:
             results.append(result)
         row = {"series": point.series, "series_label": labels[point.series], **dict(point.coords),
                "repetition": point.repetition, "key": key, "status": status,
-               "failure": record.get("failure") if record else None}
+               "failure": record.get("failure") if record else None, "noisy": is_noisy(record)}
         row.update({metric: metric_value(result, metric, derived) for metric in metrics})
         rows.append(row)
+
+    for point in figure.points():
+        key = point.key(template)
+        add(point, key, store.get(key))
+        if point.repetition == figure.repetitions - 1:
+            for repetition in range(figure.repetitions, figure.max_repetitions):
+                extra = point.with_repetition(repetition)
+                record = store.get(extra.key(template))
+                if record is None:
+                    break
+                add(extra, extra.key(template), record)
     # A metric no run reports is a config error, not an empty plot (the breakdown's columns are the harness's).
     breakdown = figure.config.breakdown
     check_metrics_reported(figure, results, computed=breakdown_columns(breakdown) if breakdown else [])
@@ -58,6 +75,7 @@ def aggregate(runs: pd.DataFrame, figure: ResolvedFigure) -> pd.DataFrame:
         row["runs_ok"] = len(ok)
         row["runs_failed"] = int((group["status"] == "failed").sum())
         row["runs_missing"] = int((group["status"] == STATUS_MISSING).sum())
+        row["runs_noisy"] = int(group["noisy"].sum())
         for metric in figure.metrics():
             column = ok[metric].dropna()
             row[metric] = column.median() if len(column) else float("nan")
@@ -74,19 +92,29 @@ def breakdown_columns(breakdown: dict) -> list[str]:
     return [name, *(f"{name}.{part}" for part in parts)]
 
 
-def add_breakdown(table: pd.DataFrame, figure: ResolvedFigure) -> pd.DataFrame:
-    """bcc-tab1: the subject's slowdown against the baseline, in percent, split into parts.
-
-    At each point (combination of the swept axes), on the subject's row:
+def breakdown_values(breakdown: dict, value: Callable[[str, str], object]) -> dict[str, object]:
+    """The subject's breakdown at one point, {column: value} in the order of breakdown_columns:
       gap  = 100 * (1 - subject / baseline)       (of the breakdown's metric, default throughput)
       part = 100 * the part's metric on its series (a fraction of worker time)
       rest = gap - sum(parts)
-    so the parts and the rest sum to the measured gap by construction. A value
-    it needs that is missing leaves the point's columns NaN (no data). Medians
-    are combined, so the _min/_max columns equal the value.
-    """
-    breakdown = figure.config.breakdown
+    so the parts and the rest sum to the measured gap by construction. value(series, metric) gives a
+    number or a numpy array (claims.py: a median and its bootstrap replicates); a zero or missing
+    baseline gives NaN."""
     metric = breakdown.get("metric", "throughput")
+    baseline = np.asarray(value(breakdown["baseline"], metric), dtype=float)
+    subject = np.asarray(value(breakdown["subject"], metric), dtype=float)
+    usable = (baseline != 0) & ~np.isnan(baseline)
+    gap = np.where(usable, 100.0 * (1.0 - subject / np.where(usable, baseline, 1.0)), math.nan)
+    parts = [100.0 * np.asarray(value(part["series"], part["metric"]), dtype=float) for part in breakdown["parts"]]
+    return dict(zip(breakdown_columns(breakdown), [gap, *parts, gap - sum(parts)]))
+
+
+def add_breakdown(table: pd.DataFrame, figure: ResolvedFigure) -> pd.DataFrame:
+    """bcc-tab1: the subject's slowdown against the baseline, in percent, split into parts
+    (breakdown_values), on the subject's rows, from the medians. A value it needs that is missing
+    leaves the point's columns NaN (no data). Medians are combined, so the _min/_max columns equal
+    the value."""
+    breakdown = figure.config.breakdown
     columns = breakdown_columns(breakdown)
     table = table.copy()
     for column in columns:
@@ -98,17 +126,14 @@ def add_breakdown(table: pd.DataFrame, figure: ResolvedFigure) -> pd.DataFrame:
         mask = table["series"] == series
         for axis in axes:
             mask &= table[axis] == row[axis]
-        found = table.loc[mask, column]
-        return float(found.iloc[0]) if not found.empty and column in table.columns else math.nan
+        found = table.loc[mask, column] if column in table.columns else pd.Series(dtype=float)
+        return float(found.iloc[0]) if not found.empty else math.nan
 
     for index, row in table[table["series"] == breakdown["subject"]].iterrows():
-        baseline, subject = value(breakdown["baseline"], row, metric), row.get(metric, math.nan)
-        gap = 100.0 * (1.0 - subject / baseline) if baseline and not math.isnan(baseline) else math.nan
-        parts = [100.0 * value(part["series"], row, part["metric"]) for part in breakdown["parts"]]
-        numbers = [gap, *parts, gap - sum(parts)]
-        for column, number in zip(columns, numbers):
+        numbers = breakdown_values(breakdown, lambda series, metric: value(series, row, metric))
+        for column, number in numbers.items():
             for suffix in ("", "_min", "_max"):
-                table.at[index, column + suffix] = number
+                table.at[index, column + suffix] = float(number)
     return table
 
 
@@ -126,6 +151,10 @@ class FigureTables:
     def failures(self) -> list[str]:
         failed = self.runs[self.runs["status"] == "failed"]
         return sorted(set(failed["failure"].dropna()))
+
+    def noisy_counts(self) -> tuple[int, int]:
+        """(noisy runs, points with at least one noisy run)."""
+        return int(self.runs["noisy"].sum()), int((self.table["runs_noisy"] > 0).sum())
 
 
 def build_tables(figure: ResolvedFigure, store: ResultStore, template: str, tables_dir: Path) -> FigureTables:

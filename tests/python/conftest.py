@@ -18,7 +18,7 @@ PROFILES = {
     "quick": {"description": "tests: instant runs", "base": {"duration": 0.02, "warmup": 0.0},
               "repetitions": 1, "timeout_s": 20},
     "repeated": {"description": "tests: three repetitions", "base": {"duration": 0.02, "warmup": 0.0},
-                 "repetitions": 3, "timeout_s": 20},
+                 "repetitions": 3, "max_repetitions": 6, "timeout_s": 20},
 }
 
 FIGURE = {
@@ -76,6 +76,40 @@ class Sandbox:
 
     def records(self) -> dict[str, Path]:
         return {path.stem: path for path in self.workspace.runs_dir.glob("*.json")}
+
+
+class PlantedProc:
+    """A /proc of two files for the harness's load records (ccbench/load.py reads CCBENCH_PROC_ROOT): a
+    quiet machine unless a test adds busy time. The fake engine adds the jiffies of the first line of
+    FAKE_ENGINE_BUSY_QUEUE to it while it runs (one line per run), as other processes would."""
+    CPU_LINE = [1000, 0, 500, 100000, 0, 0, 0, 0, 0, 0]   # user nice system idle iowait irq softirq steal ...
+
+    def __init__(self, root: Path):
+        self.root = root
+        root.mkdir(parents=True, exist_ok=True)
+        self.set(self.CPU_LINE, loadavg=(0.1, 0.2, 0.3))
+
+    def set(self, cpu: list[int], loadavg: tuple[float, float, float] | None = None) -> None:
+        (self.root / "stat").write_text("cpu  " + " ".join(str(v) for v in cpu) + "\ncpu0 0 0 0 0 0 0 0 0 0 0\n")
+        if loadavg is not None:
+            (self.root / "loadavg").write_text(" ".join(str(v) for v in loadavg) + " 1/100 4242\n")
+
+    def cpu(self) -> list[int]:
+        return [int(v) for v in (self.root / "stat").read_text().splitlines()[0].split()[1:]]
+
+    def add_busy(self, jiffies: int, field: int = 0) -> None:
+        cpu = self.cpu()
+        cpu[field] += jiffies
+        self.set(cpu)
+
+
+@pytest.fixture(autouse=True)
+def planted_proc(tmp_path: Path, monkeypatch) -> PlantedProc:
+    """Every test reads a planted, quiet /proc: load records (and so `noisy`) do not depend on what else
+    this machine runs."""
+    planted = PlantedProc(tmp_path / "proc")
+    monkeypatch.setenv("CCBENCH_PROC_ROOT", str(planted.root))
+    return planted
 
 
 @pytest.fixture

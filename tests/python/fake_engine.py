@@ -11,6 +11,13 @@ matches (or everywhere without it): --misbehave=crash (SIGABRT), hang,
 exit2, exit3, nojson, badjson, offschema (a well-formed document in which
 latency_us.p99 is renamed, as a writer drifting from the schema would).
 If FAKE_ENGINE_LOG is set, every invocation appends its flags as one line.
+
+Noise for the verdicts' tests: --noise=r multiplies the throughput by a factor
+in [1 - r, 1 + r] drawn from the protocol and the seed (the same run always
+measures the same). Other processes for the load records' tests: with
+FAKE_ENGINE_BUSY_QUEUE naming a file of numbers, each run takes the first line
+(and removes it) and adds that many jiffies of user time to the planted
+$CCBENCH_PROC_ROOT/stat while it runs, as a busy machine would.
 """
 import argparse
 import json
@@ -18,6 +25,8 @@ import os
 import signal
 import sys
 import time
+import zlib
+from pathlib import Path
 
 PROTOCOL_SPEED = {"nowait": 1.0, "occ": 0.8, "silo": 1.3, "tictoc": 1.4}
 # The protocols' own counters (cc_stats), for those that keep some.
@@ -44,6 +53,7 @@ def parse() -> argparse.Namespace:
     parser.add_argument("--read_ratio", type=float, default=0.5)
     parser.add_argument("--theta", type=float, default=0.6)
     parser.add_argument("--partitions", type=int, default=0)
+    parser.add_argument("--noise", type=float, default=0.0)
     parser.add_argument("--misbehave", default="none",
                         choices=["none", "crash", "hang", "exit2", "exit3", "nojson", "badjson", "offschema"])
     parser.add_argument("--misbehave_when", default="")
@@ -95,6 +105,8 @@ def provenance(args: argparse.Namespace) -> dict:
 def result(args: argparse.Namespace) -> dict:
     speed = PROTOCOL_SPEED[args.cc]
     throughput = 1e5 * speed * args.threads * (1.0 - 0.5 * args.theta) * (1 + 0.01 * (args.seed % 3))
+    draw = zlib.crc32(f"{args.cc}:{args.seed}".encode()) / 2**32       # in [0, 1), fixed per protocol and seed
+    throughput *= 1 + args.noise * (2 * draw - 1)
     commits = int(throughput * args.duration)
     abort_rate = min(0.9, 0.05 * args.theta * args.threads / speed)
     aborts = int(commits * abort_rate / (1 - abort_rate))
@@ -131,6 +143,22 @@ def result(args: argparse.Namespace) -> dict:
     return document
 
 
+def busy_while_running() -> None:
+    """Add the next queued jiffies of other processes' user time to the planted /proc/stat."""
+    queue, root = os.environ.get("FAKE_ENGINE_BUSY_QUEUE"), os.environ.get("CCBENCH_PROC_ROOT")
+    if not queue or not root or not Path(queue).exists():
+        return
+    lines = Path(queue).read_text().splitlines()
+    if not lines:
+        return
+    Path(queue).write_text("".join(line + "\n" for line in lines[1:]))
+    stat = Path(root) / "stat"
+    first, *rest = stat.read_text().splitlines()
+    fields = first.split()
+    fields[1] = str(int(fields[1]) + int(lines[0]))
+    stat.write_text("\n".join([" ".join(fields), *rest]) + "\n")
+
+
 def main() -> None:
     args = parse()
     if args.list_flags:
@@ -146,6 +174,7 @@ def main() -> None:
         sys.exit(2)
     if behaviour == "hang":
         time.sleep(3600)
+    busy_while_running()
     time.sleep(args.warmup + args.duration)
     if behaviour == "crash":
         print("fake engine: assertion failed, aborting", file=sys.stderr)

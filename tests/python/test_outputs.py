@@ -84,14 +84,17 @@ def test_figures_command_writes_tables_plots_and_a_report_of_every_figure(sandbo
     report = (workspace.figures_dir / "REPORT.md").read_text()
     assert "Profile **quick**" in report
     assert "![test-fig](quick/test-fig.png)" in report
-    assert "Runs: 6 ok, 0 failed, 0 not run, of 6." in report
-    # The fake engine gives Silo 1.3/0.8 = 1.6x OCC's throughput, falling with theta.
-    assert "| Silo beats OCC by 20% | trend ✔ | **held** |" in report
-    assert "| throughput falls with skew | trend ✔ | **held** |" in report
-    assert "| 1G txn/s on the authors' machine | absolute ✘ | **failed (not asserted)**" in report
+    assert "Runs: 6 ok, 0 failed, 0 not run, of 6; no noisy runs." in report
+    # The fake engine gives Silo 1.3/0.8 = 1.6x OCC's throughput, falling with theta; but one repetition
+    # of a measured (noisy) metric cannot tell a difference from noise: inconclusive, saying why
+    # (test_quiet_and_decided.py runs the same figure with three repetitions: held).
+    assert "| Silo beats OCC by 20% | trend ✔ | **inconclusive** | 1 | silo/occ throughput: theta=0.0: 1.625;" in report
+    assert "| throughput falls with skew | trend ✔ | **inconclusive** |" in report
+    assert "only 1 repetition(s) at some points: a noisy metric needs 3 for an interval" in report
+    assert "| 1G txn/s on the authors' machine | absolute ✘ | **inconclusive (not asserted)**" in report
     assert "[INF] `table_size`: chosen for the test" in report and "`table_size=1000` [INF]" in report
     assert "`never-run`: A figure nobody ran" in report and "No successful run at this profile yet" in report
-    assert "| `test-fig` | testbed | 6 / 6 | 2 held, 0 failed, 0 no data, 1 not asserted |" in report
+    assert "| `test-fig` | testbed | 6 / 6 | 0 | 0 held, 0 failed, 2 inconclusive, 0 no data, 1 not asserted |" in report
     page = (workspace.figures_dir / "REPORT.html").read_text()
     assert "<img src='quick/test-fig.png'" in page and "never-run" in page
 

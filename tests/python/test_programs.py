@@ -31,6 +31,7 @@ FVS_FIGURE = {
                {"name": "greedy", "params": {"algorithm": "greedy_prod"}},
                {"name": "random", "params": {"algorithm": "random"}}],
     "plot": {"kind": "line", "x": "theta", "y": "avg_fvs_size"},
+    "deterministic_metrics": ["avg_fvs_size", "capped_graphs"],   # decided from one repetition
     "claims": [
         {"id": "random-twice-greedy", "kind": "ratio", "numerator": "random", "denominator": "greedy",
          "op": "between", "bound": [1.9, 2.1], "check": "trend", "text": "random's FVS is twice greedy's"},
@@ -49,6 +50,7 @@ STRIFE_FIGURE = {
     "series": [{"name": "w4", "params": {"fig10_points": "tpcc:4"}},
                {"name": "w30", "params": {"fig10_points": "tpcc:30"}}],
     "plot": {"kind": "line", "x": "alphas", "y": "cf_clusters"},
+    "deterministic_metrics": ["cf_clusters", "residual_fraction"],
     "claims": [
         {"id": "settles-at-warehouses", "kind": "matches", "by": "series", "expected": {"w4": 4, "w30": 30},
          "at": {"alphas": "max"}, "check": "trend", "text": "settles at the number of warehouses"},
@@ -182,7 +184,7 @@ def test_a_file_writing_program_runs_end_to_end(sandbox, tmp_path, monkeypatch, 
         "random-twice-greedy": "held", "search-gives-up": "held", "search-finishes": "held"}
     assert (workspace.images_dir("quick") / "fvs-fig.png").stat().st_size > 5000
     report = (workspace.figures_dir / "REPORT.md").read_text()
-    assert "Program: `bench_fvs`" in report and "| `fvs-fig` | ding | 9 / 9 | 3 held, 0 failed" in report
+    assert "Program: `bench_fvs`" in report and "| `fvs-fig` | ding | 9 / 9 | 0 | 3 held, 0 failed" in report
 
     assert main(arguments(sandbox, "run", "fvs-fig", "--profile", "quick", "--quiet")) == 0
     assert len(log.read_text().splitlines()) == 9                        # resumed: nothing run again
@@ -220,11 +222,11 @@ def test_program_failures_are_recorded_with_their_reason_and_the_sweep_goes_on(s
     fvs = document(FVS_FIGURE, lambda d: d.update(
         base={"theta": 0.5}, axes={"algorithm": [*FVS_FAILURES, "greedy_prod"]},
         series=[{"name": "fvs", "params": {}}], plot={"kind": "bar", "x": "algorithm", "y": "avg_fvs_size"},
-        claims=[]))
+        claims=[], deterministic_metrics=["avg_fvs_size"]))
     strife = document(STRIFE_FIGURE, lambda d: d.update(
         axes={"fig10_points": ["garbled", "tpcc:4"]}, series=[{"name": "two-rows", "params": {"alphas": "0.1,0.2"}},
                                                              {"name": "one-row", "params": {"alphas": "0.2"}}],
-        plot={"kind": "bar", "x": "fig10_points", "y": "cf_clusters"}, claims=[]))
+        plot={"kind": "bar", "x": "fig10_points", "y": "cf_clusters"}, claims=[], deterministic_metrics=["cf_clusters"]))
     sandbox.add_figure("fvs-failing", fvs, paper="programs")
     sandbox.add_figure("strife-failing", strife, paper="programs")
     assert main(arguments(sandbox, "run", "fvs-failing", "strife-failing", "--profile", "quick", "--quiet")) == 1

@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 from ccbench.backends import make_backend
+from ccbench.budget import budget
 from ccbench.config import FigureConfig, Profile, ResolvedFigure, figure_config_paths, find_figure, load_profiles
 from ccbench.errors import ConfigError, UsageError
 from ccbench.pipeline import FigureOutcome, load_catalog, process_figure
@@ -33,10 +34,16 @@ def _parser() -> argparse.ArgumentParser:
                         "may be repeated")
     running = argparse.ArgumentParser(add_help=False)
     running.add_argument("--backend", choices=["local", "ray"], default="local",
-                         help="local: one point at a time (default); ray: one Ray task per point")
-    running.add_argument("--ray-address", help="Ray cluster to join (default: a running local one, else start one)")
+                         help="local: one point at a time (default); ray: points on the machines of a Ray cluster "
+                         "(docs/cluster.md)")
+    running.add_argument("--ray-address", help="Ray cluster to join, e.g. auto (default: start a local Ray whose "
+                         "only machine is this one)")
     running.add_argument("--retry-failed", action="store_true", help="run again the points stored as failed")
     running.add_argument("--dry-run", action="store_true", help="print the commands of the runs to do; run nothing")
+    running.add_argument("--budget", action="store_true",
+                         help="with --dry-run: print what the runs to do cost (per figure and in total) instead")
+    running.add_argument("--machines", type=int, metavar="N",
+                         help="with --budget: the cluster's size, for the wall time and machine-hours (default 1)")
     running.add_argument("--quiet", action="store_true", help="no progress bar")
 
     parser = argparse.ArgumentParser(prog="python -m ccbench", description=__doc__,
@@ -92,9 +99,21 @@ def _print_outcome(outcome: FigureOutcome) -> None:
         print(f"  [{result.label}] {result.claim['id']}: {result.detail}")
 
 
+def _check_budget_options(args) -> None:
+    if args.budget and not args.dry_run:
+        raise UsageError("--budget needs --dry-run (it prints what the runs would cost and runs nothing)")
+    if args.machines is not None and not args.budget:
+        raise UsageError("--machines needs --budget (it is the cluster size the budget is computed for)")
+    if args.machines is not None and args.machines < 1:
+        raise UsageError(f"--machines {args.machines}: must be a positive number of machines")
+
+
 def _run_points(figures: list[ResolvedFigure], workspace: Workspace, args) -> int:
-    summary = run_sweep(figures, workspace, make_backend(args.backend, args.ray_address),
+    summary = run_sweep(figures, workspace, make_backend(args.backend, args.ray_address, workspace),
                         retry_failed=args.retry_failed, dry_run=args.dry_run, progress=not args.quiet)
+    if args.budget:
+        print(budget(figures, workspace, set(summary.pending_keys)).describe(args.machines or 1))
+        return EXIT_OK
     if args.dry_run:
         print("\n".join(summary.pending_commands) or "nothing to run: every point is stored")
         return EXIT_OK
@@ -133,6 +152,7 @@ def _list_command(workspace: Workspace, args) -> int:
 
 
 def _run_command(workspace: Workspace, args) -> int:
+    _check_budget_options(args)
     figures = _resolve(args.figures, workspace, args.profile)
     status = _run_points(figures, workspace, args)
     if not args.dry_run:
@@ -152,6 +172,7 @@ def _report_command(workspace: Workspace, args) -> int:
 def _figures_command(workspace: Workspace, args) -> int:
     if args.all == bool(args.figures):
         raise UsageError("name the figures to make, or give --all (not both)")
+    _check_budget_options(args)
     references = list(figure_config_paths(workspace.figure_configs_dir)) if args.all else args.figures
     figures = _resolve(references, workspace, args.profile)
     status = _run_points(figures, workspace, args)

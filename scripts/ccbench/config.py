@@ -163,6 +163,11 @@ class FigureConfig:
         return PROGRAMS[self.document.get("program", ENGINE)]
 
     @property
+    def placement(self) -> str:
+        """On a cluster: exclusive (each point alone on its machine) or shared (schema.py)."""
+        return self.document.get("placement", schema.PLACEMENT_EXCLUSIVE)
+
+    @property
     def series(self) -> list[Series]:
         return [Series(s["name"], s.get("label", s["name"]), s["params"], s.get("marker"), s.get("color"))
                 for s in self.document["series"]]
@@ -212,6 +217,10 @@ class ResolvedFigure:
     @property
     def figure_id(self) -> str:
         return self.config.figure_id
+
+    @property
+    def placement(self) -> str:
+        return self.config.placement
 
     def series_parameters(self, series: Series) -> dict:
         return {**self.base, **series.params}

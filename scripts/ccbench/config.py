@@ -32,7 +32,7 @@ CC_NAME_CHARACTERS = set("abcdefghijklmnopqrstuvwxyz0123456789_")
 TIMESERIES_X = "time"   # a timeseries' x: seconds since the start of the measured interval
 AXIS_EXTREMES = ("max", "min", "all")
 # Columns of the tidy tables (tables.py); an axis of the same name would clash.
-RESERVED_AXIS_NAMES = {"series", "series_label", "repetition", "key", "status", "failure",
+RESERVED_AXIS_NAMES = {"series", "series_label", "repetition", "key", "status", "failure", "host", "cpu_model",
                        "runs_ok", "runs_failed", "runs_missing",
                        *(metric for program in PROGRAMS.values() for metric in program.table_metrics)}
 

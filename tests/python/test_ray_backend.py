@@ -19,6 +19,7 @@ import threading
 import time
 from pathlib import Path
 
+import pandas
 import pytest
 
 from ccbench import cli
@@ -122,6 +123,8 @@ def test_cli_backend_ray_starts_a_local_ray_whose_only_machine_is_this_one(sandb
     records = [json.loads(path.read_text()) for path in sandbox.records().values()]
     assert len(records) == 4 and all(record["status"] == "ok" for record in records)
     assert {record["node"]["hostname"] for record in records} == {os.uname().nodename}
+    runs = pandas.read_csv(sandbox.workspace.tables_dir("quick") / "solo.runs.csv")   # a figure's machines, per run
+    assert set(runs["host"]) == {os.uname().nodename} and runs["cpu_model"].notna().all()
     assert not ray.is_initialized()        # the Ray it started is stopped again
 
 

@@ -243,3 +243,17 @@ def test_a_machine_that_dies_mid_sweep_loses_no_point_and_stores_no_duplicate(cl
     assert moved and all(record["moved"][0]["ray_node_id"] == doomed.node_id for record in moved)
     assert {record["node"]["ray_node_id"] for record in moved} <= {masked.node_id, plain.node_id}
     assert any("lost" in message and doomed.node_id[:12] in message for message in messages)
+
+
+def test_the_aws_cluster_config_passes_the_launchers_schema_and_keeps_points_off_the_head():
+    import yaml
+    from ray.autoscaler._private.util import prepare_config, validate_config
+
+    path = Path(__file__).resolve().parents[2] / "configs" / "cluster" / "aws-m5.8xlarge.yaml"
+    config = prepare_config(yaml.safe_load(path.read_text()))
+    validate_config(config)
+    types = config["available_node_types"]
+    assert types[config["head_node_type"]]["resources"] == {"CPU": 0}
+    assert {name: spec["resources"].get(MACHINE_RESOURCE) for name, spec in types.items()} == {"head": None, "worker": 1}
+    assert all("debian/release/bookworm" in spec["node_config"]["ImageId"] for spec in types.values())
+    assert all(MACHINE_RESOURCE in command for command in config["worker_start_ray_commands"][1:])

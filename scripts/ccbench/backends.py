@@ -1,4 +1,4 @@
-"""Where points run: one at a time on this machine, or as Ray tasks.
+"""Where points run: one at a time on this machine, or as Ray tasks on a cluster of machines.
 
 A backend calls on_record(task, record) as each run ends; the runner stores
 the record at once, on this machine, so both backends fill the same store.
@@ -6,13 +6,13 @@ on_skip(task, reason) reports a point that cannot run here at all.
 """
 from __future__ import annotations
 
-import os
 import sys
 from typing import Callable, Sequence
 
 from ccbench import load
+from ccbench.cluster import RayBackend
 from ccbench.engine import STATUS_ERROR, Task, execute_task
-from ccbench.workspace import SCRIPTS_DIR
+from ccbench.workspace import Workspace
 
 OnRecord = Callable[[Task, dict], None]
 OnSkip = Callable[[Task, str], None]
@@ -52,60 +52,9 @@ class QuietBackend:
             on_record(task, record)
 
 
-class RayBackend:
-    """Each point is a Ray task that reserves as many CPUs as it has threads.
-
-    Connects to `address` (e.g. "auto" or "ray://head:10001"), or uses the Ray
-    instance this process already started, or starts a local one. On a
-    multi-machine cluster, the repository (and bin/) must be at the same path
-    on every node, as for any Ray job that runs local binaries.
-    """
-    name = "ray"
-
-    def __init__(self, address: str | None = None):
-        self.address = address
-
-    def run(self, tasks: Sequence[Task], on_record: OnRecord, on_skip: OnSkip) -> None:
-        import ray
-
-        started_here = not ray.is_initialized()
-        if started_here:
-            ray.init(address=self.address, include_dashboard=False, log_to_driver=False)
-        try:
-            self._run_on_cluster(ray, tasks, on_record, on_skip)
-        finally:
-            if started_here:
-                ray.shutdown()
-
-    @staticmethod
-    def _run_on_cluster(ray, tasks: Sequence[Task], on_record: OnRecord, on_skip: OnSkip) -> None:
-        cluster_cpus = ray.cluster_resources().get("CPU", 0)
-        # Workers import ccbench by reference; make the package importable there.
-        python_path = os.pathsep.join(filter(None, [str(SCRIPTS_DIR), os.environ.get("PYTHONPATH")]))
-        remote_execute = ray.remote(execute_task)
-        runtime_env = {"env_vars": {"PYTHONPATH": python_path}}
-        in_flight = {}
-        for task in tasks:
-            if task.threads > cluster_cpus:
-                on_skip(task, f"needs {task.threads} CPUs; the Ray cluster has {cluster_cpus:g}")
-                continue
-            # max_retries=0: a crashed run is a result to record, not something to hide by retrying.
-            options = remote_execute.options(num_cpus=task.threads, runtime_env=runtime_env, max_retries=0)
-            in_flight[options.remote(task)] = task
-        while in_flight:
-            done, _ = ray.wait(list(in_flight), num_returns=1)
-            for reference in done:
-                task = in_flight.pop(reference)
-                try:
-                    record = ray.get(reference)
-                except ray.exceptions.RayError as error:
-                    record = {"key": task.key, "status": STATUS_ERROR, "failure": f"Ray task failed: {error}"}
-                on_record(task, record)
-
-
-def make_backend(name: str, ray_address: str | None = None):
+def make_backend(name: str, ray_address: str | None = None, workspace: Workspace | None = None):
     if name == "local":
         return LocalBackend()
     if name == "ray":
-        return RayBackend(ray_address)
+        return RayBackend(ray_address, workspace)
     raise ValueError(f"unknown backend {name!r}")

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Callable
 
 from ccbench.backends import QuietBackend, make_backend
+from ccbench.budget import budget
 from ccbench.decide import run_until_decided
 from ccbench.fidelity import FIDELITY_FIGURES, Settings, write_fidelity
 from ccbench.load import DEFAULT_THRESHOLD_CORES
@@ -49,9 +50,15 @@ def _parser() -> argparse.ArgumentParser:
     quiet.add_argument("--quiet", action="store_true", help="no progress bar")
     running = argparse.ArgumentParser(add_help=False, parents=[quiet])
     running.add_argument("--backend", choices=["local", "ray"], default="local",
-                         help="local: one point at a time (default); ray: one Ray task per point")
-    running.add_argument("--ray-address", help="Ray cluster to join (default: a running local one, else start one)")
+                         help="local: one point at a time (default); ray: points on the machines of a Ray cluster "
+                         "(docs/cluster.md)")
+    running.add_argument("--ray-address", help="Ray cluster to join, e.g. auto (default: start a local Ray whose "
+                         "only machine is this one)")
     running.add_argument("--dry-run", action="store_true", help="print the commands of the runs to do; run nothing")
+    running.add_argument("--budget", action="store_true",
+                         help="with --dry-run: print what the runs to do cost (per figure and in total) instead")
+    running.add_argument("--machines", type=int, metavar="N",
+                         help="with --budget: the cluster's size, for the wall time and machine-hours (default 1)")
     running.add_argument("--require-quiet", action="store_true",
                          help="before each point, wait until the machine is quiet; run a point measured noisy again "
                          "(local backend only)")
@@ -80,7 +87,8 @@ def _parser() -> argparse.ArgumentParser:
         "decided, then writes paper_figures/FIDELITY.md: per paper and figure, each claim held, failed, "
         "inconclusive or not checkable here, with the reason for each failure.")
     fidelity.add_argument("figures", nargs="*", help="figure ids (comma-separated allowed); default the named set")
-    fidelity.set_defaults(require_quiet=True, until_decided=True, backend="local", ray_address=None, dry_run=False)
+    fidelity.set_defaults(require_quiet=True, until_decided=True, backend="local", ray_address=None, dry_run=False,
+                          budget=False, machines=None)
     return parser
 
 
@@ -137,22 +145,34 @@ def _print_outcome(outcome: FigureOutcome) -> None:
         print(f"  [{result.label}] {result.claim['id']} (repetitions {result.repetitions_text()}): {result.detail}")
 
 
-def _backend(args):
+def _backend(args, workspace):
     if not args.require_quiet:
-        return make_backend(args.backend, args.ray_address)
+        return make_backend(args.backend, args.ray_address, workspace)
     if args.backend != "local":
         raise UsageError(f"--require-quiet needs --backend local, not {args.backend}: points run at the same time on "
                          f"one machine make each other noisy")
     return QuietBackend(args.quiet_threshold, args.quiet_wait, args.noisy_retries)
 
 
+def _check_budget_options(args) -> None:
+    if args.budget and not args.dry_run:
+        raise UsageError("--budget needs --dry-run (it prints what the runs would cost and runs nothing)")
+    if args.machines is not None and not args.budget:
+        raise UsageError("--machines needs --budget (it is the cluster size the budget is computed for)")
+    if args.machines is not None and args.machines < 1:
+        raise UsageError(f"--machines {args.machines}: must be a positive number of machines")
+
+
 def _run_points(figures: list[ResolvedFigure], workspace: Workspace, args) -> int:
     if args.until_decided and args.dry_run:
         raise UsageError("--until-decided cannot be combined with --dry-run: the repetitions it adds depend on "
                          "the results of the runs")
-    sweep = functools.partial(run_sweep, figures, workspace, _backend(args), retry_failed=args.retry_failed,
+    sweep = functools.partial(run_sweep, figures, workspace, _backend(args, workspace), retry_failed=args.retry_failed,
                               progress=not args.quiet, quiet_threshold_cores=args.quiet_threshold)
     summary = sweep(dry_run=args.dry_run)
+    if args.budget:
+        print(budget(figures, workspace, set(summary.pending_keys)).describe(args.machines or 1))
+        return EXIT_OK
     if args.dry_run:
         print("\n".join(summary.pending_commands) or "nothing to run: every point is stored")
         return EXIT_OK
@@ -196,6 +216,7 @@ def _list_command(workspace: Workspace, args) -> int:
 
 
 def _run_command(workspace: Workspace, args) -> int:
+    _check_budget_options(args)
     figures = _resolve(args.figures, workspace, args.profile)
     status = _run_points(figures, workspace, args)
     if not args.dry_run:
@@ -215,6 +236,7 @@ def _report_command(workspace: Workspace, args) -> int:
 def _figures_command(workspace: Workspace, args) -> int:
     if args.all == bool(args.figures):
         raise UsageError("name the figures to make, or give --all (not both)")
+    _check_budget_options(args)
     references = list(figure_config_paths(workspace.figure_configs_dir)) if args.all else args.figures
     figures = _resolve(references, workspace, args.profile)
     status = _run_points(figures, workspace, args)

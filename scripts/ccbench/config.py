@@ -32,8 +32,8 @@ CC_NAME_CHARACTERS = set("abcdefghijklmnopqrstuvwxyz0123456789_")
 TIMESERIES_X = "time"   # a timeseries' x: seconds since the start of the measured interval
 AXIS_EXTREMES = ("max", "min", "all")
 # Columns of the tidy tables (tables.py); an axis of the same name would clash.
-RESERVED_AXIS_NAMES = {"series", "series_label", "repetition", "key", "status", "failure", "noisy",
-                       "runs_ok", "runs_failed", "runs_missing", "runs_noisy",
+RESERVED_AXIS_NAMES = {"series", "series_label", "repetition", "key", "status", "failure", "noisy", "host",
+                       "cpu_model", "runs_ok", "runs_failed", "runs_missing", "runs_noisy",
                        *(metric for program in PROGRAMS.values() for metric in program.table_metrics)}
 
 
@@ -168,6 +168,11 @@ class FigureConfig:
         return PROGRAMS[self.document.get("program", ENGINE)]
 
     @property
+    def placement(self) -> str:
+        """On a cluster: exclusive (each point alone on its machine) or shared (schema.py)."""
+        return self.document.get("placement", schema.PLACEMENT_EXCLUSIVE)
+
+    @property
     def series(self) -> list[Series]:
         return [Series(s["name"], s.get("label", s["name"]), s["params"], s.get("marker"), s.get("color"))
                 for s in self.document["series"]]
@@ -222,6 +227,10 @@ class ResolvedFigure:
     @property
     def figure_id(self) -> str:
         return self.config.figure_id
+
+    @property
+    def placement(self) -> str:
+        return self.config.placement
 
     def series_parameters(self, series: Series) -> dict:
         return {**self.base, **series.params}

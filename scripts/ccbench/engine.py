@@ -7,8 +7,10 @@ and must not pay for pandas or matplotlib.
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -19,12 +21,16 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from functools import lru_cache
 from pathlib import Path
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
 from ccbench import load
+from ccbench.machine import describe_run
 from ccbench.programs import OUTPUT_FILE, PROGRAMS, Program
-from ccbench.schema import validation_problems
+from ccbench.schema import PLACEMENT_EXCLUSIVE, validation_problems
 from ccbench.workspace import REPOSITORY_ROOT
+
+if TYPE_CHECKING:
+    from ccbench.workspace import Workspace
 
 # Exit codes of the interface contract (ARCHITECTURE.md).
 EXIT_BAD_CONFIGURATION = 2
@@ -54,6 +60,7 @@ class Task:
     binary_digest: str | None = None   # program_digest() of the command when the run was planned
     variant: str | None = None         # the build variant whose binary runs it (None: release)
     quiet_threshold_cores: float = load.DEFAULT_THRESHOLD_CORES   # above it, the run's load is `noisy`
+    placement: str = PLACEMENT_EXCLUSIVE   # on a cluster: a machine of its own, or shared (schema.py)
 
 
 def program_digest(command: Sequence[str]) -> str | None:
@@ -67,11 +74,47 @@ def program_digest(command: Sequence[str]) -> str | None:
     for word in command:
         if word.startswith("-"):
             break
-        path = Path(word)
-        if path.is_file():
+        path = program_file(word)
+        if path is not None:
             found = True
             digest.update(path.read_bytes())
     return digest.hexdigest()[:16] if found else None
+
+
+def program_file(word: str) -> Path | None:
+    """The file a word of a command names: a path, or a bare name found on PATH as the
+    program would be (`python3 script.py`: the interpreter this machine runs); None if neither."""
+    path = Path(word)
+    if path.is_file():
+        return path
+    found = shutil.which(word) if os.sep not in word else None
+    return Path(found) if found else None
+
+
+def command_files(command: Sequence[str]) -> tuple[str, ...]:
+    """The words of a command before its flags: what program_digest fingerprints."""
+    return tuple(itertools.takewhile(lambda word: not word.startswith("-"), command))
+
+
+def build_arguments(task: Task, workspace: "Workspace") -> tuple[str, ...] | None:
+    """The `make` arguments that build the task's binary; None for a custom command (not built)."""
+    if not workspace.builds(task.program):
+        return None
+    return workspace.make_arguments(task.program, task.cc, task.variant)
+
+
+def build_plan(tasks: Sequence[Task], workspace: "Workspace") -> dict[tuple[str, ...], list[str]]:
+    """make arguments -> the binaries (paths under the root) they must produce, for the tasks' programs
+    that the harness builds (`make CC=<cc>` per protocol, `make tools` once for the front-end benchmarks)."""
+    plan: dict[tuple[str, ...], list[str]] = {}
+    for task in tasks:
+        arguments = build_arguments(task, workspace)
+        if arguments is not None:
+            binaries = plan.setdefault(arguments, [])
+            binary = workspace.binary(task.program, task.cc, task.variant)
+            if binary not in binaries:
+                binaries.append(binary)
+    return plan
 
 
 def build_binaries(root: Path, make_arguments: list[str], binaries: list[str]) -> str | None:
@@ -209,12 +252,18 @@ def _load_section(before: load.Snapshot | Exception, after: load.Snapshot | Exce
     return load.load_section(before, after, task.threads, task.quiet_threshold_cores)
 
 
+def _now() -> str:
+    """UTC, to the millisecond: records of one machine can be checked for overlapping runs."""
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+
+
 def execute_task(task: Task) -> dict:
     """Run one point and return its record (never raises for the program's problems)."""
     program = PROGRAMS[task.program]
     record = {"key": task.key, "program": task.program, "cc": task.cc, "engine": task.template,
               "binary_digest": task.binary_digest,
               "command": list(task.command), "host": socket.gethostname(), "timeout_s": task.timeout_s,
+              "node": describe_run(task.threads), "started_at": _now(),
               "result": None, "failure": None, "returncode": None, "stdout_tail": "", "stderr_tail": ""}
     started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="ccbench-run-") as scratch:
@@ -230,8 +279,7 @@ def execute_task(task: Task) -> dict:
         text = _read_text(out_path) if program.output == OUTPUT_FILE else stdout
         result, problem = _read_result(program, text, task.row_list)
     record.update(returncode=returncode, stdout_tail=_tail(stdout), stderr_tail=_tail(stderr), result=result,
-                  wall_s=round(time.monotonic() - started, 3),
-                  finished_at=datetime.now(timezone.utc).isoformat(timespec="seconds"))
+                  wall_s=round(time.monotonic() - started, 3), finished_at=_now())
     if returncode is None:
         record.update(status=STATUS_FAILED, failure=f"timed out after {task.timeout_s:g} s")
     elif returncode != 0:

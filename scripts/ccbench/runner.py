@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import dataclasses
-import itertools
 import sys
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
@@ -12,11 +11,13 @@ from tqdm import tqdm
 from ccbench.config import ResolvedFigure
 from ccbench.interface import check_flags, check_protocols
 from ccbench.backends import LocalBackend
-from ccbench.engine import STATUS_ERROR, STATUS_FAILED, STATUS_OK, Task, build_binaries, program_digest
+from ccbench.engine import (STATUS_ERROR, STATUS_FAILED, STATUS_OK, Task, build_arguments, build_binaries,
+                            build_plan, command_files, program_digest)
 from ccbench.load import DEFAULT_THRESHOLD_CORES
 from ccbench.pgserver import PostgresUnavailable, private_server
 from ccbench.points import Point
 from ccbench.programs import PROGRAMS
+from ccbench.schema import PLACEMENT_EXCLUSIVE
 from ccbench.store import ResultStore
 from ccbench.workspace import Workspace
 
@@ -30,6 +31,7 @@ class SweepSummary:
     ran: int = 0
     failed: int = 0                # of the runs done now
     pending_commands: list[str] = field(default_factory=list)    # dry run only
+    pending_keys: list[str] = field(default_factory=list)        # dry run only: the runs still to do
     skipped: dict[str, str] = field(default_factory=dict)         # key -> why it could not run here
 
     @property
@@ -59,15 +61,19 @@ def tasks_for(figures: Sequence[ResolvedFigure], workspace: Workspace,
     """
     if points is None:
         points = [point for figure in figures for point in figure.points()]
-    points = sorted(points, key=lambda p: p.repetition)
+    placement_of = {figure.figure_id: figure.placement for figure in figures}
+    points = sorted(((point, placement_of.get(point.figure, PLACEMENT_EXCLUSIVE)) for point in points),
+                    key=lambda pair: pair[0].repetition)
     tasks: dict[str, Task] = {}
-    for point in points:
+    for point, placement in points:
         template = workspace.command_template(point.program)
         key = point.key(template)
         if key not in tasks:
             command = (*workspace.argv(point.program, point.cc, point.variant), *point.flag_arguments())
             tasks[key] = Task(key, point.program, point.cc, command, point.timeout_s, point.threads, template,
-                              point.row_list, variant=point.variant)
+                              point.row_list, variant=point.variant, placement=placement)
+        elif placement == PLACEMENT_EXCLUSIVE:   # a run two figures share is shared only if both say so
+            tasks[key] = dataclasses.replace(tasks[key], placement=placement)
     return tasks
 
 
@@ -92,7 +98,7 @@ def run_sweep(figures: Sequence[ResolvedFigure], workspace: Workspace, backend, 
     digests: dict[tuple[str, ...], str | None] = {}
     pending = []
     for task in runnable:
-        words = tuple(itertools.takewhile(lambda word: not word.startswith("-"), task.command))
+        words = command_files(task.command)
         if words not in digests:
             digests[words] = program_digest(words)
         task = dataclasses.replace(task, binary_digest=digests[words], quiet_threshold_cores=quiet_threshold_cores)
@@ -108,6 +114,7 @@ def run_sweep(figures: Sequence[ResolvedFigure], workspace: Workspace, backend, 
             summary.cached_failed += 1
     if dry_run:
         summary.pending_commands = [" ".join(task.command) for task in pending]
+        summary.pending_keys = [task.key for task in pending]
         return summary
 
     bar = tqdm(total=len(pending), unit="run", desc=", ".join(f.figure_id for f in figures)[:40],
@@ -168,27 +175,20 @@ def _run_with_postgres(tasks: list[Task], workspace: Workspace, local_backend, o
 
 def _build_what_is_needed(tasks: list[Task], workspace: Workspace, summary: SweepSummary,
                           log: Callable[[str], None]) -> list[Task]:
-    """Build (or bring up to date) the binaries of the runs (`make CC=<cc>` per protocol,
-    `make tools` once for the front-end benchmarks); drop the runs whose build failed."""
-    builds: dict[tuple[str, ...], list[str]] = {}     # make arguments -> binaries they must produce
-    build_of: dict[str, tuple[str, ...]] = {}          # task key -> its make arguments
-    for task in tasks:
-        if not workspace.builds(task.program):
-            continue
-        arguments = workspace.make_arguments(task.program, task.cc, task.variant)
-        binaries = builds.setdefault(arguments, [])
-        binary = workspace.binary(task.program, task.cc, task.variant)
-        if binary not in binaries:
-            binaries.append(binary)
-        build_of[task.key] = arguments
+    """Build (or bring up to date) the binaries of the runs (engine.build_plan); drop the runs whose
+    build failed."""
     failed_builds = {}
-    for arguments, binaries in sorted(builds.items()):
+    for arguments, binaries in sorted(build_plan(tasks, workspace).items()):
         log(f"ccbench: make {' '.join(arguments)}")
         problem = build_binaries(workspace.root, list(arguments), binaries)
         if problem:
             log(f"ccbench: {problem}")
             failed_builds[arguments] = problem.splitlines()[0]
+    runnable = []
     for task in tasks:
-        if build_of.get(task.key) in failed_builds:
-            summary.skipped[task.key] = failed_builds[build_of[task.key]]
-    return [task for task in tasks if build_of.get(task.key) not in failed_builds]
+        problem = failed_builds.get(build_arguments(task, workspace))
+        if problem:
+            summary.skipped[task.key] = problem
+        else:
+            runnable.append(task)
+    return runnable

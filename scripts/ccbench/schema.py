@@ -278,6 +278,12 @@ CLAIM_SCHEMAS = {
         [], series=_ONE_OR_MORE_SERIES, along=TEXT, direction={"enum": ["max", "min"]}),
 }
 
+# Where a figure's points run on a cluster (docs/cluster.md): `exclusive` (the default), each alone on
+# its machine; `shared`, packed by threads with other shared points, for the algorithm benchmarks
+# whose numbers do not depend on what else the machine runs (FVS, Strife clustering, the checker).
+PLACEMENT_EXCLUSIVE = "exclusive"
+PLACEMENT_SHARED = "shared"
+
 FIGURE = {
     "type": "object",
     "additionalProperties": False,
@@ -287,6 +293,7 @@ FIGURE = {
         "description": TEXT,
         "source": TEXT,
         "program": {"enum": [ENGINE, *sorted(set(PROGRAMS) - {ENGINE})]},
+        "placement": {"enum": [PLACEMENT_EXCLUSIVE, PLACEMENT_SHARED]},
         "base": PARAMETERS,
         "axes": AXES,
         # Parameters that take the value of an axis at every point

@@ -42,9 +42,11 @@ def runs_table(figure: ResolvedFigure, store: ResultStore, template: str) -> pd.
         result = record.get("result") if record and status == STATUS_OK else None
         if result is not None:
             results.append(result)
+        machine = (record or {}).get("node") or {}      # records made before they described their machine: none
         row = {"series": point.series, "series_label": labels[point.series], **dict(point.coords),
                "repetition": point.repetition, "key": key, "status": status,
-               "failure": record.get("failure") if record else None, "noisy": is_noisy(record)}
+               "failure": record.get("failure") if record else None, "noisy": is_noisy(record),
+               "host": machine.get("hostname"), "cpu_model": machine.get("cpu_model")}
         row.update({metric: metric_value(result, metric, derived) for metric in metrics})
         rows.append(row)
 

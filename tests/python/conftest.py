@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from ccbench.fileio import TEMP_PREFIX
 from ccbench.workspace import Workspace
 
 FAKE_ENGINE = Path(__file__).with_name("fake_engine.py")
@@ -75,7 +76,9 @@ class Sandbox:
                 "--engine", ENGINE_COMMAND]
 
     def records(self) -> dict[str, Path]:
-        return {path.stem: path for path in self.workspace.runs_dir.glob("*.json")}
+        """The stored records; not a record being written (a runner killed then leaves its temporary file)."""
+        return {path.stem: path for path in self.workspace.runs_dir.glob("*.json")
+                if not path.name.startswith(TEMP_PREFIX)}
 
 
 class PlantedProc:

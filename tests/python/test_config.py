@@ -88,6 +88,8 @@ BAD_CONFIGS = [
     ("followed parameter also fixed",
      lambda d: (d.update(follow={"table_size": "theta"}), d["base"].update(table_size=5)), "follow.table_size",
      "is set by its axis at every point"),
+    ("placement neither exclusive nor shared",
+     lambda d: d.update(placement="packed"), "placement", "'packed' is not allowed; allowed values: exclusive, shared"),
     ("protocol name cannot name a binary",
      lambda d: d["series"][1]["params"].update(cc="Silo/2"), "series[1].params.cc", "'Silo/2' is not a protocol name"),
 ]

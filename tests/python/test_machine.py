@@ -1,0 +1,70 @@
+"""What a record says about the machine that measured it, its CPU mask, and program digests found on PATH."""
+from __future__ import annotations
+
+import os
+import random
+
+import pytest
+
+from ccbench import machine
+from ccbench.engine import program_digest
+from ccbench.machine import describe_run, every_cpu, format_cpu_list, online_cpus, parse_cpu_list
+
+
+def test_cpu_lists_round_trip_and_match_a_brute_force_reading():
+    assert parse_cpu_list("0-3,8,10-11\n") == {0, 1, 2, 3, 8, 10, 11}
+    assert format_cpu_list({0, 1, 2, 3, 8, 10, 11}) == "0-3,8,10-11"
+    generator = random.Random(7)
+    for _ in range(200):
+        cpus = {cpu for cpu in range(40) if generator.random() < 0.5}
+        text = format_cpu_list(cpus)
+        assert parse_cpu_list(text) == cpus
+        # brute force: a CPU starts a range iff its predecessor is absent, ends one iff its successor is
+        starts = [cpu for cpu in sorted(cpus) if cpu - 1 not in cpus]
+        ends = [cpu for cpu in sorted(cpus) if cpu + 1 not in cpus]
+        assert text == ",".join(str(a) if a == b else f"{a}-{b}" for a, b in zip(starts, ends))
+
+
+def test_smt_siblings_in_use_count_threads_beyond_one_per_core_of_the_mask(monkeypatch):
+    """Two hardware threads per core, as on an m5.8xlarge: CPUs 2k and 2k+1 are siblings."""
+    if len(online_cpus()) < 2:
+        pytest.skip("needs 2 CPUs")
+    monkeypatch.setattr(machine, "_core_of", lambda cpu: ("0", str(cpu // 2)))
+    first_two = set(sorted(online_cpus())[:2])
+    saved = os.sched_getaffinity(0)
+    try:
+        os.sched_setaffinity(0, first_two)        # one core's two siblings
+        assert describe_run(1)["smt_siblings_in_use"] == 0
+        assert describe_run(2)["smt_siblings_in_use"] == 1
+        assert describe_run(8)["smt_siblings_in_use"] == 1      # at most the mask's spare siblings
+        assert describe_run(2)["cpu_mask"] == format_cpu_list(first_two) and describe_run(2)["cores_in_mask"] == 1
+    finally:
+        os.sched_setaffinity(0, saved)
+
+
+def test_every_cpu_lifts_an_inherited_mask_for_its_duration():
+    if len(online_cpus()) < 2:
+        pytest.skip("needs 2 CPUs")
+    saved = os.sched_getaffinity(0)
+    one = {min(online_cpus())}
+    try:
+        os.sched_setaffinity(0, one)
+        with every_cpu() as inherited:
+            assert inherited == one
+            assert os.sched_getaffinity(0) == set(online_cpus())
+            assert describe_run(1)["cpu_mask"] == format_cpu_list(set(online_cpus()))
+        assert os.sched_getaffinity(0) == one
+    finally:
+        os.sched_setaffinity(0, saved)
+
+
+def test_a_bare_program_name_is_digested_as_found_on_path(tmp_path, monkeypatch):
+    tool = tmp_path / "ccbench-test-tool"
+    tool.write_text("#!/bin/sh\necho one\n")
+    tool.chmod(0o755)
+    assert program_digest(["ccbench-test-tool", "--x=1"]) is None          # not on PATH: no file
+    monkeypatch.setenv("PATH", f"{tmp_path}{os.pathsep}{os.environ['PATH']}")
+    first = program_digest(["ccbench-test-tool", "--x=1"])
+    assert first is not None and first == program_digest([str(tool)])
+    tool.write_text("#!/bin/sh\necho two\n")
+    assert program_digest(["ccbench-test-tool"]) not in (None, first)

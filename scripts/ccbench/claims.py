@@ -23,7 +23,16 @@ import pandas as pd
 
 HELD, FAILED, NO_DATA = "held", "failed", "no data"
 COMPARE = {">=": operator.ge, ">": operator.gt, "<=": operator.le, "<": operator.lt}
-REDUCE = {"mean": mean, "min": min, "max": max}
+
+
+def _spread(values: list[float]) -> float:
+    """Largest / smallest: how far values that should stay level ("relatively stable") drift apart."""
+    if min(values) <= 0:
+        raise MissingData(f"a spread needs positive values; got {', '.join(_format(v) for v in values)}")
+    return max(values) / min(values)
+
+
+REDUCE = {"mean": mean, "min": min, "max": max, "spread": _spread}
 
 
 @dataclass
@@ -156,6 +165,12 @@ def _not_worse(a: float, b: float, higher_is_better: bool, tolerance: float) -> 
     """a is at least as good as b, allowing b to win by a relative `tolerance`."""
     slack = tolerance * abs(b)
     return a >= b - slack if higher_is_better else a <= b + slack
+
+
+def _beats_by(a: float, b: float, higher_is_better: bool, margin: float) -> bool:
+    """a is better than b by at least a relative `margin` of b (so equal values, a flat curve, fail)."""
+    lead = margin * abs(b)
+    return a >= b + lead if higher_is_better else a <= b - lead
 
 
 def _order(claim, table, axes, series_names, along) -> tuple[bool, str]:
@@ -319,26 +334,48 @@ def _interior_optimum(claim, table, axes, series_names, along) -> tuple[bool, st
 
 
 def _peak(claim, table, axes, series_names, along) -> tuple[bool, str]:
-    """The series at along = peak_at is at least as high (low) as at every other swept value."""
+    """The series at along = peak_at is at least as high (low) as at every other swept value (or, with a
+    margin, higher (lower) by that relative margin)."""
     along, peak, series = claim.get("along", along), claim["peak_at"], claim["series"]
     highest, tolerance = claim.get("direction", "max") == "max", claim.get("tolerance", 0.0)
+    margin = claim.get("margin", 0.0)   # the peak must beat every other value by this relative margin
     held, parts = True, []
     for context in _contexts(axes, claim.get("at", {}), skip_axis=along):
         values = {step: table.value(series, {**context, along: step}) for step in axes[along]}
         others = {step: v for step, v in values.items() if step != peak}
         rival = (max if highest else min)(others, key=others.get)
-        wins = _not_worse(values[peak], others[rival], highest, tolerance)
+        wins = (_beats_by(values[peak], others[rival], highest, margin) if margin
+                else _not_worse(values[peak], others[rival], highest, tolerance))
         held &= wins
         where = f" at {_where(context)}" if context else ""
         parts.append(f"{series}{where}: {along}={peak}: {_format(values[peak])} vs best other {along}={rival}: "
-                     f"{_format(others[rival])}" + ("" if wins else " [not the peak]"))
+                     f"{_format(others[rival])}" + (f" (needs a {margin:.0%} lead)" if margin else "")
+                     + ("" if wins else " [not the peak]"))
     return held, "; ".join(parts)
+
+
+def _superadditive(claim, table, axes, series_names, along) -> tuple[bool, str]:
+    """The combination gains more over the baseline than its parts together: combined - baseline >
+    sum(part - baseline) at every selected point (TSKD: "even better than the sum of the improvement by
+    the two separately")."""
+    combined, parts, baseline = claim["combined"], claim["parts"], claim["baseline"]
+    held, details = True, []
+    for context in _contexts(axes, claim.get("at", {})):
+        base = table.value(baseline, context)
+        gain = table.value(combined, context) - base
+        part_gains = {name: table.value(name, context) - base for name in parts}
+        more = gain > sum(part_gains.values())
+        held &= more
+        details.append(f"{_where(context)}: {combined} gains {_format(gain)} over {baseline} vs "
+                       + " + ".join(f"{name} {_format(g)}" for name, g in part_gains.items())
+                       + f" = {_format(sum(part_gains.values()))}" + ("" if more else " [not more than the sum]"))
+    return held, "; ".join(details)
 
 
 EVALUATORS = {"ratio": _ratio, "value": _value, "order": _order, "best": _best, "monotone": _monotone,
               "similar": _similar, "matches": _matches, "top_metric": _top_metric, "scaling": _scaling,
               "interior_optimum": _interior_optimum,
-              "peak": _peak}
+              "peak": _peak, "superadditive": _superadditive}
 
 
 def _assertion(claim: dict, hw_threads: int, max_threads: int | None) -> tuple[bool, str]:

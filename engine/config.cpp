@@ -150,21 +150,23 @@ void EngineConfig::to_json(JsonWriter& w) const {
   w.key("mocc_decay_ms").value(mocc_decay_ms);
 }
 
-bool parse_command_line(int argc, char** argv, const char* cc_name) {
+bool parse_command_line(int argc, char** argv, const char* cc_name, const std::vector<std::string>& program_sources) {
   const std::string argv0 = argc > 0 ? argv[0] : "rundb";
+  std::vector<std::string> sources{"engine/", "workloads/"};
+  sources.insert(sources.end(), program_sources.begin(), program_sources.end());
   return parse_command_line(argc, argv,
                             ProgramHelp{argv0 + ": the " + cc_name + " protocol on the testbed's workloads.\n\nusage: " +
                                             argv0 + " --workload=ycsb [flags]",
-                                        {"engine/", "workloads/"},
+                                        sources,
                                         "exit codes: 0 ok, 2 bad flags or configuration, 3 a correctness check failed"});
 }
 
 int program_main(int argc, char** argv, const char* program, const std::vector<std::string>& workloads,
-                 const std::function<int(const EngineConfig&)>& body) {
+                 const std::vector<std::string>& program_sources, const std::function<int(const EngineConfig&)>& body) {
   FLAGS_logtostderr = true;
   google::InitGoogleLogging(argv[0]);
   return with_exit_codes([&] {
-    if (!parse_command_line(argc, argv, program)) return 0;
+    if (!parse_command_line(argc, argv, program, program_sources)) return 0;
     return body(EngineConfig::from_flags(program, workloads));
   });
 }

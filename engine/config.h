@@ -68,16 +68,20 @@ struct EngineConfig {
   void to_json(JsonWriter& w) const;  // the runtime part of the "config" object
 };
 
-// The engine's parse_command_line (engine/core/cli.h): --help lists the
-// flags of engine/ and workloads/ under a header naming the protocol.
-bool parse_command_line(int argc, char** argv, const char* cc_name);
+// The engine's parse_command_line (engine/core/cli.h): --help and
+// --list_flags list the flags of engine/ and workloads/ and those defined in
+// files whose path contains one of `program_sources` (the program's own
+// directory, e.g. "systems/pipeline/": the harness checks a figure's flags
+// against --list_flags), under a header naming the protocol.
+bool parse_command_line(int argc, char** argv, const char* cc_name, const std::vector<std::string>& program_sources);
 
 // main() of a program that takes the engine's flags (bin/rundb-<cc>,
 // bin/pipeline, bin/middletier): glog to stderr, the command line parsed
 // (--help: exit 0), the config validated for `program` and the `workloads` it
 // runs, then `body(cfg)`, all under the exit-code contract (with_exit_codes).
+// `program_sources`: where the program defines its own flags (as above).
 int program_main(int argc, char** argv, const char* program, const std::vector<std::string>& workloads,
-                 const std::function<int(const EngineConfig&)>& body);
+                 const std::vector<std::string>& program_sources, const std::function<int(const EngineConfig&)>& body);
 
 // Refuses (ConfigError naming the first one given, with `why`) the `flags` a
 // program parses with the engine's but does not use.

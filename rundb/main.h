@@ -31,7 +31,7 @@ template <class CC>
 int rundb_main(int argc, char** argv, std::span<const WorkloadEntry> workloads) {
   std::vector<std::string> names;
   for (const auto& w : workloads) names.push_back(w.name);
-  return program_main(argc, argv, CC::kName, names, [&](const EngineConfig& cfg) {
+  return program_main(argc, argv, CC::kName, names, {"rundb/"}, [&](const EngineConfig& cfg) {
     for (const auto& w : workloads)
       if (cfg.workload == w.name) return w.run(cfg);
     return 1;  // unreachable: from_flags accepted only a registered name

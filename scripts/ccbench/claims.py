@@ -66,7 +66,16 @@ CONFIDENCE = 0.95
 BOOTSTRAP_REPLICATES = 2000
 MIN_REPETITIONS = 3        # of a noisy metric at a point, for an interval (see the module's comment)
 COMPARE = {">=": operator.ge, ">": operator.gt, "<=": operator.le, "<": operator.lt}
-REDUCE = {"mean": np.mean, "min": np.min, "max": np.max}
+def _spread(stacked: np.ndarray, axis: int = 0) -> np.ndarray:
+    """Largest / smallest over the points (per resample): how far values that should stay level
+    ("relatively stable") drift apart."""
+    if stacked[:, 0].min() <= 0:
+        raise MissingData(f"a spread needs positive values; got {', '.join(_format(v) for v in stacked[:, 0])}")
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.max(stacked, axis=axis) / np.min(stacked, axis=axis)
+
+
+REDUCE = {"mean": np.mean, "min": np.min, "max": np.max, "spread": _spread}
 
 
 @dataclass
@@ -535,26 +544,49 @@ def _interior_optimum(claim, table, axes, series_names, along) -> str:
 
 
 def _peak(claim, table, axes, series_names, along) -> str:
-    """The series at along = peak_at is at least as high (low) as at every other swept value."""
+    """The series at along = peak_at is at least as high (low) as at every other swept value (or, with a
+    margin, higher (lower) by that relative margin, so that a flat curve fails)."""
     along, peak, series = claim.get("along", along), claim["peak_at"], claim["series"]
     highest, tolerance = claim.get("direction", "max") == "max", claim.get("tolerance", 0.0)
+    margin = claim.get("margin", 0.0)   # the peak must beat every other value by this relative margin
+    slack = -margin if margin else tolerance
     parts = []
     for context in _contexts(axes, claim.get("at", {}), skip_axis=along):
         at_peak = table.value(series, {**context, along: peak})
         rival, others = _strongest({step: table.value(series, {**context, along: step})
                                     for step in axes[along] if step != peak}, highest)
         where = f" at {_where(context)}" if context else ""
-        verdict = table.check(f"{series}{where}: {along}={peak} − best other", _margin(at_peak, others, highest, tolerance),
+        verdict = table.check(f"{series}{where}: {along}={peak} − best other", _margin(at_peak, others, highest, slack),
                               ">=", 0)
         parts.append(f"{series}{where}: {along}={peak}: {_shown(at_peak)} vs best other {along}={rival}: "
-                     f"{_format(others[0])}" + _mark([verdict], "not the peak"))
+                     f"{_format(others[0])}" + (f" (needs a {margin:.0%} lead)" if margin else "")
+                     + _mark([verdict], "not the peak"))
     return "; ".join(parts)
+
+
+def _superadditive(claim, table, axes, series_names, along) -> str:
+    """The combination gains more over the baseline than its parts together: combined - baseline >
+    sum(part - baseline) at every selected point (TSKD: "even better than the sum of the improvement by
+    the two separately")."""
+    combined, parts, baseline = claim["combined"], claim["parts"], claim["baseline"]
+    details = []
+    for context in _contexts(axes, claim.get("at", {})):
+        base = table.value(baseline, context)
+        gain = table.value(combined, context) - base
+        part_gains = {name: table.value(name, context) - base for name in parts}
+        excess = gain - sum(part_gains.values())
+        verdict = table.check(f"{_where(context)}: {combined}'s gain − its parts' gains", excess, ">", 0)
+        details.append(f"{_where(context)}: {combined} gains {_shown(gain)} over {baseline} vs "
+                       + " + ".join(f"{name} {_shown(g)}" for name, g in part_gains.items())
+                       + f" = {_format(sum(g[0] for g in part_gains.values()))}"
+                       + _mark([verdict], "not more than the sum"))
+    return "; ".join(details)
 
 
 EVALUATORS: dict[str, Callable[..., str]] = {
     "ratio": _ratio, "value": _value, "order": _order, "best": _best, "monotone": _monotone,
     "similar": _similar, "matches": _matches, "top_metric": _top_metric, "scaling": _scaling,
-    "interior_optimum": _interior_optimum, "peak": _peak}
+    "interior_optimum": _interior_optimum, "peak": _peak, "superadditive": _superadditive}
 
 
 def _assertion(claim: dict, hw_threads: int, max_threads: int | None) -> tuple[bool, str]:

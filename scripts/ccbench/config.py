@@ -449,6 +449,9 @@ class _ConsistencyChecker:
                                   f"'{name}' is not a series of this figure; series: {', '.join(series_names)}")
             if "op" in claim:
                 self._check_bound(where, claim)
+            if "margin" in claim and "tolerance" in claim:
+                self._add(f"{where}.margin", "not together with tolerance: a margin asks the peak to lead, "
+                          "a tolerance lets it trail; give one")
             along = claim.get("along", plot["x"]) if claim["kind"] in ("monotone", "scaling", "interior_optimum", "peak") else None
             if along is not None and along not in all_axes:
                 self._add(f"{where}.along", f"'{along}' is not an axis; axes: {', '.join(all_axes) or 'none'}")
@@ -574,7 +577,7 @@ def _special_value_problem(program: Program, name: str, value: object) -> str | 
 
 def _series_references(claim: dict) -> list[tuple[str, list[str]]]:
     references = []
-    for field_name in ("numerator", "denominator", "series", "among", "ratio"):
+    for field_name in ("numerator", "denominator", "series", "among", "ratio", "combined", "parts", "baseline"):
         value = claim.get(field_name)
         if value is not None:
             references.append((field_name, [value] if isinstance(value, str) else list(value)))

@@ -41,9 +41,12 @@ class Point:
 
     @property
     def threads(self) -> int:
-        """CPUs the run uses: its program's threads flag, or 1 for a program without one."""
-        name = PROGRAMS[self.program].threads_parameter
-        return int(dict(self.flags).get(name, 1)) if name else 1
+        """CPUs the run uses: its program's threads flag, the count its program derives from its flags,
+        or 1 for a program with neither."""
+        program = PROGRAMS[self.program]
+        if program.thread_count is not None:
+            return program.thread_count(dict(self.flags))
+        return int(dict(self.flags).get(program.threads_parameter, 1)) if program.threads_parameter else 1
 
     @property
     def variant(self) -> str | None:

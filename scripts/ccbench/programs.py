@@ -44,6 +44,27 @@ STRIFE_DERIVED = {
 }
 
 
+# The pipeline's threads (systems/pipeline/engine.h, Engine::run): its flags'
+# defaults as pipeline_main.cc defines them, and the modes whose validator is
+# the batched, parallel one (options.h: validator_batching, validator_reordering).
+PIPELINE_DEFAULTS = {"mode": "srvc", "clients": 2, "storage_workers": 2, "reorder_workers": 4}
+PIPELINE_VALIDATOR_BATCHING = ("batch", "vc", "srvc")
+PIPELINE_VALIDATOR_REORDERING = ("vc", "srvc")
+
+
+def pipeline_threads(flags: dict) -> int:
+    """Threads bin/pipeline runs: clients, the processor, storage workers and the validator, which is one
+    thread unbatched, else batch preparation + reorder workers (vc, srvc) + validation (Ding et al. §4.3)."""
+    value = {**PIPELINE_DEFAULTS, **flags}
+    mode = value["mode"]
+    if mode in PIPELINE_VALIDATOR_BATCHING:
+        reorder = int(value["reorder_workers"]) if mode in PIPELINE_VALIDATOR_REORDERING else 0
+        validator = 1 + reorder + 1
+    else:
+        validator = 1
+    return int(value["clients"]) + 1 + int(value["storage_workers"]) + validator
+
+
 @dataclass(frozen=True)
 class Program:
     name: str
@@ -56,6 +77,7 @@ class Program:
     fixed_arguments: tuple[str, ...] = ()        # passed to every run, before the point's flags
     binary_parameter: str | None = None          # selects the binary; not passed as a flag
     threads_parameter: str | None = None         # CPUs a run uses (Ray reserves them); absent: 1
+    thread_count: Callable[[dict], int] | None = None   # or: the CPUs a run uses, computed from its flags
     rows_parameter: str | None = None            # stdout programs: names the list of rows
     row_lists: tuple[str, ...] = ()              # the values rows_parameter may take
     takes_profile_base: bool = False             # the profile files' base (run length) applies
@@ -110,6 +132,7 @@ PROGRAMS: dict[str, Program] = {program.name: program for program in (
         make_arguments=("pipeline",),
         required_parameters=("workload", "mode"),
         required_fields=("config", "throughput", "commits", "aborts", "latency_us"),
+        thread_count=pipeline_threads,
         takes_profile_base=True,                 # --duration / --warmup as the engine
         table_metrics=("throughput", "restarts_per_txn", "latency_us.avg", "latency_us.p95", "latency_us.p99"),
         lists_flags=True,                        # parses its flags as the engine does

@@ -92,9 +92,9 @@ def _parameter_lines(outcome: FigureOutcome) -> list[str]:
     lines.append("Series: " + "; ".join(
         f"**{series.label}** (" + ", ".join(show(k, v) for k, v in sorted(series.params.items())) + ")"
         for series in figure.config.series))
-    if program.threads_parameter and figure.max_threads() > hardware_threads():
+    if figure.max_threads() > hardware_threads():
         oversubscribed = sorted({point.threads for point in figure.points() if point.threads > hardware_threads()})
-        lines.append(f"Oversubscribed here: {program.threads_parameter} = "
+        lines.append(f"Oversubscribed here: {program.threads_parameter or 'threads'} = "
                      f"{', '.join(str(t) for t in oversubscribed)} exceed this machine's {hardware_threads()} "
                      f"hardware threads, so workers share cores (time-slicing, not parallelism).")
     lines.append(f"Repetitions: {figure.repetitions} (median plotted, range as error bars; --until-decided may add "

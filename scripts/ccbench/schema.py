@@ -165,10 +165,10 @@ FRAGMENT = {
 }
 
 CLAIM_KINDS = ["ratio", "order", "best", "monotone", "value", "similar", "matches", "top_metric", "scaling",
-               "interior_optimum", "peak"]
+               "interior_optimum", "peak", "superadditive"]
 CHECK_KINDS = ["trend", "absolute", "conditional"]
 COMPARISONS = [">=", ">", "<=", "<", "between"]   # between: bound is [low, high], both included
-REDUCTIONS = ["every", "mean", "min", "max"]
+REDUCTIONS = ["every", "mean", "min", "max", "spread"]   # spread: largest / smallest
 
 # Only `kind` is checked here; each claim is then validated against the schema
 # of its kind (CLAIM_SCHEMAS) so that errors name the exact field, instead of
@@ -246,7 +246,9 @@ CLAIM_SCHEMAS = {
     # ("#lookups = 2 gives the best throughput").
     "peak": _claim_schema(
         ["series", "peak_at"],
-        series=SERIES_REF, along=TEXT, peak_at=SCALAR, direction={"enum": ["max", "min"]}, tolerance=_TOLERANCE),
+        series=SERIES_REF, along=TEXT, peak_at=SCALAR, direction={"enum": ["max", "min"]}, tolerance=_TOLERANCE,
+        # instead of tolerance: the peak beats every other value by this relative margin (a flat curve fails)
+        margin=POSITIVE_NUMBER),
     # one series' value compared with a number (typically an absolute claim).
     "value": _claim_schema(
         ["series", "op", "bound"],
@@ -276,6 +278,10 @@ CLAIM_SCHEMAS = {
     # inside the swept values (neither the first nor the last).
     "interior_optimum": _claim_schema(
         [], series=_ONE_OR_MORE_SERIES, along=TEXT, direction={"enum": ["max", "min"]}),
+    # the combined series' gain over the baseline exceeds the sum of its parts' gains at every selected point.
+    "superadditive": _claim_schema(
+        ["combined", "parts", "baseline"],
+        combined=SERIES_REF, parts={"type": "array", "minItems": 2, "items": SERIES_REF}, baseline=SERIES_REF),
 }
 
 # Where a figure's points run on a cluster (docs/cluster.md): `exclusive` (the default), each alone on

@@ -18,7 +18,7 @@ std::string first_bad_flag(std::vector<std::string> args) {
   std::vector<char*> argv = {const_cast<char*>("rundb-test")};
   for (auto& a : args) argv.push_back(a.data());
   try {
-    parse_command_line(static_cast<int>(argv.size()), argv.data(), "test");
+    parse_command_line(static_cast<int>(argv.size()), argv.data(), "test", {"rundb/"});
     EngineConfig::from_flags("test", {"ycsb", "tpcc"});
     YcsbOptions::from_flags();
   } catch (const ConfigError& e) {

@@ -151,6 +151,7 @@ done
 # --list_flags: one flag name per line, for the harness (exit 0).
 "$bin" --list_flags >"$tmp/flags" || fail "--list_flags exited non-zero"
 grep -qx theta "$tmp/flags" && grep -qx workload "$tmp/flags" || fail "--list_flags lacks theta or workload"
+grep -qx batch_size "$tmp/flags" || fail "--list_flags lacks rundb/'s own flags (batch_size)"
 grep -q -- "-" "$tmp/flags" && fail "--list_flags prints more than names: $(head -3 "$tmp/flags")"
 
 # --help exits 0 and lists the flags.

@@ -31,7 +31,14 @@ expect_bad reorder_workers --workload=micro --reorder_workers=0
 expect_bad batch_size --workload=micro --batch_size=0
 expect_bad concurrency --workload=micro --clients=4 --concurrency=2
 expect_bad threads --workload=micro --threads=8
+expect_bad max_graph_edge_share --workload=micro --max_graph_edge_share=1.5
+expect_bad max_graph_edge_share --workload=micro --max_graph_edge_share=0.5 --max_graph_edges=100
 expect_bad nope --workload=micro --nope=1
+# --list_flags (the harness checks a figure's flags against it) names the pipeline's own flags.
+"$bin" --list_flags >"$dir/flags" || fail "--list_flags exited $?"
+for flag in mode batch_size reorder_workers max_graph_edge_share workload theta; do
+  grep -qx "$flag" "$dir/flags" || fail "--list_flags lacks $flag"
+done
 
 "$bin" --workload=micro --mode=srvc --theta=0.9 --micro_objects=1000 --duration=0.2 --warmup=0.05 --verify \
   --seed=3 --out="$dir/ok.json" || fail "a good run exited $?"
@@ -56,6 +63,25 @@ for run in base:smallbank batch:micro sr:micro vc:smallbank; do
 done
 PYTHONPATH="$root/scripts" "$py" -m ccbench.engine pipeline "$dir/ok.json" "$dir"/mode_*.json ||
   fail "result JSON off docs/result.schema.json"
+# The harness reserves (and conditions claims on) the threads it derives from
+# the flags (scripts/ccbench/programs.py): one per component the run reports.
+PYTHONPATH="$root/scripts" "$py" - "$dir/ok.json" "$dir"/mode_*.json <<'PY' || fail "harness thread count off the components"
+import json, sys
+from ccbench.programs import pipeline_threads
+for path in sys.argv[1:]:
+    d = json.load(open(path))
+    threads = sum(len(v) if isinstance(v, list) else 1 for v in d["components"].values())
+    flags = {name: d["config"][name] for name in ("mode", "clients", "storage_workers", "reorder_workers")}
+    assert pipeline_threads(flags) == threads, (path, flags, threads)
+PY
+# The edge cap as a share of the complete graph scales with the batch size.
+"$bin" --workload=micro --batch_size=80 --max_graph_edge_share=0.5 --duration=0.05 --warmup=0 \
+  --out="$dir/share.json" || fail "--max_graph_edge_share run exited $?"
+python3 - "$dir/share.json" <<'PY' || exit 1
+import json, sys
+c = json.load(open(sys.argv[1]))["config"]
+assert c["max_graph_edges"] == 80 * 79 // 2 and c["max_graph_edge_share"] == 0.5, c
+PY
 if [ -n "$bench_fvs" ]; then
   "$bench_fvs" --source=pipeline --theta=0.9 --graphs=20 --warmup_batches=10 --algorithm=greedy_sort \
     --out="$dir/fvs.json" || fail "bench_fvs --source=pipeline exited $?"

@@ -66,6 +66,8 @@ HOLDS_AND_REVERSED = {
                          {"kind": "interior_optimum", "series": "a", "along": "theta"}),
     "peak": ({"kind": "peak", "series": "c", "along": "theta", "peak_at": 0.5, "at": {"threads": 2}},
              {"kind": "peak", "series": "a", "along": "theta", "peak_at": 0.5}),
+    "superadditive": ({"kind": "superadditive", "combined": "a", "parts": ["b"], "baseline": "c"},   # a - c > b - c
+                      {"kind": "superadditive", "combined": "c", "parts": ["b"], "baseline": "a"}),
 }
 
 

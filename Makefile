@@ -83,10 +83,10 @@ configure:
 build: configure
 	@cmake --build $(BUILD_DIR) -j $(JOBS) --target $(addprefix rundb-,$(SELECTED))
 
-# The front-end and checker tools: bench_fvs, bench_strife, bench_checker,
+# The front-end and checker tools: bench_fvs, bench_strife, bench_tsgen, bench_checker,
 # check_history (into the variant's bin directory).
 tools: configure
-	@cmake --build $(BUILD_DIR) -j $(JOBS) --target bench_fvs bench_strife bench_checker check_history
+	@cmake --build $(BUILD_DIR) -j $(JOBS) --target bench_fvs bench_strife bench_tsgen bench_checker check_history
 
 # The pipeline engine of the batching-and-reordering paper (bin/pipeline;
 # docs/pipeline.md).

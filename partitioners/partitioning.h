@@ -16,6 +16,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <string>
 #include <vector>
@@ -68,6 +69,9 @@ class Partitioner {
   // whose ids are 0..size-1 and whose key sets are sorted.
   virtual void partition(std::span<const TxnDesc> bundle, unsigned parts, Partitioning& out) = 0;
   virtual const char* name() const = 0;
+  // body(begin, end) over chunks of [0, n) on the partitioner's threads where
+  // it has some (Strife's team), else on the caller (BundleFrontend::for_chunks).
+  virtual void for_chunks(size_t n, const std::function<void(size_t begin, size_t end)>& body) { body(0, n); }
 };
 
 }  // namespace ccb

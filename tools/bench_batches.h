@@ -60,6 +60,10 @@ std::optional<Workload> parse_workload(std::string_view name);
 // Empty if `spec` is valid, else a message naming the problem and the allowed values.
 std::string check_spec(const BatchSpec& spec);
 
+// A flag's comma-separated workload:param points, each valid (check_spec)
+// with `partitions`; ConfigError naming `flag` otherwise.
+std::vector<BatchSpec> parse_points(const std::string& value, const char* flag, uint32_t partitions);
+
 // `size` transaction descriptions with ids 0..size-1.
 // REQUIRES: check_spec(spec).empty(). Deterministic for (spec, size, seed).
 std::vector<TxnDesc> make_batch(const BatchSpec& spec, size_t size, uint64_t seed);

@@ -81,23 +81,6 @@ struct Config {
   bool json;
 };
 
-// A list of workload:param points, each valid for the workload's options
-// (check_spec) with `partitions`.
-std::vector<BatchSpec> parse_points(const std::string& value, const char* flag, uint32_t partitions) {
-  const std::string allowed = "comma-separated workload:param points, workload one of tpcc, ycsb, hot";
-  std::vector<BatchSpec> points;
-  for (const std::string& item : list_items(value, flag, allowed)) {
-    const size_t colon = item.find(':');
-    const auto workload = colon == std::string::npos ? std::nullopt : parse_workload(item.substr(0, colon));
-    double param = 0;
-    require(workload && parse_number(item.substr(colon + 1), param), flag, allowed);
-    points.push_back({*workload, param, partitions});
-    if (const std::string err = check_spec(points.back()); !err.empty())
-      throw ConfigError(flag, "'" + item + "': " + err);
-  }
-  return points;
-}
-
 // The flags, validated (ConfigError naming the first bad one).
 Config config_from_flags() {
   Config c;

@@ -27,8 +27,15 @@
 // release and the next lock request) plus the stop message, and a reply queue
 // at most one grant: the capacities below make every push succeed at once.
 //
-// Keys map to partitions by a hash of the global key (the substitutes drop
-// DORA's routing rules over key ranges; docs/protocols.md).
+// Keys map to partitions by the workload's static partitioning where it has
+// one (partition_of(), bound before loading as PartCC binds it, rundb/run.h):
+// workload partition p belongs to owner p mod owners, so a transaction inside
+// one partition (a TPC-C warehouse, a YCSB key range) talks to one owner, as
+// DORA's routing rules over key ranges intend (section 4.1). Keys of tables
+// the workload leaves unpartitioned (TPC-C's read-only ITEM, its insert-only
+// HISTORY) are not locked at the owners: the procedure's NoWait row locks
+// cover them, as for any key the prediction missed. A workload without a
+// partitioning maps keys by a hash of the global key.
 //
 // Thread safety: OwnerLockTable belongs to one owner thread. MessageLocks:
 // serve()/serve_pending() for partition p only on p's owner; acquire() and
@@ -41,12 +48,16 @@
 #include <cstdint>
 #include <deque>
 #include <memory>
+#include <optional>
 #include <span>
 #include <unordered_map>
 #include <vector>
 
 #include "engine/cc/nowait.h"
 #include "engine/cc/protocol.h"
+#include "engine/cc/workload_partitioning.h"
+#include "engine/config.h"
+#include "engine/core/json.h"
 #include "engine/core/random.h"
 #include "engine/core/txn_desc.h"
 
@@ -57,11 +68,32 @@ struct KeyLock {
   bool exclusive = false;
 };
 
-// The partition of the lock table that holds `key`'s lock.
+// The partition of the lock table that holds `key`'s lock when the workload
+// has no partitioning: a hash of the key.
 inline uint32_t lock_partition(GlobalKey key, uint32_t partitions) {
   uint64_t s = key;
   return static_cast<uint32_t>(splitmix64(s) % partitions);
 }
+
+// Which owner's partition of the lock table holds a key's lock (above).
+class LockRouting {
+ public:
+  static constexpr uint32_t kNotLocked = WorkloadPartitioning::kNone;  // an unpartitioned table's key
+
+  LockRouting() = default;  // by hash
+  explicit LockRouting(const WorkloadPartitioning& p) : workload_(p) {}
+
+  // The owner (in [0, owners)) of `key`'s lock, or kNotLocked.
+  uint32_t owner(GlobalKey key, uint32_t owners) const {
+    if (!workload_) return lock_partition(key, owners);
+    const uint32_t p = workload_->of(key);
+    return p == WorkloadPartitioning::kNone ? kNotLocked : p % owners;
+  }
+  bool by_workload() const { return workload_.has_value(); }
+
+ private:
+  std::optional<WorkloadPartitioning> workload_;
+};
 
 // One partition's lock table, private to its owner thread. Each request locks
 // a set of distinct keys (shared or exclusive) all at once or waits whole, in
@@ -143,10 +175,14 @@ struct LockPlan {
   std::vector<uint32_t> parts;  // ascending
   std::vector<uint32_t> begin;  // parts.size() + 1 offsets into keys
 
-  void build(const TxnDesc& d, uint32_t partitions) {
+  void build(const TxnDesc& d, uint32_t partitions, const LockRouting& routing = {}) {
     sorted.clear();
-    for (GlobalKey k : d.read_set) sorted.push_back({lock_partition(k, partitions), {k, false}});
-    for (GlobalKey k : d.write_set) sorted.push_back({lock_partition(k, partitions), {k, true}});
+    auto add = [&](GlobalKey k, bool exclusive) {
+      if (const uint32_t p = routing.owner(k, partitions); p != LockRouting::kNotLocked)
+        sorted.push_back({p, {k, exclusive}});
+    };
+    for (GlobalKey k : d.read_set) add(k, false);
+    for (GlobalKey k : d.write_set) add(k, true);
     std::sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) {
       return a.first != b.first ? a.first < b.first : a.second.key < b.second.key;
     });
@@ -273,10 +309,37 @@ class MessageLocks {
 // NoWait's, followed by the releases to the owners (strict 2PL on both).
 class MessageLockProtocol : public NoWait {
  public:
+  static constexpr int kMaxThreads = 1024;  // per-thread counters
+
   struct TxnMeta {
     LockPlan plan;        // this attempt's locks, by partition
     bool locked = false;  // the owners granted plan (release owed)
   };
+
+  // Routes the lock owners by the workload's partitioning, where it has one
+  // (called by run_online before loading, as PartCC's).
+  template <class W>
+  void bind_workload(const EngineConfig& cfg, const W& w) {
+    if (auto p = WorkloadPartitioning::of_workload(w, static_cast<uint32_t>(cfg.threads))) routing_ = LockRouting(*p);
+  }
+
+  // cc_stats: how many owners a transaction's lock request talks to
+  // (owners_per_txn: 1 for a transaction inside one workload partition once
+  // routed by the workload), over the measured interval's attempts.
+  void reset_stats(uint32_t thread) { counters_[thread] = Counters{}; }
+  void stats_json(JsonWriter& w) const {
+    Counters s;
+    for (int t = 0; t < kMaxThreads; ++t) {
+      s.attempts += counters_[t].attempts;
+      s.owners += counters_[t].owners;
+      s.multi_owner += counters_[t].multi_owner;
+    }
+    w.key("owners").value(locks_ ? locks_->partitions() : 0u);
+    w.key("routing").value(routing_.by_workload() ? "workload_partitions" : "key_hash");
+    w.key("locked_attempts").value(s.attempts);
+    w.key("owners_per_txn").value(s.attempts ? double(s.owners) / double(s.attempts) : 0.0);
+    w.key("multi_owner_share").value(s.attempts ? double(s.multi_owner) / double(s.attempts) : 0.0);
+  }
 
   RC commit(auto& txn) {
     const RC rc = NoWait::commit(txn);
@@ -293,7 +356,11 @@ class MessageLockProtocol : public NoWait {
   // `wait` while a grant is outstanding (block: sleep in the reply queue).
   RC lock_predicted(auto& txn, const TxnDesc& d, bool block, auto&& wait) {
     auto& m = txn.meta();
-    m.plan.build(d, locks_->partitions());
+    m.plan.build(d, locks_->partitions(), routing_);
+    Counters& c = counters_[txn.thread_id()];
+    ++c.attempts;
+    c.owners += m.plan.parts.size();
+    c.multi_owner += m.plan.parts.size() > 1;
     locks_->acquire(txn.thread_id(), m.plan, block, wait);
     m.locked = true;
     return RC::kOk;
@@ -306,6 +373,13 @@ class MessageLockProtocol : public NoWait {
   }
 
   std::unique_ptr<MessageLocks> locks_;  // from open() on
+
+ private:
+  struct alignas(64) Counters {
+    uint64_t attempts = 0, owners = 0, multi_owner = 0;
+  };
+  LockRouting routing_;
+  std::unique_ptr<Counters[]> counters_{new Counters[kMaxThreads]};
 };
 
 }  // namespace ccb

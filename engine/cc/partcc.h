@@ -41,6 +41,7 @@
 #include <vector>
 
 #include "engine/cc/common.h"
+#include "engine/cc/workload_partitioning.h"
 #include "engine/config.h"
 #include "engine/core/json.h"
 
@@ -49,9 +50,8 @@ namespace ccb {
 class PartCC {
  public:
   static constexpr const char* kName = "partcc";
-  static constexpr uint32_t kNoPartition = ~uint32_t{0};
+  static constexpr uint32_t kNoPartition = WorkloadPartitioning::kNone;
   static constexpr int kMaxThreads = 1024;
-  using PartitionFn = uint32_t (*)(const void* ctx, GlobalKey key, uint32_t n);
 
   struct RowMeta {
     uint64_t unused = 0;  // no row-level state: rows keep an 8-byte header
@@ -65,28 +65,19 @@ class PartCC {
   // A workload without partition_of() cannot run under PartCC.
   template <class W>
   void bind_workload(const EngineConfig& cfg, const W& w) {
-    if constexpr (requires(const W& x, GlobalKey k, uint32_t n) {
-                    { x.partition_count(n) } -> std::convertible_to<uint32_t>;
-                    { x.partition_of(k, n) } -> std::convertible_to<uint32_t>;
-                  }) {
-      const uint32_t n = w.partition_count(static_cast<uint32_t>(cfg.threads));
-      set_partitioning(n, &w, [](const void* ctx, GlobalKey k, uint32_t parts) {
-        return static_cast<const W*>(ctx)->partition_of(k, parts);
-      });
-    } else {
+    const auto p = WorkloadPartitioning::of_workload(w, static_cast<uint32_t>(cfg.threads));
+    if (!p)
       throw ConfigError("cc", std::string("protocol partcc needs a partitioned workload (tpcc, ycsb, hot); workload ") +
                                   W::kName + " has no partition_of()");
-    }
+    set_partitioning(*p);
   }
-  // `fn(ctx, key, n)`: the partition of a global key in [0, n), or kNoPartition.
-  void set_partitioning(uint32_t n, const void* ctx, PartitionFn fn) {
-    n_ = std::max<uint32_t>(n, 1);
-    ctx_ = ctx;
-    fn_ = fn;
-    locks_.reset(new PartitionLock[n_]);
+  void set_partitioning(const WorkloadPartitioning& p) {
+    parts_ = p;
+    parts_.count = std::max<uint32_t>(p.count, 1);
+    locks_.reset(new PartitionLock[parts_.count]);
   }
-  uint32_t partitions() const { return n_; }
-  uint32_t partition_of(GlobalKey k) const { return fn_(ctx_, k, n_); }
+  uint32_t partitions() const { return parts_.count; }
+  uint32_t partition_of(GlobalKey k) const { return parts_.of(k); }
 
   void begin(auto& txn) { txn.meta().held.clear(); }
 
@@ -144,7 +135,7 @@ class PartCC {
       s.multi_partition += counters_[t].multi_partition;
       s.unpredicted += counters_[t].unpredicted;
     }
-    w.key("partitions").value(n_);
+    w.key("partitions").value(parts_.count);
     w.key("locked_txns").value(s.txns);
     w.key("partitions_per_txn").value(s.txns ? double(s.partitions) / double(s.txns) : 0.0);
     w.key("multi_partition_share").value(s.txns ? double(s.multi_partition) / double(s.txns) : 0.0);
@@ -196,9 +187,7 @@ class PartCC {
   struct alignas(64) Scratch {
     std::vector<uint32_t> parts;
   };
-  uint32_t n_ = 1;
-  const void* ctx_ = nullptr;
-  PartitionFn fn_ = [](const void*, GlobalKey, uint32_t) { return uint32_t{0}; };
+  WorkloadPartitioning parts_;  // one partition until bound
   std::unique_ptr<PartitionLock[]> locks_{new PartitionLock[1]};
   std::unique_ptr<Counters[]> counters_{new Counters[kMaxThreads]};
   std::unique_ptr<Scratch[]> per_thread_{new Scratch[kMaxThreads]};

@@ -34,6 +34,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <string>
 #include <utility>
@@ -131,6 +132,11 @@ class BundleFrontend {
   // batch, observe_costs(batch, ns) with ns[i] the duration of transaction
   // i's committing attempt (0: it did not commit).
   virtual bool wants_costs() const { return false; }
+  // Runs body(begin, end) over chunks of [0, n) that together cover it once,
+  // on the front-end's analysis threads where it has some (Strife's team),
+  // else on the calling thread; returns when every chunk is done. The
+  // executor's OLLP reconnaissance runs here, as part of the analysis.
+  virtual void for_chunks(size_t n, const std::function<void(size_t begin, size_t end)>& body) { body(0, n); }
   virtual void observe_costs(std::span<const TxnDesc>, std::span<const uint64_t>) {}
 };
 

@@ -382,7 +382,10 @@ class OnlineExecutor {
           if constexpr (kReorder) reorder_->leave();  // the others must not wait for this batch's rest
           return;
         }
-        if (!cfg_.retry_aborted) break;  // --retry_aborted=false: dropped, as Silo's benchmark does
+        if (!cfg_.retry_aborted) {  // --retry_aborted=false: dropped, as Silo's benchmark does
+          if constexpr (kDefer) tsdefer_->reg_pos(tid);  // TsDEFER's headp moves past it, else next() runs it again
+          break;
+        }
         profiler.backoff([&] { backoff(rng, retries); });
       }
       if (measuring && quota > 0 && st.commits == quota) {

@@ -23,7 +23,9 @@
 // take successive indices after a random start, so k lookups on a write set
 // of k items see all of them); hits = distinct looked-up items in T's read or
 // write set. If hits >= threshold, defer T with probability deferp. An
-// aborted T is retried at once by the caller, without reg_pos. #lookups = 0
+// aborted T is retried at once by the caller, without reg_pos (one the
+// caller drops instead, --retry_aborted=false, is passed by reg_pos as if it
+// had finished, so next() moves on). #lookups = 0
 // disables TsDEFER (next() returns the head without looking).
 //
 // Stale reads are acceptable: another thread's headp/tailp may be read while

@@ -149,6 +149,10 @@ void Clusterer::for_chunks(size_t n, Fn&& fn) {
   team_->run(chunks, [&](size_t worker, size_t c) { fn(worker, n * c / chunks, n * (c + 1) / chunks); });
 }
 
+void Clusterer::run_chunks(size_t n, const std::function<void(size_t begin, size_t end)>& body) {
+  for_chunks(n, [&](size_t, size_t begin, size_t end) { body(begin, end); });
+}
+
 void Clusterer::collect_roots(uint32_t t, std::vector<Node>& roots) {
   roots.clear();
   const Node* nbr = nbrs_.data() + nbr_begin_[t];

@@ -18,6 +18,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -118,6 +119,10 @@ class Clusterer {
   void fuse();
   void merge();
   Plan allocate();
+
+  // body(begin, end) over chunks of [0, n) on the analysis team (the
+  // bundle executor's reconnaissance, BundleFrontend::for_chunks).
+  void run_chunks(size_t n, const std::function<void(size_t begin, size_t end)>& body);
 
   // Between steps: the data cluster (root node) of an item, or nullopt if
   // the item is not active (no transaction of the batch writes it).

@@ -30,6 +30,7 @@ class StrifeFrontend final : public BundleFrontend {
   explicit StrifeFrontend(const Options& options) : options_(options), clusterer_(options) {}
   void plan(std::span<const TxnDesc> batch, BundlePlan& plan) override;
   void params_json(JsonWriter& w) const override;
+  void for_chunks(size_t n, const std::function<void(size_t, size_t)>& body) override { clusterer_.run_chunks(n, body); }
 
  private:
   Options options_;

@@ -24,6 +24,7 @@ class StrifePartitioner final : public Partitioner {
   explicit StrifePartitioner(const Options& options) : options_(options), clusterer_(options) {}
   void partition(std::span<const TxnDesc> bundle, unsigned parts, Partitioning& out) override;
   const char* name() const override { return "strife"; }
+  void for_chunks(size_t n, const std::function<void(size_t, size_t)>& body) override { clusterer_.run_chunks(n, body); }
   const Options& options() const { return options_; }
 
  private:

@@ -27,7 +27,7 @@ uint32_t Tsgen::add_key(GlobalKey key) {
   }
 }
 
-void Tsgen::index_keys(std::span<const TxnDesc> bundle, std::span<const uint32_t> residual, uint32_t k) {
+void Tsgen::index_keys(std::span<const TxnDesc> bundle, std::span<const uint32_t> residual) {
   // Only the keys of R matter: a P-transaction is pulled, and a placed
   // transaction can fail ckRCF, only through a key it shares with some T* ∈ R.
   // So the index holds R's keys, and each transaction's accesses to them.
@@ -66,8 +66,34 @@ void Tsgen::index_keys(std::span<const TxnDesc> bundle, std::span<const uint32_t
     for (uint32_t a = access_offsets_[t]; a < access_offsets_[t + 1]; ++a)
       postings_[cursor[accesses_[a].id]++] = {t, accesses_[a].write};
   pulled_.assign(keys, 0);
-  if (touching_.size() < keys * k) touching_.resize(keys * k), writing_.resize(keys * k);
-  for (size_t i = 0; i < keys * k; ++i) touching_[i].clear(), writing_[i].clear();
+  // The runtime lists of the previous bundle: only those it used.
+  for (uint32_t i = 0; i < runtimes_used_; ++i) runtimes_[i].clear();
+  runtimes_used_ = 0;
+  key_runtimes_.assign(keys, QueueRuntimes{});
+  more_runtimes_.clear();
+}
+
+uint32_t Tsgen::new_runtime_list() {
+  if (runtimes_used_ == runtimes_.size()) runtimes_.emplace_back();
+  return runtimes_used_++;
+}
+
+Tsgen::QueueRuntimes& Tsgen::runtimes_of(uint32_t key, uint32_t queue) {
+  QueueRuntimes* r = &key_runtimes_[key];
+  if (r->queue == kEmpty) {
+    r->queue = queue;
+    r->touching = new_runtime_list();
+    return *r;
+  }
+  while (r->queue != queue) {
+    if (r->next == kEmpty) {
+      r->next = static_cast<uint32_t>(more_runtimes_.size());  // before the push moves *r
+      more_runtimes_.push_back(QueueRuntimes{queue, new_runtime_list(), kEmpty, kEmpty});
+      return more_runtimes_.back();
+    }
+    r = &more_runtimes_[r->next];
+  }
+  return *r;
 }
 
 void Tsgen::place(uint32_t t, uint32_t q, std::span<const double> time, Schedule& out) {
@@ -80,9 +106,11 @@ void Tsgen::place(uint32_t t, uint32_t q, std::span<const double> time, Schedule
   out.queues[q].push_back(t);
   if (!by_keys_) return;
   for (uint32_t a = access_offsets_[t]; a < access_offsets_[t + 1]; ++a) {
-    const size_t list = size_t{accesses_[a].id} * k_ + q;
-    touching_[list].push_back({s.ts, s.tc});
-    if (accesses_[a].write) writing_[list].push_back({s.ts, s.tc});
+    QueueRuntimes& r = runtimes_of(accesses_[a].id, q);
+    runtimes_[r.touching].push_back({s.ts, s.tc});
+    if (!accesses_[a].write) continue;
+    if (r.writing == kEmpty) r.writing = new_runtime_list();
+    runtimes_[r.writing].push_back({s.ts, s.tc});
   }
 }
 
@@ -126,14 +154,17 @@ void Tsgen::pull_keys(uint32_t t_star, std::span<const double> time, Schedule& o
 
 bool Tsgen::rc_free_keys(uint32_t t_star, uint32_t l, double ts, double tc) const {
   for (uint32_t a = access_offsets_[t_star]; a < access_offsets_[t_star + 1]; ++a) {
-    // T* writes the key: any accessor conflicts; T* reads it: writers only.
-    const auto& lists = accesses_[a].write ? touching_ : writing_;
-    for (uint32_t q = 0; q < k_; ++q) {
-      if (q == l) continue;
-      const std::vector<Runtime>& r = lists[size_t{accesses_[a].id} * k_ + q];
-      // The first runtime that ends after ts; the earlier ones end by ts.
-      auto it = std::upper_bound(r.begin(), r.end(), ts, [](double x, const Runtime& y) { return x < y.tc; });
-      if (it != r.end() && it->ts < tc) return false;
+    const QueueRuntimes* q = &key_runtimes_[accesses_[a].id];
+    for (; q->queue != kEmpty; q = &more_runtimes_[q->next]) {
+      // T* writes the key: any accessor conflicts; T* reads it: writers only.
+      const uint32_t list = accesses_[a].write ? q->touching : q->writing;
+      if (q->queue != l && list != kEmpty) {
+        const std::vector<Runtime>& r = runtimes_[list];
+        // The first runtime that ends after ts; the earlier ones end by ts.
+        auto it = std::upper_bound(r.begin(), r.end(), ts, [](double x, const Runtime& y) { return x < y.tc; });
+        if (it != r.end() && it->ts < tc) return false;
+      }
+      if (q->next == kEmpty) break;
     }
   }
   return true;
@@ -157,7 +188,7 @@ void Tsgen::schedule(std::span<const TxnDesc> bundle, const Partitioning& p, std
     }
   }
   by_keys_ = p.conflicts.empty() && !p.residual.empty();
-  if (by_keys_) index_keys(bundle, p.residual, k_);
+  if (by_keys_) index_keys(bundle, p.residual);
   // R⃗: a random order of R by default (§4), else the partitioner's.
   order_buf_.assign(p.residual.begin(), p.residual.end());
   if (order_ == ResidualOrder::kRandom)

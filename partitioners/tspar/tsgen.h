@@ -36,10 +36,15 @@
 //   lines 6-8  per key, the P-transactions that touch it (T* writes it) or
 //              write it (T* reads it) are pulled once; later pulls through
 //              the same key find nothing left, so all pulls cost O(accesses);
-//   ckRCF      per (key, queue), the runtimes of the placed transactions
-//              touching (writing) the key; one queue's runtimes are disjoint
-//              and in time order, so a binary search finds the only one that
-//              can overlap [ts, tc) first: O(|keys(T*)| · (k-1) · log).
+//   ckRCF      per key, the queues holding placed transactions that touch
+//              it, each with the runtimes of those touching (writing) the
+//              key; one queue's runtimes are disjoint and in time order, so a
+//              binary search finds the only one that can overlap [ts, tc)
+//              first: O(|keys(T*)| · q · log), q = the queues that hold the
+//              key (at most k-1 besides Q_l, usually far fewer).
+// The per-bundle work is proportional to what the bundle touches: the key
+// index and the runtime lists are built from R's accesses and reset by what
+// was used, never per (key, queue) pair.
 //
 // Thread safety: a Tsgen is used by one caller at a time.
 #pragma once
@@ -90,7 +95,7 @@ class Tsgen {
     double ts, tc;
   };
 
-  void index_keys(std::span<const TxnDesc> bundle, std::span<const uint32_t> residual, uint32_t k);
+  void index_keys(std::span<const TxnDesc> bundle, std::span<const uint32_t> residual);
   void place(uint32_t t, uint32_t q, std::span<const double> time, Schedule& out);
   // Lines 6-8 and ckRCF, with the partitioner's graph or with the key index.
   void pull_graph(const Partitioning& p, uint32_t t_star, std::span<const double> time, Schedule& out);
@@ -118,9 +123,22 @@ class Tsgen {
   std::vector<uint32_t> access_offsets_;               // txn -> accesses_ range
   std::vector<Posting> accesses_;                      // (key id, write) per access of each txn
   std::vector<uint8_t> pulled_;                        // key id -> 1: P-writers pulled, 2: all P pulled
-  // key id * k + queue -> runtimes of the placed transactions touching /
-  // writing the key in that queue, in time order (capacity kept across bundles).
-  std::vector<std::vector<Runtime>> touching_, writing_;
+  // Per key id, the queues holding placed transactions that touch the key,
+  // in the order they first did, each with its runtime lists: indices into
+  // runtimes_ of the runtimes of those touching / writing the key, in time
+  // order (kEmpty: no writer yet). A key's first queue sits in
+  // key_runtimes_ (queue kEmpty: none yet), further ones in more_runtimes_,
+  // chained by `next`: most keys of a bundle are touched by one queue, so
+  // the common case is one flat array read.
+  struct QueueRuntimes {
+    uint32_t queue = kEmpty, touching = kEmpty, writing = kEmpty, next = kEmpty;
+  };
+  std::vector<QueueRuntimes> key_runtimes_;   // key id -> its first queue's lists
+  std::vector<QueueRuntimes> more_runtimes_;  // the further queues' lists
+  std::vector<std::vector<Runtime>> runtimes_;  // a pool: first runtimes_used_ in use
+  uint32_t runtimes_used_ = 0;                 // (capacities kept across bundles)
+  QueueRuntimes& runtimes_of(uint32_t key, uint32_t queue);
+  uint32_t new_runtime_list();
   std::vector<uint32_t> order_buf_;
   std::vector<uint32_t> pulled_buf_;  // one T*'s neighbours in some P_i
 };

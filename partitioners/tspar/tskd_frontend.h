@@ -64,6 +64,11 @@ class TskdFrontend final : public BundleFrontend {
   }
   bool wants_costs() const override { return options_.variant != Variant::kTsdeferOnly; }
   void observe_costs(std::span<const TxnDesc> batch, std::span<const uint64_t> ns) override;
+  // On the partitioner's threads (Strife's team), else serially.
+  void for_chunks(size_t n, const std::function<void(size_t, size_t)>& body) override {
+    if (partitioner_) partitioner_->for_chunks(n, body);
+    else body(0, n);
+  }
 
   const CostModel& costs() const { return costs_; }
 

@@ -1,6 +1,8 @@
 // The message-passing lock owners of the Dora and Orthrus substitutes
 // (engine/cc/message_locks.h) and their defining behaviour: a
-// cross-partition transaction proceeds only after every owner granted.
+// cross-partition transaction proceeds only after every owner granted; and
+// the routing of keys to owners by the workload's partitioning (one owner for
+// a single-partition transaction) with its owners_per_txn counter.
 // The owner lock table and the rendezvous run on deterministic schedules (the
 // test thread plays the owners and serves each message itself); the
 // protocol-level tests observe the waiting coordinator with a second thread.
@@ -8,13 +10,17 @@
 
 #include <atomic>
 #include <chrono>
+#include <iostream>
 #include <thread>
 #include <vector>
 
 #include "engine/cc/dora.h"
 #include "engine/cc/message_locks.h"
 #include "engine/cc/orthrus.h"
+#include "engine/core/json.h"
 #include "tests/cc/cc_test_util.h"
+#include "workloads/tpcc/tpcc.h"
+#include "workloads/ycsb/ycsb.h"
 
 namespace ccb {
 namespace {
@@ -79,6 +85,119 @@ TEST(LockPlan, GroupsByPartitionInAscendingOrderAndMergesModes) {
   EXPECT_EQ(plan.keys_of(0)[0].key, make_global_key(0, a));
   EXPECT_TRUE(plan.keys_of(0)[0].exclusive);
   EXPECT_FALSE(plan.keys_of(1)[0].exclusive);
+}
+
+// ---- Routing by the workload's partitioning (Strife section 5.4: Dora
+// exploits static partitioning) ----------------------------------------------
+
+// Over `per_thread` generated requests of each of `threads` threads: the mean
+// number of owners a request's lock plan talks to, and the mean number of
+// workload partitions its predicted keys name (PartCC's partitions_per_txn).
+template <class W>
+std::pair<double, double> mean_owners_and_partitions(const W& w, uint32_t threads, const LockRouting& routing) {
+  constexpr int kPerThread = 500;
+  const auto parts = *WorkloadPartitioning::of_workload(w, threads);
+  uint64_t owners = 0, partitions = 0;
+  LockPlan plan;
+  for (uint32_t t = 0; t < threads; ++t) {
+    Random rng(seed_for(7, t));
+    for (int i = 0; i < kPerThread; ++i) {
+      typename W::Request r;
+      w.generate(rng, t, r);
+      const TxnDesc d = w.describe(r);
+      plan.build(d, threads, routing);
+      owners += plan.parts.size();
+      std::vector<uint32_t> named;
+      for (const auto* set : {&d.read_set, &d.write_set})
+        for (GlobalKey k : *set)
+          if (const uint32_t p = parts.of(k); p != WorkloadPartitioning::kNone) named.push_back(p);
+      std::sort(named.begin(), named.end());
+      partitions += std::unique(named.begin(), named.end()) - named.begin();
+    }
+  }
+  const double n = double(threads) * kPerThread;
+  return {double(owners) / n, double(partitions) / n};
+}
+
+// TPC-C, warehouses = owners = 4: routed by warehouse, a request talks to
+// exactly the owners of the warehouses it names (one for a home-warehouse
+// request), where a hash of the key scatters its keys over every owner.
+TEST(LockRouting, TpccRequestTalksToTheOwnersOfItsWarehousesOnly) {
+  TpccOptions o;
+  o.warehouses = 4;
+  TpccWorkload<Dora> tpcc(o);
+  const auto [routed, warehouses] = mean_owners_and_partitions(tpcc, 4, LockRouting(*WorkloadPartitioning::of_workload(tpcc, 4)));
+  const auto [hashed, unused] = mean_owners_and_partitions(tpcc, 4, LockRouting());
+  std::cout << "TPC-C 4 warehouses, 4 owners: owners per txn " << hashed << " by key hash, " << routed
+            << " by warehouse (warehouses per txn " << warehouses << ")\n";
+  EXPECT_DOUBLE_EQ(routed, warehouses);
+  EXPECT_LT(routed, 1.2);   // ~10% of requests leave their home warehouse
+  EXPECT_GT(hashed, 2.5);   // a NewOrder's ~20 keys over 4 owners
+}
+
+// YCSB with --partitions = owners = 4: every request stays in one key range,
+// so it talks to one owner.
+TEST(LockRouting, SinglePartitionYcsbRequestTalksToOneOwner) {
+  YcsbOptions o;
+  o.table_size = 4096;
+  o.payload_size = 8;
+  o.req_per_txn = 16;
+  o.read_ratio = 0.5;
+  o.theta = 0.6;
+  o.partitions = 4;
+  YcsbWorkload<Dora> ycsb(o);
+  const auto [routed, partitions] = mean_owners_and_partitions(ycsb, 4, LockRouting(*WorkloadPartitioning::of_workload(ycsb, 4)));
+  const auto [hashed, unused] = mean_owners_and_partitions(ycsb, 4, LockRouting());
+  std::cout << "YCSB 4 partitions, 4 owners: owners per txn " << hashed << " by key hash, " << routed
+            << " by partition\n";
+  EXPECT_DOUBLE_EQ(partitions, 1.0);
+  EXPECT_DOUBLE_EQ(routed, 1.0);
+  EXPECT_GT(hashed, 3.5);  // 16 keys over 4 owners
+}
+
+// Keys of a table the workload leaves unpartitioned are not locked at the
+// owners; workload partitions beyond the owners wrap around.
+TEST(LockRouting, UnpartitionedKeysTakeNoOwnerLockAndPartitionsWrap) {
+  const WorkloadPartitioning parts{6, nullptr, [](const void*, GlobalKey k, uint32_t n) {
+                                     return table_of(k) == 1 ? WorkloadPartitioning::kNone
+                                                             : static_cast<uint32_t>(local_key_of(k) % n);
+                                   }};
+  TxnDesc d;
+  d.read_set = {make_global_key(1, 3), make_global_key(0, 5)};
+  d.write_set = {make_global_key(0, 2)};
+  LockPlan plan;
+  plan.build(d, 4, LockRouting(parts));
+  EXPECT_EQ(plan.parts, (std::vector<uint32_t>{1, 2}));  // partition 5 -> owner 1, partition 2 -> owner 2
+  ASSERT_EQ(plan.keys.size(), 2u);
+  EXPECT_EQ(plan.keys_of(0)[0].key, make_global_key(0, 5));
+  EXPECT_EQ(plan.keys_of(1)[0].key, make_global_key(0, 2));
+}
+
+// The protocol binds the workload's partitioning and reports how many owners
+// its attempts talked to.
+TEST(Dora, BindsTheWorkloadsPartitioningAndCountsOwnersPerTransaction) {
+  YcsbOptions o;
+  o.table_size = 64;
+  o.payload_size = 8;
+  o.req_per_txn = 4;
+  o.partitions = 2;
+  YcsbWorkload<Dora> ycsb(o);
+  Dora cc;
+  EngineConfig cfg;
+  cfg.threads = 2;
+  cc.bind_workload(cfg, ycsb);
+  cc.open(0, 2);
+  Txn<Dora> t0(cc, 0, nullptr);
+  t0.begin();
+  ASSERT_EQ(cc.acquire_all(t0, writes({0, 1, 2, 31})), RC::kOk);  // keys 0-31: partition 0, worker 0's own
+  EXPECT_EQ(t0.commit(), RC::kOk);
+  cc.serve_pending(0);  // the release
+  JsonWriter w;
+  w.begin_object();
+  cc.stats_json(w);
+  w.end_object();
+  for (const char* field : {R"("routing": "workload_partitions")", R"("locked_attempts": 1,)", R"("owners_per_txn": 1,)"})
+    EXPECT_NE(w.str().find(field), std::string::npos) << field << " in " << w.str();
 }
 
 // ---- The rendezvous on a deterministic schedule -----------------------------

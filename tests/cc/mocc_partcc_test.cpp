@@ -322,9 +322,9 @@ class PartCCTest : public ::testing::Test {
  protected:
   // Two partitions: even keys in 0, odd keys in 1.
   void SetUp() override {
-    cc_.set_partitioning(2, nullptr, [](const void*, GlobalKey k, uint32_t n) {
-      return static_cast<uint32_t>(local_key_of(k) % n);
-    });
+    cc_.set_partitioning({2, nullptr, [](const void*, GlobalKey k, uint32_t n) {
+                            return static_cast<uint32_t>(local_key_of(k) % n);
+                          }});
   }
   static TxnDesc writes(std::initializer_list<uint64_t> keys) {
     TxnDesc d;

@@ -12,6 +12,7 @@
 #include <functional>
 #include <map>
 #include <span>
+#include <thread>
 #include <vector>
 
 #include "engine/exec/bundle_executor.h"
@@ -37,6 +38,12 @@ class ScriptedFrontend final : public BundleFrontend {
     boundaries.push_back(next_stamp_());
     script_(batch.size(), plan);
     plan.step_us = {{"script", 1.0}};
+  }
+  // An analysis team of two threads: each runs one half.
+  void for_chunks(size_t n, const std::function<void(size_t, size_t)>& body) override {
+    std::thread other([&] { body(n / 2, n); });
+    body(0, n / 2);
+    other.join();
   }
   std::vector<uint64_t> boundaries;
 
@@ -265,6 +272,32 @@ TEST(BundleExecutorOllp, WrongPredictionAbortsAndMovesToTheNextBatch) {
   EXPECT_EQ(commits_of_5(0), 0);
   EXPECT_EQ(commits_of_5(1), 2) << "batch 1 runs its own request 5 and the deferred one";
   for (const auto& inv : w.check_invariants(out.workload_states)) EXPECT_TRUE(inv.ok) << inv.detail;
+}
+
+// OLLP reconnaissance is part of the parallel analysis (Strife §5.6.4): it
+// runs on the front-end's analysis threads (the scripted front-end's two;
+// the first call waits for a second thread, so a serial reconnaissance on
+// the coordinator shows as one thread), and a replayed batch whose
+// predictions did not change is not described again: one description per
+// request at generation, one after its first reconnaissance, none in later
+// replays.
+TEST(BundleExecutorOllp, ReconnaissanceRunsInParallelAndDescribesOnlyChangedPredictions) {
+  constexpr uint32_t kBig = 1024;
+  ProbeWorkload<NoWait> w(kBig, kBig, [](uint32_t i, ProbeRequest& r) { r.n = 1, r.keys[0] = i; });
+  w.enable_reconnaissance(-1);
+  w.wait_for_second_reconnoiter();
+  w.load(1);
+  NoWait cc;
+  ScriptedFrontend fe([](size_t n, BundlePlan& p) { for (uint32_t i = 0; i < n; ++i) p.residuals.push_back(i); },
+                      [&] { return w.next_stamp(); });
+  EngineConfig cfg = bundle_config(2, 0.05, false);
+  cfg.measure_txns = 3 * kBig;  // the one distinct batch replayed at least three times
+  BundleExecutor<NoWait, ProbeWorkload<NoWait>> exec(cfg, cc, w, fe, kBig, "scripted");
+  RunOutcome<ProbeWorkload<NoWait>> out = exec.run();
+  ASSERT_GE(fe.boundaries.size(), 3u);
+  EXPECT_GE(w.reconnaissance_threads(), 2u);
+  EXPECT_EQ(w.describes(), 2u * kBig);
+  EXPECT_NE(out.frontend_json.find("\"reconnaissance\""), std::string::npos) << out.frontend_json;
 }
 
 TEST(BundleExecutorVerify, PlanValidationNamesTheProblem) {

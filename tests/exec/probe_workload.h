@@ -11,11 +11,15 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <cstring>
 #include <functional>
 #include <memory>
+#include <mutex>
+#include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "engine/cc/txn.h"
@@ -74,12 +78,27 @@ class ProbeWorkload {
     recon_ = true;
     wrong_once_ = wrong_once;
   }
+  // Returns whether the prediction changed; counts the calls and the threads
+  // that made them.
   bool reconnoiter(Request& r) const {
     if (!recon_) return false;
+    note_reconnaissance();
     const bool plant = static_cast<int64_t>(r.index) == wrong_once_ && !planted_.exchange(true);
-    r.predicted = plant ? r.index + 2 : r.index + 1;
+    const uint32_t p = plant ? r.index + 2 : r.index + 1;
+    if (p == r.predicted) return false;
+    r.predicted = p;
     return true;
   }
+  // Distinct threads that called reconnoiter() so far. With
+  // wait_for_second_reconnoiter, the first call waits (up to 10 s) until a
+  // second thread reconnoiters, so that a serial reconnaissance shows as one
+  // thread however the chunks fall.
+  size_t reconnaissance_threads() const {
+    std::lock_guard g(recon_mu_);
+    return recon_threads_.size();
+  }
+  void wait_for_second_reconnoiter() { wait_for_second_ = true; }
+  uint64_t describes() const { return describes_.load(std::memory_order_relaxed); }
   RC run(Txn<CC>& txn, const Request& r) {
     if (recon_ && r.predicted != r.index + 1) return RC::kPredictionMismatch;
     for (uint32_t i = 0; i < r.n; ++i) {
@@ -90,6 +109,7 @@ class ProbeWorkload {
     return RC::kOk;
   }
   TxnDesc describe(const Request& r) const {
+    describes_.fetch_add(1, std::memory_order_relaxed);
     TxnDesc d;
     for (uint32_t i = 0; i < r.n; ++i) d.write_set.push_back(make_global_key(kTableId, r.keys[i]));
     return d;
@@ -126,6 +146,21 @@ class ProbeWorkload {
   bool recon_ = false;
   int64_t wrong_once_ = -1;
   mutable std::atomic<bool> planted_{false};
+  mutable std::atomic<uint64_t> describes_{0};
+  bool wait_for_second_ = false;
+  mutable std::mutex recon_mu_;
+  mutable std::set<std::thread::id> recon_threads_;
+
+  void note_reconnaissance() const {
+    std::unique_lock g(recon_mu_);
+    const bool first = recon_threads_.empty();
+    recon_threads_.insert(std::this_thread::get_id());
+    if (!first || !wait_for_second_) return;
+    g.unlock();
+    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (reconnaissance_threads() < 2 && std::chrono::steady_clock::now() < until)
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
 };
 
 }  // namespace ccb::test_support

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <limits>
 #include <random>
@@ -115,6 +116,23 @@ Options fig3_options(double alpha = 0.2) {
 // Spot trials: T0 (orange), T1 (rejected: w1 is orange), T3 (green), T7
 // (red), T11 (blue), T12 (rejected).
 const std::vector<uint32_t> kFig3Trials = {0, 1, 3, 7, 11, 12};
+
+// The analysis team's chunks (Clusterer::run_chunks, the bundle executor's
+// reconnaissance through StrifeFrontend::for_chunks) cover the range once,
+// with one thread and with a team.
+TEST(StrifeTeam, RunChunksCoversTheRangeOnce) {
+  for (unsigned threads : {1u, 2u}) {
+    Options o;
+    o.threads = threads;
+    Clusterer c(o);
+    constexpr size_t kN = 10007;
+    std::vector<std::atomic<int>> hits(kN);
+    c.run_chunks(kN, [&](size_t begin, size_t end) {
+      for (size_t i = begin; i < end; ++i) hits[i].fetch_add(1);
+    });
+    for (size_t i = 0; i < kN; ++i) ASSERT_EQ(hits[i].load(), 1) << "index " << i << ", threads " << threads;
+  }
+}
 
 TEST(StrifeFigure3, EachStepAsInThePaper) {
   const auto batch = figure3_batch();

@@ -82,9 +82,9 @@ struct KeyPartitions {
   uint32_t partition_of(GlobalKey k, uint32_t n) const { return static_cast<uint32_t>(local_key_of(k) % n); }
 };
 
-// The protocol locks partitions of the workload's keys (PartCC): the engine
-// binds the workload's partitioning before it runs (rundb/run.h), and refuses
-// a workload that has none.
+// The protocol binds the workload's partitioning before it runs (rundb/run.h):
+// PartCC locks its partitions and refuses a workload that has none; Dora and
+// Orthrus route their lock owners by it where the workload has one.
 template <class CC>
 concept NeedsPartitions = requires(CC cc, const EngineConfig& cfg, const KeyPartitions& w) {
   cc.bind_workload(cfg, w);

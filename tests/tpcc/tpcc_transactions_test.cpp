@@ -292,6 +292,7 @@ TYPED_TEST(TpccTransactionTest, PaymentByLastNameChecksItsReconnaissancePredicti
   EXPECT_EQ(std::count(before.write_set.begin(), before.write_set.end(), cust_key), 0);
   ASSERT_TRUE(this->workload_->reconnoiter(r));
   EXPECT_EQ(r.predicted_c_id, c);
+  EXPECT_FALSE(this->workload_->reconnoiter(r)) << "an unchanged prediction needs no new description";
   const TxnDesc after = this->workload_->describe(r);
   EXPECT_EQ(std::count(after.write_set.begin(), after.write_set.end(), cust_key), 1);
 

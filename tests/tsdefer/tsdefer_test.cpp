@@ -6,6 +6,10 @@
 
 #include <set>
 
+#include "engine/cc/occ.h"
+#include "engine/exec/online_executor.h"
+#include "tests/exec/probe_workload.h"
+
 namespace ccb {
 namespace {
 
@@ -212,6 +216,46 @@ TEST(TsDeferSet, AccuracyKeepsAUniformFractionOfTheAccessSet) {
   for (int i = 0; i < 16; ++i) {  // each key kept ~1000 times of 2000 (sd ~ 22)
     EXPECT_GT(kept[i], 880) << i;
     EXPECT_LT(kept[i], 1120) << i;
+  }
+}
+
+// A ProbeWorkload whose every attempt fails validation, recording which
+// buffered request (its batch index) each attempt ran.
+struct EveryAttemptAborts : test_support::ProbeWorkload<Occ> {
+  using ProbeWorkload::ProbeWorkload;
+  std::vector<uint32_t> attempted;  // one worker: no lock
+  RC run(Txn<Occ>&, const Request& r) {
+    attempted.push_back(r.index);
+    return RC::kValidation;
+  }
+};
+
+// --retry_aborted=false under TSKD[CC] (the online executor's TsDEFER queue):
+// an aborted request is dropped, so the worker moves through its buffer as
+// without TsDEFER, instead of running the dropped head again forever.
+TEST(TsDeferOnlineExecutor, WithoutRetriesADroppedTransactionLeavesTheQueueHead) {
+  for (const std::string frontend : {"none", "tsdefer"}) {
+    constexpr uint32_t kBuffer = 8;
+    EveryAttemptAborts w(4, kBuffer, [](uint32_t i, test_support::ProbeRequest& r) {
+      r.n = 1;
+      r.keys[0] = i % 4;
+    });
+    w.load(1);
+    Occ cc;
+    EngineConfig cfg;
+    cfg.threads = 1;
+    cfg.duration_s = 0.02;
+    cfg.warmup_s = 0;
+    cfg.txn_buffer = kBuffer;
+    cfg.backoff_max_us = 0;
+    cfg.retry_aborted = false;
+    cfg.frontend = frontend;
+    OnlineExecutor<Occ, EveryAttemptAborts> exec(cfg, cc, w);
+    const auto out = exec.run();
+    EXPECT_EQ(out.stats.commits, 0u) << frontend;
+    ASSERT_GT(w.attempted.size(), 2 * kBuffer) << frontend;
+    // One attempt per request, in buffer order, cycling.
+    for (size_t a = 0; a < 2 * kBuffer; ++a) EXPECT_EQ(w.attempted[a], a % kBuffer) << frontend << " attempt " << a;
   }
 }
 

@@ -289,6 +289,100 @@ TEST(TsgenProperty, RcFreeAndRefinesOnRandomBundles) {
   }
 }
 
+// Algorithm 1 by brute force (O(|W|^2)): lines 6-8 pull every P-transaction
+// conflicting with T*, in (partition, position) order; ckRCF compares T*'s
+// runtime at the end of Q_l with every conflicting transaction placed in
+// another queue. R⃗ is p.residual's order (ResidualOrder::kGiven).
+Schedule algorithm1_by_brute_force(const std::vector<TxnDesc>& w, const Partitioning& p,
+                                   const std::vector<double>& time) {
+  const uint32_t k = static_cast<uint32_t>(p.parts.size());
+  Schedule s;
+  s.queues.assign(k, {});
+  s.load.assign(k, 0.0);
+  std::vector<double> len(k, 0.0), ts(w.size()), tc(w.size());
+  std::vector<int> part_of(w.size(), -1), queue_of(w.size(), -1);
+  for (uint32_t i = 0; i < k; ++i)
+    for (uint32_t t : p.parts[i]) part_of[t] = static_cast<int>(i), len[i] += time[t];
+  auto place = [&](uint32_t t, uint32_t q) {
+    queue_of[t] = static_cast<int>(q);
+    part_of[t] = -1;
+    ts[t] = s.load[q];
+    tc[t] = s.load[q] += time[t];
+    s.queues[q].push_back(t);
+  };
+  for (uint32_t t_star : p.residual) {
+    const uint32_t l = static_cast<uint32_t>(std::min_element(len.begin(), len.end()) - len.begin());
+    for (uint32_t i = 0; i < k; ++i)
+      for (uint32_t u : p.parts[i])
+        if (part_of[u] == static_cast<int>(i) && conflict(w[u], w[t_star])) place(u, i);
+    const double start = s.load[l], end = start + time[t_star];
+    bool rc_free = true;
+    for (uint32_t u = 0; u < w.size(); ++u)
+      if (queue_of[u] >= 0 && queue_of[u] != static_cast<int>(l) && conflict(w[u], w[t_star]) && ts[u] < end &&
+          start < tc[u])
+        rc_free = false;
+    if (rc_free) {
+      place(t_star, l);
+      len[l] += time[t_star];
+    } else {
+      s.rs.push_back(t_star);
+    }
+  }
+  for (uint32_t i = 0; i < k; ++i)
+    for (uint32_t t : p.parts[i])
+      if (part_of[t] == static_cast<int>(i)) place(t, i);
+  return s;
+}
+
+// One Tsgen per path, reused across bundles of changing size, key count and
+// k up to 32 (as the front-end reuses its Tsgen), must schedule every bundle
+// as Algorithm 1 by brute force: nothing of one bundle's key index or
+// runtime lists may leak into the next.
+TEST(TsgenProperty, ReusedTsgenMatchesAlgorithm1ByBruteForce) {
+  Random rng(23);
+  Tsgen by_keys(1, ResidualOrder::kGiven), by_graph(1, ResidualOrder::kGiven);
+  for (int round = 0; round < 300; ++round) {
+    const uint32_t n = 1 + static_cast<uint32_t>(rng.below(120));
+    const uint32_t k = 1 + static_cast<uint32_t>(rng.below(32));
+    const uint64_t keys = 1 + rng.below(round % 2 ? 8 : 400);  // hot and cold key spaces
+    std::vector<TxnDesc> w(n);
+    std::vector<double> time(n);
+    for (uint32_t i = 0; i < n; ++i) {
+      std::set<GlobalKey> rs, ws;
+      for (int a = 0, m = 1 + static_cast<int>(rng.below(6)); a < m; ++a) {
+        const GlobalKey key = 1000 * static_cast<GlobalKey>(round) + rng.below(keys);  // new keys every round
+        if (rng.chance(0.4)) ws.insert(key); else rs.insert(key);
+      }
+      for (GlobalKey key : ws) rs.erase(key);
+      w[i].id = i;
+      w[i].read_set.assign(rs.begin(), rs.end());
+      w[i].write_set.assign(ws.begin(), ws.end());
+      time[i] = 1 + static_cast<double>(rng.below(9));
+    }
+    // Any valid partition will do (TSgen's output is defined for all):
+    // random parts, in random order, and a random residual order.
+    Partitioning p;
+    p.parts.assign(k, {});
+    for (uint32_t i = 0; i < n; ++i) {
+      if (rng.chance(0.5)) p.residual.push_back(i);
+      else p.parts[rng.below(k)].push_back(i);
+    }
+    for (size_t i = p.residual.size(); i > 1; --i) std::swap(p.residual[i - 1], p.residual[rng.below(i)]);
+    ASSERT_EQ(p.validate(n), "");
+    const Schedule want = algorithm1_by_brute_force(w, p, time);
+    Schedule got;
+    by_keys.schedule(w, p, time, got);
+    EXPECT_EQ(got.queues, want.queues) << "round " << round;
+    EXPECT_EQ(got.rs, want.rs) << "round " << round;
+    EXPECT_EQ(got.load, want.load) << "round " << round;
+    Partitioning pg = p;
+    pg.conflicts = graph_of(w);
+    by_graph.schedule(w, pg, time, got);
+    EXPECT_EQ(got.queues, want.queues) << "round " << round << " (graph)";
+    EXPECT_EQ(got.rs, want.rs) << "round " << round << " (graph)";
+  }
+}
+
 // Without an input partition (TSKD[O]) every transaction is residual; with
 // no conflicts at all TSgen schedules everything, balanced by time.
 TEST(TsgenProperty, NoPartitionNoConflictsSchedulesAllBalanced) {

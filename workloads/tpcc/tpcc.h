@@ -77,11 +77,14 @@ class TpccWorkload {
   // then names. The procedure checks the prediction at execution and returns
   // RC::kPredictionMismatch if it changed; the executor then moves the
   // transaction to the next batch, whose analysis reconnoiters again.
-  // Returns whether r has a prediction (its description must be redone).
+  // Returns whether r's prediction changed (its description must be redone).
+  // Concurrent calls on distinct requests are safe (the index is only read).
   // REQUIRES: load() has run.
   bool reconnoiter(Request& r) const {
     if (r.type != tpcc::kPayment || !r.by_last_name) return false;
-    r.predicted_c_id = db_->names.middle(r.c_w_id, r.c_d_id, r.c_last);
+    const uint32_t c = db_->names.middle(r.c_w_id, r.c_d_id, r.c_last);
+    if (c == r.predicted_c_id) return false;
+    r.predicted_c_id = c;
     return true;
   }
 

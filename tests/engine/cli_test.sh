@@ -4,26 +4,7 @@
 # against docs/result.schema.json.
 # usage: cli_test.sh <path-to-rundb-binary>
 #   CCB_PYTHON: a Python with the harness's packages (default: the repository's .venv, made by `make deps`)
-set -u
-bin=$1
-name=$(basename "$bin")
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
-# The documents are read as the harness reads them (scripts/ccbench/engine.py):
-# against docs/result.schema.json, naming the field that does not match.
-root=$(cd "$(dirname "$0")/../.." && pwd)
-py=${CCB_PYTHON:-$root/.venv/bin/python}
-"$py" -c 'import jsonschema' 2>/dev/null || fail "no Python with jsonschema at $py (make deps creates .venv)"
-
-# The protocol's properties, from its registry line (engine/cc/protocols.txt):
-#   serializable      false: no concurrency control by design (one worker here)
-#   partitioned_only  true: refuses the workloads without partitions
-#   bundle            false: refuses the bundle executor and --frontend=reorder
-props=$(PYTHONPATH="$root/scripts" "$py" -m ccbench.registry protocol "${name#rundb-}") || fail "not a registered protocol: $name"
-eval "$props"
-unpartitioned=$(PYTHONPATH="$root/scripts" "$py" -m ccbench.registry unpartitioned)
-match_schema() { PYTHONPATH="$root/scripts" "$py" -m ccbench.engine rundb "$@" || fail "result JSON off the schema"; }
+source "$(dirname "$0")/contract_lib.sh" "$1"
 
 # Bad input: exit 2, one line naming the flag, no file written.
 for args in "--threads=0" "--nosuchflag=1" "--workload=tpcx" "--theta=abc" "--table_size=8 --req_per_txn=16" \

@@ -4,17 +4,7 @@
 # (strife-fig07), refuses --profile=false (exit 2 naming --profile, nothing
 # written), and its documents match docs/result.schema.json.
 # usage: profile_test.sh <path-to-profile-build-rundb-binary>
-set -u
-bin=$1
-name=$(basename "$bin")
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
-root=$(cd "$(dirname "$0")/../.." && pwd)
-py=${CCB_PYTHON:-$root/.venv/bin/python}
-"$py" -c 'import jsonschema' 2>/dev/null || fail "no Python with jsonschema at $py (make deps creates .venv)"
-# bundle=false: the protocol refuses the bundle executor (engine/cc/protocols.txt).
-eval "$(PYTHONPATH="$root/scripts" "$py" -m ccbench.registry protocol "${name#rundb-}")" || fail "not a registered protocol: $name"
+source "$(dirname "$0")/contract_lib.sh" "$1"
 
 "$bin" --workload=ycsb --profile=false --out="$tmp/bad.json" 2>"$tmp/err"; rc=$?
 [[ $rc -eq 2 ]] || fail "--profile=false exited $rc, want 2"
@@ -37,5 +27,5 @@ if $bundle; then
     --batch_size=500 --out="$tmp/profile_strife.json" 2>/dev/null || fail "--profile strife run exited $?"
   python3 -c "$profile_fields" "$tmp/profile_strife.json" bundle || fail "--profile strife run: wrong profile object"
 fi
-PYTHONPATH="$root/scripts" "$py" -m ccbench.engine rundb "$tmp"/profile*.json || fail "result JSON off the schema"
+match_schema "$tmp"/profile*.json
 echo "profile build contract ok"

@@ -213,7 +213,7 @@ int main(int argc, char** argv) {
       MicroProcedure procedure(MicroOptions::from_flags());
       return run(cfg, opt, procedure);
     }
-    SmallBankProcedure procedure(SmallBankOptions::from_flags());
+    SmallBankProcedure procedure(SmallBankOptions::from_flags(), cfg.ignore_memory_limit);
     return run(cfg, opt, procedure);
   });
 }

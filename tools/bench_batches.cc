@@ -6,7 +6,7 @@
 
 #include "engine/core/random.h"
 #include "workloads/hot/hot_generator.h"
-#include "workloads/key_skew.h"
+#include "workloads/distinct_keys.h"
 #include "workloads/tpcc/tpcc_requests.h"
 #include "workloads/ycsb/ycsb_generator.h"
 
@@ -88,7 +88,7 @@ std::string check_spec(const BatchSpec& s) {
     case Workload::kYcsb:
       if (!(std::isfinite(s.param) && s.param >= 0 && s.param <= 10)) return "ycsb theta must be in [0, 10]";
       if (const YcsbOptions o = ycsb_options(s); worst_case_draws(o.keys_per_partition(), o.theta, o.req_per_txn) >
-                                                  kMaxDrawsPerTxn)  // YcsbGenerator's own check (key_skew.h)
+                                                  kMaxDrawsPerTxn)  // YcsbGenerator's own check (distinct_keys.h)
         return "ycsb theta " + std::to_string(s.param) + " is too skewed for " + std::to_string(o.req_per_txn) +
                " distinct keys per transaction among " + std::to_string(o.keys_per_partition()) +
                " keys per partition: finding them would take over " + std::to_string(int(kMaxDrawsPerTxn)) +

@@ -52,7 +52,7 @@
 #include "partitioners/reorder/graph.h"
 #include "partitioners/reorder/validator_sim.h"
 #include "systems/pipeline/engine.h"
-#include "workloads/key_skew.h"
+#include "workloads/distinct_keys.h"
 #include "workloads/micro/micro_generator.h"
 
 DEFINE_string(thetas, "0.5,0.6,0.7,0.8,0.9", "comma-separated Zipf skews, each in [0, 10]");
@@ -138,7 +138,7 @@ Flags validated_flags() {
   f.graphs = in_range(FLAGS_graphs, 1, 10'000'000, "graphs", "an integer");
   f.batch = in_range(FLAGS_batch, 1, 1'000'000, "batch", "an integer");
   f.objects = in_range(FLAGS_objects, MicroOptions::kKeys, uint64_t{1} << 40, "objects", "an integer");
-  for (double theta : f.thetas) {  // MicroGenerator's own check (workloads/key_skew.h), with this tool's flags
+  for (double theta : f.thetas) {  // MicroGenerator's own check (workloads/distinct_keys.h), with this tool's flags
     const double draws = worst_case_draws(f.objects, theta, MicroOptions::kKeys);
     require(draws <= kMaxDrawsPerTxn, flag_given("theta") ? "theta" : "thetas",
             "skews at which the 9 distinct objects of a transaction among --objects=" + std::to_string(f.objects) +

@@ -47,7 +47,7 @@ double ZipfDistribution::power_sum(uint64_t lo, uint64_t hi, double theta, uint6
   // (b^(1-theta) - a^(1-theta)) / (1 - theta), with expm1 so that it stays
   // accurate near theta = 1, and log(b / a) at theta = 1.
   const double t = 1.0 - theta, log_ratio = std::log(b) - std::log(a);
-  const double integral = std::abs(t) < 1e-12 ? log_ratio : std::pow(a, t) * std::expm1(t * log_ratio) / t;
+  const double integral = t == 0 ? log_ratio : std::pow(a, t) * std::expm1(t * log_ratio) / t;
   constexpr double kB2 = 1.0 / 12, kB4 = -1.0 / 720, kB6 = 1.0 / 30240;  // B_2k / (2k)!
   const double tail = integral + (f(a) + f(b)) / 2 + kB2 * (odd_derivative(b, 1) - odd_derivative(a, 1)) +
                       kB4 * (odd_derivative(b, 3) - odd_derivative(a, 3)) +

@@ -23,6 +23,7 @@ from typing import Sequence
 from ccbench.config import ResolvedFigure
 from ccbench.errors import ConfigError
 from ccbench.programs import PROGRAMS
+from ccbench.result_fields import metric_origins
 from ccbench.workspace import Workspace
 
 
@@ -111,16 +112,6 @@ def _reports(result: dict, name: str) -> bool:
     return True
 
 
-def _metric_origins(node: object, name: str, path: str = "") -> list[str]:
-    """The fields of a figure document (outside the program's parameters) whose value names metric `name`."""
-    if isinstance(node, dict):
-        return [place for key, value in node.items() if key not in ("base", "axes", "params", "profiles")
-                for place in _metric_origins(value, name, f"{path}.{key}" if path else key)]
-    if isinstance(node, list):
-        return [place for index, value in enumerate(node) for place in _metric_origins(value, name, f"{path}[{index}]")]
-    return [path] if node == name else []
-
-
 def check_metrics_reported(figure: ResolvedFigure, results: Sequence[dict], computed: Sequence[str] = ()) -> None:
     """Every metric the figure plots, tabulates or claims is reported by its program: a field of at
     least one of its successful runs (even if null there), or a metric the harness derives. Checked
@@ -136,7 +127,7 @@ def check_metrics_reported(figure: ResolvedFigure, results: Sequence[dict], comp
     problems = []
     for name in missing:
         example = sorted(key for key, value in results[0].items() if isinstance(value, (int, float, dict)))
-        for place in _metric_origins(figure.config.document, name) or ["metrics"]:
+        for place in metric_origins(figure.config.document, name) or ["metrics"]:
             problems.append((str(figure.config.path), place,
                              f"no run of {program.speaker} reports metric '{name}'; its results have "
                              f"{', '.join(example)} (nested fields dotted, e.g. latency_us.p99)"))

@@ -13,7 +13,7 @@ import math
 
 import pandas as pd
 
-from ccbench.config import ResolvedFigure
+from ccbench.config import ResolvedFigure, breakdown_columns
 from ccbench.engine import STATUS_OK
 from ccbench.fileio import write_atomically
 from ccbench.interface import check_metrics_reported
@@ -65,13 +65,6 @@ def aggregate(runs: pd.DataFrame, figure: ResolvedFigure) -> pd.DataFrame:
             row[f"{metric}_max"] = column.max() if len(column) else float("nan")
         rows.append(row)
     return pd.DataFrame(rows)
-
-
-def breakdown_columns(breakdown: dict) -> list[str]:
-    """The columns add_breakdown writes: the gap, then each part, then the rest."""
-    name = breakdown.get("name", "slowdown_pct")
-    parts = [part["name"] for part in breakdown["parts"]] + [breakdown.get("rest", "others")]
-    return [name, *(f"{name}.{part}" for part in parts)]
 
 
 def add_breakdown(table: pd.DataFrame, figure: ResolvedFigure) -> pd.DataFrame:

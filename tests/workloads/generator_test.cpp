@@ -19,7 +19,7 @@
 #include "engine/workload.h"
 #include "tests/workloads/request_fingerprint.h"
 #include "workloads/hot/hot.h"
-#include "workloads/key_skew.h"
+#include "workloads/distinct_keys.h"
 #include "workloads/micro/micro.h"
 #include "workloads/smallbank/smallbank.h"
 #include "workloads/tpcc/tpcc.h"

@@ -7,7 +7,7 @@
 //
 // Set-up in two steps, so a run is refused before any O(objects) work: the
 // constructor only checks (ConfigError naming --theta when 9 distinct keys
-// would take too many draws, workloads/key_skew.h), prepare() builds the Zipf
+// would take too many draws, workloads/distinct_keys.h), prepare() builds the Zipf
 // distribution.
 //
 // Thread safety: after prepare(), generate() and describe() are const and

@@ -2,7 +2,7 @@
 
 #include <stdexcept>
 
-#include "workloads/key_skew.h"
+#include "workloads/distinct_keys.h"
 
 namespace ccb {
 

@@ -8,7 +8,7 @@
 //
 // Set-up in two steps, so a run is refused before any O(customers) work: the
 // constructor only checks (ConfigError naming --theta when two distinct
-// customers would take too many draws, workloads/key_skew.h), prepare()
+// customers would take too many draws, workloads/distinct_keys.h), prepare()
 // builds the Zipf distribution.
 //
 // Thread safety: after prepare(), generate() and describe() are const and

@@ -8,7 +8,7 @@
 //
 // Set-up in two steps, so a run is refused before any O(table_size) work:
 // the constructor only checks (cheap: ConfigError naming --theta when
-// distinct keys would take too many draws, workloads/key_skew.h), prepare()
+// distinct keys would take too many draws, workloads/distinct_keys.h), prepare()
 // builds the Zipf distribution (its zeta sum: O(min(keys, 2^26))).
 //
 // Thread safety: after prepare(), generate() and describe() are const and

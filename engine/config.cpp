@@ -74,6 +74,8 @@ static std::string join(const std::vector<std::string>& v) {
 EngineConfig EngineConfig::from_flags(const char* cc_name, const std::vector<std::string>& wl) {
   EngineConfig c;
   c.cc = cc_name;
+  // A program of one workload (bin/middletier: smallbank) runs it without --workload.
+  if (wl.size() == 1 && !flag_given("workload")) FLAGS_workload = wl.front();
   require(std::find(wl.begin(), wl.end(), FLAGS_workload) != wl.end(), "workload", join(wl));
   c.workload = FLAGS_workload;
   c.threads = in_range(FLAGS_threads, 1, 1024, "threads", "an integer");

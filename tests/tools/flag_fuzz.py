@@ -55,13 +55,21 @@ RUNDB_TABLES = {
 WORKLOAD_PREFIX = {"ycsb": "ycsb", "tpc-c": "tpcc", "smallbank": "smallbank", "tpc-w": "tpcw", "hot": "hot",
                    "micro": "micro"}
 # Flags whose accepted values may make a run long on purpose (time, counts of
-# work): their in-range values are kept small; out-of-range ones are tried.
+# work, table sizes): values in (cap, refused_from) are skipped as long by
+# design; values from `refused_from` on must be refused (a table that cannot
+# fit in memory: 2^34 rows and more) and are tried, as are out-of-range ones.
+NEVER = float("inf")
+TABLE = 2.0 ** 34
 LONG_BY_DESIGN = {
-    "engine": {"duration": 1.0, "warmup": 1.0, "measure_txns": 10000, "memory_bound": None},
-    "bench_fvs": {"graphs": 20, "batch": 200, "time_reps": 3, "warmup_batches": 20, "concurrency": 2000,
-                  "search_time_limit_ms": 50},
-    "bench_strife": {"batch": 20000, "reps": 5, "k": 1024},
-    "bench_checker": {"txns": 100000, "keys": 1 << 40, "accesses": 1024},
+    "engine": {"duration": (1.0, NEVER), "warmup": (1.0, NEVER), "measure_txns": (10000, NEVER),
+               "memory_bound": None, "table_size": (1e6, TABLE), "hot_table_size": (1e6, TABLE),
+               "micro_objects": (1e6, TABLE), "smallbank_customers": (1e6, TABLE), "tpcw_items": (1e6, TABLE),
+               "warehouses": (4, 10000), "expected_new_orders": (1e7, NEVER), "txn_buffer": (1e5, NEVER),
+               "runtime_skew_calibration_txns": (1e5, NEVER)},
+    "bench_fvs": {"graphs": (20, NEVER), "batch": (200, NEVER), "time_reps": (3, NEVER),
+                  "warmup_batches": (20, NEVER), "concurrency": (2000, NEVER), "search_time_limit_ms": (50, NEVER)},
+    "bench_strife": {"batch": (20000, NEVER), "reps": (5, NEVER)},
+    "bench_checker": {"txns": (100000, NEVER), "keys": (1e7, TABLE), "accesses": (64, NEVER)},
 }
 SANITIZER = re.compile(r"AddressSanitizer|LeakSanitizer|ThreadSanitizer|UndefinedBehaviorSanitizer|runtime error:")
 
@@ -82,7 +90,7 @@ class Binary:
     contexts: list[dict[str, str]]  # base flag sets (workload, front-end)
     takes_out: bool
 
-    def long_by_design(self) -> dict[str, float | None]:
+    def long_by_design(self) -> dict[str, tuple[float, float] | None]:
         engine = self.kind in ("rundb", "pipeline", "middletier")
         return LONG_BY_DESIGN.get("engine" if engine else self.kind, {})
 
@@ -185,26 +193,27 @@ def candidates(flag: Flag, binary: Binary) -> list[str]:
 
 
 def too_long(binary: Binary, flag: str, value: str) -> bool:
-    """An in-range value of a LONG_BY_DESIGN flag above its cap (skipped: long by design)."""
+    """A value of a LONG_BY_DESIGN flag in its skipped window (long by design)."""
     limits = binary.long_by_design()
     if flag not in limits:
         return False
-    cap = limits[flag]
-    if cap is None:
+    window = limits[flag]
+    if window is None:  # a switch whose "on" is long by design
         return value.lower() in ("true", "1", "yes")
     try:
         number = float(value)
     except ValueError:
         return False
-    return number > cap and number == number and number != float("inf")
+    cap, refused_from = window
+    return cap < number < refused_from
 
 
 def run_case(case: Case, refusal_s: float, load_s: float) -> tuple[str, str | None]:
     """('refused' | 'ran', failure or None)."""
     with tempfile.TemporaryDirectory(prefix="flag_fuzz_") as out_dir:
         argv = case.argv(out_dir)
-        run_s = sum(float(case.args.get(k, "0") or 0) for k in ("warmup", "duration")
-                    if case.binary.kind in ("rundb", "pipeline") and _is_float(case.args.get(k, "0")))
+        run_s = sum(_seconds(case.args.get(k, "")) for k in ("warmup", "duration")
+                    if case.binary.kind in ("rundb", "pipeline"))
         limit = run_s + load_s
         start = time.monotonic()
         proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, errors="replace",
@@ -247,11 +256,13 @@ def run_case(case: Case, refusal_s: float, load_s: float) -> tuple[str, str | No
         return "ran", f"exit {rc}: {stderr.strip()[-300:]}"
 
 
-def _is_float(text: str) -> bool:
+def _seconds(text: str) -> float:
+    """A time flag's value as the run's share of the limit (0 when it is not a plain number)."""
     try:
-        return float(text) == float(text) and float(text) < 1e6
+        value = float(text)
     except ValueError:
-        return False
+        return 0.0
+    return value if 0 < value < 1e6 else 0.0
 
 
 def generate_cases(binaries: list[Binary], rng: random.Random, depth: str) -> list[Case]:

@@ -583,6 +583,7 @@ int main(int argc, char** argv) {
                  "(SERIALIZABLE) is what keeps the history serializable");
     const Options opt = options_from_flags(cfg);
     const SmallBankOptions sb = SmallBankOptions::from_flags();
+    if (cfg.validate_only) return (SmallBankGenerator(sb), 0);  // the generator's checks; no connection
     return write_result(cfg, opt, sb, run(cfg, opt, sb));
   });
 }

@@ -134,10 +134,11 @@ class SmallBankProcedure {
   // image), after refusing (ConfigError naming --smallbank_customers) tables
   // larger than the memory available, unless `ignore_memory_limit`.
   explicit SmallBankProcedure(const SmallBankOptions& o, bool ignore_memory_limit = false) : workload_(o) {
-    const MemoryEstimate need = workload_.memory_estimate();
-    require_memory_fits(need.bytes, need.size_flag, available_memory_bytes(), ignore_memory_limit);
+    check_memory(workload_, ignore_memory_limit);
     workload_.load(1);
   }
+  // The checks of the constructor, without the load (--validate_only).
+  static void check(const SmallBankOptions& o, bool ignore_memory_limit) { check_memory(Workload(o), ignore_memory_limit); }
 
   void generate(Random& rng, uint32_t client, Request& r) const { workload_.generate(rng, client, r); }
   void access_sets(const Request& r, TxnDesc& desc, std::vector<GlobalKey>& reads) const {
@@ -175,6 +176,11 @@ class SmallBankProcedure {
   void options_json(JsonWriter& w) const { workload_.options_json(w); }
 
  private:
+  static void check_memory(const Workload& w, bool ignore_memory_limit) {
+    const MemoryEstimate need = w.memory_estimate();
+    require_memory_fits(need.bytes, need.size_flag, available_memory_bytes(), ignore_memory_limit);
+  }
+
   Workload workload_;
   Workload::ThreadState state_;  // the processor's: net money of committed transactions
 };

@@ -157,3 +157,14 @@ def test_ccbench_run_refuses_a_mutant_before_any_run_or_runs_it(sandbox, capsys,
     else:
         assert sandbox.records(), f"{what}: accepted, yet nothing stored"
         assert not list(sandbox.workspace.runs_dir.glob(".tmp-*")), "a half-written store entry"
+
+
+def test_a_sweep_over_a_value_the_binary_refuses_is_refused_before_any_run(sandbox, capsys):
+    document = figure_document()
+    document["axes"]["theta"] = [0.0, 0.5, 11.0]   # the engine takes --theta in [0, 10]
+    sandbox.add_figure(document=document)
+    assert main(sandbox.cli_arguments("run", "test-fig", "--profile", "quick", "--quiet")) == 2
+    err = capsys.readouterr().err
+    assert "axes.theta: the engine refuses the point of series silo at theta=11.0: --theta: invalid value" in err, err
+    assert not sandbox.records()                         # nothing was run or stored
+    assert not list(sandbox.workspace.runs_dir.glob(".tmp-*"))

@@ -52,6 +52,7 @@ RUNDB_TABLES = {
     "hot": {"hot_table_size": "10000", "hot_records": "10"},
     "micro": {"micro_objects": "1000"},
 }
+EXTENSIONS_ON = {"runtime_skew": "true", "io_latency_l": "50"}  # so their knobs take effect
 WORKLOAD_PREFIX = {"ycsb": "ycsb", "tpc-c": "tpcc", "smallbank": "smallbank", "tpc-w": "tpcw", "hot": "hot",
                    "micro": "micro"}
 # Flags whose accepted values may make a run long on purpose (time, counts of
@@ -298,6 +299,8 @@ def _contexts_for(b: Binary, flag: Flag) -> list[dict[str, str]]:
     prefix = flag.doc.split(":", 1)[0].lower()
     workloads = {w for p, w in WORKLOAD_PREFIX.items() if re.search(rf"\b{re.escape(p)}\b", prefix)}
     plain = [c for c in b.contexts if c["frontend"] == "none"]
+    if flag.name.startswith(("runtime_skew", "io_latency")):  # TSKD's extensions: YCSB and TPC-C, switched on
+        return [{**c, **EXTENSIONS_ON} for c in plain if c["workload"] == "ycsb"]
     return [c for c in plain if c["workload"] in workloads] or plain
 
 

@@ -4,7 +4,8 @@
 For every binary given (bin/rundb-<cc>, bin/pipeline, bin/middletier, the
 tools), for every flag it lists (--list_flags; type, default and
 documentation from --help), it tries the documented bounds (every number in
-the flag's help text, and the default), just outside them, zero, negative,
+the flag's help text, the default, and the bounds the binary states when it
+refuses a far-out value), just outside them, zero, negative,
 huge, non-numeric and empty values, then random combinations of two or three
 flags per workload and front-end, each run on tiny tables with a short
 duration. Every outcome must be one of
@@ -172,15 +173,32 @@ def numbers_in(doc: str) -> list[float]:
     return values
 
 
-def candidates(flag: Flag, binary: Binary) -> list[str]:
-    """The values tried for one flag."""
+def stated_bounds(binary: Binary, flag: Flag, context: dict[str, str]) -> list[float]:
+    """The bounds the binary states when it refuses a far-out value ("allowed: ... in [lo, hi]"):
+    documented too, where the help text leaves them out."""
+    found: list[float] = []
+    for value in ("-1e30", "1e30"):
+        argv = [binary.path, *(f"--{k}={v}" for k, v in {**context, flag.name: value}.items())]
+        try:
+            stderr = subprocess.run(argv, capture_output=True, text=True, timeout=5,
+                                    stdin=subprocess.DEVNULL).stderr
+        except subprocess.TimeoutExpired:
+            continue  # accepted and running: no bound stated
+        match = re.search(rf"--{flag.name}: .*allowed: (.*)", stderr)
+        if match:
+            found += numbers_in(match.group(1))
+    return found
+
+
+def candidates(flag: Flag, binary: Binary, stated: list[float] = ()) -> list[str]:
+    """The values tried for one flag (`stated`: bounds from the binary's refusals)."""
     if flag.type == "bool":
         return ["true", "false", "", "maybe", "2"]
     out: list[str] = ["", "abc", "-1", "0"]
     if flag.type == "string":
         return out + [flag.default, "x" * 300, ",", "a,,b", "/nonexistent-dir/x", *options_in(flag.doc, flag.name)]
     integral = flag.type in ("int32", "uint32", "int64", "uint64")
-    bounds = numbers_in(flag.doc) + numbers_in(flag.default)
+    bounds = numbers_in(flag.doc) + numbers_in(flag.default) + list(stated)
     for b in dict.fromkeys(bounds):
         if integral:
             if b != int(b):
@@ -266,21 +284,25 @@ def _seconds(text: str) -> float:
     return value if 0 < value < 1e6 else 0.0
 
 
-def generate_cases(binaries: list[Binary], rng: random.Random, depth: str) -> list[Case]:
+def generate_cases(binaries: list[Binary], rng: random.Random, depth: str, only: set[str]) -> list[Case]:
     cases: list[Case] = []
     per_flag = None if depth == "full" else 3
-    combos = 300 if depth == "full" else 12
+    combos = 0 if only else 300 if depth == "full" else 12
     for b in binaries:
         for name, flag in sorted(b.flags.items()):
-            values = candidates(flag, b)
+            if only and name not in only:
+                continue
+            contexts = _contexts_for(b, flag)
+            stated = stated_bounds(b, flag, contexts[0]) if flag.type not in ("bool", "string") else []
+            values = candidates(flag, b, stated)
             if per_flag is not None:
                 values = rng.sample(values, min(per_flag, len(values)))
             for value in values:
                 if too_long(b, name, value):
                     continue
-                context = dict(rng.choice(_contexts_for(b, flag)))
-                context[name] = value
-                cases.append(Case(b, context, (name,)))
+                # full: in every context the flag matters in (e.g. --theta in YCSB, SmallBank and micro)
+                for context in (contexts if depth == "full" else [rng.choice(contexts)]):
+                    cases.append(Case(b, {**context, name: value}, (name,)))
         for _ in range(combos):
             context = dict(rng.choice(b.contexts))
             picked = rng.sample(sorted(b.flags), min(len(b.flags), rng.choice((2, 3))))
@@ -311,10 +333,11 @@ def main() -> int:
     parser.add_argument("--depth", choices=["ci", "full"], default="ci")
     parser.add_argument("--refusal_s", type=float, default=1.0, help="exit 2 must come within this (s)")
     parser.add_argument("--load_s", type=float, default=30.0, help="a run may take warm-up + duration + this (s)")
+    parser.add_argument("--flags", default="", help="comma-separated: fuzz only these flags, no combinations")
     args = parser.parse_args()
     rng = random.Random(args.seed)
     binaries = [make_binary(p) for p in args.binaries]
-    cases = generate_cases(binaries, rng, args.depth)
+    cases = generate_cases(binaries, rng, args.depth, set(filter(None, args.flags.split(","))))
     tally = Tally()
     start = time.monotonic()
     for case in cases:

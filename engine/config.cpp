@@ -161,7 +161,10 @@ bool parse_command_line(int argc, char** argv, const char* cc_name) {
   return parse_command_line(argc, argv,
                             ProgramHelp{argv0 + ": the " + cc_name + " protocol on the testbed's workloads.\n\nusage: " +
                                             argv0 + " --workload=ycsb [flags]",
-                                        {"engine/", "workloads/"},
+                                        // Where the engine programs' flags are defined (paths, not
+                                        // includes): the kernel's, the workloads', rundb's front-ends
+                                        // (rundb/frontends.cpp), the pipeline's and the middle tier's.
+                                        {"engine/", "workloads/", "rundb/", "systems/"},
                                         "exit codes: 0 ok, 2 bad flags or configuration, 3 a correctness check failed"});
 }
 

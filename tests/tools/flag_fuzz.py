@@ -261,6 +261,9 @@ def run_case(case: Case, refusal_s: float, load_s: float) -> tuple[str, str | No
             if out_file.exists():
                 return "refused", "exit 2 but the --out file was written"
             return "refused", None
+        if rc == 0 and case.args.get("validate_only", "false").lower() in ("true", "1", "yes"):
+            # --validate_only: every check passed, nothing loaded, connected or written
+            return "ran", "--validate_only wrote the --out file" if out_file.exists() else None
         if case.binary.kind == "middletier":
             if rc == 1 and "cannot connect to PostgreSQL" in stderr:
                 return "ran", None

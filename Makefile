@@ -17,6 +17,7 @@
 #   make bench                engine benchmark (throughput, ns per transaction)
 #   make bench-compare BEFORE=dir  the same points, before/after a change, interleaved
 #   make bench-cost           ns per access per protocol, prefetch on/off, profile split
+#   make fuzz                 flag fuzzer, long form: every value of every flag, many combinations (minutes; not in CI)
 #   make soak                 verified soak: 10M checked transactions per protocol x workload (hours; not in CI)
 #   make figures PROFILE=smoke|small|paper [FIGS=id1,id2]
 #   make fidelity [FIGS=id1,id2]  the named figures at small on a quiet machine, until decided -> paper_figures/FIDELITY.md
@@ -68,7 +69,7 @@ empty :=
 space := $(empty) $(empty)
 CMAKE_PROTOCOLS := $(subst $(space),;,$(strip $(PROTOCOLS)))
 
-.PHONY: all deps configure build tools pipeline middletier build-all test test-cpp test-python test-profile test-sanitizers run demo bench bench-compare bench-cost soak protocols figures clean
+.PHONY: all deps configure build tools pipeline middletier build-all test test-cpp test-python test-profile test-sanitizers run demo bench bench-compare bench-cost fuzz soak protocols figures clean
 all: build
 
 deps:
@@ -160,6 +161,21 @@ bench-compare: deps build
 # Every serializable protocol x every workload at high contention with
 # --verify until 10M transactions per pair are checked (scripts/soak.py;
 # SOAK_ARGS="--txns=N --chunk=N --threads=N ..." to change it).
+
+# The flag fuzzer of the contract tier (tests/tools/flag_fuzz.py; ctest
+# flag_fuzz runs its short form) over every value of every flag and 300
+# random combinations per binary: one rundb binary per conflict rule, the
+# pipeline, the tools (and bin/middletier, without a server, when built).
+# SEED=N picks another reproducible set of cases.
+FUZZ_PROTOCOLS := nowait silo bcc dora
+SEED ?= 1
+fuzz: deps
+	@$(MAKE) --no-print-directory configure
+	@cmake --build $(BUILD_DIR) -j $(JOBS) --target $(addprefix rundb-,$(FUZZ_PROTOCOLS)) pipeline bench_fvs \
+	  bench_strife bench_checker check_history
+	@$(PY) tests/tools/flag_fuzz.py --depth=full --seed=$(SEED) $(addprefix $(BIN_DIR)/rundb-,$(FUZZ_PROTOCOLS)) \
+	  $(addprefix $(BIN_DIR)/,pipeline bench_fvs bench_strife bench_checker check_history) \
+	  $(wildcard $(BIN_DIR)/middletier)
 soak: deps build
 	@$(PY) scripts/soak.py $(SOAK_ARGS)
 

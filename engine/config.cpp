@@ -39,6 +39,9 @@ DEFINE_bool(profile, ccb::kProfileBuild,
 DEFINE_uint32(txn_buffer, 4096, "requests pre-generated per worker and replayed in a cycle (1..1000000)");
 DEFINE_uint32(backoff_max_us, 100, "cap in microseconds of the randomized exponential backoff after an abort (0 = retry at once; <= 1000000)");
 DEFINE_int32(load_threads, 0, "threads used to load tables (0 = --threads)");
+DEFINE_bool(validate_only, false,
+            "check every flag and combination as a run would (memory estimate included), then exit 0 without loading "
+            "or writing anything (the harness checks a figure's points this way before running any)");
 DEFINE_bool(ignore_memory_limit, false,
             "load even if the tables' estimated size exceeds the memory available (for machines that overcommit on purpose)");
 DEFINE_string(attempt_latency_type, "", "record the latency of each attempt of this transaction type (e.g. NewOrder) by outcome: committed, saved (by BCC), aborted (\"\" = off)");
@@ -74,6 +77,8 @@ static std::string join(const std::vector<std::string>& v) {
 EngineConfig EngineConfig::from_flags(const char* cc_name, const std::vector<std::string>& wl) {
   EngineConfig c;
   c.cc = cc_name;
+  // A program of one workload (bin/middletier: smallbank) runs it without --workload.
+  if (wl.size() == 1 && !flag_given("workload")) FLAGS_workload = wl.front();
   require(std::find(wl.begin(), wl.end(), FLAGS_workload) != wl.end(), "workload", join(wl));
   c.workload = FLAGS_workload;
   c.threads = in_range(FLAGS_threads, 1, 1024, "threads", "an integer");
@@ -107,6 +112,7 @@ EngineConfig EngineConfig::from_flags(const char* cc_name, const std::vector<std
   in_range(FLAGS_load_threads, 0, 1024, "load_threads", "an integer", " (0 = --threads)");
   c.load_threads = FLAGS_load_threads == 0 ? c.threads : FLAGS_load_threads;
   c.ignore_memory_limit = FLAGS_ignore_memory_limit;
+  c.validate_only = FLAGS_validate_only;
   c.tsdefer = TsDeferOptions::from_flags();
   c.attempt_latency_type = FLAGS_attempt_latency_type;  // checked against the workload's types by the executor
   require(!FLAGS_bcc_breakdown || c.cc == "bcc", "bcc_breakdown", "true only with bin/rundb-bcc (this is " + c.cc + ")");

@@ -52,6 +52,7 @@ struct EngineConfig {
   uint32_t backoff_max_us = 0;   // cap of randomized exponential backoff after an abort
   int load_threads = 0;
   bool ignore_memory_limit = false;  // load even if the estimate exceeds the memory available
+  bool validate_only = false;  // check every flag and combination as a run would, then exit 0 (nothing loaded or written)
   TsDeferOptions tsdefer;  // used with frontend "tsdefer" (engine/exec/tsdefer.h)
   std::string attempt_latency_type;  // "" = off; else a transaction type (engine/stats/attempt_latency.h)
   bool bcc_breakdown = false;        // BCC times its memory management and clock accesses (bcc-tab1)

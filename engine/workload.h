@@ -20,6 +20,19 @@
 //   size_t memory_bytes()               bytes held by its tables
 //   MemoryEstimate memory_estimate()    before load(): the bytes load() will
 //                                       allocate, and the flag that sizes them
+// Each workload of workloads/ keeps its requests apart from its tables: a
+// protocol-free generator G (concept RequestGenerator below; compiled once,
+// in the workload's library) makes and describes the requests, and W<CC>
+// holds one and delegates generate(), describe() and txn_types() to it.
+// Programs that need requests but no tables (the pipeline, the middle tier,
+// the front-end benchmarks) use the generator alone.
+//
+// Set-up order (rundb/run.h): constructing W or G is cheap, and is where the
+// generator refuses what it cannot draw in bounded time; then the memory
+// estimate and every other check; only then load(), which calls the
+// generator's prepare() (building its distributions, O(keys)) and fills the
+// tables.
+//
 // Optional, for partition-level locking (engine/cc/partcc.h; TPC-C, YCSB, HOT):
 //   uint32_t partition_count(uint32_t threads)   P, the number of partitions
 //   uint32_t partition_of(GlobalKey, uint32_t n) a key's partition in [0, n),
@@ -61,6 +74,20 @@ concept Workload = requires(W w, const W cw, Random& rng, typename W::Request& r
   cw.options_json(json);
   { cw.memory_bytes() } -> std::convertible_to<size_t>;
   { cw.memory_estimate() } -> std::same_as<MemoryEstimate>;
+  { creq.type } -> std::convertible_to<uint32_t>;
+};
+
+// A workload's request generator:
+//   G::Request, txn_types(), generate() and describe() as W's above;
+//   void prepare()   builds what generate() draws from (idempotent; may be
+//                    O(keys)); generate() requires it.
+template <class G>
+concept RequestGenerator = requires(G g, const G cg, Random& rng, typename G::Request& req,
+                                    const typename G::Request& creq) {
+  g.prepare();
+  { cg.txn_types() } -> std::same_as<std::vector<std::string>>;
+  cg.generate(rng, uint32_t{0}, req);
+  { cg.describe(creq) } -> std::same_as<TxnDesc>;
   { creq.type } -> std::convertible_to<uint32_t>;
 };
 

@@ -52,6 +52,7 @@ int run_online(const EngineConfig& cfg, W& workload) {
             "protocol " + std::string(CC::kName) + " runs with --frontend=none or tsdefer only");
   }
   check_executor_support<CC, W>(cfg);  // thread-count errors before loading
+  if (cfg.validate_only) return 0;     // every check above passed; nothing loaded or written
   // Before the load, so the buffer (as large as the tables) is gone again
   // when they are allocated.
   std::optional<MemoryBound> bound;

@@ -4,33 +4,30 @@
 #include <cmath>
 #include <iterator>
 
-#include "engine/cc/nocc.h"
 #include "engine/core/cli.h"
 #include "engine/core/random.h"
-#include "workloads/hot/hot.h"
-#include "workloads/tpcc/tpcc.h"
-#include "workloads/ycsb/ycsb.h"
+#include "workloads/hot/hot_generator.h"
+#include "workloads/distinct_keys.h"
+#include "workloads/tpcc/tpcc_requests.h"
+#include "workloads/ycsb/ycsb_generator.h"
 
 namespace ccb::strife::bench {
 namespace {
 
-// The workload templates take the protocol only for their tables, which are
-// never loaded here; any protocol gives the same requests and descriptions.
-using CC = NoCC;
-
 // Requests drawn from one stream, as one worker of the engine draws them;
 // transaction i comes from a client drawn uniformly from [0, clients) (the
 // generator's `thread`, which only TPC-C uses: its home warehouse).
-template <class W>
-std::vector<TxnDesc> describe_requests(const W& workload, uint32_t clients, size_t size, uint64_t seed) {
+template <class G>
+std::vector<TxnDesc> describe_requests(G generator, uint32_t clients, size_t size, uint64_t seed) {
+  generator.prepare();
   Random rng(seed);
   std::vector<TxnDesc> batch;
   batch.reserve(size);
-  typename W::Request request{};
+  typename G::Request request{};
   for (size_t i = 0; i < size; ++i) {
     const uint32_t client = clients > 1 ? static_cast<uint32_t>(rng.below(clients)) : 0;
-    workload.generate(rng, client, request);
-    batch.push_back(workload.describe(request));
+    generator.generate(rng, client, request);
+    batch.push_back(generator.describe(request));
     batch.back().id = i;
   }
   return batch;
@@ -91,6 +88,12 @@ std::string check_spec(const BatchSpec& s) {
       break;
     case Workload::kYcsb:
       if (!(std::isfinite(s.param) && s.param >= 0 && s.param <= 10)) return "ycsb theta must be in [0, 10]";
+      if (const YcsbOptions o = ycsb_options(s); worst_case_draws(o.keys_per_partition(), o.theta, o.req_per_txn) >
+                                                  kMaxDrawsPerTxn)  // YcsbGenerator's own check (distinct_keys.h)
+        return "ycsb theta " + std::to_string(s.param) + " is too skewed for " + std::to_string(o.req_per_txn) +
+               " distinct keys per transaction among " + std::to_string(o.keys_per_partition()) +
+               " keys per partition: finding them would take over " + std::to_string(int(kMaxDrawsPerTxn)) +
+               " Zipf draws per transaction (lower the theta)";
       break;
     case Workload::kHot: {
       // HOT: every partition holds the H hot pool keys and the 9 cold records of a transaction.
@@ -106,18 +109,12 @@ std::string check_spec(const BatchSpec& s) {
 
 std::vector<TxnDesc> make_batch(const BatchSpec& spec, size_t size, uint64_t seed) {
   switch (spec.workload) {
-    case Workload::kTpcc: {
-      const TpccWorkload<CC> tpcc(tpcc_options(spec));
-      return describe_requests(tpcc, static_cast<uint32_t>(spec.param), size, seed);
-    }
-    case Workload::kYcsb: {
-      const YcsbWorkload<CC> ycsb(ycsb_options(spec));
-      return describe_requests(ycsb, 1, size, seed);
-    }
-    case Workload::kHot: {
-      const HotWorkload<CC> hot(hot_options(spec));
-      return describe_requests(hot, 1, size, seed);
-    }
+    case Workload::kTpcc:
+      return describe_requests(TpccGenerator(tpcc_options(spec)), static_cast<uint32_t>(spec.param), size, seed);
+    case Workload::kYcsb:
+      return describe_requests(YcsbGenerator(ycsb_options(spec)), 1, size, seed);
+    case Workload::kHot:
+      return describe_requests(HotGenerator(hot_options(spec)), 1, size, seed);
   }
   return {};
 }

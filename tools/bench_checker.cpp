@@ -27,6 +27,8 @@
 
 #include "engine/core/cli.h"
 #include "engine/core/json.h"
+#include "engine/core/memory.h"
+#include "engine/core/zipf.h"
 #include "engine/verify/checker.h"
 #include "engine/verify/history_io.h"
 
@@ -85,6 +87,17 @@ Flags validated_flags() {
   f.stale_read_pct = in_range(FLAGS_stale_read_pct, 0.0, 100.0, "stale_read_pct", "a percentage");
   f.sparse_ids = FLAGS_sparse_ids;
   f.shuffle = FLAGS_shuffle;
+  // The synthesized history and the key state, and about as much again for
+  // the checker's graph: refused before anything is allocated when it
+  // cannot fit (a bad_alloc after minutes otherwise).
+  const double history_bytes = static_cast<double>(f.txns) * (sizeof(ccb::verify::TxnRecord) +
+                                                               f.accesses * sizeof(ccb::verify::AccessRecord));
+  const double key_bytes = static_cast<double>(f.keys) * sizeof(ccb::verify::VersionId) * (f.stale_read_pct > 0 ? 2 : 1);
+  const double need = 2 * history_bytes + key_bytes, available = static_cast<double>(ccb::available_memory_bytes());
+  char sizes[96];
+  std::snprintf(sizes, sizeof sizes, "%.1f GiB, %.1f GiB available", need / (1u << 30), available / (1u << 30));
+  ccb::require(available == 0 || need <= available, history_bytes >= key_bytes ? "txns" : "keys",
+               std::string("a history that fits in memory: --txns x --accesses and --keys need about ") + sizes);
   ccb::require_writable_path(FLAGS_file, "file");
   f.file = FLAGS_file;
   f.json = FLAGS_json;
@@ -96,7 +109,7 @@ Flags validated_flags() {
 class Zipf {
  public:
   Zipf(uint64_t n, double theta) : n_(n), theta_(theta) {
-    for (uint64_t i = 1; i <= n; ++i) zetan_ += 1.0 / std::pow(static_cast<double>(i), theta);
+    zetan_ = ccb::ZipfDistribution::zeta(n, theta);  // O(min(n, 2^26)) (engine/core/zipf.h)
     const double zeta2 = 1.0 + 1.0 / std::pow(2.0, theta);
     alpha_ = 1.0 / (1.0 - theta);
     eta_ = (1.0 - std::pow(2.0 / static_cast<double>(n), 1.0 - theta)) / (1.0 - zeta2 / zetan_);

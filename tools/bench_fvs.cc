@@ -43,7 +43,6 @@
 
 #include <unistd.h>
 
-#include "engine/cc/occ.h"
 #include "engine/core/cli.h"
 #include "engine/core/random.h"
 #include "engine/core/txn_desc.h"
@@ -53,7 +52,8 @@
 #include "partitioners/reorder/graph.h"
 #include "partitioners/reorder/validator_sim.h"
 #include "systems/pipeline/engine.h"
-#include "workloads/micro/micro.h"
+#include "workloads/distinct_keys.h"
+#include "workloads/micro/micro_generator.h"
 
 DEFINE_string(thetas, "0.5,0.6,0.7,0.8,0.9", "comma-separated Zipf skews, each in [0, 10]");
 DEFINE_double(theta, 0, "one Zipf skew in [0, 10], instead of the list --thetas");
@@ -85,9 +85,6 @@ namespace {
 using namespace ccb;
 using namespace ccb::reorder;
 
-// generate() and describe() never touch the table (not loaded here); the
-// protocol parameter only types it. Occ: the prototype's protocol.
-using Micro = MicroWorkload<Occ>;
 constexpr const char* kReferenceAlgorithm = "greedy_sort";  // the prototype's default (§5)
 
 const ProgramHelp kHelp{
@@ -141,6 +138,13 @@ Flags validated_flags() {
   f.graphs = in_range(FLAGS_graphs, 1, 10'000'000, "graphs", "an integer");
   f.batch = in_range(FLAGS_batch, 1, 1'000'000, "batch", "an integer");
   f.objects = in_range(FLAGS_objects, MicroOptions::kKeys, uint64_t{1} << 40, "objects", "an integer");
+  for (double theta : f.thetas) {  // MicroGenerator's own check (workloads/distinct_keys.h), with this tool's flags
+    const double draws = worst_case_draws(f.objects, theta, MicroOptions::kKeys);
+    require(draws <= kMaxDrawsPerTxn, flag_given("theta") ? "theta" : "thetas",
+            "skews at which the 9 distinct objects of a transaction among --objects=" + std::to_string(f.objects) +
+                " take at most " + std::to_string(int(kMaxDrawsPerTxn)) + " Zipf draws on average (" +
+                std::to_string(theta) + " needs about " + std::to_string(draws) + ")");
+  }
   require(FLAGS_source == "fresh" || FLAGS_source == "validator" || FLAGS_source == "pipeline", "source",
           "fresh, validator or pipeline");
   f.source = FLAGS_source;
@@ -167,11 +171,12 @@ Flags validated_flags() {
 
 // One micro-benchmark transaction: describe() and the keys run() reads
 // (keys[0], the read-modify-write one, and keys[1..4]; micro.h's layout).
-SimTxn micro_txn(const Micro& micro, Random& rng) {
+SimTxn micro_txn(const MicroGenerator& micro, Random& rng) {
   MicroRequest r;
   micro.generate(rng, 0, r);
   SimTxn t{micro.describe(r), {}};
-  for (uint32_t i = 0; i < Micro::kReads; ++i) t.reads.push_back(make_global_key(Micro::kTableId, r.keys[i]));
+  for (uint32_t i = 0; i < MicroOptions::kReads; ++i)
+    t.reads.push_back(make_global_key(MicroGenerator::kTableId, r.keys[i]));
   return t;
 }
 
@@ -201,7 +206,8 @@ std::vector<DepGraph> collect_graphs(const Flags& f, size_t theta_index, GraphSt
   MicroOptions mo;
   mo.objects = f.objects;
   mo.theta = f.thetas[theta_index];
-  const Micro micro(mo);
+  MicroGenerator micro(mo);
+  micro.prepare();
   Random rng(seed_for(f.seed, theta_index));
   std::vector<DepGraph> graphs;
   if (f.source == "fresh") {
@@ -280,7 +286,7 @@ std::vector<DepGraph> collect_graphs(const Flags& f, size_t theta_index, GraphSt
 // The run's settings; theta and algorithm belong to the rows.
 void write_settings(JsonWriter& w, const Flags& f) {
   w.key("graphs").value(f.graphs).key("batch").value(f.batch).key("objects").value(f.objects);
-  w.key("reads").value(Micro::kReads).key("writes").value(Micro::kWrites).key("rmw_per_txn").value(1);
+  w.key("reads").value(MicroOptions::kReads).key("writes").value(MicroOptions::kWrites).key("rmw_per_txn").value(1);
   w.key("source").value(f.source);
   if (f.source != "fresh") {
     w.key("concurrency").value(f.concurrency).key("warmup_batches").value(f.warmup_batches);

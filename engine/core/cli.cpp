@@ -44,6 +44,10 @@ std::string describe_range(double lo, double hi) {
   return buf;
 }
 
+namespace {
+constexpr size_t kTemporarySuffixBytes = 16;  // ".tmp." and a pid
+}  // namespace
+
 void require_writable_path(const std::string& path, const char* flag) {
   if (path.empty()) return;
   const size_t slash = path.find_last_of('/');
@@ -55,6 +59,14 @@ void require_writable_path(const std::string& path, const char* flag) {
     throw ConfigError(flag, "directory '" + dir + "' does not exist; allowed: a file path in an existing directory");
   if (access(dir.c_str(), W_OK | X_OK) != 0)
     throw ConfigError(flag, "directory '" + dir + "' is not writable; allowed: a file path in a writable directory");
+  // Atomic writes go through "<name>.tmp.<pid>" (write_result_document): that name too must
+  // fit the file system's limit, or the run would fail only when it writes.
+  const long name_max = pathconf(dir.c_str(), _PC_NAME_MAX);
+  const size_t limit = (name_max > 0 ? static_cast<size_t>(name_max) : 255) - kTemporarySuffixBytes;
+  const std::string name = slash == std::string::npos ? path : path.substr(slash + 1);
+  if (name.size() > limit)
+    throw ConfigError(flag, "file name of " + std::to_string(name.size()) + " bytes; allowed: a file name of at most " +
+                                std::to_string(limit) + " bytes");
 }
 
 std::vector<std::string> list_items(const std::string& value, const char* flag, const std::string& allowed) {

@@ -17,12 +17,42 @@ double ZipfDistribution::zeta(uint64_t n, double theta) {
     auto it = cache.find({n, theta});
     if (it != cache.end()) return it->second;
   }
-  // Summing the small terms first keeps the rounding error low.
-  double sum = 0;
-  for (uint64_t i = n; i >= 1; --i) sum += std::pow(static_cast<double>(i), -theta);
+  const double sum = power_sum(1, n, theta);
   std::lock_guard<std::mutex> g(mu);
   cache[{n, theta}] = sum;
   return sum;
+}
+
+double ZipfDistribution::power_sum(uint64_t lo, uint64_t hi, double theta, uint64_t exact_terms) {
+  if (lo < 1 || lo > hi) throw std::invalid_argument("zipf: power_sum needs 1 <= lo <= hi");
+  auto terms = [&](uint64_t from, uint64_t to) {  // the small terms first keep the rounding error low
+    double sum = 0;
+    for (uint64_t i = to; i >= from; --i) sum += std::pow(static_cast<double>(i), -theta);
+    return sum;
+  };
+  if (hi - lo < exact_terms || hi - lo < kZetaHeadTerms) return terms(lo, hi);
+  // Euler-Maclaurin for i = a..hi, a = lo + kZetaHeadTerms (large, so the
+  // series' corrections fall off fast):
+  //   sum f(i) = integral_a^hi f + (f(a) + f(hi)) / 2
+  //              + sum_k B_2k / (2k)! (f^(2k-1)(hi) - f^(2k-1)(a)) + R,
+  // f(x) = x^-theta, f^(k)(x) = (-1)^k theta (theta+1) ... (theta+k-1) x^(-theta-k).
+  const uint64_t head_end = lo + kZetaHeadTerms;
+  const double a = static_cast<double>(head_end), b = static_cast<double>(hi);
+  auto f = [&](double x) { return std::pow(x, -theta); };
+  auto odd_derivative = [&](double x, int k) {
+    double c = -1;
+    for (int j = 0; j < k; ++j) c *= theta + j;
+    return c * std::pow(x, -theta - k);
+  };
+  // (b^(1-theta) - a^(1-theta)) / (1 - theta), with expm1 so that it stays
+  // accurate near theta = 1, and log(b / a) at theta = 1.
+  const double t = 1.0 - theta, log_ratio = std::log(b) - std::log(a);
+  const double integral = t == 0 ? log_ratio : std::pow(a, t) * std::expm1(t * log_ratio) / t;
+  constexpr double kB2 = 1.0 / 12, kB4 = -1.0 / 720, kB6 = 1.0 / 30240;  // B_2k / (2k)!
+  const double tail = integral + (f(a) + f(b)) / 2 + kB2 * (odd_derivative(b, 1) - odd_derivative(a, 1)) +
+                      kB4 * (odd_derivative(b, 3) - odd_derivative(a, 3)) +
+                      kB6 * (odd_derivative(b, 5) - odd_derivative(a, 5));
+  return terms(lo, head_end - 1) + tail;
 }
 
 ZipfDistribution::ZipfDistribution(uint64_t n, double theta) : n_(n), theta_(theta) {

@@ -9,9 +9,14 @@
 //   exact distribution with rejection-inversion (Hormann & Derflinger, "Rejection-
 //   inversion to generate variates from monotone discrete distributions", 1996).
 //
-// The normalization constant zeta(n, theta) costs O(n); ZipfDistribution
-// computes it once and caches it process-wide, so many per-thread generators
-// over the same (n, theta) share it. Thread safety: a ZipfDistribution is
+// The normalization constant zeta(n, theta) is summed term by term up to
+// kExactZetaTerms keys (O(n), at most about a second); beyond, the first
+// kZetaHeadTerms terms are summed and the rest is the Euler-Maclaurin tail
+// (integral, end-point and three Bernoulli corrections; relative error far
+// below the rounding of a 2^26-term sum), so setting up a distribution over
+// any n costs at most O(kExactZetaTerms). ZipfDistribution computes it once
+// and caches it process-wide, so many per-thread generators over the same
+// (n, theta) share it. Thread safety: a ZipfDistribution is
 // immutable after construction; a ZipfGenerator is owned by one thread.
 #pragma once
 
@@ -37,6 +42,12 @@ class ZipfDistribution {
 
   // zeta(n, theta) = sum_{i=1..n} 1/i^theta, memoized per (n, theta).
   static double zeta(uint64_t n, double theta);
+  // sum_{i=lo..hi} 1/i^theta: term by term (from hi down) when the range
+  // holds at most `exact_terms` keys, else the first kZetaHeadTerms terms
+  // plus the Euler-Maclaurin sum of the rest. REQUIRES: 1 <= lo <= hi.
+  static double power_sum(uint64_t lo, uint64_t hi, double theta, uint64_t exact_terms = kExactZetaTerms);
+  static constexpr uint64_t kExactZetaTerms = uint64_t{1} << 26;
+  static constexpr uint64_t kZetaHeadTerms = uint64_t{1} << 16;
 
  private:
   uint64_t n_;

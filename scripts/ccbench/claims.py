@@ -210,7 +210,7 @@ class Samples:
         return metric in self.columns or metric in self._breakdown_columns()
 
     def _breakdown_columns(self) -> list[str]:
-        from ccbench.tables import breakdown_columns   # tables imports the config, which is heavier
+        from ccbench.config import breakdown_columns   # the config module is heavier than this one
         return breakdown_columns(self.breakdown) if self.breakdown else []
 
     def count(self, key: tuple) -> int:

@@ -27,6 +27,7 @@ from ccbench.errors import ConfigError, UsageError
 from ccbench.fileio import load_yaml
 from ccbench.points import Point
 from ccbench.programs import ENGINE, PROGRAMS, Program
+from ccbench.result_fields import can_report, metric_origins
 
 CC_NAME_CHARACTERS = set("abcdefghijklmnopqrstuvwxyz0123456789_")
 TIMESERIES_X = "time"   # a timeseries' x: seconds since the start of the measured interval
@@ -302,6 +303,7 @@ class _ConsistencyChecker:
         self._check_deterministic_metrics()
         for name in self.config.profiles:
             self._check_points(name)
+        self._check_metrics_reportable()
         return sorted(set(self.found))
 
     def _add(self, where: str, message: str) -> None:
@@ -545,6 +547,24 @@ class _ConsistencyChecker:
                     if problem:
                         self._add(self._origin(name, index, profile_name), problem)
 
+    def _check_metrics_reportable(self) -> None:
+        """Every metric the figure plots, tabulates or claims is a field the program's result document can
+        have (its schema in docs/result.schema.json), a metric the harness derives, or a breakdown column:
+        a misspelt metric is refused now, not after the points ran."""
+        program = self.config.program
+        if not program.result_schema or self.found:
+            return
+        computed = set(breakdown_columns(self.config.breakdown)) if self.config.breakdown else set()
+        metrics = dict.fromkeys(metric for name in self.config.profiles for metric in self.config.resolve(name).metrics())
+        for metric in metrics:
+            if metric in program.derived or metric in computed or can_report(program.result_schema, metric):
+                continue
+            for place in metric_origins(self.document, metric) or ["metrics"]:
+                self._add(place, f"'{metric}' is not a field of {program.name}'s result document "
+                          f"(docs/result.schema.json, $defs.{program.result_schema}) nor a metric the harness "
+                          f"derives ({', '.join(sorted(program.derived)) or 'none'}); nested fields are dotted, "
+                          f"e.g. latency_us.p99")
+
     def _origin(self, name: str, series_index: int, profile_name: str) -> str:
         """The field a point's parameter value comes from, for error messages."""
         override = self.document.get("profiles", {}).get(profile_name, {})
@@ -558,6 +578,13 @@ class _ConsistencyChecker:
         if name in self.config.profiles[profile_name].base:
             return f"{self.config.profiles[profile_name].path}: base.{name}"
         return f"base.{name}"
+
+
+def breakdown_columns(breakdown: dict) -> list[str]:
+    """The columns tables.add_breakdown writes: the gap, then each part, then the rest."""
+    name = breakdown.get("name", "slowdown_pct")
+    parts = [part["name"] for part in breakdown["parts"]] + [breakdown.get("rest", "others")]
+    return [name, *(f"{name}.{part}" for part in parts)]
 
 
 def _special_value_problem(program: Program, name: str, value: object) -> str | None:

@@ -6,16 +6,21 @@ anything, so that the checks cannot drift from the engine:
   build, so a misspelt `cc` fails at once instead of as a failing build;
 - every flag a point passes is one the program accepts: the program lists its
   flags itself (`bin/rundb-<cc> --list_flags`), asked once the binaries are
-  up to date and before the first run.
+  up to date and before the first run;
+- every point's values are ones the program accepts: each distinct command
+  runs once with --validate_only (the program's own checks, the memory
+  estimate included; nothing loaded or written), so a sweep over a value the
+  binary refuses fails before any point runs, not as failed runs.
 
 A problem is a ConfigError naming the figure file and the field that set the
 flag (`base.tabel_size`, `series[2].params.cc`, ...): exit 2, nothing run,
 nothing stored. Programs given as custom commands (--engine, --program) are
-taken as they are and not asked.
+not asked for their flag list, but do validate their points.
 """
 from __future__ import annotations
 
 import subprocess
+from concurrent.futures import ThreadPoolExecutor
 from functools import lru_cache
 from pathlib import Path
 from typing import Sequence
@@ -23,6 +28,7 @@ from typing import Sequence
 from ccbench.config import ResolvedFigure
 from ccbench.errors import ConfigError
 from ccbench.programs import PROGRAMS
+from ccbench.result_fields import metric_origins
 from ccbench.workspace import Workspace
 
 
@@ -99,6 +105,63 @@ def check_flags(figures: Sequence[ResolvedFigure], workspace: Workspace) -> None
                                          f"(`{command[0]} --list_flags` lists them)"))
     if problems:
         raise ConfigError.many(sorted(set(problems)))
+    check_points_accepted(figures, workspace)
+
+
+VALIDATE_TIMEOUT_S = 30
+VALIDATE_PARALLEL = 4
+
+
+def check_points_accepted(figures: Sequence[ResolvedFigure], workspace: Workspace) -> None:
+    """Every point's flags are accepted by its program: each distinct command runs once with
+    --validate_only (the program's every check, memory estimate included, nothing loaded or written;
+    a few at a time). A refusal (exit 2, "error: --flag: ...") is a config error naming the fields
+    that set the flag, before any point has run."""
+    commands: dict[tuple[str, ...], list[tuple[ResolvedFigure, object]]] = {}
+    for figure in figures:
+        program = figure.config.program
+        if not program.validates:
+            continue
+        for point in figure.points():
+            command = (*workspace.argv(program.name, point.cc, point.variant), *point.flag_arguments())
+            if workspace.builds(program.name) and not Path(command[0]).is_file():
+                continue  # its build failed: the runner reports that
+            commands.setdefault(command, []).append((figure, point))
+    with ThreadPoolExecutor(max_workers=VALIDATE_PARALLEL) as pool:
+        refusals = dict(zip(commands, pool.map(_refusal, commands)))
+    problems = []
+    for command, refusal in refusals.items():
+        if refusal is None:
+            continue
+        flag, message = refusal
+        for figure, point in commands[command]:
+            program = figure.config.program
+            names = [name for name, _ in point.flags]
+            where = ", ".join(f"{axis}={value}" for axis, value in point.coords) or "every point"
+            fields = _origins(figure, flag) if flag in names or flag == program.binary_parameter else \
+                [place for name in names for place in _origins(figure, name)][:1]
+            for place in fields:
+                problems.append((str(figure.config.path), place,
+                                 f"{program.speaker} refuses the point of series {point.series} at {where}: {message}"))
+    if problems:
+        raise ConfigError.many(sorted(set(problems)))
+
+
+def _refusal(command: tuple[str, ...]) -> tuple[str, str] | None:
+    """(flag, message) when `command --validate_only` refuses (exit 2); None when it accepts."""
+    try:
+        done = subprocess.run([*command, "--validate_only"], capture_output=True, text=True,
+                              timeout=VALIDATE_TIMEOUT_S, stdin=subprocess.DEVNULL)
+    except subprocess.TimeoutExpired:
+        return "", f"`{' '.join(command)} --validate_only` did not finish in {VALIDATE_TIMEOUT_S} s"
+    if done.returncode == 0:
+        return None
+    lines = done.stderr.strip().splitlines()
+    error = next((line for line in reversed(lines) if line.startswith("error: ")), lines[-1] if lines else "")
+    if done.returncode == 2 and error.startswith("error: --"):
+        flag = error[len("error: --"):].split(":", 1)[0]
+        return flag, error[len("error: "):]
+    return "", f"`{' '.join(command)} --validate_only` exited {done.returncode}: {error}"
 
 
 def _reports(result: dict, name: str) -> bool:
@@ -109,16 +172,6 @@ def _reports(result: dict, name: str) -> bool:
             return False
         value = value[part]
     return True
-
-
-def _metric_origins(node: object, name: str, path: str = "") -> list[str]:
-    """The fields of a figure document (outside the program's parameters) whose value names metric `name`."""
-    if isinstance(node, dict):
-        return [place for key, value in node.items() if key not in ("base", "axes", "params", "profiles")
-                for place in _metric_origins(value, name, f"{path}.{key}" if path else key)]
-    if isinstance(node, list):
-        return [place for index, value in enumerate(node) for place in _metric_origins(value, name, f"{path}[{index}]")]
-    return [path] if node == name else []
 
 
 def check_metrics_reported(figure: ResolvedFigure, results: Sequence[dict], computed: Sequence[str] = ()) -> None:
@@ -136,7 +189,7 @@ def check_metrics_reported(figure: ResolvedFigure, results: Sequence[dict], comp
     problems = []
     for name in missing:
         example = sorted(key for key, value in results[0].items() if isinstance(value, (int, float, dict)))
-        for place in _metric_origins(figure.config.document, name) or ["metrics"]:
+        for place in metric_origins(figure.config.document, name) or ["metrics"]:
             problems.append((str(figure.config.path), place,
                              f"no run of {program.speaker} reports metric '{name}'; its results have "
                              f"{', '.join(example)} (nested fields dotted, e.g. latency_us.p99)"))

@@ -84,6 +84,7 @@ class Program:
     table_metrics: tuple[str, ...] = ()          # metrics every tidy table of its figures carries
     derived: Mapping[str, Callable[[dict], float]] = field(default_factory=dict)
     lists_flags: bool = False                    # `<binary> --list_flags` prints the flags it accepts
+    validates: bool = False                      # `<command> --validate_only` checks a point's flags: exit 0 or 2
     needs_postgres: bool = False                 # runs against the harness's private PostgreSQL server
                                                  # (pgserver.py), whose --pg_* flags the runner appends
     result_schema: str | None = None             # its document's entry in docs/result.schema.json ($defs)
@@ -112,6 +113,7 @@ PROGRAMS: dict[str, Program] = {program.name: program for program in (
         table_metrics=("throughput", "abort_rate", "latency_us.p99"),
         derived=ENGINE_DERIVED,
         lists_flags=True,
+        validates=True,
         result_schema="rundb",
         variant_flags=("profile",),              # --profile: build/profile/bin/rundb-<cc> (the profile build)
     ),
@@ -136,6 +138,7 @@ PROGRAMS: dict[str, Program] = {program.name: program for program in (
         takes_profile_base=True,                 # --duration / --warmup as the engine
         table_metrics=("throughput", "restarts_per_txn", "latency_us.avg", "latency_us.p95", "latency_us.p99"),
         lists_flags=True,                        # parses its flags as the engine does
+        validates=True,
         result_schema="pipeline",
     ),
     Program(

@@ -15,7 +15,7 @@ from typing import Callable
 import numpy as np
 import pandas as pd
 
-from ccbench.config import ResolvedFigure
+from ccbench.config import ResolvedFigure, breakdown_columns
 from ccbench.engine import STATUS_OK
 from ccbench.fileio import write_atomically
 from ccbench.interface import check_metrics_reported
@@ -85,13 +85,6 @@ def aggregate(runs: pd.DataFrame, figure: ResolvedFigure) -> pd.DataFrame:
             row[f"{metric}_max"] = column.max() if len(column) else float("nan")
         rows.append(row)
     return pd.DataFrame(rows)
-
-
-def breakdown_columns(breakdown: dict) -> list[str]:
-    """The columns add_breakdown writes: the gap, then each part, then the rest."""
-    name = breakdown.get("name", "slowdown_pct")
-    parts = [part["name"] for part in breakdown["parts"]] + [breakdown.get("rest", "others")]
-    return [name, *(f"{name}.{part}" for part in parts)]
 
 
 def breakdown_values(breakdown: dict, value: Callable[[str, str], object]) -> dict[str, object]:

@@ -4,8 +4,8 @@
 // substitute database is PostgreSQL at SERIALIZABLE (SSI), whose
 // serialization failures are this program's aborts.
 //
-// The middle tier takes SmallBank requests (workloads/smallbank: generate()
-// and describe(), no engine tables) and sends each as one call of a PL/pgSQL
+// The middle tier takes SmallBank requests (workloads/smallbank's
+// SmallBankGenerator: generate() and describe(), no engine tables) and sends each as one call of a PL/pgSQL
 // procedure over one of --connections libpq connections:
 //   nobatch  every connection runs its own closed loop, one request at a time;
 //   batch    requests are grouped into batches of --batch_size (50, §5.6: "We
@@ -51,7 +51,6 @@
 #include <thread>
 #include <vector>
 
-#include "engine/cc/occ.h"
 #include "engine/config.h"
 #include "engine/core/random.h"
 #include "engine/core/txn_desc.h"
@@ -63,7 +62,7 @@
 #include "partitioners/reorder/policy.h"
 #include "partitioners/reorder/reorder.h"
 #include "workloads/common/table_util.h"
-#include "workloads/smallbank/smallbank.h"
+#include "workloads/smallbank/smallbank_generator.h"
 
 DEFINE_string(mode, "reorder", "middletier: nobatch, batch or reorder (Ding et al. §5.6 series)");
 DEFINE_uint32(connections, 4, "middletier: database connections, one client thread each (1..256)");
@@ -81,7 +80,6 @@ namespace {
 
 using namespace ccb;
 using Clock = std::chrono::steady_clock;
-using Workload = SmallBankWorkload<Occ>;  // generate()/describe() only: no engine table is loaded
 
 enum class Mode { kNoBatch, kBatch, kReorder };
 
@@ -240,7 +238,7 @@ int64_t load_database(Connection& c, uint64_t customers) {
   for (uint64_t id = 0; id < customers; ++id) {
     const std::string key = std::to_string(id);
     accounts += key + "\tcust" + key + "\n";
-    const int64_t s = Workload::initial_balance(id, 0), k = Workload::initial_balance(id, 1);
+    const int64_t s = SmallBankGenerator::initial_balance(id, 0), k = SmallBankGenerator::initial_balance(id, 1);
     savings += key + "\t" + std::to_string(s) + "\n";
     checking += key + "\t" + std::to_string(k) + "\n";
     total += s + k;
@@ -338,7 +336,7 @@ struct BatchStats {
 // only when it is complete and ordered).
 class Batcher {
  public:
-  Batcher(const Options& opt, const Workload& workload, uint64_t seed) : opt_(opt), workload_(workload), rng_(seed) {}
+  Batcher(const Options& opt, const SmallBankGenerator& workload, uint64_t seed) : opt_(opt), workload_(workload), rng_(seed) {}
 
   void next() {
     batch_.swap(carry_);
@@ -397,7 +395,7 @@ class Batcher {
   }
 
   const Options& opt_;
-  const Workload& workload_;
+  const SmallBankGenerator& workload_;
   Random rng_;
   std::vector<Request> batch_, carry_;
   std::vector<uint32_t> order_;
@@ -422,7 +420,8 @@ struct RunResult {
 
 RunResult run(const EngineConfig& cfg, const Options& opt, const SmallBankOptions& sb) {
   RunResult out;
-  const Workload workload(sb);
+  SmallBankGenerator workload(sb);
+  workload.prepare();
   Connection admin;
   const auto load_start = Clock::now();
   out.loaded_total = load_database(admin, sb.customers);
@@ -584,6 +583,7 @@ int main(int argc, char** argv) {
                  "(SERIALIZABLE) is what keeps the history serializable");
     const Options opt = options_from_flags(cfg);
     const SmallBankOptions sb = SmallBankOptions::from_flags();
+    if (cfg.validate_only) return (SmallBankGenerator(sb), 0);  // the generator's checks; no connection
     return write_result(cfg, opt, sb, run(cfg, opt, sb));
   });
 }

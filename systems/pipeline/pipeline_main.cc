@@ -230,10 +230,14 @@ int main(int argc, char** argv) {
                  "--reorder_workers (plus one processor and the validator stages)");
     const PipelineOptions opt = options_from_flags(cfg);
     if (cfg.workload == "micro") {
-      MicroProcedure procedure(MicroOptions::from_flags());
+      const MicroOptions mo = MicroOptions::from_flags();
+      if (cfg.validate_only) return (MicroGenerator(mo), 0);  // the generator's checks (cheap)
+      MicroProcedure procedure(mo);
       return run(cfg, opt, procedure);
     }
-    SmallBankProcedure procedure(SmallBankOptions::from_flags());
+    const SmallBankOptions so = SmallBankOptions::from_flags();
+    if (cfg.validate_only) return (SmallBankProcedure::check(so, cfg.ignore_memory_limit), 0);
+    SmallBankProcedure procedure(so, cfg.ignore_memory_limit);
     return run(cfg, opt, procedure);
   });
 }

@@ -36,13 +36,15 @@
 #include <vector>
 
 #include "engine/cc/occ.h"
+#include "engine/config.h"
+#include "engine/core/memory.h"
 #include "engine/core/random.h"
 #include "engine/core/rc.h"
 #include "engine/core/table.h"
 #include "engine/core/txn_desc.h"
 #include "workloads/common/attempt_scratch.h"
 #include "workloads/common/table_util.h"
-#include "workloads/micro/micro.h"
+#include "workloads/micro/micro_generator.h"
 #include "workloads/smallbank/smallbank.h"
 #include "engine/workload.h"
 
@@ -60,15 +62,15 @@ using StoreImage = std::unordered_map<GlobalKey, int64_t>;
 class MicroProcedure {
  public:
   static constexpr const char* kName = "micro";
-  using Workload = MicroWorkload<Occ>;  // generate()/describe() only; no table loaded
   using Request = MicroRequest;
-  explicit MicroProcedure(const MicroOptions& o) : workload_(o) {}
+  explicit MicroProcedure(const MicroOptions& o) : generator_(o) { generator_.prepare(); }
 
-  void generate(Random& rng, uint32_t client, Request& r) const { workload_.generate(rng, client, r); }
+  void generate(Random& rng, uint32_t client, Request& r) const { generator_.generate(rng, client, r); }
   void access_sets(const Request& r, TxnDesc& desc, std::vector<GlobalKey>& reads) const {
-    desc = workload_.describe(r);
+    desc = generator_.describe(r);
     reads.clear();
-    for (uint32_t i = 0; i < MicroOptions::kReads; ++i) reads.push_back(make_global_key(Workload::kTableId, r.keys[i]));
+    for (uint32_t i = 0; i < MicroOptions::kReads; ++i)
+      reads.push_back(make_global_key(MicroGenerator::kTableId, r.keys[i]));
   }
   int64_t initial_value(GlobalKey) const { return 0; }
   void execute(const Request&, uint64_t txn_id, std::span<const GlobalKey>, std::span<const int64_t>,
@@ -76,10 +78,10 @@ class MicroProcedure {
     for (int64_t& v : write_values) v = static_cast<int64_t>(txn_id);
   }
   std::vector<InvariantResult> check_invariants(const StoreImage&) { return {}; }
-  void options_json(JsonWriter& w) const { workload_.options_json(w); }
+  void options_json(JsonWriter& w) const { generator_.options().to_json(w); }
 
  private:
-  Workload workload_;
+  MicroGenerator generator_;
 };
 
 // SmallBank (§5.5): the workload's own stored procedures run on the values
@@ -128,7 +130,15 @@ class SmallBankProcedure {
     std::vector<uint8_t> slots_;
   };
 
-  explicit SmallBankProcedure(const SmallBankOptions& o) : workload_(o) { workload_.load(1); }
+  // Loads the workload's tables (the initial values and the invariant's
+  // image), after refusing (ConfigError naming --smallbank_customers) tables
+  // larger than the memory available, unless `ignore_memory_limit`.
+  explicit SmallBankProcedure(const SmallBankOptions& o, bool ignore_memory_limit = false) : workload_(o) {
+    check_memory(workload_, ignore_memory_limit);
+    workload_.load(1);
+  }
+  // The checks of the constructor, without the load (--validate_only).
+  static void check(const SmallBankOptions& o, bool ignore_memory_limit) { check_memory(Workload(o), ignore_memory_limit); }
 
   void generate(Random& rng, uint32_t client, Request& r) const { workload_.generate(rng, client, r); }
   void access_sets(const Request& r, TxnDesc& desc, std::vector<GlobalKey>& reads) const {
@@ -166,6 +176,11 @@ class SmallBankProcedure {
   void options_json(JsonWriter& w) const { workload_.options_json(w); }
 
  private:
+  static void check_memory(const Workload& w, bool ignore_memory_limit) {
+    const MemoryEstimate need = w.memory_estimate();
+    require_memory_fits(need.bytes, need.size_flag, available_memory_bytes(), ignore_memory_limit);
+  }
+
   Workload workload_;
   Workload::ThreadState state_;  // the processor's: net money of committed transactions
 };

@@ -40,6 +40,23 @@ refused table_size "$tmp/r.json" --workload=ycsb --table_size=100000000000000 --
 refused warehouses "$tmp/r.json" --workload=tpcc --warehouses=60000 --out="$tmp/r.json"
 grep -q "GiB" "$tmp/err" || fail "the memory refusal does not give the estimate: $(cat "$tmp/err")"
 
+# Two inputs that hung with no output (issue 30), refused within seconds: a
+# table larger than memory, at any skew (the check comes before the key
+# distribution's O(table_size) set-up), and a skew at which a transaction's 16
+# distinct keys cannot be drawn in bounded time (about 2e8 draws each).
+refused_quickly() {  # refused_quickly <flag named> <args...>: exit 2 within 5 s, naming --flag, nothing written
+  local flag=$1; shift
+  timeout 5 "$bin" "$@" --out="$tmp/r.json" 2>"$tmp/err"; rc=$?
+  [[ $rc -eq 2 ]] || fail "'$*' exited $rc within 5 s (124: still running), want 2: $(head -c 300 "$tmp/err")"
+  grep -q -- "--$flag:" "$tmp/err" || fail "'$*' error does not name --$flag: $(cat "$tmp/err")"
+  [[ ! -e $tmp/r.json ]] || fail "'$*' wrote $tmp/r.json"
+}
+for theta in 0 0.6 0.99 1.5; do
+  refused_quickly table_size --workload=ycsb --table_size=68719476736 --theta=$theta
+done
+refused_quickly theta --workload=ycsb --theta=7 --table_size=100000
+refused_quickly micro_objects --workload=micro --micro_objects=1099511627776 --theta=0.5
+
 # TSKD's runtime-skew and I/O-latency extensions: only the workloads whose
 # registry line says so (workloads/workloads.txt) take them.
 refused runtime_skew "$tmp/r.json" --workload=micro --runtime_skew --out="$tmp/r.json"

@@ -6,6 +6,9 @@ for warmup + duration, then writes a YCSB result document that matches
 docs/result.schema.json (tests/python/test_result_schema.py checks it), whose
 numbers depend deterministically on the protocol, threads, theta and seed.
 
+--validate_only checks the flags (argparse's types and choices, --theta in
+[0, 10] as the engine's) and exits 0 or 2 without running or logging.
+
 Misbehaviour for tests, at the points where --misbehave_when=<flag>=<value>
 matches (or everywhere without it): --misbehave=crash (SIGABRT), hang,
 exit2, exit3, nojson, badjson, offschema (a well-formed document in which
@@ -57,6 +60,7 @@ def parse() -> argparse.Namespace:
     parser.add_argument("--misbehave", default="none",
                         choices=["none", "crash", "hang", "exit2", "exit3", "nojson", "badjson", "offschema"])
     parser.add_argument("--misbehave_when", default="")
+    parser.add_argument("--validate_only", action="store_true")   # as the engine: check the flags, exit 0 or 2
     return parser.parse_args()   # a bad flag exits with status 2, as the engine does
 
 
@@ -163,6 +167,11 @@ def main() -> None:
     args = parse()
     if args.list_flags:
         print("\n".join(name for name in vars(args) if name not in ("cc", "list_flags")))
+        return
+    if not 0 <= args.theta <= 10:   # the engine's range of --theta
+        print(f"error: --theta: invalid value '{args.theta:g}'; allowed: a number in [0, 10]", file=sys.stderr)
+        sys.exit(2)
+    if args.validate_only:
         return
     if os.environ.get("FAKE_ENGINE_LOG"):
         with open(os.environ["FAKE_ENGINE_LOG"], "a") as log:

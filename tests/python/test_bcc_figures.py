@@ -109,8 +109,8 @@ BREAKDOWN_FIGURE = figure_document(
     series=[{"name": "occ", "params": {"cc": "silo"}}, {"name": "bcc", "params": {"cc": "bcc"}},
             {"name": "timed", "params": {"cc": "bcc", "bcc_breakdown": True}}],
     breakdown={"baseline": "occ", "subject": "bcc",
-               "parts": [{"name": "mm", "series": "timed", "metric": "mm_share"},
-                         {"name": "clock", "series": "timed", "metric": "clock_share"}]},
+               "parts": [{"name": "mm", "series": "timed", "metric": "bcc_mm_share"},
+                         {"name": "clock", "series": "timed", "metric": "bcc_clock_share"}]},
     plot={"kind": "table", "x": "theta", "y": ["slowdown_pct.mm", "slowdown_pct.others", "slowdown_pct"],
           "shown_series": ["bcc"]},
     claims=None)
@@ -119,9 +119,9 @@ BREAKDOWN_FIGURE = figure_document(
 def breakdown_table(figure, occ=100.0, bcc=90.0, mm=0.04, clock=0.02) -> pd.DataFrame:
     rows = []
     for theta in figure.axes["theta"]:
-        rows += [{"series": "occ", "theta": theta, "throughput": occ, "mm_share": math.nan, "clock_share": math.nan},
-                 {"series": "bcc", "theta": theta, "throughput": bcc, "mm_share": math.nan, "clock_share": math.nan},
-                 {"series": "timed", "theta": theta, "throughput": 80.0, "mm_share": mm, "clock_share": clock}]
+        rows += [{"series": "occ", "theta": theta, "throughput": occ, "bcc_mm_share": math.nan, "bcc_clock_share": math.nan},
+                 {"series": "bcc", "theta": theta, "throughput": bcc, "bcc_mm_share": math.nan, "bcc_clock_share": math.nan},
+                 {"series": "timed", "theta": theta, "throughput": 80.0, "bcc_mm_share": mm, "bcc_clock_share": clock}]
     return pd.DataFrame(rows)
 
 
@@ -129,7 +129,7 @@ def test_the_breakdown_sums_to_the_measured_gap(sandbox):
     figure = resolved(sandbox, BREAKDOWN_FIGURE, "tab")
     assert breakdown_columns(figure.config.breakdown) == ["slowdown_pct", "slowdown_pct.mm", "slowdown_pct.clock",
                                                           "slowdown_pct.others"]
-    assert {"mm_share", "clock_share"} <= set(figure.metrics())      # the parts' metrics are collected
+    assert {"bcc_mm_share", "bcc_clock_share"} <= set(figure.metrics())      # the parts' metrics are collected
     table = add_breakdown(breakdown_table(figure), figure)
     bcc = table[table["series"] == "bcc"].iloc[0]
     assert bcc["slowdown_pct"] == pytest.approx(10.0)                 # 100 * (1 - 90 / 100)
@@ -193,7 +193,7 @@ def test_the_breakdown_columns_are_not_asked_of_the_runs(sandbox):
     # The breakdown's columns are computed by the harness: a run that reports only the parts'
     # metrics passes the reported-metrics check; without them excluded it would not.
     figure = resolved(sandbox, BREAKDOWN_FIGURE, "tab")
-    result = {"throughput": 1.0, "abort_rate": 0.0, "latency_us": {"p99": 1.0}, "mm_share": 0.1, "clock_share": 0.1}
+    result = {"throughput": 1.0, "abort_rate": 0.0, "latency_us": {"p99": 1.0}, "bcc_mm_share": 0.1, "bcc_clock_share": 0.1}
     check_metrics_reported(figure, [result], computed=breakdown_columns(figure.config.breakdown))
     with pytest.raises(ConfigError, match=r"plot.y\[0\]: no run of the engine reports metric 'slowdown_pct.mm'"):
         check_metrics_reported(figure, [result])

@@ -12,7 +12,7 @@ from ccbench.config import FigureConfig, load_profiles
 from ccbench.plots import plot_figure
 from conftest import figure_document
 
-METRICS = ["throughput", "latency_us.p50", "phases.execute_s", "phases.abort_s"]
+METRICS = ["throughput", "latency_us.p50", "phases.measured_s", "phases.warmup_s"]
 
 
 def resolved(sandbox, document, figure_id="plotted"):
@@ -38,9 +38,9 @@ PLOTS = {
     "line": {"kind": "line", "x": "theta", "y": "throughput", "xlabel": "Zipf θ", "yscale": "log"},
     "bar": {"kind": "bar", "x": "theta", "y": "throughput"},
     "bar-per-series": {"kind": "bar", "x": "series", "y": "throughput", "legend": "none"},
-    "stacked": {"kind": "stacked_bar", "x": "series", "y": ["phases.execute_s", "phases.abort_s"],
+    "stacked": {"kind": "stacked_bar", "x": "series", "y": ["phases.measured_s", "phases.warmup_s"],
                 "y_labels": ["Execute", "Abort"], "legend": "right"},
-    "stacked-grouped": {"kind": "stacked_bar", "x": "theta", "y": ["phases.execute_s", "phases.abort_s"]},
+    "stacked-grouped": {"kind": "stacked_bar", "x": "theta", "y": ["phases.measured_s", "phases.warmup_s"]},
     "scatter": {"kind": "scatter", "x": "latency_us.p50", "y": "throughput", "xscale": "log"},
 }
 

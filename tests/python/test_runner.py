@@ -256,13 +256,24 @@ def test_a_flag_the_engine_does_not_list_is_refused_before_any_run(sandbox):
     assert run_sweep([figure], workspace, LocalBackend(), progress=False).failed == 0
 
 
-def test_a_metric_no_run_reports_is_a_config_error_not_an_empty_figure(sandbox, capsys):
+def test_a_metric_no_result_can_have_is_refused_before_any_run(sandbox, capsys):
     document = figure_document()
     document["plot"]["y"] = "throughput_typo"
     document["claims"][0]["metric"] = "latency_us.p42"
     sandbox.add_figure(document=document)
     assert main(sandbox.cli_arguments("run", "test-fig", "--profile", "quick", "--quiet")) == 2
     err = capsys.readouterr().err
-    assert "plot.y: no run of the engine reports metric 'throughput_typo'" in err
-    assert "claims[0].metric: no run of the engine reports metric 'latency_us.p42'" in err
+    assert "plot.y: 'throughput_typo' is not a field of rundb's result document" in err
+    assert "claims[0].metric: 'latency_us.p42' is not a field of rundb's result document" in err
+    assert not sandbox.records()                         # nothing was run or stored
+    assert not list(sandbox.workspace.images_dir("quick").glob("test-fig.*"))   # no figure drawn
+
+
+def test_a_metric_no_run_reports_is_a_config_error_not_an_empty_figure(sandbox, capsys):
+    document = figure_document()
+    document["plot"]["y"] = "memory_bound.latency_ns"   # a field of the schema, written only with --memory_bound
+    sandbox.add_figure(document=document)
+    assert main(sandbox.cli_arguments("run", "test-fig", "--profile", "quick", "--quiet")) == 2
+    err = capsys.readouterr().err
+    assert "plot.y: no run of the engine reports metric 'memory_bound.latency_ns'" in err
     assert not list(sandbox.workspace.images_dir("quick").glob("test-fig.*"))   # no empty figure drawn

@@ -108,5 +108,19 @@ TEST(CliParse, HelpListsOnlyTheProgramsFlags) {
   EXPECT_EQ(testing::internal::GetCapturedStdout(), "cli_test_count\ncli_test_list\n");
 }
 
+// An output name the file system cannot hold (with the writer's ".tmp.<pid>"
+// suffix) is refused up front, not as a failed write after the run.
+TEST(CliPaths, NamesTooLongForTheFileSystemAreRefused) {
+  EXPECT_NO_THROW(require_writable_path("/tmp/" + std::string(200, 'x'), "out"));
+  try {
+    require_writable_path("/tmp/" + std::string(250, 'x'), "out");
+    FAIL() << "a 250-byte name accepted";
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(e.flag, "out");
+    EXPECT_NE(std::string(e.what()).find("at most"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(require_writable_path("/no/such/dir/x.json", "out"), ConfigError);
+}
+
 }  // namespace
 }  // namespace ccb

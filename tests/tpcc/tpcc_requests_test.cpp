@@ -15,8 +15,8 @@ using namespace tpcc;
 
 constexpr int kSamples = 200000;
 
-TpccRequestGenerator make_generator(const TpccOptions& o) {
-  return TpccRequestGenerator(o, NurandConstants::make(o.load_seed));
+TpccGenerator make_generator(const TpccOptions& o) {
+  return TpccGenerator(o);
 }
 
 TpccOptions options(uint32_t warehouses, int32_t cross_pct = -1) {
@@ -28,7 +28,7 @@ TpccOptions options(uint32_t warehouses, int32_t cross_pct = -1) {
 
 // Fraction of kSamples requests (for `thread`) satisfying pred.
 template <class Pred>
-double fraction(const TpccRequestGenerator& g, Pred pred, uint32_t thread = 0) {
+double fraction(const TpccGenerator& g, Pred pred, uint32_t thread = 0) {
   Random rng(42);
   TpccRequest r;
   int hits = 0;
@@ -193,7 +193,7 @@ TEST(TpccRequestsTest, DescribeNamesWhatIsKnownBeforeExecution) {
   r.ol_cnt = 2;
   r.items[0] = {10, 1, 1};
   r.items[1] = {kUnusedItemId, 1, 1};
-  TxnDesc d = describe_tpcc_request(r);
+  TxnDesc d = TpccGenerator::describe(r);
   EXPECT_EQ(std::set<GlobalKey>(d.read_set.begin(), d.read_set.end()),
             (std::set<GlobalKey>{make_global_key(kWarehouseTable, warehouse_key(1)),
                                  make_global_key(kCustomerTable, customer_key(1, 2, 3)),
@@ -210,19 +210,19 @@ TEST(TpccRequestsTest, DescribeNamesWhatIsKnownBeforeExecution) {
   r.c_w_id = 2;
   r.c_d_id = 5;
   r.c_id = 6;
-  d = describe_tpcc_request(r);
+  d = TpccGenerator::describe(r);
   EXPECT_TRUE(d.read_set.empty());
   EXPECT_EQ(std::set<GlobalKey>(d.write_set.begin(), d.write_set.end()),
             (std::set<GlobalKey>{make_global_key(kWarehouseTable, warehouse_key(1)),
                                  make_global_key(kDistrictTable, district_key(1, 4)),
                                  make_global_key(kCustomerTable, customer_key(2, 5, 6))}));
   r.by_last_name = true;  // the customer is unknown before the index lookup
-  EXPECT_EQ(describe_tpcc_request(r).write_set.size(), 2u);
+  EXPECT_EQ(TpccGenerator::describe(r).write_set.size(), 2u);
 
   r = TpccRequest{};
   r.type = kDelivery;
   r.w_id = 3;
-  d = describe_tpcc_request(r);
+  d = TpccGenerator::describe(r);
   EXPECT_EQ(d.write_set.size(), kDistrictsPerWarehouse);
   EXPECT_EQ(d.write_set.front(), make_global_key(kDeliveryCursorTable, district_key(3, 1)));
 
@@ -230,7 +230,7 @@ TEST(TpccRequestsTest, DescribeNamesWhatIsKnownBeforeExecution) {
   r.type = kStockLevel;
   r.w_id = 3;
   r.d_id = 7;
-  d = describe_tpcc_request(r);
+  d = TpccGenerator::describe(r);
   EXPECT_EQ(d.read_set, (std::vector<GlobalKey>{make_global_key(kDistrictTable, district_key(3, 7))}));
   EXPECT_TRUE(d.write_set.empty());
 }

@@ -241,5 +241,33 @@ TEST(ExtendedTest, IoDelayHoldsTheTransactionBeforeCommit) {
   ASSERT_EQ(txn.commit(), RC::kOk);
 }
 
+// Delays that would keep a transaction, and so the run, far past --duration
+// are refused naming the flag (issue 30: --runtime_skew_t_us=1e9 ran for days).
+TEST(ExtendedTest, RefusesDelaysLongerThanASecond) {
+  Micro m(micro_options());
+  ExtensionOptions o;
+  o.runtime.enabled = true;
+  o.runtime.p = 48, o.runtime.min_t = 0.5;
+  o.runtime.t_us = 41666;  // 48 x 0.5 x 41666 us < 1 s
+  EXPECT_NO_THROW(Ext(m, o));
+  o.runtime.t_us = 41667;
+  try {
+    Ext e(m, o);
+    FAIL() << "a 1 s+ runtime bound accepted";
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(e.flag, "runtime_skew_t_us");
+  }
+  o.runtime.t_us = 0;  // measured
+  o.io.l_io = 100000, o.io.min_cycles = 20000;
+  EXPECT_NO_THROW(Ext(m, o));
+  o.io.min_cycles = 20001;
+  try {
+    Ext e(m, o);
+    FAIL() << "a 2e9+ cycle I/O delay accepted";
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(e.flag, "io_latency_min_cycles");
+  }
+}
+
 }  // namespace
 }  // namespace ccb

@@ -47,11 +47,11 @@ HotOptions options(uint32_t partitions, uint32_t hot, double shift_s = 0) {
 
 TEST(HotPlacement, EvenPlacementSpreadsHotRecordsOverAllPartitions) {
   W w(options(30, 60));
-  const W::Placement p = w.placement(0);
+  const HotGenerator::Placement p = w.generator().placement(0);
   std::map<uint32_t, int> per_partition;
   for (uint32_t h = 0; h < 60; ++h) {
-    EXPECT_EQ(w.hot_key(h, p), h);  // the hot keys are 0..H-1
-    ++per_partition[w.partition_of(w.hot_key(h, p))];
+    EXPECT_EQ(w.generator().hot_key(h, p), h);  // the hot keys are 0..H-1
+    ++per_partition[w.generator().partition_of(w.generator().hot_key(h, p))];
   }
   ASSERT_EQ(per_partition.size(), 30u);
   for (const auto& [q, n] : per_partition) EXPECT_EQ(n, 2) << q;
@@ -62,21 +62,21 @@ TEST(HotPlacement, ShiftedPlacementsCrowdIntoFewerPartitions) {
   W w(options(30, 100, 30));
   std::set<uint32_t> sizes;
   for (uint64_t e = 1; e <= 200; ++e) {
-    const W::Placement p = w.placement(e);
+    const HotGenerator::Placement p = w.generator().placement(e);
     ASSERT_GE(p.n, 1u);
     ASSERT_LT(p.n, 30u);  // "a random number n (< 30) of partitions"
     sizes.insert(p.n);
     std::set<uint64_t> keys;
     std::set<uint32_t> parts;
     for (uint32_t h = 0; h < 100; ++h) {
-      const uint64_t k = w.hot_key(h, p);
+      const uint64_t k = w.generator().hot_key(h, p);
       ASSERT_LT(k / 30, 100u);  // inside the partition's hot pool
       keys.insert(k);
-      parts.insert(w.partition_of(k));
+      parts.insert(w.generator().partition_of(k));
     }
     ASSERT_EQ(keys.size(), 100u);  // still 100 distinct hot records
     ASSERT_EQ(parts.size(), p.n);
-    const W::Placement again = w.placement(e);  // reproducible
+    const HotGenerator::Placement again = w.generator().placement(e);  // reproducible
     ASSERT_EQ(again.offset, p.offset);
     ASSERT_EQ(again.stride, p.stride);
   }
@@ -90,15 +90,16 @@ TEST(HotPlacement, ScheduleIsDeterministicGivenTheSeed) {
   W c(other);
   int differ = 0;
   for (uint64_t e = 0; e <= 100; ++e) {
-    const W::Placement pa = a.placement(e), pb = b.placement(e), pc = c.placement(e);
+    const HotGenerator::Placement pa = a.generator().placement(e), pb = b.generator().placement(e),
+                                  pc = c.generator().placement(e);
     ASSERT_EQ(pa.n, pb.n);
     ASSERT_EQ(pa.offset, pb.offset);
     ASSERT_EQ(pa.stride, pb.stride);
-    for (uint32_t h = 0; h < 100; ++h) ASSERT_EQ(a.hot_key(h, pa), b.hot_key(h, pb));
+    for (uint32_t h = 0; h < 100; ++h) ASSERT_EQ(a.generator().hot_key(h, pa), b.generator().hot_key(h, pb));
     differ += pa.n != pc.n || pa.offset != pc.offset || pa.stride != pc.stride;
   }
-  EXPECT_EQ(a.placement(0).n, 30u);  // epoch 0: evenly over every partition, whatever the seed
-  EXPECT_EQ(c.placement(0).n, 30u);
+  EXPECT_EQ(a.generator().placement(0).n, 30u);  // epoch 0: evenly over every partition, whatever the seed
+  EXPECT_EQ(c.generator().placement(0).n, 30u);
   EXPECT_GT(differ, 90);  // another seed, another schedule
 }
 
@@ -126,7 +127,7 @@ TEST(HotPlacement, EpochClockStartsWithTheMeasuredIntervalAndIsLogged) {
   EXPECT_NE(j.str().find("\"hot_schedule\""), std::string::npos);
   EXPECT_NE(j.str().find("\"epoch\": 2"), std::string::npos);
   EXPECT_NE(j.str().find("\"start_s\": 0.04"), std::string::npos) << j.str();
-  EXPECT_NE(j.str().find("\"hot_partitions\": " + std::to_string(w.placement(2).n)), std::string::npos);
+  EXPECT_NE(j.str().find("\"hot_partitions\": " + std::to_string(w.generator().placement(2).n)), std::string::npos);
 }
 
 // TSKD's extensions wrap the workload (Extended<W>): the clock and the pin must
@@ -175,7 +176,7 @@ TEST(HotPlacement, ReconnaissancePinsARequestToItsEpoch) {
   set_epoch(w, 3, 30);  // the batch runs into the next epochs
   int moved = 0;
   for (const auto& r : rs) {
-    EXPECT_EQ(described_hot_key(w, r), w.hot_key(r.hot_slot, w.placement(0)));
+    EXPECT_EQ(described_hot_key(w, r), w.generator().hot_key(r.hot_slot, w.generator().placement(0)));
     ccb::testing::expect_describe_matches<CC>(w, txn, r, ts);  // still epoch 0's hot key
     HotRequest unpinned = r;
     unpinned.pinned_epoch = HotRequest::kUnpinned;  // the online executor's requests: the epoch now
@@ -185,7 +186,7 @@ TEST(HotPlacement, ReconnaissancePinsARequestToItsEpoch) {
   for (auto& r : rs) {
     EXPECT_TRUE(w.reconnoiter(r));  // the next analysis pins the epoch now
     EXPECT_EQ(r.pinned_epoch, 3u);
-    EXPECT_EQ(described_hot_key(w, r), w.hot_key(r.hot_slot, w.placement(3)));
+    EXPECT_EQ(described_hot_key(w, r), w.generator().hot_key(r.hot_slot, w.generator().placement(3)));
     ccb::testing::expect_describe_matches<CC>(w, txn, r, ts);
   }
   expect_all_hold(w.check_invariants({ts}));
@@ -207,7 +208,7 @@ TEST(HotGenerator, ColdRecordsStayHomeExceptAtMostRemoteMax) {
     for (uint64_t k : cold) {
       ASSERT_LT(k, 30000u);
       ASSERT_GE(k / 10, 20u);  // never in a hot pool
-      remote += w.partition_of(k) != home;
+      remote += w.generator().partition_of(k) != home;
     }
     ASSERT_LE(remote, 3u);
     max_remote = std::max(max_remote, remote);

@@ -50,9 +50,9 @@ class SmallBankTest : public ::testing::Test {
 
 TEST_F(SmallBankTest, LoadedBalancesAreInRangeAndConserved) {
   for (uint32_t c = 0; c < 1000; ++c) {
-    EXPECT_GE(savings(c), W::kMinBalance);
-    EXPECT_LE(savings(c), W::kMaxBalance);
-    EXPECT_EQ(checking(c), W::initial_balance(c, 1));
+    EXPECT_GE(savings(c), SmallBankGenerator::kMinBalance);
+    EXPECT_LE(savings(c), SmallBankGenerator::kMaxBalance);
+    EXPECT_EQ(checking(c), SmallBankGenerator::initial_balance(c, 1));
   }
   expect_all_hold(invariants());
   EXPECT_EQ(w_.table_by_id(W::kAccountsId), &w_.accounts());
@@ -145,7 +145,8 @@ TEST(SmallBankGenerator, DeterministicWithinRangesAndSkewed) {
   SmallBankOptions o;
   o.customers = 500;
   o.theta = 0.99;
-  W w(o);
+  SmallBankGenerator w(o);
+  w.prepare();
   Random a(11), b(11);
   std::map<uint32_t, int> types, customers;
   for (int i = 0; i < 20000; ++i) {
@@ -183,7 +184,8 @@ TEST(SmallBankGenerator, MixWeightsSelectTypes) {
   SmallBankOptions o;
   o.customers = 100;
   o.mix = SmallBankOptions::parse_mix("0,0,0,1,0,3", "smallbank_mix");
-  W w(o);
+  SmallBankGenerator w(o);
+  w.prepare();
   Random rng(5);
   int send = 0;
   for (int i = 0; i < 4000; ++i) {

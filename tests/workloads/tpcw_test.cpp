@@ -65,7 +65,7 @@ TEST_F(TpcwTest, ThreadZeroOrdersTheOthersShopWithTheHotItemAsConfigured) {
       ASSERT_EQ(r.txn(), TpcwTxn::kOrderProcess);
       ASSERT_EQ(r.n, 10u);
       ASSERT_TRUE(hot);  // "one hot item in the orders processed by each OrderProcess"
-      for (uint32_t k = 0; k < r.n; ++k) ASSERT_TRUE(r.qty[k] >= 1 && r.qty[k] <= W::kMaxQty);
+      for (uint32_t k = 0; k < r.n; ++k) ASSERT_TRUE(r.qty[k] >= 1 && r.qty[k] <= TpcwGenerator::kMaxQty);
     } else {
       ASSERT_EQ(r.txn(), TpcwTxn::kDoCart);
       ASSERT_EQ(r.n, 5u);

@@ -31,6 +31,7 @@
 // Thread safety: as W; the calibration is shared and synchronized.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <concepts>
 #include <cstdint>
@@ -38,6 +39,7 @@
 #include <vector>
 
 #include "engine/cc/txn.h"
+#include "engine/core/cli.h"
 #include "engine/core/random.h"
 #include "engine/core/json.h"
 #include "workloads/common/attempt_scratch.h"
@@ -60,13 +62,22 @@ class Extended {
     typename W::ThreadState inner;
   };
 
+  // Refuses (ConfigError naming the flag) delays that would keep one
+  // transaction, and so the run, going far past --duration (see kMaxDelay*).
   Extended(W& inner, const ExtensionOptions& o)
       : inner_(inner),
-        opt_(o),
+        opt_(check_delays(o)),
         runtime_(o.runtime),
         io_(o.io),
         calibration_(static_cast<uint64_t>(o.runtime.t_us * 1e3)),
         instance_(next_instance_.fetch_add(1, std::memory_order_relaxed) + 1) {}
+
+  // The longest delay a transaction may get from either extension: a run
+  // ends at most about this much after --duration. The paper's settings are
+  // far below (runtime bound p x minT x t_T: 48 x 0.5 x some us; I/O delay
+  // l_IO x minIO: 50 x 5000 cycles).
+  static constexpr double kMaxDelayUs = 1e6;
+  static constexpr double kMaxDelayCycles = 2e9;  // about a second at 2 GHz
 
   std::vector<std::string> txn_types() const { return inner_.txn_types(); }
   void load(int threads) { inner_.load(threads); }
@@ -171,6 +182,21 @@ class Extended {
   const RuntimeCalibration& calibration() const { return calibration_; }
 
  private:
+  static const ExtensionOptions& check_delays(const ExtensionOptions& o) {
+    const RuntimeSkewOptions& rt = o.runtime;
+    const double longest_us = rt.p * rt.min_t * rt.t_us;  // t_us = 0: measured, a transaction's own runtime
+    require(!rt.enabled || longest_us <= kMaxDelayUs, "runtime_skew_t_us",
+            "a t_T at which the longest runtime bound, p x minT x t_T (--runtime_skew_p=" + std::to_string(rt.p) +
+                ", --runtime_skew_min_t=" + std::to_string(rt.min_t) + "), is at most 1 s: at most " +
+                std::to_string(kMaxDelayUs / (rt.p * rt.min_t)) + " us");
+    const double longest_cycles = double{o.io.l_io} * o.io.min_cycles;
+    require(longest_cycles <= kMaxDelayCycles, "io_latency_min_cycles",
+            "a minIO at which the longest I/O delay, l_IO x minIO (--io_latency_l=" + std::to_string(o.io.l_io) +
+                "), is at most 2e9 cycles: at most " +
+                std::to_string(static_cast<uint64_t>(kMaxDelayCycles / std::max(o.io.l_io, 1u))));
+    return o;
+  }
+
   // Per-worker state, keyed to this wrapper instance so that a thread reused
   // by a later instance (tests) starts afresh.
   struct Worker {

@@ -57,6 +57,10 @@
 // Every update increments field 0 of the record (a counter), so after a run
 // the counters must add up to 10 x committed transactions.
 //
+// The requests, the placement of an epoch and the access set under it come
+// from HotGenerator (hot_generator.h); this class holds the table and the
+// epoch clock.
+//
 // Thread safety: run() from any number of worker threads after load();
 // generate()/describe()/epoch() are thread-safe, and so is reconnoiter() on
 // distinct requests; on_measure_start() from any thread (the clock's origin
@@ -67,7 +71,6 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
-#include <numeric>
 #include <string>
 #include <utility>
 #include <vector>
@@ -77,46 +80,27 @@
 #include "engine/core/json.h"
 #include "engine/core/clock.h"
 #include "workloads/common/table_util.h"
-#include "workloads/hot/hot_options.h"
+#include "workloads/hot/hot_generator.h"
 #include "engine/workload.h"
 
 namespace ccb {
-
-struct HotRequest {
-  static constexpr uint32_t kUpdates = HotOptions::kCold + 1;
-  static constexpr uint64_t kUnpinned = ~uint64_t{0};
-  uint32_t type = 0;
-  uint32_t hot_slot = 0;  // mapped to a key at execution (see header)
-  uint32_t hot_pos = 0;   // index of the hot update among the kUpdates
-  uint64_t pinned_epoch = kUnpinned;  // the epoch reconnoiter() fixed, or kUnpinned (see header)
-  uint64_t cold[HotOptions::kCold];
-};
 
 template <class CC>
 class HotWorkload {
  public:
   static constexpr const char* kName = "hot";
-  static constexpr uint32_t kTableId = 40;
+  static constexpr uint32_t kTableId = HotGenerator::kTableId;
   static constexpr size_t kPayload = HotOptions::kFields * 8;
   static constexpr uint64_t kMaxLoggedEpochs = 1000;
   using Request = HotRequest;
   struct ThreadState {
     uint64_t updates = 0;
   };
-  // Where the hot records are in one epoch: the (h mod n)-th used partition
-  // is (offset + (h mod n) * stride) mod P.
-  struct Placement {
-    uint32_t n, offset, stride;
-  };
 
   explicit HotWorkload(const HotOptions& o)
-      : opt_(o), parts_(o.parts()), rows_per_part_(o.rows_per_partition()),
-        shift_ns_(static_cast<uint64_t>(o.shift_s * 1e9)) {
-    for (uint32_t s = 1; s < parts_; ++s)
-      if (std::gcd(s, parts_) == 1) strides_.push_back(s);
-  }
+      : opt_(o), generator_(o), shift_ns_(static_cast<uint64_t>(o.shift_s * 1e9)) {}
 
-  std::vector<std::string> txn_types() const { return {"hot"}; }
+  std::vector<std::string> txn_types() const { return generator_.txn_types(); }
 
   MemoryEstimate memory_estimate() const {
     return {Table<CC>::bytes_for(kPayload, opt_.table_size, opt_.table_size), "hot_table_size"};
@@ -127,45 +111,20 @@ class HotWorkload {
     parallel_for(threads, opt_.table_size, [this](uint64_t k) { table_->load(k, k); });  // all fields 0
   }
 
-  void generate(Random& rng, uint32_t /*thread*/, Request& r) const {
-    r.type = 0;
-    r.pinned_epoch = HotRequest::kUnpinned;
-    r.hot_slot = static_cast<uint32_t>(rng.below(opt_.hot_records));
-    r.hot_pos = static_cast<uint32_t>(rng.below(HotRequest::kUpdates));
-    const uint32_t home = r.hot_slot % parts_;
-    const uint32_t remote = parts_ > 1 ? static_cast<uint32_t>(rng.between(0, opt_.remote_max)) : 0;
-    for (uint32_t i = 0; i < HotOptions::kCold; ++i) {
-      uint64_t key;
-      do {
-        uint32_t q = home;
-        if (i < remote) q = (home + 1 + static_cast<uint32_t>(rng.below(parts_ - 1))) % parts_;
-        key = q + uint64_t{parts_} * rng.between(opt_.hot_records, rows_per_part_ - 1);
-      } while (contains(r.cold, i, key));
-      r.cold[i] = key;
-    }
-    for (uint32_t i = HotOptions::kCold - 1; i > 0; --i) std::swap(r.cold[i], r.cold[rng.below(i + 1)]);
-  }
+  void generate(Random& rng, uint32_t thread, Request& r) const { generator_.generate(rng, thread, r); }
 
   template <class TxnT>
   RC run(TxnT& txn, const Request& r) {
-    const uint64_t hot = hot_key(r.hot_slot, placement(epoch_of(r)));
+    const uint64_t epoch = epoch_of(r);
     for (uint32_t i = 0; i < HotRequest::kUpdates; ++i) {
-      const uint64_t key = i == r.hot_pos ? hot : r.cold[i - (i > r.hot_pos)];
-      uint8_t* p = txn.update(*table_, key);
+      uint8_t* p = txn.update(*table_, generator_.key(r, i, epoch));
       if (p == nullptr) return txn.failure();
       store_field<uint64_t>(p, 0, load_field<uint64_t>(p, 0) + 1);
     }
     return RC::kOk;
   }
 
-  TxnDesc describe(const Request& r) const {
-    TxnDesc d;
-    d.type = r.type;
-    const uint64_t hot = hot_key(r.hot_slot, placement(epoch_of(r)));
-    for (uint32_t i = 0; i < HotRequest::kUpdates; ++i)
-      d.write_set.push_back(make_global_key(kTableId, i == r.hot_pos ? hot : r.cold[i - (i > r.hot_pos)]));
-    return d;
-  }
+  TxnDesc describe(const Request& r) const { return generator_.describe(r, epoch_of(r)); }
 
   void on_commit(ThreadState& s, const Request&) const { s.updates += HotRequest::kUpdates; }
 
@@ -198,7 +157,7 @@ class HotWorkload {
     w.key("hot_schedule").begin_array();
     const uint64_t last = std::min(max_epoch_.load(std::memory_order_relaxed), kMaxLoggedEpochs - 1);
     for (uint64_t e = 0; e <= last; ++e) {
-      const Placement p = placement(e);
+      const HotGenerator::Placement p = generator_.placement(e);
       w.begin_object().key("epoch").value(e).key("start_s").value(static_cast<double>(e) * opt_.shift_s);
       w.key("hot_partitions").value(p.n).key("offset").value(p.offset).key("stride").value(p.stride).end_object();
     }
@@ -213,19 +172,6 @@ class HotWorkload {
   uint32_t partition_count(uint32_t threads) const { return opt_.partitions > 1 ? opt_.partitions : std::max(threads, 1u); }
   uint32_t partition_of(GlobalKey k, uint32_t n) const { return static_cast<uint32_t>(local_key_of(k) % n); }
 
-  // Placement of epoch e (see header). Pure function of (options, e).
-  Placement placement(uint64_t e) const {
-    if (e == 0 || parts_ == 1) return {parts_, 0, 1};
-    uint64_t s = opt_.shift_seed ^ (0x9E3779B97F4A7C15ull * e);
-    const uint64_t u = splitmix64(s), off = splitmix64(s), st = splitmix64(s);
-    return {1 + static_cast<uint32_t>(u % (parts_ - 1)), static_cast<uint32_t>(off % parts_),
-            strides_[st % strides_.size()]};
-  }
-  uint64_t hot_key(uint32_t slot, const Placement& p) const {
-    const uint64_t q = (p.offset + uint64_t{slot % p.n} * p.stride) % parts_;
-    return q + uint64_t{parts_} * (slot / p.n);
-  }
-  uint32_t partition_of(uint64_t key) const { return static_cast<uint32_t>(key % parts_); }
   // The epoch now: 0 until on_measure_start() (see header).
   uint64_t epoch() const {
     if (shift_ns_ == 0) return 0;
@@ -239,22 +185,15 @@ class HotWorkload {
     return e;
   }
   Table<CC>& table() { return *table_; }
+  const HotGenerator& generator() const { return generator_; }
 
  private:
   uint64_t epoch_of(const Request& r) const {
     return r.pinned_epoch != HotRequest::kUnpinned ? r.pinned_epoch : epoch();
   }
-  static bool contains(const uint64_t* keys, uint32_t n, uint64_t key) {
-    for (uint32_t j = 0; j < n; ++j)
-      if (keys[j] == key) return true;
-    return false;
-  }
-
   HotOptions opt_;
-  uint32_t parts_;
-  uint64_t rows_per_part_;
+  HotGenerator generator_;
   uint64_t shift_ns_;
-  std::vector<uint32_t> strides_;  // values in [1, P) coprime with P
   std::unique_ptr<Table<CC>> table_;
   std::atomic<uint64_t> origin_ns_{0};  // start of the measured interval (now_ns), 0 = not yet
   mutable std::atomic<uint64_t> max_epoch_{0};

@@ -13,6 +13,7 @@
 // run the counters add up to 5 x committed transactions.
 //
 // Schema: one table (id 50), key = object id in [0, objects), payload 8 bytes.
+// The requests come from MicroGenerator (micro_generator.h).
 //
 // Thread safety: run() from any number of worker threads after load();
 // generate()/describe() are const and thread-safe.
@@ -26,53 +27,40 @@
 #include "engine/cc/txn.h"
 #include "engine/core/keep_alive.h"
 #include "engine/core/random.h"
-#include "engine/core/zipf.h"
 #include "engine/core/json.h"
 #include "workloads/common/table_util.h"
-#include "workloads/micro/micro_options.h"
+#include "workloads/micro/micro_generator.h"
 #include "engine/workload.h"
 
 namespace ccb {
-
-struct MicroRequest {
-  uint32_t type = 0;
-  uint64_t keys[MicroOptions::kKeys];  // [0]: read+write, [1..4]: read, [5..8]: write
-};
 
 template <class CC>
 class MicroWorkload {
  public:
   static constexpr const char* kName = "micro";
-  static constexpr uint32_t kTableId = 50;
+  static constexpr uint32_t kTableId = MicroGenerator::kTableId;
   static constexpr uint32_t kReads = MicroOptions::kReads, kWrites = MicroOptions::kWrites;
   using Request = MicroRequest;
   struct ThreadState {
     uint64_t writes = 0;
   };
 
-  explicit MicroWorkload(const MicroOptions& o) : opt_(o), zipf_(o.objects, o.theta) {}
+  // Cheap (no O(objects) work): the generator's checks only.
+  explicit MicroWorkload(const MicroOptions& o) : opt_(o), generator_(o) {}
 
-  std::vector<std::string> txn_types() const { return {"micro"}; }
+  std::vector<std::string> txn_types() const { return generator_.txn_types(); }
 
   MemoryEstimate memory_estimate() const {
     return {Table<CC>::bytes_for(8, opt_.objects, opt_.objects), "micro_objects"};
   }
 
   void load(int threads) {
+    generator_.prepare();
     table_ = std::make_unique<Table<CC>>(kTableId, "objects", 8, opt_.objects, opt_.objects);
     parallel_for(threads, opt_.objects, [this](uint64_t k) { table_->load(k, k); });  // counters 0
   }
 
-  void generate(Random& rng, uint32_t /*thread*/, Request& r) const {
-    r.type = 0;
-    for (uint32_t i = 0; i < MicroOptions::kKeys; ++i) {
-      uint64_t key;
-      do {
-        key = zipf_.sample(rng);
-      } while (contains(r, i, key));
-      r.keys[i] = key;
-    }
-  }
+  void generate(Random& rng, uint32_t thread, Request& r) const { generator_.generate(rng, thread, r); }
 
   template <class TxnT>
   RC run(TxnT& txn, const Request& r) {
@@ -91,13 +79,7 @@ class MicroWorkload {
     return RC::kOk;
   }
 
-  TxnDesc describe(const Request& r) const {
-    TxnDesc d;
-    d.type = r.type;
-    for (uint32_t i = 0; i < MicroOptions::kKeys; ++i)
-      (i >= 1 && i < kReads ? d.read_set : d.write_set).push_back(make_global_key(kTableId, r.keys[i]));
-    return d;
-  }
+  TxnDesc describe(const Request& r) const { return generator_.describe(r); }
 
   void on_commit(ThreadState& s, const Request&) const { s.writes += kWrites; }
 
@@ -111,16 +93,11 @@ class MicroWorkload {
   // For protocols that lock the predicted access set (engine/cc/protocol.h).
   Table<CC>* table_by_id(uint32_t id) const { return id == kTableId ? table_.get() : nullptr; }
   Table<CC>& table() { return *table_; }
+  const MicroGenerator& generator() const { return generator_; }
 
  private:
-  static bool contains(const Request& r, uint32_t n, uint64_t key) {
-    for (uint32_t j = 0; j < n; ++j)
-      if (r.keys[j] == key) return true;
-    return false;
-  }
-
   MicroOptions opt_;
-  ZipfDistribution zipf_;
+  MicroGenerator generator_;
   std::unique_ptr<Table<CC>> table_;
 };
 

@@ -31,6 +31,9 @@
 // attempt_scratch and on_commit() adds the committed attempt's effect to the
 // worker's ThreadState (workloads/common/attempt_scratch.h).
 //
+// The requests and predicted access sets come from SmallBankGenerator
+// (smallbank_generator.h).
+//
 // Thread safety: run() from any number of worker threads after load();
 // generate()/describe() are const and thread-safe.
 #pragma once
@@ -45,45 +48,31 @@
 #include "engine/cc/txn.h"
 #include "engine/core/keep_alive.h"
 #include "engine/core/random.h"
-#include "engine/core/zipf.h"
 #include "engine/core/json.h"
 #include "workloads/common/attempt_scratch.h"
 #include "workloads/common/table_util.h"
-#include "workloads/smallbank/smallbank_options.h"
+#include "workloads/smallbank/smallbank_generator.h"
 #include "engine/workload.h"
 
 namespace ccb {
-
-struct SmallBankRequest {
-  uint32_t type = 0;  // SmallBankTxn
-  uint32_t c1 = 0, c2 = 0;
-  int32_t amount = 0;
-  SmallBankTxn txn() const { return static_cast<SmallBankTxn>(type); }
-  bool two_customers() const { return txn() == SmallBankTxn::kAmalgamate || txn() == SmallBankTxn::kSendPayment; }
-};
 
 template <class CC>
 class SmallBankWorkload {
  public:
   static constexpr const char* kName = "smallbank";
-  static constexpr uint32_t kAccountsId = 20, kSavingsId = 21, kCheckingId = 22;
+  static constexpr uint32_t kAccountsId = SmallBankGenerator::kAccountsId, kSavingsId = SmallBankGenerator::kSavingsId,
+                            kCheckingId = SmallBankGenerator::kCheckingId;
   static constexpr size_t kNameBytes = 16;
   static constexpr size_t kAccountPayload = 8 + kNameBytes;  // custid, name
-  static constexpr int64_t kMinBalance = 10000, kMaxBalance = 50000;
-  static constexpr int32_t kMaxAmount = 100;
   using Request = SmallBankRequest;
   struct ThreadState {
     int64_t net_money = 0;  // money committed transactions added (deposits) minus removed (checks)
   };
 
-  explicit SmallBankWorkload(const SmallBankOptions& o) : opt_(o), zipf_(o.customers, o.theta) {
-    uint64_t acc = 0;
-    for (size_t t = 0; t < kSmallBankTxnTypes; ++t) cumulative_mix_[t] = acc += o.mix[t];
-  }
+  // Cheap (no O(customers) work): the generator's checks only.
+  explicit SmallBankWorkload(const SmallBankOptions& o) : opt_(o), generator_(o) {}
 
-  std::vector<std::string> txn_types() const {
-    return {"Balance", "DepositChecking", "TransactSavings", "Amalgamate", "WriteCheck", "SendPayment"};
-  }
+  std::vector<std::string> txn_types() const { return generator_.txn_types(); }
 
   MemoryEstimate memory_estimate() const {
     const uint64_t n = opt_.customers;
@@ -91,6 +80,7 @@ class SmallBankWorkload {
   }
 
   void load(int threads) {
+    generator_.prepare();
     const uint64_t n = opt_.customers;
     accounts_ = std::make_unique<Table<CC>>(kAccountsId, "accounts", kAccountPayload, n, n);
     savings_ = std::make_unique<Table<CC>>(kSavingsId, "savings", 8, n, n);
@@ -100,37 +90,13 @@ class SmallBankWorkload {
       store_field<uint64_t>(a, 0, c);
       const std::string name = "cust" + std::to_string(c);  // loader only, not the measured path
       std::memcpy(a + 8, name.data(), std::min(name.size(), kNameBytes));
-      store_field<int64_t>(savings_->load(c, c), 0, initial_balance(c, 0));
-      store_field<int64_t>(checking_->load(c, c), 0, initial_balance(c, 1));
+      store_field<int64_t>(savings_->load(c, c), 0, SmallBankGenerator::initial_balance(c, 0));
+      store_field<int64_t>(checking_->load(c, c), 0, SmallBankGenerator::initial_balance(c, 1));
     });
     initial_total_ = total_money();
   }
 
-  void generate(Random& rng, uint32_t /*thread*/, Request& r) const {
-    const uint64_t pick = rng.below(cumulative_mix_.back());
-    uint32_t t = 0;
-    while (cumulative_mix_[t] <= pick) ++t;
-    r.type = t;
-    r.c1 = static_cast<uint32_t>(zipf_.sample(rng));
-    r.c2 = r.c1;
-    if (r.two_customers()) {
-      while (r.c2 == r.c1) r.c2 = static_cast<uint32_t>(zipf_.sample(rng));
-    }
-    switch (r.txn()) {
-      case SmallBankTxn::kTransactSavings: {  // a deposit or a withdrawal (Alomari et al.)
-        const int32_t v = static_cast<int32_t>(rng.between(1, 2 * kMaxAmount)) - kMaxAmount;
-        r.amount = v <= 0 ? v - 1 : v;  // [-100, -1] u [1, 100]
-        break;
-      }
-      case SmallBankTxn::kDepositChecking:
-      case SmallBankTxn::kWriteCheck:
-      case SmallBankTxn::kSendPayment:
-        r.amount = static_cast<int32_t>(rng.between(1, kMaxAmount));
-        break;
-      default:
-        r.amount = 0;
-    }
-  }
+  void generate(Random& rng, uint32_t thread, Request& r) const { generator_.generate(rng, thread, r); }
 
   template <class TxnT>
   RC run(TxnT& txn, const Request& r) {
@@ -215,24 +181,7 @@ class SmallBankWorkload {
     }
   }
 
-  TxnDesc describe(const Request& r) const {
-    TxnDesc d;
-    d.type = r.type;
-    auto rd = [&](uint32_t table, uint32_t c) { d.read_set.push_back(make_global_key(table, c)); };
-    auto wr = [&](uint32_t table, uint32_t c) { d.write_set.push_back(make_global_key(table, c)); };
-    rd(kAccountsId, r.c1);
-    if (r.two_customers()) rd(kAccountsId, r.c2);
-    switch (r.txn()) {
-      case SmallBankTxn::kBalance: rd(kSavingsId, r.c1), rd(kCheckingId, r.c1); break;
-      case SmallBankTxn::kDepositChecking: wr(kCheckingId, r.c1); break;
-      case SmallBankTxn::kTransactSavings: wr(kSavingsId, r.c1); break;
-      case SmallBankTxn::kAmalgamate: wr(kSavingsId, r.c1), wr(kCheckingId, r.c1), wr(kCheckingId, r.c2); break;
-      case SmallBankTxn::kWriteCheck: rd(kSavingsId, r.c1), wr(kCheckingId, r.c1); break;
-      case SmallBankTxn::kSendPayment: wr(kCheckingId, r.c1), wr(kCheckingId, r.c2); break;
-      default: break;
-    }
-    return d;
-  }
+  TxnDesc describe(const Request& r) const { return generator_.describe(r); }
 
   void on_commit(ThreadState& s, const Request&) const { s.net_money += attempt_scratch<SmallBankWorkload, int64_t>(); }
 
@@ -264,10 +213,7 @@ class SmallBankWorkload {
   Table<CC>& checking() { return *checking_; }
   Table<CC>& accounts() { return *accounts_; }
   int64_t total_money() const { return sum_field<int64_t>(*savings_, 0) + sum_field<int64_t>(*checking_, 0); }
-  static int64_t initial_balance(uint64_t customer, uint64_t account) {
-    uint64_t s = customer * 2 + account;
-    return kMinBalance + static_cast<int64_t>(splitmix64(s) % (kMaxBalance - kMinBalance + 1));
-  }
+  const SmallBankGenerator& generator() const { return generator_; }
 
  private:
   template <class TxnT>
@@ -276,8 +222,7 @@ class SmallBankWorkload {
   }
 
   SmallBankOptions opt_;
-  ZipfDistribution zipf_;
-  std::array<uint64_t, kSmallBankTxnTypes> cumulative_mix_{};
+  SmallBankGenerator generator_;
   std::unique_ptr<Table<CC>> accounts_, savings_, checking_;
   int64_t initial_total_ = 0;
 };

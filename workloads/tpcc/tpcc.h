@@ -5,7 +5,7 @@
 // Pieces:
 //   tpcc_schema.h      cardinalities, table ids, key packing, row payloads
 //   tpcc_options.h     the flags (--warehouses, --mix, --cross_pct, ...)
-//   tpcc_requests.h    transaction inputs, their generation, describe()
+//   tpcc_requests.h    transaction inputs, TpccGenerator (generation, describe())
 //   tpcc_database.h    the tables and the parallel loader
 //   tpcc_procedures.h  the five stored procedures (templates over Txn)
 //   tpcc_invariants.h  post-run consistency checks
@@ -40,14 +40,13 @@ class TpccWorkload {
     int64_t payment_cents = 0;
   };
 
-  explicit TpccWorkload(const TpccOptions& o)
-      : opt_(o), nurand_(tpcc::NurandConstants::make(o.load_seed)), generator_(o, nurand_) {}
+  explicit TpccWorkload(const TpccOptions& o) : opt_(o), generator_(o) {}
 
-  std::vector<std::string> txn_types() const { return {tpcc::kTxnTypeNames.begin(), tpcc::kTxnTypeNames.end()}; }
+  std::vector<std::string> txn_types() const { return generator_.txn_types(); }
 
   void load(int threads) {
     const uint32_t loaders = threads < 1 ? 1u : static_cast<uint32_t>(threads);
-    db_ = std::make_unique<Database>(opt_, nurand_, loaders);
+    db_ = std::make_unique<Database>(opt_, generator_.nurand_constants(), loaders);
     db_->load(loaders);
   }
 
@@ -58,7 +57,7 @@ class TpccWorkload {
     return tpcc::run_tpcc(txn, *db_, r);
   }
 
-  TxnDesc describe(const Request& r) const { return describe_tpcc_request(r); }
+  TxnDesc describe(const Request& r) const { return generator_.describe(r); }
 
   // Empty when describe() names every row each generated request touches
   // (what a front-end that runs transactions without CC relies on, e.g.
@@ -177,14 +176,13 @@ class TpccWorkload {
   }
 
   const TpccOptions& options() const { return opt_; }
-  const TpccRequestGenerator& generator() const { return generator_; }
+  const TpccGenerator& generator() const { return generator_; }
   // REQUIRES: load() has run.
   Database& db() { return *db_; }
 
  private:
   TpccOptions opt_;
-  tpcc::NurandConstants nurand_;
-  TpccRequestGenerator generator_;
+  TpccGenerator generator_;
   std::unique_ptr<Database> db_;
 };
 

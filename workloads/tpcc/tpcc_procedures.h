@@ -11,7 +11,7 @@
 // RC::kNotFound, gives up). No procedure allocates: per-transaction arrays
 // live on the stack, row copies in the transaction's scratch arena.
 //
-// REQUIRES (all procedures): the request was produced by TpccRequestGenerator
+// REQUIRES (all procedures): the request was produced by TpccGenerator
 // (or equivalently) for a database with at least r.w_id warehouses.
 // Thread safety: procedures run concurrently on the same database; the
 // protocol provides isolation.

@@ -18,7 +18,7 @@ bool percent(Random& rng, uint32_t pct) { return rng.below(100) < pct; }
 
 }  // namespace
 
-void TpccRequestGenerator::generate(Random& rng, uint32_t thread, TpccRequest& r) const {
+void TpccGenerator::generate(Random& rng, uint32_t thread, TpccRequest& r) const {
   const uint32_t w = thread % opt_.warehouses + 1;
   uint32_t roll = static_cast<uint32_t>(rng.below(100));
   uint32_t type = 0;
@@ -37,12 +37,12 @@ void TpccRequestGenerator::generate(Random& rng, uint32_t thread, TpccRequest& r
   }
 }
 
-uint32_t TpccRequestGenerator::other_warehouse(Random& rng, uint32_t w) const {
+uint32_t TpccGenerator::other_warehouse(Random& rng, uint32_t w) const {
   const uint32_t other = uniform(rng, 1, opt_.warehouses - 1);
   return other >= w ? other + 1 : other;
 }
 
-void TpccRequestGenerator::choose_customer(Random& rng, TpccRequest& r) const {
+void TpccGenerator::choose_customer(Random& rng, TpccRequest& r) const {
   r.by_last_name = percent(rng, opt_.by_last_name_pct);
   if (r.by_last_name)
     r.c_last = static_cast<uint16_t>(nurand(rng, 255, 0, kLastNames - 1, c_.c_last_run));
@@ -56,7 +56,7 @@ void TpccRequestGenerator::choose_customer(Random& rng, TpccRequest& r) const {
 // Remote lines: spec mode, each line with 1% (when there is another
 // warehouse); --cross_pct mode, c% of the orders get exactly one remote line,
 // the typical shape of a remote order in spec mode.
-void TpccRequestGenerator::new_order(Random& rng, uint32_t w, TpccRequest& r) const {
+void TpccGenerator::new_order(Random& rng, uint32_t w, TpccRequest& r) const {
   r = TpccRequest{};
   r.type = kNewOrder;
   r.w_id = r.c_w_id = static_cast<uint16_t>(w);
@@ -86,7 +86,7 @@ void TpccRequestGenerator::new_order(Random& rng, uint32_t w, TpccRequest& r) co
 // 2.5.1: D_ID uniform; the customer's warehouse is the home one with 85%
 // (spec mode, when there is another warehouse) or 100 - c% (cross mode), else
 // another warehouse with a uniform district; H_AMOUNT uniform 1.00..5,000.00.
-void TpccRequestGenerator::payment(Random& rng, uint32_t w, TpccRequest& r) const {
+void TpccGenerator::payment(Random& rng, uint32_t w, TpccRequest& r) const {
   r = TpccRequest{};
   r.type = kPayment;
   r.w_id = static_cast<uint16_t>(w);
@@ -106,7 +106,7 @@ void TpccRequestGenerator::payment(Random& rng, uint32_t w, TpccRequest& r) cons
 }
 
 // 2.6.1: D_ID uniform, customer by last name (60%) or id.
-void TpccRequestGenerator::order_status(Random& rng, uint32_t w, TpccRequest& r) const {
+void TpccGenerator::order_status(Random& rng, uint32_t w, TpccRequest& r) const {
   r = TpccRequest{};
   r.type = kOrderStatus;
   r.w_id = r.c_w_id = static_cast<uint16_t>(w);
@@ -115,7 +115,7 @@ void TpccRequestGenerator::order_status(Random& rng, uint32_t w, TpccRequest& r)
 }
 
 // 2.7.1: O_CARRIER_ID uniform 1..10, OL_DELIVERY_D = now.
-void TpccRequestGenerator::delivery(Random& rng, uint32_t w, TpccRequest& r) const {
+void TpccGenerator::delivery(Random& rng, uint32_t w, TpccRequest& r) const {
   r = TpccRequest{};
   r.type = kDelivery;
   r.w_id = static_cast<uint16_t>(w);
@@ -124,7 +124,7 @@ void TpccRequestGenerator::delivery(Random& rng, uint32_t w, TpccRequest& r) con
 }
 
 // 2.8.1: threshold uniform 10..20.
-void TpccRequestGenerator::stock_level(Random& rng, uint32_t w, TpccRequest& r) const {
+void TpccGenerator::stock_level(Random& rng, uint32_t w, TpccRequest& r) const {
   r = TpccRequest{};
   r.type = kStockLevel;
   r.w_id = static_cast<uint16_t>(w);
@@ -132,7 +132,7 @@ void TpccRequestGenerator::stock_level(Random& rng, uint32_t w, TpccRequest& r) 
   r.threshold = static_cast<uint8_t>(uniform(rng, 10, 20));
 }
 
-TxnDesc describe_tpcc_request(const TpccRequest& r) {
+TxnDesc TpccGenerator::describe(const TpccRequest& r) {
   TxnDesc d;
   d.type = r.type;
   auto read = [&](uint32_t table, uint64_t key) { d.read_set.push_back(make_global_key(table, key)); };

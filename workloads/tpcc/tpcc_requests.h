@@ -6,11 +6,19 @@
 // stream with home warehouse W_ID = t mod warehouses + 1 (as DBx1000 does),
 // and draws D_ID uniformly also for StockLevel (the spec fixes it per terminal).
 //
-// Thread safety: a TpccRequestGenerator is immutable after construction and
-// may be shared; each caller passes its own Random.
+// TpccGenerator is TPC-C's request generator, without tables or protocol
+// (TpccWorkload<CC>, tpcc.h, holds one): it owns the run's NURand constants
+// (clause 2.1.6, from --load_seed's fixed seed), which the loader also uses.
+// Distinct item ids per order are drawn again on a repeat: at most 15 of
+// 100000 items, so repeats are rare. No set-up beyond the constructor.
+//
+// Thread safety: a TpccGenerator is immutable after construction and may be
+// shared; each caller passes its own Random.
 #pragma once
 
 #include <cstdint>
+#include <string>
+#include <vector>
 
 #include "engine/core/random.h"
 #include "engine/core/txn_desc.h"
@@ -61,12 +69,20 @@ struct TpccRequest {
   bool rolls_back() const { return ol_cnt > 0 && items[ol_cnt - 1].i_id == tpcc::kUnusedItemId; }
 };
 
-class TpccRequestGenerator {
+class TpccGenerator {
  public:
-  TpccRequestGenerator(const TpccOptions& opt, const tpcc::NurandConstants& c) : opt_(opt), c_(c) {}
+  using Request = TpccRequest;
 
+  explicit TpccGenerator(const TpccOptions& opt) : opt_(opt), c_(tpcc::NurandConstants::make(opt.load_seed)) {}
+  void prepare() {}  // nothing to build
+
+  std::vector<std::string> txn_types() const { return {tpcc::kTxnTypeNames.begin(), tpcc::kTxnTypeNames.end()}; }
   // Deterministic for a given Random stream and thread.
   void generate(Random& rng, uint32_t thread, TpccRequest& r) const;
+  // The access set predicted from the request alone (below).
+  static TxnDesc describe(const TpccRequest& r);
+  const TpccOptions& options() const { return opt_; }
+  const tpcc::NurandConstants& nurand_constants() const { return c_; }
 
   // Each type with its home warehouse `w` (tests and tools build requests of
   // one type this way).
@@ -85,7 +101,7 @@ class TpccRequestGenerator {
   tpcc::NurandConstants c_;
 };
 
-// What is known before execution:
+// TpccGenerator::describe: what is known before execution:
 //   NewOrder     reads WAREHOUSE, CUSTOMER and every ITEM; writes DISTRICT,
 //                CUSTOMER_LAST_ORDER and the STOCK row of every item. The
 //                unused item id of a rolled-back order names no row: left out.
@@ -107,6 +123,5 @@ class TpccRequestGenerator {
 //                cursors: left out.
 //   StockLevel   reads DISTRICT; the order lines and stock rows follow from
 //                D_NEXT_O_ID: left out.
-TxnDesc describe_tpcc_request(const TpccRequest& r);
 
 }  // namespace ccb

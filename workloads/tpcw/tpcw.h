@@ -36,6 +36,9 @@
 // With several OrderProcess workers (--tpcw_order_threads > 1) the item rows
 // see write-write contention and tpcw_units_sold catches a lost update.
 //
+// The requests and predicted access sets come from TpcwGenerator
+// (tpcw_generator.h).
+//
 // Thread safety: run() from any number of worker threads after load();
 // generate()/describe() are const and thread-safe.
 #pragma once
@@ -50,26 +53,10 @@
 #include "engine/core/random.h"
 #include "engine/core/json.h"
 #include "workloads/common/table_util.h"
-#include "workloads/tpcw/tpcw_options.h"
+#include "workloads/tpcw/tpcw_generator.h"
 #include "engine/workload.h"
 
 namespace ccb {
-
-enum class TpcwTxn : uint32_t { kDoCart, kOrderProcess };
-
-struct TpcwRequest {
-  uint32_t type = 0;     // TpcwTxn
-  uint32_t session = 0;  // DoCart: the cart (the generating worker's id)
-  uint32_t n = 0;        // lines
-  uint32_t item[TpcwOptions::kMaxLines];
-  uint8_t qty[TpcwOptions::kMaxLines];  // OrderProcess: units per line
-  TpcwTxn txn() const { return static_cast<TpcwTxn>(type); }
-  uint64_t units() const {
-    uint64_t u = 0;
-    for (uint32_t i = 0; i < n; ++i) u += qty[i];
-    return u;
-  }
-};
 
 struct TpcwItem {
   int64_t stock, sold, restocks, price;
@@ -90,20 +77,19 @@ template <class CC>
 class TpcwWorkload {
  public:
   static constexpr const char* kName = "tpcw";
-  static constexpr uint32_t kItemId = 30, kCartId = 31;
-  static constexpr uint32_t kHotItem = 0;
-  static constexpr uint32_t kSessions = 1024;  // one cart per possible worker (--threads <= 1024)
+  static constexpr uint32_t kItemId = TpcwGenerator::kItemId, kCartId = TpcwGenerator::kCartId;
+  static constexpr uint32_t kHotItem = TpcwGenerator::kHotItem;
+  static constexpr uint32_t kSessions = TpcwGenerator::kSessions;
   static constexpr int64_t kRestockBelow = 10, kRestockUnits = 21;  // TPC-W Buy Confirm
-  static constexpr uint32_t kMaxQty = 5;                            // [INF]
   using Request = TpcwRequest;
   struct ThreadState {
     uint64_t units_ordered = 0;
     uint64_t cart_adds = 0;
   };
 
-  explicit TpcwWorkload(const TpcwOptions& o) : opt_(o) {}
+  explicit TpcwWorkload(const TpcwOptions& o) : opt_(o), generator_(o) {}
 
-  std::vector<std::string> txn_types() const { return {"DoCart", "OrderProcess"}; }
+  std::vector<std::string> txn_types() const { return generator_.txn_types(); }
 
   MemoryEstimate memory_estimate() const {
     return {Table<CC>::bytes_for(sizeof(TpcwItem), opt_.items, opt_.items) +
@@ -122,40 +108,14 @@ class TpcwWorkload {
     for (uint32_t s = 0; s < kSessions; ++s) carts_->load(s, s);  // empty carts (zeroed rows)
   }
 
-  void generate(Random& rng, uint32_t thread, Request& r) const {
-    const bool order = thread < opt_.order_threads;
-    r.type = static_cast<uint32_t>(order ? TpcwTxn::kOrderProcess : TpcwTxn::kDoCart);
-    r.session = thread % kSessions;
-    r.n = order ? opt_.order_lines : opt_.cart_items;
-    const bool hot = order || rng.chance(opt_.hot_prob);
-    const uint32_t hot_pos = hot ? static_cast<uint32_t>(rng.below(r.n)) : r.n;
-    for (uint32_t i = 0; i < r.n; ++i) {
-      if (i == hot_pos) {
-        r.item[i] = kHotItem;
-      } else {
-        uint32_t id;
-        do {  // distinct items, never the hot one
-          id = static_cast<uint32_t>(rng.between(1, opt_.items - 1));
-        } while (contains(r, i, id));
-        r.item[i] = id;
-      }
-      r.qty[i] = order ? static_cast<uint8_t>(rng.between(1, kMaxQty)) : 1;
-    }
-  }
+  void generate(Random& rng, uint32_t thread, Request& r) const { generator_.generate(rng, thread, r); }
 
   template <class TxnT>
   RC run(TxnT& txn, const Request& r) {
     return r.txn() == TpcwTxn::kOrderProcess ? order_process(txn, r) : do_cart(txn, r);
   }
 
-  TxnDesc describe(const Request& r) const {
-    TxnDesc d;
-    d.type = r.type;
-    auto& items = r.txn() == TpcwTxn::kOrderProcess ? d.write_set : d.read_set;
-    for (uint32_t i = 0; i < r.n; ++i) items.push_back(make_global_key(kItemId, r.item[i]));
-    if (r.txn() == TpcwTxn::kDoCart) d.write_set.push_back(make_global_key(kCartId, r.session));
-    return d;
-  }
+  TxnDesc describe(const Request& r) const { return generator_.describe(r); }
 
   void on_commit(ThreadState& s, const Request& r) const {
     if (r.txn() == TpcwTxn::kOrderProcess) s.units_ordered += r.units();
@@ -190,6 +150,7 @@ class TpcwWorkload {
   // For tests and tools.
   Table<CC>& items() { return *items_; }
   Table<CC>& carts() { return *carts_; }
+  const TpcwGenerator& generator() const { return generator_; }
   // TPC-W: I_STOCK uniform in [10, 30].
   static int64_t initial_stock(uint64_t item) { return 10 + static_cast<int64_t>(mix(item, 0) % 21); }
 
@@ -197,11 +158,6 @@ class TpcwWorkload {
   static uint64_t mix(uint64_t item, uint64_t field) {
     uint64_t s = item * 2 + field;
     return splitmix64(s);
-  }
-  static bool contains(const Request& r, uint32_t n, uint32_t id) {
-    for (uint32_t j = 0; j < n; ++j)
-      if (r.item[j] == id) return true;
-    return false;
   }
 
   template <class TxnT>
@@ -257,6 +213,7 @@ class TpcwWorkload {
   }
 
   TpcwOptions opt_;
+  TpcwGenerator generator_;
   std::unique_ptr<Table<CC>> items_, carts_;
 };
 

@@ -1,13 +1,9 @@
-// YCSB as in DBx1000: one table of `table_size` rows; each transaction makes
-// `req_per_txn` requests on distinct keys drawn from a Zipf(theta)
-// distribution; a request is a read with probability `read_ratio`, otherwise a
-// read-modify-write. Every write increments the row's counter (the first 8
-// payload bytes), so after a run the sum of all counters must equal the number
-// of committed writes: a lost update shows up as a broken invariant.
-//
-// Partitioned mode (--partitions=N, as in the Strife paper): the key space is
-// cut into N equal ranges; each transaction picks one range uniformly and
-// draws its keys inside it by Zipf(theta).
+// YCSB as in DBx1000: one table of `table_size` rows and the stored
+// procedure; the requests (distinct Zipf keys, reads and read-modify-writes,
+// the partitioned mode) come from YcsbGenerator (ycsb_generator.h). Every
+// write increments the row's counter (the first 8 payload bytes), so after a
+// run the sum of all counters must equal the number of committed writes: a
+// lost update shows up as a broken invariant.
 #pragma once
 
 #include <cstdint>
@@ -18,48 +14,34 @@
 #include <vector>
 
 #include "engine/cc/txn.h"
-#include "engine/core/zipf.h"
 #include "engine/core/keep_alive.h"
 #include "engine/core/json.h"
 #include "engine/workload.h"
-#include "workloads/ycsb/ycsb_options.h"
+#include "workloads/ycsb/ycsb_generator.h"
 
 namespace ccb {
-
-struct YcsbRequest {
-  static constexpr uint64_t kWriteBit = uint64_t{1} << 63;
-  uint32_t type = 0;
-  uint32_t n = 0;
-  uint64_t ops[YcsbOptions::kMaxRequests];  // key | kWriteBit for read-modify-writes
-
-  uint64_t key(uint32_t i) const { return ops[i] & ~kWriteBit; }
-  bool is_write(uint32_t i) const { return (ops[i] & kWriteBit) != 0; }
-  uint32_t writes() const {
-    uint32_t w = 0;
-    for (uint32_t i = 0; i < n; ++i) w += is_write(i);
-    return w;
-  }
-};
 
 template <class CC>
 class YcsbWorkload {
  public:
   static constexpr const char* kName = "ycsb";
-  static constexpr uint32_t kTableId = 0;
+  static constexpr uint32_t kTableId = YcsbGenerator::kTableId;
   using Request = YcsbRequest;
   struct ThreadState {
     uint64_t committed_increments = 0;
   };
 
-  explicit YcsbWorkload(const YcsbOptions& o) : opt_(o), zipf_(o.keys_per_partition(), o.theta) {}
+  // Cheap (no O(table_size) work): the generator's checks only.
+  explicit YcsbWorkload(const YcsbOptions& o) : opt_(o), generator_(o) {}
 
-  std::vector<std::string> txn_types() const { return {"ycsb"}; }
+  std::vector<std::string> txn_types() const { return generator_.txn_types(); }
 
   MemoryEstimate memory_estimate() const {
     return {Table<CC>::bytes_for(opt_.payload_size, opt_.table_size, opt_.table_size), "table_size"};
   }
 
   void load(int threads) {
+    generator_.prepare();
     table_ = std::make_unique<Table<CC>>(kTableId, "usertable", opt_.payload_size, opt_.table_size, opt_.table_size);
     std::vector<std::thread> loaders;
     const uint64_t n = opt_.table_size;
@@ -72,18 +54,7 @@ class YcsbWorkload {
     for (auto& l : loaders) l.join();
   }
 
-  void generate(Random& rng, uint32_t /*thread*/, Request& r) const {
-    const uint64_t base = opt_.partitions ? rng.below(opt_.partitions) * opt_.keys_per_partition() : 0;
-    r.type = 0;
-    r.n = opt_.req_per_txn;
-    for (uint32_t i = 0; i < r.n; ++i) {
-      uint64_t key;
-      do {  // keys within a transaction are distinct (as in DBx1000)
-        key = base + zipf_.sample(rng);
-      } while (contains(r, i, key));
-      r.ops[i] = key | (rng.chance(opt_.read_ratio) ? 0 : YcsbRequest::kWriteBit);
-    }
-  }
+  void generate(Random& rng, uint32_t thread, Request& r) const { generator_.generate(rng, thread, r); }
 
   template <class TxnT>
   RC run(TxnT& txn, const Request& r) {
@@ -111,13 +82,7 @@ class YcsbWorkload {
     return RC::kOk;
   }
 
-  TxnDesc describe(const Request& r) const {
-    TxnDesc d;
-    d.type = r.type;
-    for (uint32_t i = 0; i < r.n; ++i)
-      (r.is_write(i) ? d.write_set : d.read_set).push_back(make_global_key(kTableId, r.key(i)));
-    return d;
-  }
+  TxnDesc describe(const Request& r) const { return generator_.describe(r); }
 
   void on_commit(ThreadState& s, const Request& r) const { s.committed_increments += r.writes(); }
 
@@ -136,6 +101,7 @@ class YcsbWorkload {
   void options_json(JsonWriter& w) const { opt_.to_json(w); }
   size_t memory_bytes() const { return table_ ? table_->memory_bytes() : 0; }
   Table<CC>& table() { return *table_; }
+  const YcsbGenerator& generator() const { return generator_; }
   // For protocols that lock the predicted access set (protocol.h, acquire_all).
   Table<CC>* table_by_id(uint32_t id) const { return id == kTableId ? table_.get() : nullptr; }
   // Partitioning for partition-level locking (engine/cc/partcc.h): n equal
@@ -148,14 +114,8 @@ class YcsbWorkload {
   }
 
  private:
-  static bool contains(const Request& r, uint32_t n, uint64_t key) {
-    for (uint32_t j = 0; j < n; ++j)
-      if ((r.ops[j] & ~YcsbRequest::kWriteBit) == key) return true;
-    return false;
-  }
-
   YcsbOptions opt_;
-  ZipfDistribution zipf_;
+  YcsbGenerator generator_;
   std::unique_ptr<Table<CC>> table_;
 };
 

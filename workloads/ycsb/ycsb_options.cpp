@@ -27,7 +27,8 @@ YcsbOptions YcsbOptions::from_flags() {
   require(FLAGS_partitions <= FLAGS_table_size, "partitions", "0 (off) or an integer in [1, table_size]");
   o.partitions = FLAGS_partitions;
   require(o.keys_per_partition() >= o.req_per_txn, "req_per_txn",
-          "at most the keys per partition (" + std::to_string(o.keys_per_partition()) + "): keys in a transaction are distinct");
+          "at most the keys per partition (--table_size / --partitions: " + std::to_string(o.keys_per_partition()) +
+              "): keys in a transaction are distinct");
   return o;
 }
 

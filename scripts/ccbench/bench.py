@@ -37,6 +37,7 @@ from ccbench.backends import LocalBackend
 from ccbench.engine import STATUS_OK, Task, build_binaries
 from ccbench.errors import ConfigError, UsageError
 from ccbench.fileio import load_yaml, write_atomically
+from ccbench.interface import unlisted_flags
 from ccbench.points import Point
 from ccbench.programs import ENGINE, PROGRAMS
 from ccbench.runner import run_tasks, tasks_for
@@ -134,6 +135,21 @@ class Grid:
             return admitted
         return [name for name in admitted if Path(shlex.split(workspace.engine.replace("{cc}", name))[0]).is_file()]
 
+    def origins(self, name: str) -> list[str]:
+        """Where the grid sets a flag: run.<name>, grid[i].base.<name>, grid[i].axes.<name>."""
+        places = [f"run.{name}"] if name in self.run else []
+        for index, block in enumerate(self.blocks):
+            places += [f"grid[{index}].{part}.{name}" for part, flags in (("base", block.base), ("axes", block.axes))
+                       if name in flags]
+        return places or ["grid"]
+
+    def check_flags(self, workspace: Workspace, points: Sequence[Point]) -> None:
+        """Every flag is one the built engine lists (`--list_flags`): one error per misspelt flag."""
+        problems = [(str(self.path), place, f"the engine has no flag --{name} (`{binary} --list_flags` lists them)")
+                    for name, binary in unlisted_flags(points, workspace) for place in self.origins(name)]
+        if problems:
+            raise ConfigError.many(sorted(set(problems)))
+
     def points(self, workspace: Workspace, protocols: Sequence[str]) -> list[Point]:
         """Every run, round-robin: repetition by repetition, block by block, axis values, then protocol.
         Repetition r runs with seed 1 + r."""
@@ -183,8 +199,10 @@ def _tasks(points: Sequence[Point], workspace: Workspace) -> list[Task]:
     return list(tasks_for([], workspace, points).values())
 
 
-def _run(tasks: list[Task], workspace: Workspace, description: str, *, rerun: bool, progress: bool):
-    summary = run_tasks(tasks, workspace, LocalBackend(), description=description, rerun=rerun, progress=progress)
+def _run(tasks: list[Task], workspace: Workspace, description: str, *, rerun: bool, progress: bool,
+         check=lambda: None):
+    summary = run_tasks(tasks, workspace, LocalBackend(), description=description, rerun=rerun, progress=progress,
+                        before_running=check)
     print(summary.describe(), file=sys.stderr)
     store = ResultStore(workspace.runs_dir)
     return summary, {task.key: store.get(task.key) for task in tasks}
@@ -223,7 +241,8 @@ def bench(workspace: Workspace, grid: Grid, protocols: Sequence[str], *, rerun: 
     """The engine table of a grid (`make bench`, `make demo`), then its tools' own output."""
     points = with_memory_bound(grid.points(workspace, protocols))
     tasks = _tasks(points, workspace)
-    summary, records = _run(tasks, workspace, f"bench {grid.name}", rerun=rerun, progress=progress)
+    summary, records = _run(tasks, workspace, f"bench {grid.name}", rerun=rerun, progress=progress,
+                            check=lambda: grid.check_flags(workspace, points))
     template = workspace.command_template(ENGINE)
     print(ENGINE_HEADER)
     print("-" * len(ENGINE_HEADER))
@@ -304,6 +323,9 @@ def compare(workspace: Workspace, grid: Grid, before: Path, after: Path, repeats
     of each), so a noisy machine's drift hits both alike; the table has each side's median throughput."""
     if repeats < 1:
         raise UsageError(f"--repeats {repeats}: must be at least 1")
+    if before.resolve() == after.resolve():
+        raise UsageError(f"compare: BEFORE and AFTER are the same directory ({before}); for an A/A run of the "
+                         f"machine's noise, compare a copy of it")
     sides = {"before": engine_directory_workspace(workspace, before),
              "after": engine_directory_workspace(workspace, after)}
     protocols = [cc for cc in grid.protocols(workspace, requested)
@@ -367,7 +389,7 @@ def cost(workspace: Workspace, grid: Grid, protocols: Sequence[str], *, rerun: b
     profiled = [dataclasses.replace(p, flags=tuple(sorted({**dict(p.flags), "profile": True}.items())))
                 for p in points if p.repetition == 0 and dict(p.flags)["prefetch"] is True]
     summary, records = _run(_tasks(points + profiled, workspace), workspace, "cost", rerun=rerun,
-                            progress=progress)
+                            progress=progress, check=lambda: grid.check_flags(workspace, points + profiled))
     template = workspace.command_template(ENGINE)
     per_access: dict[tuple[str, bool], list[float]] = {}
     failures: dict[str, str] = {}

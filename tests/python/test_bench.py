@@ -14,6 +14,7 @@ import yaml
 
 from ccbench import bench
 from ccbench.cli import main
+from ccbench.errors import ConfigError
 from ccbench.workspace import REPOSITORY_ROOT, Workspace
 from conftest import FAKE_ENGINE
 
@@ -104,13 +105,15 @@ def test_compare_interleaves_both_sides_and_gives_each_points_threads_and_ratio(
     assert main(arguments) == 0 and len(log_lines(logged)) == 2 * 8 * 6   # measured again, never reused
 
 
-def test_compare_refuses_a_missing_directory_or_no_common_protocol(sandbox, tmp_path, capsys):
+def test_compare_refuses_a_missing_directory_no_common_protocol_or_one_directory_twice(sandbox, tmp_path, capsys):
     write_grid(sandbox, "tiny", TINY)
     only_silo, only_occ = (engine_directory(tmp_path, name, [cc]) for name, cc in (("a", "silo"), ("b", "occ")))
     assert main(sandbox.cli_arguments("compare", str(tmp_path / "nosuch"), str(only_silo), "--grid", "tiny")) == 2
     assert "is not a directory of rundb-<cc> binaries" in capsys.readouterr().err
     assert main(sandbox.cli_arguments("compare", str(only_silo), str(only_occ), "--grid", "tiny")) == 2
     assert "no rundb-<cc> of grid 'tiny' in both" in capsys.readouterr().err
+    assert main(sandbox.cli_arguments("compare", str(only_silo), str(only_silo) + "/", "--grid", "tiny")) == 2
+    assert "BEFORE and AFTER are the same directory" in capsys.readouterr().err   # one record per key: refused
 
 
 def test_cost_splits_the_prefetching_median_by_the_profile_run(sandbox, logged, capsys):
@@ -170,3 +173,21 @@ def test_the_repository_grids_load_with_the_documented_points():
     cost = bench.Grid.load(workspace, "cost")
     assert cost.protocols(workspace)[0] == "nocc"             # the floor first, on one worker
     assert {dict(p.flags)["threads"] for p in cost.points(workspace, ["nocc"])} == {1}
+
+
+def test_a_flag_the_built_engine_does_not_list_is_one_error_before_any_run(sandbox):
+    """The default engine (built by make, here a Makefile that writes the fake engine): the grid's flags are
+    checked against `--list_flags` once the binaries are built, and nothing runs."""
+    (sandbox.root / "Makefile").write_text(
+        "all:\n\t@mkdir -p bin\n"
+        f"\t@printf '#!/bin/sh\\nexec {sys.executable} {FAKE_ENGINE} --cc=$(CC) \"$$@\"\\n' > bin/rundb-$(CC)\n"
+        "\t@chmod +x bin/rundb-$(CC)\n")
+    workspace = Workspace.create(root=sandbox.root)
+    write_grid(sandbox, "tiny", {**TINY, "grid": [{**TINY["grid"][0], "base": {**TINY["grid"][0]["base"],
+                                                                              "tabel_size": 5}}]})
+    grid = bench.Grid.load(workspace, "tiny")
+    with pytest.raises(ConfigError) as error:
+        bench.bench(workspace, grid, ["silo"], rerun=False, progress=False)
+    assert str(error.value).endswith("tiny.yaml: grid[0].base.tabel_size: the engine has no flag --tabel_size "
+                                     f"(`{sandbox.root / 'bin' / 'rundb-silo'} --list_flags` lists them)")
+    assert (sandbox.root / "bin" / "rundb-silo").is_file() and not sandbox.records()

@@ -139,27 +139,33 @@ run: deps
 	@echo "figure: paper_figures/small/ycsb-theta.png (and .pdf); table: results/tables/small/ycsb-theta.csv"
 	@PYTHONPATH=scripts $(PY) -m ccbench report --profile small >/dev/null && echo "report: paper_figures/REPORT.md"
 
-# A quick look at every protocol (2 s each), no harness.
-demo: deps build
-	@$(PY) scripts/engine_bench.py demo
+# The engine benchmarks and the soak are ccbench subcommands on the figures'
+# runner and result store (scripts/ccbench/bench.py, soak.py); their grids
+# are configs/bench/<grid>.yaml.
+CCBENCH = PYTHONPATH=scripts $(PY) -m ccbench
 
+# A quick look at every protocol (2 s each): configs/bench/demo.yaml.
+demo: deps build
+	@$(CCBENCH) bench demo
+
+# The engine benchmark grid (configs/bench/bench.yaml), then bench_fvs and bench_strife.
 bench: deps build tools
-	@$(PY) scripts/engine_bench.py bench
+	@$(CCBENCH) bench bench
 
 # The per-protocol cost per access of docs/protocols.md ("Cost per access"):
 # make bench-cost [COST_ARGS="--rows N --theta T --repeats N --duration S"]
 bench-cost: deps build
 	@$(MAKE) --no-print-directory build VARIANT=profile
-	@$(PY) scripts/engine_bench.py cost $(COST_ARGS)
+	@$(CCBENCH) cost $(COST_ARGS)
 
 # Before/after a change, interleaved: make bench-compare BEFORE=<dir> [AFTER=bin] [GRID=quick|bench]
-# (BEFORE: a copy of bin/ taken before the change; scripts/engine_bench.py).
+# (BEFORE: a copy of bin/ taken before the change; the grids: configs/bench/).
 bench-compare: deps build
 	@test -n "$(BEFORE)" || { echo "bench-compare: BEFORE=<dir of rundb-<cc> binaries> is required" >&2; exit 2; }
-	@$(PY) scripts/engine_bench.py compare $(BEFORE) $(or $(AFTER),bin) --grid $(or $(GRID),quick)
+	@$(CCBENCH) compare $(BEFORE) $(or $(AFTER),bin) --grid $(or $(GRID),quick)
 
 # Every serializable protocol x every workload at high contention with
-# --verify until 10M transactions per pair are checked (scripts/soak.py;
+# --verify until 10M transactions per pair are checked (ccbench soak;
 # SOAK_ARGS="--txns=N --chunk=N --threads=N ..." to change it).
 
 # The flag fuzzer of the contract tier (tests/tools/flag_fuzz.py; ctest
@@ -177,7 +183,7 @@ fuzz: deps
 	  $(addprefix $(BIN_DIR)/,pipeline bench_fvs bench_strife bench_checker check_history) \
 	  $(wildcard $(BIN_DIR)/middletier)
 soak: deps build
-	@$(PY) scripts/soak.py $(SOAK_ARGS)
+	@$(CCBENCH) soak $(SOAK_ARGS)
 
 # The protocol registry, one per line (the harness checks figure configs against it).
 protocols:

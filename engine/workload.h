@@ -13,7 +13,7 @@
 //   void load(int threads)              creates and fills the tables
 //   void generate(Random&, uint32_t thread, Request&)   deterministic per stream
 //   RC run(Txn<CC>&, const Request&)    the stored procedure (any protocol)
-//   TxnDesc describe(const Request&)    predicted access set (ARCHITECTURE 3)
+//   TxnDesc describe(const Request&)    predicted access set (README.md, design property 3)
 //   void on_commit(ThreadState&, const Request&)   after each commit, all phases
 //   std::vector<InvariantResult> check_invariants(const std::vector<ThreadState>&)
 //   void options_json(JsonWriter&)      the workload's knobs, for "config"

@@ -1,6 +1,7 @@
 // A partitioner (partitioning.h) as a front-end of the bundle executor: the
-// partitioner baselines of TSKD §6.1 (SCHISM, HORTICULTURE; "partitions run
-// serially per thread; the residual ... with CC", FIGURES.md §2.2).
+// partitioner baselines of TSKD §6.1 (SCHISM, HORTICULTURE), run as TSKD
+// §2.2 runs a partitioning: the CC-free partitions serially per thread
+// without CC first, then the residual with CC.
 //
 // Plan of a bundle: worker i runs P_i serially as one kWithoutCC per-thread
 // queue (TSKD §6.1: the thread-local buffer of thread i is initialized with

@@ -1,7 +1,7 @@
 // Batches for bench_strife, made by the testbed's own workloads: every
 // transaction is a request from the workload's generate(), and what the
 // clusterer sees is that request's describe() (the predicted access set,
-// ARCHITECTURE property 3), exactly what a Strife front-end in front of the
+// README.md, design property 3), exactly what a Strife front-end in front of the
 // engine would see. Only the request generators are used: describe() of all
 // three workloads depends on the request alone, so no table is loaded (the
 // paper's 20M-key YCSB and 50M-record HOT cost nothing here).
@@ -20,8 +20,8 @@
 //     transaction, `partitions` contiguous key ranges (each transaction inside
 //     one, Zipf(theta) within it: "intra-partition key access is determined by
 //     a Zipfian distribution"), payload 128 bytes, read_ratio = 0: every
-//     request a read-modify-write [INF: "reads/updates 20 records"; FIGURES.md
-//     strife-fig09a: "20 RW accesses"].
+//     request a read-modify-write [INF: "reads/updates 20 records", strife §5.1;
+//     "20 read-write accesses", §5.6.1].
 //   hot (param = hot records): HotOptions with 50M records, `partitions` hash
 //     partitions, at most 3 remote cold records, fixed placement (hot keys
 //     0..H-1, evenly spread over the partitions).

@@ -103,7 +103,7 @@ struct Flags {
   uint64_t warmup_batches;  // validator source: batches run before recording
   bool prevalidation;       // validator source: pre-validation on (the prototype's setting)
   uint64_t seed;
-  uint64_t max_graph_edges;  // only counted here (FIGURES.md 1.1 item 3)
+  uint64_t max_graph_edges;  // only counted here (the longer version's "loose limit")
   double search_time_limit_ms;
   uint64_t time_reps;
   std::vector<std::string> algorithms;

@@ -1,6 +1,6 @@
 // bench_strife: clustering statistics and analysis speed of the Strife
 // clusterer on batches of TPC-C, YCSB and HOT transactions generated and
-// described by the testbed's workloads (bench_batches.h). Experiments (FIGURES.md §4):
+// described by the testbed's workloads (bench_batches.h). Experiments (Strife §5.2, §5.6):
 //   fig05  spot clusters / CF clusters / residuals per workload (strife-fig05)
 //   fig09  analysis throughput per thread count (strife-fig09a) and time per
 //          step (strife-fig09b), medians over --reps runs of one batch (the

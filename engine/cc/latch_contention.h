@@ -1,7 +1,7 @@
 // Contended latch acquisitions: the testbed's substitute for the mutrace count
 // "#contended_mutex" of TSKD §6.3 ("the total number of times that a mutex was
-// contended (already locked when a lock request was made)"; FIGURES.md
-// tskd-txt-mutex). A protocol notes an acquisition of a row latch or lock
+// contended (already locked when a lock request was made)"; the
+// paper counts it with mutrace). A protocol notes an acquisition of a row latch or lock
 // whose first try failed: the word was held, or the compare-and-swap lost.
 // Each acquisition counts at most once, however long it then spins or waits.
 //

@@ -1,7 +1,7 @@
 // Txn<CC>: the transaction context stored procedures run against.
 //
-// A workload's procedure is a function template over this context (ARCHITECTURE
-// property 2), e.g.
+// A workload's procedure is a function template over this context (README.md,
+// design property 2), e.g.
 //   template <class TxnT> RC run(TxnT& txn, const Request& r) {
 //     uint8_t* p = txn.update(table, r.key);
 //     if (p == nullptr) return txn.failure();   // protocol said abort

@@ -1,5 +1,5 @@
-// Minimal streaming JSON writer for result documents (ARCHITECTURE property 4:
-// the harness reads JSON, never log text). Pretty-prints with two-space
+// Minimal streaming JSON writer for result documents (README.md, design
+// property 4: the harness reads JSON, never log text). Pretty-prints with two-space
 // indentation. Doubles are written with enough digits to round-trip; NaN and
 // infinities (not JSON) become null.
 //

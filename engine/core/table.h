@@ -4,8 +4,8 @@
 //   [ CC::RowMeta ][ key ][ next ][ version : u64 ][ payload : payload_size bytes ]
 //                                 \__________ "data", data_size() bytes ____________/
 // `key` and `next` chain the row into its table's primary index.
-// The protocol's metadata lives in the row header (ARCHITECTURE "Protocol
-// concept"). The version word is part of the data a protocol copies, so the
+// The protocol's metadata lives in the row header (README.md, design
+// property 1). The version word is part of the data a protocol copies, so the
 // version a transaction observed is always consistent with the bytes it read;
 // it holds the id of the transaction that installed the row image (0 = loader)
 // and feeds the serializability checker (engine/verify).

@@ -1,5 +1,5 @@
 // Transaction description: what a front-end can know about a transaction
-// before it runs (ARCHITECTURE property 3). Every front-end (Strife, Schism,
+// before it runs (README.md, design property 3). Every front-end (Strife, Schism,
 // Horticulture, TsPAR, TsDEFER, validator reordering) consumes this one type.
 //
 // Keys are "global keys": the table id in the top 8 bits, the table's own

@@ -1,4 +1,4 @@
-// The bundle executor (ARCHITECTURE "Executors" (b)): batches of transaction
+// The bundle executor (README.md, "Executors" (b)): batches of transaction
 // descriptions, a front-end's plan per batch, three synchronous phases.
 //
 // Per batch (Strife §2, "Execution": analysis -> conflict-free -> residual,

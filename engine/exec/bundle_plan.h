@@ -1,5 +1,5 @@
 // BundlePlan: what a front-end hands the bundle executor for one batch
-// (ARCHITECTURE "Executors" (b)), and BundleFrontend, the interface of a
+// (README.md, "Executors" (b)), and BundleFrontend, the interface of a
 // front-end as the executor sees it.
 //
 // A plan has two phases, separated by a barrier:

@@ -34,7 +34,7 @@
 // queue (engine/exec/tsdefer.h), replayed in a cycle: TsDEFER picks the next
 // request and regPos follows each commit. Without it the worker loop is
 // compiled without TsDEFER (a template parameter), so DbCC pays nothing.
-// With --frontend=reorder (Ding et al. §5.6) the workers run batches of
+// With --frontend=reorder (Ding et al. §5.5) the workers run batches of
 // 4 x threads requests taken from all buffers, 4 per worker as the
 // thread-aware policy assigns them, with a barrier per batch
 // (engine/exec/thread_reorder.h); also a template parameter, so the other

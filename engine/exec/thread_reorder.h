@@ -1,7 +1,7 @@
 // Thread-aware batching and reordering on the online executor
 // (--frontend=reorder): Ding et al., "Improving Optimistic Concurrency Control
 // Through Transaction Batching and Operation Reordering", PVLDB 2018, §4.2
-// "Reduce inter-thread conflicts" and §5.6 (the Cicada integration): "we
+// "Reduce inter-thread conflicts" and §5.5 (the Cicada integration): "we
 // batch transactions (4 x the number of threads) and assign the same number
 // of transactions (4) to each thread"; there is no reordering across batches.
 //
@@ -21,7 +21,7 @@
 // per transaction on a loaded 2-core machine, which would make the batching,
 // not the reordering, the experiment. So batches never mix, and planning
 // needs no lock and no coordinator thread (the reordering is a pre-processing
-// step of the decentralized engine, §5.6). Its costs are measured in the
+// step of the decentralized engine, §5.5). Its costs are measured in the
 // measured interval: the completion step's time (reorder_ns: batch copy,
 // policy, plan) and each worker's wait at the barrier (wait_ns: the
 // straggler's tail plus the completion step). A worker leaving mid-batch when
@@ -63,7 +63,7 @@ struct ThreadReorderStats {
 
 class ThreadReorder {
  public:
-  static constexpr uint32_t kPerThread = 4;  // §5.6: 4 per thread, batch = 4 x threads
+  static constexpr uint32_t kPerThread = 4;  // §5.5: 4 per thread, batch = 4 x threads
 
   struct Slot {
     uint32_t owner;  // the worker whose buffer holds the request

@@ -17,7 +17,8 @@
 //              shared structure, then the immutable access sets).
 //   next()     the deferment rule below, then the transaction to run.
 //
-// Deferment rule (§5 steps 1-4, with FIGURES.md §2.2's reading of Example 5):
+// Deferment rule (§5 steps 1-4, read by §5's Example 5 [INF: the example over
+// the "#lookups - d above a threshold" sentence, which it contradicts]):
 // before running candidate T, do #lookups lookups, sampled without
 // replacement within the round (per looked-at transaction, successive draws
 // take successive indices after a random start, so k lookups on a write set
@@ -43,7 +44,8 @@
 // so threads whose heads conflict with each other cannot defer forever.
 //
 // Access-set accuracy α (Fig. 5h): TsDEFER sees a uniformly random
-// round(α·n)-subset of each predicted access set of n keys [INF: FIGURES.md].
+// round(α·n)-subset of each predicted access set of n keys [INF: §6.3 names α
+// but not how the visible subset is drawn].
 // The paper keeps a thread-local copy of the predicted access sets; here they
 // are immutable after assign(), so all threads read one shared copy.
 //

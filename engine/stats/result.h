@@ -1,5 +1,5 @@
 // The result document of a run: one JSON object per run, the only thing the
-// harness reads (ARCHITECTURE property 4). Its fields, their types and which
+// harness reads (README.md, design property 4). Its fields, their types and which
 // are required are defined once, in docs/result.schema.json (docs/results.md
 // says what each metric means); the contract tests validate every binary's
 // document against that schema.

@@ -1,8 +1,9 @@
 // A deterministic, single-threaded simulation of the closed loop of Ding et
-// al.'s research prototype (PVLDB 2018, §4.3 and §5 setup; FIGURES.md
-// §1.2(a)): the batches its validator sees. bench_fvs --source=validator
-// records the pre-validated dependency graphs of these batches, the graph
-// source FIGURES.md infers for ding-fig05/06.
+// al.'s research prototype (PVLDB 2018, §4.3 and §5 setup): the batches its
+// validator sees. bench_fvs --source=validator
+// records the pre-validated dependency graphs of these batches [INF: the
+// graph source of Figs 5-6 is not stated; these are the graphs the
+// reordering algorithms see in the prototype].
 //
 // The loop (paper facts, and the rules marked [INF] that fill what the text
 // leaves open):
@@ -66,7 +67,7 @@ struct ValidatorSimOptions {
   uint32_t concurrency = 300;  // transactions in flight (§5), >= batch
   uint32_t batch = 40;         // validator batch (§5), >= 1
   ReorderOptions reorder;      // reference FVS algorithm; default greedy_sort, prod-degree, k = 2
-  // Pre-validation on (the prototype's setting, FIGURES.md §1.2(a)). Off: the
+  // Pre-validation on (the prototype's setting, §4.3). Off: the
   // graph holds the whole batch and the final validation aborts non-viable
   // transactions (§4 without the §4.3 refinement).
   bool prevalidate = true;

@@ -1,6 +1,6 @@
 // Schism (Curino et al., PVLDB 2010) as a partitioner of one bundle (TSKD §6.1:
-// "implemented SCHISM by following [15]"; ARCHITECTURE: METIS on the
-// co-access graph).
+// "implemented SCHISM by following [15]"; METIS on the
+// co-access graph, as Schism itself).
 //
 // Per bundle (README.md):
 //   1. graph (Schism §4.1): a vertex per record, an edge between two records

@@ -14,7 +14,7 @@
 //   phase 2    R_s assigned to the threads round-robin (§3 "By default, TsPAR
 //              assigns transactions to the thread by round-robin"), run with
 //              CC and TsDEFER ("with TsDEFER enabled").
-// Variants (FIGURES.md §2.2 series):
+// Variants (the series of TSKD §6.2 and Fig. 4j):
 //   kTskd        TSKD[x], TSKD[O]: TSgen + TsDEFER in both phases;
 //   kTsparOnly   TsPAR[x]: TSgen, TsDEFER off;
 //   kTsdeferOnly TsDEFER[x]: no TSgen; thread i runs P_i without CC (the

@@ -39,8 +39,8 @@ for a seed, such as an FVS size or a cluster count: no timing in it) has no
 measurement noise: its checks are decided on the median, from one
 repetition on.
 
-Whether an outcome is asserted depends on the claim's check kind, as in
-FIGURES.md: trend claims are asserted; absolute claims (numbers tied to the
+Whether an outcome is asserted depends on the claim's check kind: trend
+claims (relations the paper's text states) are asserted; absolute claims (numbers tied to the
 authors' hardware) are only reported; conditional claims are asserted only
 where their condition is met here. `expected_here: fail` with a `reason`
 marks a claim known not to hold on this machine (it needs more cores than it

@@ -1,4 +1,4 @@
-"""Command line: python -m ccbench {list,run,plot,report,figures,fidelity} ...
+"""Command line: python -m ccbench {list,run,plot,report,figures,fidelity,bench,compare,cost,soak} ...
 
 Exit status: 0 all good; 1 some run failed or could not run (the rest is
 done and stored); 2 bad configuration or command line; 130 interrupted.
@@ -7,10 +7,12 @@ from __future__ import annotations
 
 import argparse
 import functools
+import os
 import sys
 from pathlib import Path
 from typing import Callable
 
+from ccbench import bench, figures_doc, soak
 from ccbench.backends import QuietBackend, make_backend
 from ccbench.budget import budget
 from ccbench.decide import run_until_decided
@@ -69,7 +71,9 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m ccbench", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     commands = parser.add_subparsers(dest="command", required=True)
-    commands.add_parser("list", parents=[common], help="list the figures that have a config")
+    listing = commands.add_parser("list", parents=[common], help="list the figures that have a config")
+    listing.add_argument("--markdown", action="store_true",
+                         help="print the figure specification (docs/figures.md) generated from the configs")
     run = commands.add_parser("run", parents=[common, running], help="run a figure's points, then plot it")
     run.add_argument("figures", nargs="+", help="figure ids (comma-separated allowed) or config paths")
     plot = commands.add_parser("plot", parents=[common], help="tables, plot and claims from stored runs")
@@ -89,7 +93,46 @@ def _parser() -> argparse.ArgumentParser:
     fidelity.add_argument("figures", nargs="*", help="figure ids (comma-separated allowed); default the named set")
     fidelity.set_defaults(require_quiet=True, until_decided=True, backend="local", ray_address=None, dry_run=False,
                           budget=False, machines=None)
+    _add_benchmark_parsers(commands, common)
     return parser
+
+
+def _add_benchmark_parsers(commands, common: argparse.ArgumentParser) -> None:
+    """bench, compare, cost and soak: the engine benchmarks and the verified soak (bench.py, soak.py)."""
+    measuring = argparse.ArgumentParser(add_help=False)
+    measuring.add_argument("--protocols", type=_names, default=[], metavar="CC,...",
+                           help="comma-separated (default: every protocol of the registry the grid admits)")
+    measuring.add_argument("--quiet", action="store_true", help="no progress bar")
+    stored = argparse.ArgumentParser(add_help=False)
+    stored.add_argument("--rerun", action="store_true",
+                        help="measure every run again (default: a run stored from the same binary is reused)")
+    run = commands.add_parser("bench", parents=[common, measuring, stored],
+                              help="the engine table of a grid of configs/bench (make bench, make demo)")
+    run.add_argument("grid", nargs="?", default="bench", help="configs/bench/<grid>.yaml (default bench)")
+    compare = commands.add_parser("compare", parents=[common, measuring],
+                                  help="two sets of binaries on a grid, interleaved (make bench-compare)")
+    compare.add_argument("before", type=Path, help="directory of the rundb-<cc> binaries before the change")
+    compare.add_argument("after", type=Path, help="directory of the rundb-<cc> binaries after the change")
+    compare.add_argument("--grid", default="quick", help="configs/bench/<grid>.yaml (default quick)")
+    compare.add_argument("--repeats", type=int, default=3, help="runs of each side per point (default 3)")
+    cost = commands.add_parser("cost", parents=[common, measuring, stored],
+                               help="ns per access per protocol, prefetch on/off, profile split (make bench-cost)")
+    cost.add_argument("--rows", type=int, help="YCSB rows (default: configs/bench/cost.yaml's, 10M)")
+    cost.add_argument("--theta", type=float, help="Zipf skew in [0, 1) (default 0)")
+    cost.add_argument("--repeats", type=int, help="round-robin rounds (default 3)")
+    cost.add_argument("--duration", type=float, help="measured seconds per run (default 2)")
+    soaking = commands.add_parser("soak", parents=[common, measuring], help="the verified soak (make soak)",
+                                  description=soak.__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    soaking.add_argument("--txns", type=int, default=10_000_000, help="verified transactions per pair (default 10M)")
+    soaking.add_argument("--chunk", type=int, default=1_000_000, help="committed transactions per verified run")
+    soaking.add_argument("--threads", type=int, default=2 * (os.cpu_count() or 1), help="workers (default 2 x CPUs)")
+    soaking.add_argument("--workloads", type=_names, default=[], metavar="W,...",
+                         help="comma-separated (default: every workload of workloads/workloads.txt)")
+    soaking.add_argument("--timeout-s", type=float, default=3600, help="per chunk (default 3600)")
+
+
+def _names(text: str) -> list[str]:
+    return [name for name in text.split(",") if name]
 
 
 def _non_negative(kind: type) -> Callable[[str], object]:
@@ -208,6 +251,11 @@ def _write_report(workspace: Workspace, profile: Profile, fresh: dict[str, Figur
 
 def _list_command(workspace: Workspace, args) -> int:
     catalog = load_catalog(workspace)
+    if args.markdown:
+        if catalog.broken:
+            raise next(iter(catalog.broken.values()))
+        print(figures_doc.markdown(catalog), end="")
+        return EXIT_OK
     for figure_id, config in sorted(catalog.figures.items()):
         print(f"{config.paper:10} {figure_id:28} {config.title}")
     for figure_id, error in sorted(catalog.broken.items()):
@@ -256,8 +304,47 @@ def _fidelity_command(workspace: Workspace, args) -> int:
     return status
 
 
+def _bench_command(workspace: Workspace, args) -> int:
+    grid = bench.Grid.load(workspace, args.grid)
+    return bench.bench(workspace, grid, grid.protocols(workspace, args.protocols), rerun=args.rerun,
+                       progress=not args.quiet)
+
+
+def _compare_command(workspace: Workspace, args) -> int:
+    return bench.compare(workspace, bench.Grid.load(workspace, args.grid), args.before, args.after, args.repeats,
+                         args.protocols, progress=not args.quiet)
+
+
+def _cost_command(workspace: Workspace, args) -> int:
+    flags = {}
+    if args.rows is not None:
+        if args.rows < 16:
+            raise UsageError(f"--rows {args.rows}: must be at least 16 (a transaction makes 16 distinct accesses)")
+        flags["table_size"] = args.rows
+    if args.theta is not None:
+        if not 0 <= args.theta < 1:
+            raise UsageError(f"--theta {args.theta}: must be in [0, 1)")
+        flags["theta"] = args.theta
+    if args.repeats is not None and args.repeats < 1:
+        raise UsageError(f"--repeats {args.repeats}: must be at least 1")
+    if args.duration is not None and args.duration <= 0:
+        raise UsageError(f"--duration {args.duration}: must be > 0")
+    grid = bench.Grid.load(workspace, "cost")
+    run = {} if args.duration is None else {"duration": args.duration,
+                                            "warmup": min(grid.run.get("warmup", 0), args.duration)}
+    grid = grid.with_overrides(flags, run, args.repeats)
+    return bench.cost(workspace, grid, grid.protocols(workspace, args.protocols), rerun=args.rerun,
+                      progress=not args.quiet)
+
+
+def _soak_command(workspace: Workspace, args) -> int:
+    settings = soak.Settings(args.txns, args.chunk, args.threads, args.timeout_s)
+    return soak.soak(workspace, settings, args.protocols, args.workloads, progress=not args.quiet)
+
+
 COMMANDS = {"list": _list_command, "run": _run_command, "plot": _plot_command, "report": _report_command,
-            "figures": _figures_command, "fidelity": _fidelity_command}
+            "figures": _figures_command, "fidelity": _fidelity_command, "bench": _bench_command,
+            "compare": _compare_command, "cost": _cost_command, "soak": _soak_command}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -92,7 +92,7 @@ def figure_config_paths(figures_dir: Path) -> dict[str, Path]:
 
 
 def find_figure(reference: str, figures_dir: Path) -> Path:
-    """A figure id (as in FIGURES.md) or the path of a config file."""
+    """A figure id (the config's file name, e.g. bcc-fig09) or the path of a config file."""
     as_path = Path(reference)
     if as_path.suffix in (".yaml", ".yml"):
         if not as_path.is_file():

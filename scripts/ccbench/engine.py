@@ -32,7 +32,7 @@ from ccbench.workspace import REPOSITORY_ROOT
 if TYPE_CHECKING:
     from ccbench.workspace import Workspace
 
-# Exit codes of the interface contract (ARCHITECTURE.md).
+# Exit codes of the programs' interface contract (README.md, "Running the engine").
 EXIT_BAD_CONFIGURATION = 2
 EXIT_CORRECTNESS_FAILURE = 3
 OUTPUT_TAIL_CHARS = 8000

@@ -27,6 +27,7 @@ from typing import Sequence
 
 from ccbench.config import ResolvedFigure
 from ccbench.errors import ConfigError
+from ccbench.points import Point
 from ccbench.programs import PROGRAMS
 from ccbench.result_fields import metric_origins
 from ccbench.workspace import Workspace
@@ -86,23 +87,12 @@ def check_protocols(figures: Sequence[ResolvedFigure], workspace: Workspace) -> 
 def check_flags(figures: Sequence[ResolvedFigure], workspace: Workspace) -> None:
     """Every flag of every point is one its program lists (binaries built)."""
     problems = []
-    listed: dict[tuple[str, ...], frozenset[str]] = {}
     for figure in figures:
-        program = figure.config.program
-        if not program.lists_flags or not workspace.builds(program.name):
-            continue
-        for point in figure.points():
-            command = (str(workspace.root / workspace.binary(program.name, point.cc, point.variant)),)
-            if not Path(command[0]).is_file():
-                continue  # its build failed: the runner reports that
-            if command not in listed:
-                listed[command] = program_flags(command)
-            for name, _ in point.flags:
-                if name not in listed[command]:
-                    for place in _origins(figure, name):
-                        problems.append((str(figure.config.path), place,
-                                         f"{PROGRAMS[program.name].speaker} has no flag --{name} "
-                                         f"(`{command[0]} --list_flags` lists them)"))
+        for name, command in unlisted_flags(figure.points(), workspace):
+            for place in _origins(figure, name):
+                problems.append((str(figure.config.path), place,
+                                 f"{PROGRAMS[figure.config.program.name].speaker} has no flag --{name} "
+                                 f"(`{command} --list_flags` lists them)"))
     if problems:
         raise ConfigError.many(sorted(set(problems)))
     check_points_accepted(figures, workspace)
@@ -162,6 +152,24 @@ def _refusal(command: tuple[str, ...]) -> tuple[str, str] | None:
         flag = error[len("error: --"):].split(":", 1)[0]
         return flag, error[len("error: "):]
     return "", f"`{' '.join(command)} --validate_only` exited {done.returncode}: {error}"
+
+
+def unlisted_flags(points: Sequence[Point], workspace: Workspace) -> list[tuple[str, str]]:
+    """(flag, binary) for each flag of the points that their program's built binary does not list
+    (`--list_flags`); nothing for a program that lists none, a custom command, or a binary not built."""
+    found = []
+    listed: dict[tuple[str, ...], frozenset[str]] = {}
+    for point in points:
+        program = PROGRAMS[point.program]
+        if not program.lists_flags or not workspace.builds(program.name):
+            continue
+        command = (str(workspace.root / workspace.binary(program.name, point.cc, point.variant)),)
+        if not Path(command[0]).is_file():
+            continue  # its build failed: the runner reports that
+        if command not in listed:
+            listed[command] = program_flags(command)
+        found += [(name, command[0]) for name, _ in point.flags if name not in listed[command]]
+    return list(dict.fromkeys(found))
 
 
 def _reports(result: dict, name: str) -> bool:

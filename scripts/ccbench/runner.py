@@ -1,4 +1,4 @@
-"""Runs the points of one or more figures that the result store lacks."""
+"""Runs the points of figures, benchmarks and the soak that the result store lacks (run_tasks)."""
 from __future__ import annotations
 
 import dataclasses
@@ -85,16 +85,30 @@ def run_sweep(figures: Sequence[ResolvedFigure], workspace: Workspace, backend, 
     """Run what the store lacks of the figures' points (or of `points`, e.g. the further repetitions
     of --until-decided); a run whose other-process CPU exceeds quiet_threshold_cores is marked noisy."""
     check_protocols(figures, workspace)   # before any build: a misspelt protocol is a config error
+    tasks = tasks_for(figures, workspace, points)
+    return run_tasks(list(tasks.values()), workspace, backend, retry_failed=retry_failed, dry_run=dry_run,
+                     progress=progress, log=log, quiet_threshold_cores=quiet_threshold_cores,
+                     description=", ".join(f.figure_id for f in figures),
+                     before_running=lambda: check_flags(figures, workspace))
+
+
+def run_tasks(tasks: Sequence[Task], workspace: Workspace, backend, *, description: str,
+              retry_failed: bool = False, rerun: bool = False, dry_run: bool = False, progress: bool = True,
+              log: Callable[[str], None] = lambda message: print(message, file=sys.stderr),
+              quiet_threshold_cores: float = DEFAULT_THRESHOLD_CORES,
+              before_running: Callable[[], None] = lambda: None) -> SweepSummary:
+    """The one runner of the figures, the benchmarks and the soak: build the tasks' binaries, run (in the
+    given order, under one progress bar) those the store lacks or holds from another build, and store each
+    record as it ends. `rerun`: run every task again (a benchmark measured now). `before_running`: a check
+    once the binaries are up to date and before anything runs. The records are in the store, by task key."""
     store = ResultStore(workspace.runs_dir)
     store.clean()
-    tasks = tasks_for(figures, workspace, points)
     summary = SweepSummary(total=len(tasks))
     # Every binary is brought up to date first (a no-op when it is), so that a
     # stored result measured with an older build is recognised and run again.
-    runnable = list(tasks.values()) if dry_run else _build_what_is_needed(list(tasks.values()), workspace,
-                                                                          summary, log)
+    runnable = list(tasks) if dry_run else _build_what_is_needed(list(tasks), workspace, summary, log)
     if not dry_run:
-        check_flags(figures, workspace)   # binaries up to date, nothing run yet
+        before_running()
     digests: dict[tuple[str, ...], str | None] = {}
     pending = []
     for task in runnable:
@@ -106,7 +120,8 @@ def run_sweep(figures: Sequence[ResolvedFigure], workspace: Workspace, backend, 
         if record is not None and record.get("binary_digest") != task.binary_digest:
             summary.stale += 1
             pending.append(task)
-        elif record is None or (record["status"] == STATUS_FAILED and (retry_failed or record.get("unavailable"))):
+        elif rerun or record is None or (record["status"] == STATUS_FAILED
+                                         and (retry_failed or record.get("unavailable"))):
             pending.append(task)
         elif record["status"] == STATUS_OK:
             summary.cached += 1
@@ -117,7 +132,7 @@ def run_sweep(figures: Sequence[ResolvedFigure], workspace: Workspace, backend, 
         summary.pending_keys = [task.key for task in pending]
         return summary
 
-    bar = tqdm(total=len(pending), unit="run", desc=", ".join(f.figure_id for f in figures)[:40],
+    bar = tqdm(total=len(pending), unit="run", desc=description[:40],
                disable=not progress or not pending, file=sys.stderr, dynamic_ncols=True,
                mininterval=0.5 if sys.stderr.isatty() else 10)  # a log file gets a line every 10 s
 

@@ -1,7 +1,7 @@
 // The pipeline engine: the loosely coupled OCC system of Ding, Kot, Gehrke,
 // "Improving Optimistic Concurrency Control Through Transaction Batching and
 // Operation Reordering", PVLDB 12(2) 2018 (§2 Fig 1, §3, §4.3 Fig 19, §5
-// setup; FIGURES.md §1.2(a)). The third executor of ARCHITECTURE.md.
+// setup). The testbed's third executor, after the online and bundle executors.
 //
 // Components (threads) and the bounded TBB queues between them:
 //

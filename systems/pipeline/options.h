@@ -1,5 +1,5 @@
-// Run options of the pipeline engine (Ding et al., PVLDB 2018, §3-§5;
-// FIGURES.md §1.2(a)): modes, batch sizes, component counts, the validator's
+// Run options of the pipeline engine (Ding et al., PVLDB 2018, §3-§5 and
+// the §5 setup): modes, batch sizes, component counts, the validator's
 // reordering. Validated from flags in pipeline_main.cc.
 #pragma once
 
@@ -12,7 +12,7 @@
 
 namespace ccb::pipeline {
 
-// The paper's series names (§5.2, FIGURES.md §1.2(a)):
+// The paper's series names (§5 setup, §5.2):
 //   base   no batching anywhere; the unbatched fast path, no reorder workers
 //   batch  batching at storage and validator, no reordering
 //   sr     storage batching with reordering; the validator unbatched

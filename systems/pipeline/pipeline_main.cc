@@ -49,7 +49,7 @@ using namespace ccb::pipeline;
 
 // The dependency-graph edge cap: --max_graph_edges, or --max_graph_edge_share
 // of the complete graph of a full batch (the longer version's "loose limit"
-// has no value; FIGURES.md reads it as half of the complete graph, which must
+// has no value [INF: half of the complete graph, a limit that is "loose"], which must
 // grow with the batch or a sweep of the batch size turns reordering off on
 // large batches). kUnlimitedEdges for --max_graph_edges=0.
 uint64_t graph_edge_cap(uint32_t batch_size) {

@@ -1,5 +1,5 @@
 // The central validator's cache and its conflict rule (Ding, Kot, Gehrke,
-// PVLDB 2018, §2 and §5 setup; FIGURES.md §1.2(a)).
+// PVLDB 2018, §2 and §5 setup).
 //
 // Backward validation: a validation request carries "the keys and versions of
 // its reads and the keys of its writes". The validator caches the write keys of

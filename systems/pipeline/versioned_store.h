@@ -1,5 +1,5 @@
 // One storage worker's partition of the versioned in-memory hash store
-// (Ding et al., PVLDB 2018, §3.1 and §5 setup; FIGURES.md §1.2(a)).
+// (Ding et al., PVLDB 2018, §3.1 and §5 setup).
 //
 // Objects are versioned: a write carries version = the writer's commit
 // timestamp, and "if the datastore receives a write request with version

@@ -1,6 +1,6 @@
 // --frontend=reorder's batching (engine/exec/thread_reorder.h): batches of
 // 4 x threads requests, 4 from each worker's buffer read cyclically, assigned
-// 4 per worker by the thread-aware policy (Ding et al. §4.2, §5.6), one
+// 4 per worker by the thread-aware policy (Ding et al. §4.2, §5.5), one
 // barrier per batch, stop and early leave.
 #include "engine/exec/thread_reorder.h"
 #include "partitioners/reorder/thread_assign.h"

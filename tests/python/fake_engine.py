@@ -1,17 +1,21 @@
 #!/usr/bin/env python3
 """A stand-in for bin/rundb-<cc> that honours the engine's interface contract.
 
-Flags as in ARCHITECTURE.md (unknown ones: exit 2, like gflags). It sleeps
-for warmup + duration, then writes a YCSB result document that matches
+Flags as the engine's (`bin/rundb-<cc> --help`; unknown ones: exit 2, like
+gflags). It sleeps for warmup + duration (no duration with --measure_txns,
+which commits exactly that many), then writes a YCSB result document that matches
 docs/result.schema.json (tests/python/test_result_schema.py checks it), whose
 numbers depend deterministically on the protocol, threads, theta and seed.
 
 --validate_only checks the flags (argparse's types and choices, --theta in
 [0, 10] as the engine's) and exits 0 or 2 without running or logging.
+--prefetch=true (the default) is 1.5 times as fast as false; --profile and
+--memory_bound add their sections, as the profile build and the engine do.
 
 Misbehaviour for tests, at the points where --misbehave_when=<flag>=<value>
 matches (or everywhere without it): --misbehave=crash (SIGABRT), hang,
-exit2, exit3, nojson, badjson, offschema (a well-formed document in which
+exit2, exit3, unserializable (with --verify: the checker finds a lost update,
+exit 3), nojson, badjson, offschema (a well-formed document in which
 latency_us.p99 is renamed, as a writer drifting from the schema would).
 If FAKE_ENGINE_LOG is set, every invocation appends its flags as one line.
 
@@ -31,7 +35,7 @@ import time
 import zlib
 from pathlib import Path
 
-PROTOCOL_SPEED = {"nowait": 1.0, "occ": 0.8, "silo": 1.3, "tictoc": 1.4}
+PROTOCOL_SPEED = {"nowait": 1.0, "occ": 0.8, "silo": 1.3, "tictoc": 1.4, "nocc": 2.0}
 # The protocols' own counters (cc_stats), for those that keep some.
 PROTOCOL_STATS = {"silo": {"snapshot_txns": 0, "versions_saved": 0}}
 ABORT_REASONS = ["lock_conflict", "validation", "wait_die", "deadlock", "user_abort", "not_found",
@@ -47,6 +51,10 @@ def parse() -> argparse.Namespace:
     parser.add_argument("--duration", type=float, default=1.0)
     parser.add_argument("--warmup", type=float, default=0.0)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--measure_txns", type=int, default=0)
+    parser.add_argument("--memory_bound", default="false", choices=["true", "false"])
+    parser.add_argument("--prefetch", default="true", choices=["true", "false"])
+    parser.add_argument("--profile", default="false", choices=["true", "false"])
     parser.add_argument("--out")
     parser.add_argument("--verify", default="false", choices=["true", "false"])
     parser.add_argument("--frontend", default="none", choices=["none"])
@@ -58,7 +66,8 @@ def parse() -> argparse.Namespace:
     parser.add_argument("--partitions", type=int, default=0)
     parser.add_argument("--noise", type=float, default=0.0)
     parser.add_argument("--misbehave", default="none",
-                        choices=["none", "crash", "hang", "exit2", "exit3", "nojson", "badjson", "offschema"])
+                        choices=["none", "crash", "hang", "exit2", "exit3", "unserializable", "nojson", "badjson",
+                                 "offschema"])
     parser.add_argument("--misbehave_when", default="")
     parser.add_argument("--validate_only", action="store_true")   # as the engine: check the flags, exit 0 or 2
     return parser.parse_args()   # a bad flag exits with status 2, as the engine does
@@ -83,9 +92,10 @@ def config(args: argparse.Namespace) -> dict:
     and the build."""
     return {
         "cc": args.cc, "workload": args.workload, "threads": args.threads, "duration": args.duration,
-        "warmup": args.warmup, "measure_txns": 0, "seed": args.seed, "verify": args.verify == "true",
-        "history_out": "", "frontend": args.frontend, "pin": False, "timeline": False, "memory_bound": False,
-        "prefetch": True, "profile": False, "txn_buffer": 4096, "backoff_max_us": 100, "load_threads": 1,
+        "warmup": args.warmup, "measure_txns": args.measure_txns, "seed": args.seed, "verify": args.verify == "true",
+        "history_out": "", "frontend": args.frontend, "pin": False, "timeline": False,
+        "memory_bound": args.memory_bound == "true", "prefetch": args.prefetch == "true",
+        "profile": args.profile == "true", "txn_buffer": 4096, "backoff_max_us": 100, "load_threads": 1,
         "ignore_memory_limit": False, "tsdefer_lookups": 2, "tsdefer_deferp": 0.6, "tsdefer_threshold": 1,
         "tsdefer_lookahead": 0, "access_set_accuracy": 1.0, "attempt_latency_type": "", "bcc_breakdown": False,
         "retry_aborted": True, "mocc_temperature_threshold": 10, "mocc_decay_ms": 1000,
@@ -111,7 +121,8 @@ def result(args: argparse.Namespace) -> dict:
     throughput = 1e5 * speed * args.threads * (1.0 - 0.5 * args.theta) * (1 + 0.01 * (args.seed % 3))
     draw = zlib.crc32(f"{args.cc}:{args.seed}".encode()) / 2**32       # in [0, 1), fixed per protocol and seed
     throughput *= 1 + args.noise * (2 * draw - 1)
-    commits = int(throughput * args.duration)
+    throughput *= 1.5 if args.prefetch == "true" else 1.0
+    commits = args.measure_txns or int(throughput * args.duration)
     abort_rate = min(0.9, 0.05 * args.theta * args.threads / speed)
     aborts = int(commits * abort_rate / (1 - abort_rate))
     latency_us = {"avg": 10 / speed, "p50": 8 / speed, "p90": 15 / speed, "p95": 20 / speed, "p99": 40 / speed,
@@ -140,10 +151,20 @@ def result(args: argparse.Namespace) -> dict:
         counts = dict.fromkeys(["txns", "accesses", "reads", "writes", "edges_ww", "edges_wr", "edges_rw",
                                 "graph_edges", "lost_updates", "aborted_reads", "unknown_versions", "cyclic_sccs",
                                 "largest_scc"], 0)
+        counts["txns"] = commits
         phases = dict.fromkeys(["group_seconds", "graph_seconds", "scc_seconds", "witness_seconds"], 0.0)
         document.update(serializable=True, violation=None,
                         verify={"serializable": True, "violation": None, "counts": counts, "phases": phases,
                                 "check_seconds": 0.0})
+    if args.memory_bound == "true":
+        document["memory_bound"] = {"buffer_bytes": 1 << 20, "transparent_hugepages": "madvise",
+                                    "latency_ns": 100.0, "access_bound_ns": 200.0,
+                                    "mlp_ns_per_access": {"2": 50.0, "4": 25.0, "8": 15.0, "16": 10.0},
+                                    "best_mlp_ns_per_access": 10.0}
+    if args.profile == "true":
+        # one worker-second in all, so the shares equal the seconds: index half, lock and execute a quarter each
+        seconds = {"abort": 0.0, "lock": 0.25, "execute": 0.25, "index": 0.5, "validation": 0.0, "analysis": 0.0}
+        document["profile"] = {**seconds, "seconds": seconds}
     return document
 
 
@@ -184,7 +205,7 @@ def main() -> None:
     if behaviour == "hang":
         time.sleep(3600)
     busy_while_running()
-    time.sleep(args.warmup + args.duration)
+    time.sleep(args.warmup + (0 if args.measure_txns else args.duration))
     if behaviour == "crash":
         print("fake engine: assertion failed, aborting", file=sys.stderr)
         sys.stderr.flush()
@@ -192,6 +213,10 @@ def main() -> None:
     document = result(args)
     if behaviour == "exit3":
         document["invariants_ok"] = document["invariants"][0]["ok"] = False
+    if behaviour == "unserializable" and "verify" in document:
+        violation = {"kind": "lost_update", "message": "fake: two writers read the same version", "txns": [1, 2]}
+        document.update(serializable=False, violation=violation)
+        document["verify"].update(serializable=False, violation=violation)
     if behaviour == "offschema":
         document["latency_us"]["p99_us"] = document["latency_us"].pop("p99")
     text = json.dumps(document)
@@ -203,8 +228,9 @@ def main() -> None:
                 f.write(text)
         else:
             print(text)
-    if behaviour == "exit3":
-        print("invariant violated: sum of balances changed", file=sys.stderr)
+    if behaviour in ("exit3", "unserializable"):
+        print("invariant violated: sum of balances changed" if behaviour == "exit3" else "not serializable",
+              file=sys.stderr)
         sys.exit(3)
 
 

@@ -1,100 +1,116 @@
-"""scripts/soak.py (`make soak`) against stand-in engines: chunking until the
-target is verified, a violation or broken invariant makes it fail, a pair
-the binary refuses (exit 2) is listed, not failed, resuming
+"""ccbench soak (`make soak`) against stand-in engines: chunking until the
+target is verified, a violation, broken invariant or failed run makes it
+fail, a pair the binary refuses (exit 2) is listed, not failed, resuming
 reuses the stored chunks of the same binary, bad arguments exit 2."""
 from __future__ import annotations
 
 import csv
-import importlib.util
 import stat
 import sys
 from pathlib import Path
 
 import pytest
 
-SOAK = Path(__file__).resolve().parents[2] / "scripts" / "soak.py"
-spec = importlib.util.spec_from_file_location("soak", SOAK)
-soak = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(soak)
-
-# A stand-in rundb binary: verifies exactly --measure_txns transactions;
-# behaves badly at the seed given by its name (rundb-<cc>); logs each call.
-FAKE = """#!{python}
-import json, sys
-args = dict(a[2:].split("=", 1) for a in sys.argv[1:] if "=" in a)
-open("{log}", "a").write(args["seed"] + "\\n")
-bad = "{bad}"
-seed = int(args["seed"])
-serializable = not (bad == "cycle" and seed == 2)
-inv_ok = not (bad == "invariant" and seed == 2)
-if bad == "crash":
-    sys.exit(134)
-if bad == "refuse":
-    print("error: --cc: protocol refuses this workload", file=sys.stderr)
-    sys.exit(2)
-json.dump({{"serializable": serializable, "violation": None if serializable else {{"kind": "cycle"}},
-           "verify": {{"counts": {{"txns": int(args["measure_txns"])}}}},
-           "invariants": [{{"name": "total", "ok": inv_ok}}]}}, open(args["out"], "w"))
-sys.exit(0 if serializable and inv_ok else 3)
-"""
+from ccbench.cli import main
+from ccbench.soak import Pair, Settings
+from conftest import FAKE_ENGINE
 
 
-def make_engine(tmp_path: Path, cc: str, bad: str = "") -> Path:
+def make_engine(tmp_path: Path, cc: str, *misbehaviour: str) -> Path:
+    """bin/rundb-<cc>: the fake engine as that protocol, misbehaving as asked; each call logged to <cc>.log."""
     path = tmp_path / "bin" / f"rundb-{cc}"
     path.parent.mkdir(exist_ok=True)
-    path.write_text(FAKE.format(python=sys.executable, log=tmp_path / f"{cc}.log", bad=bad))
+    path.write_text(f"#!/bin/sh\nFAKE_ENGINE_LOG={tmp_path / (cc + '.log')} exec {sys.executable} {FAKE_ENGINE} "
+                    f"--cc={cc} {' '.join(misbehaviour)} \"$@\"\n")
     path.chmod(path.stat().st_mode | stat.S_IEXEC)
     return path
 
 
 def run(tmp_path: Path, *extra: str) -> int:
-    return soak.main(["--engine", str(tmp_path / "bin" / "rundb-{cc}"), "--out-dir", str(tmp_path / "out"),
-                      "--table", str(tmp_path / "soak.md"), "--workloads=ycsb", *extra])
+    return main(["soak", "--engine", str(tmp_path / "bin" / "rundb-{cc}"), "--results", str(tmp_path / "results"),
+                 "--out-dir", str(tmp_path / "figures"), "--workloads=ycsb", "--quiet", *extra])
+
+
+def seeds(tmp_path: Path, cc: str) -> list[str]:
+    log = tmp_path / f"{cc}.log"
+    return [word.split("=")[1] for line in log.read_text().splitlines() for word in line.split()
+            if word.startswith("--seed=")] if log.exists() else []
 
 
 def table(tmp_path: Path) -> dict[str, dict]:
-    with open(tmp_path / "out" / "soak.csv") as f:
+    with open(tmp_path / "results" / "soak" / "soak.csv") as f:
         return {row["protocol"]: row for row in csv.DictReader(f)}
 
 
 def test_runs_chunks_until_the_target_is_verified_and_resumes(tmp_path):
-    make_engine(tmp_path, "good")
+    make_engine(tmp_path, "silo")
     make_engine(tmp_path, "nocc")  # not serializable by design: never soaked
     assert run(tmp_path, "--txns=2500", "--chunk=1000") == 0
-    row = table(tmp_path)["good"]
+    row = table(tmp_path)["silo"]
     assert (row["runs"], row["txns_verified"], row["violations"]) == ("3", "3000", "0")
-    assert "nocc" not in table(tmp_path)
-    assert (tmp_path / "good.log").read_text().split() == ["1", "2", "3"]
+    assert "nocc" not in table(tmp_path) and seeds(tmp_path, "nocc") == []
+    assert seeds(tmp_path, "silo") == ["1", "2", "3"]
     assert run(tmp_path, "--txns=2500", "--chunk=1000") == 0   # stored chunks of the same binary
-    assert (tmp_path / "good.log").read_text().split() == ["1", "2", "3"]
-    assert "| good | ycsb | 3 | 3,000 | 0 |" in (tmp_path / "soak.md").read_text()
+    assert seeds(tmp_path, "silo") == ["1", "2", "3"]
+    assert "| silo | ycsb | 3 | 3,000 | 0 |" in (tmp_path / "figures" / "soak.md").read_text()
+    assert run(tmp_path, "--txns=4000", "--chunk=1000") == 0   # a larger target adds chunks, keeps the others
+    assert seeds(tmp_path, "silo") == ["1", "2", "3", "4"]
 
 
-@pytest.mark.parametrize("bad, column", [("cycle", "violations"), ("invariant", "invariants_broken"),
-                                         ("crash", "failed_runs")])
-def test_a_violation_broken_invariant_or_failed_run_fails_the_soak(tmp_path, bad, column):
-    make_engine(tmp_path, "good")
-    make_engine(tmp_path, "buggy", bad)
+@pytest.mark.parametrize("misbehaviour, column", [
+    (["--misbehave=unserializable", "--misbehave_when=seed=2"], "violations"),
+    (["--misbehave=exit3", "--misbehave_when=seed=2"], "invariants_broken"),
+    (["--misbehave=crash"], "failed_runs")])
+def test_a_violation_broken_invariant_or_failed_run_fails_the_soak(tmp_path, capsys, misbehaviour, column):
+    make_engine(tmp_path, "silo")
+    make_engine(tmp_path, "occ", *misbehaviour)
     assert run(tmp_path, "--txns=3000", "--chunk=1000") == 1
-    assert table(tmp_path)["good"][column] == "0"
-    assert int(table(tmp_path)["buggy"][column]) >= 1
+    assert table(tmp_path)["silo"][column] == "0"
+    assert int(table(tmp_path)["occ"][column]) >= 1
+    if column == "violations":
+        assert "soak: occ ycsb seed 2: NOT SERIALIZABLE: {'kind': 'lost_update'" in capsys.readouterr().err
+    if column == "failed_runs":   # a pair that keeps failing stops after three failed chunks
+        assert table(tmp_path)["occ"]["failed_runs"] == "3" and seeds(tmp_path, "occ") == ["1", "2", "3"]
 
 
 def test_a_pair_the_binary_refuses_is_listed_not_failed(tmp_path):
-    make_engine(tmp_path, "good")
-    make_engine(tmp_path, "partial", "refuse")
+    make_engine(tmp_path, "silo")
+    make_engine(tmp_path, "occ", "--misbehave=exit2")
     assert run(tmp_path, "--txns=2000", "--chunk=1000") == 0
-    row = table(tmp_path)["partial"]
-    assert row["refused"] == "--cc: protocol refuses this workload" and row["runs"] == "0"
-    assert (tmp_path / "partial.log").read_text().split() == ["1"]  # not retried
-    assert "| partial | ycsb | refused by the binary: --cc: protocol refuses this workload" in \
-        (tmp_path / "soak.md").read_text()
+    row = table(tmp_path)["occ"]
+    assert row["refused"] == "flag --theta: value rejected by the fake engine" and row["runs"] == "0"
+    assert seeds(tmp_path, "occ") == ["1"]  # not retried
+    assert "| occ | ycsb | refused by the binary: flag --theta: value rejected by the fake engine" in \
+        (tmp_path / "figures" / "soak.md").read_text()
 
 
 def test_bad_arguments_exit_2(tmp_path, capsys):
-    make_engine(tmp_path, "good")
-    for args in (["--protocols=nosuch"], ["--workloads=tpcx"], ["--chunk=0"]):
-        with pytest.raises(SystemExit) as exit_info:
-            run(tmp_path, *args)
-        assert exit_info.value.code == 2
-    assert "--protocols: no serializable binary for nosuch" in capsys.readouterr().err
+    make_engine(tmp_path, "silo")
+    for args, message in ((["--protocols=nosuch"], "--protocols: no serializable binary for nosuch; allowed: silo"),
+                          (["--protocols=nocc"], "--protocols: no serializable binary for nocc"),
+                          (["--workloads=tpcx"], "--workloads: unknown tpcx; allowed: ycsb,tpcc"),
+                          (["--chunk=0"], "--chunk 0: must be at least 1")):
+        assert run(tmp_path, *args) == 2
+        assert message in capsys.readouterr().err
+    assert seeds(tmp_path, "silo") == [] and not (tmp_path / "results" / "soak").exists()
+
+
+def chunk(txns: int, serializable: bool = True) -> dict:
+    return {"returncode": 0 if serializable else 3, "result": {"verify": {"counts": {"txns": txns}},
+            "serializable": serializable, "invariants": [{"ok": True}]}}
+
+
+@pytest.mark.parametrize("records, planned", [
+    ({}, [1]),                                                   # the first chunk alone
+    ({1: chunk(1000)}, [2, 3, 4, 5]),                            # then what the target still needs
+    ({1: chunk(1000), 2: chunk(2000)}, [3, 4]),                  # runs may verify more than a chunk
+    ({1: chunk(1000, serializable=False)}, [2, 3, 4, 5]),        # a violation is counted, not retried
+    ({1: {"returncode": 134}}, [2]),                             # a failed run: one chunk at a time
+    ({1: {"returncode": 134}, 2: chunk(1000), 3: {"returncode": None}}, [4]),
+    ({1: {"returncode": 134}, 2: {"returncode": 134}, 3: {"returncode": 134}}, []),   # three failures: stop
+    ({1: {"returncode": 2, "stderr_tail": "error: no partitions"}}, []),              # refused
+    ({i: chunk(1000) for i in range(1, 6)}, []),                 # done
+])
+def test_each_wave_plans_the_chunks_a_pair_still_needs(records, planned):
+    assert Pair("silo", "ycsb", records).next_seeds(Settings(txns=5000, chunk=1000, threads=2, timeout_s=60)) \
+        == planned

@@ -21,7 +21,7 @@ std::vector<uint32_t> sorted(std::vector<uint32_t> v) {
 }
 
 // The example graph of Figures 2-4. The paper gives no edge list, so this
-// one is built to satisfy every constraint the text states (FIGURES.md 1.3):
+// one is built to satisfy every constraint the text states (§3.2, §4.1):
 // SCCs {1,8,9}, {2,5,6}, {3,4} and singletons 0, 7, 10, 11, 12; nothing can
 // be trimmed at the start. Condensation: {1,8,9} -> 0, 10, 11, 12 ->
 // {2,5,6} -> 7 -> {3,4}.

@@ -1,5 +1,5 @@
 // TSgen (partitioners/tspar/tsgen.h) on the TSKD paper's worked examples
-// (§1 Examples 1-2, §2.2 Example 3, §4 Example 4; FIGURES.md §2.2): W0 =
+// (§1 Examples 1-2, §2.2 Example 3, §4 Example 4): W0 =
 // T1..T5 with unit-time reads and writes, P1 = {T1, T2, T3}, P2 = {T4},
 // R = {T5}, 2 cores. Makespans come from a small two-core simulator below:
 // 20 (partitions, then T5), 17 (T5 started early under OCC: T2 retries), 14

@@ -1,6 +1,6 @@
 // Helpers shared by the workloads of workloads/: parallel loading, sums of a
 // row field, and the "counted effect = stored state" invariant they all check
-// after a run (ARCHITECTURE property 5).
+// after a run (README.md, design property 5).
 //
 // Thread safety: parallel_for() runs `fn` concurrently on disjoint index
 // ranges; sum_field() must not run concurrently with transactions (it reads

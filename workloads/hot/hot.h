@@ -151,8 +151,8 @@ class HotWorkload {
 
   void options_json(JsonWriter& w) const {
     opt_.to_json(w);
-    // The placements the run went through (FIGURES.md strife-fig08d: "The
-    // random n per phase must be seeded and logged"); start_s counts from the
+    // The placements the run went through (strife §5.5 draws a random n per
+    // phase [INF: seeded and logged, so that a run can be repeated]); start_s counts from the
     // start of the measured interval, as the timeline does.
     w.key("hot_schedule").begin_array();
     const uint64_t last = std::min(max_epoch_.load(std::memory_order_relaxed), kMaxLoggedEpochs - 1);

@@ -1,5 +1,5 @@
 // The five TPC-C transactions as stored procedures, written once as templates
-// over the transaction context (ARCHITECTURE property 2): the same code runs
+// over the transaction context (README.md, design property 2): the same code runs
 // under every protocol. Each follows the spec's transaction profile (clauses
 // 2.4.2, 2.5.2, 2.6.2, 2.7.4, 2.8.2); README.md lists where the data access
 // differs and why (auxiliary rows instead of scans, tombstones instead of

@@ -1,6 +1,6 @@
 // TPC-C requests: the input data of the five transactions (clauses 2.4.1,
 // 2.5.1, 2.6.1, 2.7.1, 2.8.1), their generation, and the access set a
-// front-end can predict from them before execution (ARCHITECTURE property 3).
+// front-end can predict from them before execution (README.md, design property 3).
 //
 // Terminals are not emulated: worker thread t generates every request of its
 // stream with home warehouse W_ID = t mod warehouses + 1 (as DBx1000 does),

@@ -1,0 +1,193 @@
+"""ccbench bench, compare and cost (make bench, demo, bench-compare, bench-cost) against the fake engine:
+the engine table with its memory bound, runs stored and reused, the interleaved before/after comparison with
+per-point thread counts, the cost table with its profile split, the repository's grids, and bad input."""
+from __future__ import annotations
+
+import csv
+import shutil
+import stat
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from ccbench import bench
+from ccbench.cli import main
+from ccbench.errors import ConfigError
+from ccbench.workspace import REPOSITORY_ROOT, Workspace
+from conftest import FAKE_ENGINE
+
+TINY = {"description": "tests: two skews, one and two threads", "run": {"duration": 0.02, "warmup": 0},
+        "timeout_s": 20,
+        "grid": [{"base": {"workload": "ycsb", "table_size": 1000, "req_per_txn": 16, "read_ratio": 0.5},
+                  "axes": {"theta": [0.0, 0.9], "threads": [1, 2]}}]}
+
+
+def write_grid(sandbox, name: str, document: dict) -> None:
+    sandbox.write(sandbox.workspace.configs_dir / "bench" / f"{name}.yaml", document)
+
+
+def log_lines(path: Path) -> list[str]:
+    return path.read_text().splitlines() if path.exists() else []
+
+
+@pytest.fixture
+def logged(tmp_path, monkeypatch) -> Path:
+    log = tmp_path / "engine.log"
+    monkeypatch.setenv("FAKE_ENGINE_LOG", str(log))
+    return log
+
+
+def test_bench_prints_the_engine_table_with_the_memory_bound_and_reuses_stored_runs(sandbox, logged, capsys):
+    write_grid(sandbox, "tiny", TINY)
+    assert main(sandbox.cli_arguments("bench", "tiny", "--protocols=silo,occ", "--quiet")) == 0
+    out = capsys.readouterr().out
+    rows = [line for line in out.splitlines() if line.startswith(("silo ", "occ "))]
+    assert len(rows) == 8 and rows[0].split()[:4] == ["silo", "ycsb", "rows=1,000", "B=100"]
+    # silo, theta 0, 1 thread, seed 1: 1e5 x 1.3 x 1.01 x 1.5 (prefetch) txn/s; 0.02 s -> 3939 commits;
+    # 0.02e9 / 3939 = 5,077 ns per transaction, 317 per access, 1.59 x the fake's 200 ns access bound
+    assert rows[0].split()[4:10] == ["theta=0.0", "1", "196,950", "5,077", "317", "1.59"]
+    assert "memory bound, YCSB 1,000 rows x 100 B" in out and "bound per access 200.0 ns" in out
+    calls = log_lines(logged)
+    assert len(calls) == 8 and sum("--memory_bound=true" in call for call in calls) == 1
+    with open(sandbox.workspace.results_dir / "tables" / "bench" / "tiny.csv") as f:
+        table = list(csv.DictReader(f))
+    assert [row["cc"] for row in table] == ["silo", "occ"] * 4 and float(table[0]["x_bound"]) == pytest.approx(
+        5077.4 / 16 / 200, rel=1e-3)
+    assert main(sandbox.cli_arguments("bench", "tiny", "--protocols=silo,occ", "--quiet")) == 0
+    assert len(log_lines(logged)) == 8                         # every run stored from the same binary
+    assert rows == [line for line in capsys.readouterr().out.splitlines() if line.startswith(("silo ", "occ "))]
+    assert main(sandbox.cli_arguments("bench", "tiny", "--protocols=silo", "--rerun", "--quiet")) == 0
+    assert len(log_lines(logged)) == 12
+
+
+def test_a_failed_run_is_a_row_with_its_reason_and_exit_status_1(sandbox, capsys):
+    write_grid(sandbox, "tiny", {**TINY, "run": {**TINY["run"], "misbehave": "crash", "misbehave_when": "theta=0.9"}})
+    assert main(sandbox.cli_arguments("bench", "tiny", "--protocols=silo", "--quiet")) == 1
+    out = capsys.readouterr().out
+    failed = [line for line in out.splitlines() if line.startswith("silo ") and "failed" in line]
+    assert len(failed) == 2 and all("theta=0.9" in line and "killed by SIGABRT" in line
+                                    and "fake engine: assertion failed, aborting" in line for line in failed)
+
+
+def engine_directory(tmp_path: Path, name: str, protocols: list[str], *extra: str) -> Path:
+    """A directory of rundb-<cc> binaries: scripts that run the fake engine as that protocol."""
+    directory = tmp_path / name
+    directory.mkdir()
+    for cc in protocols:
+        path = directory / f"rundb-{cc}"
+        path.write_text(f'#!/bin/sh\nexec {sys.executable} {FAKE_ENGINE} --cc={cc} {" ".join(extra)} "$@"\n')
+        path.chmod(path.stat().st_mode | stat.S_IEXEC)
+    return directory
+
+
+def test_compare_interleaves_both_sides_and_gives_each_points_threads_and_ratio(sandbox, tmp_path, logged, capsys):
+    write_grid(sandbox, "tiny", TINY)
+    before = engine_directory(tmp_path, "before", ["silo", "occ", "tictoc"], "--prefetch=false")   # 1.5x slower
+    after = engine_directory(tmp_path, "after", ["silo", "occ"])
+    arguments = sandbox.cli_arguments("compare", str(before), str(after), "--grid", "tiny", "--repeats", "3",
+                                      "--quiet")
+    assert main(arguments) == 0
+    out = capsys.readouterr().out
+    rows = [line for line in out.splitlines() if line.startswith("| silo") or line.startswith("| occ")]
+    assert len(rows) == 8                                     # tictoc is not in both directories
+    assert "| occ | ycsb rows=1,000 B=100 theta=0.0 threads=1 |" in rows[0]       # protocols innermost
+    assert "| silo | ycsb rows=1,000 B=100 theta=0.0 threads=1 |" in rows[1]
+    assert "| occ | ycsb rows=1,000 B=100 theta=0.0 threads=2 |" in rows[2]
+    assert all(row.endswith("| 1.500 |") for row in rows)
+    assert "8 points: geometric mean after/before 1.500, min 1.500, max 1.500" in out
+    sides = ["before" if "--prefetch=false" in call else "after" for call in log_lines(logged)]
+    assert sides[:6] == ["before", "after", "after", "before", "before", "after"]   # one point, three rounds
+    assert len(sides) == 8 * 6
+    seeds = [call.split("--seed=")[1].split()[0] for call in log_lines(logged)[:6]]
+    assert seeds == ["1", "1", "2", "2", "3", "3"]
+    assert main(arguments) == 0 and len(log_lines(logged)) == 2 * 8 * 6   # measured again, never reused
+
+
+def test_compare_refuses_a_missing_directory_no_common_protocol_or_one_directory_twice(sandbox, tmp_path, capsys):
+    write_grid(sandbox, "tiny", TINY)
+    only_silo, only_occ = (engine_directory(tmp_path, name, [cc]) for name, cc in (("a", "silo"), ("b", "occ")))
+    assert main(sandbox.cli_arguments("compare", str(tmp_path / "nosuch"), str(only_silo), "--grid", "tiny")) == 2
+    assert "is not a directory of rundb-<cc> binaries" in capsys.readouterr().err
+    assert main(sandbox.cli_arguments("compare", str(only_silo), str(only_occ), "--grid", "tiny")) == 2
+    assert "no rundb-<cc> of grid 'tiny' in both" in capsys.readouterr().err
+    assert main(sandbox.cli_arguments("compare", str(only_silo), str(only_silo) + "/", "--grid", "tiny")) == 2
+    assert "BEFORE and AFTER are the same directory" in capsys.readouterr().err   # one record per key: refused
+
+
+def test_cost_splits_the_prefetching_median_by_the_profile_run(sandbox, logged, capsys):
+    sandbox.write(sandbox.workspace.configs_dir / "bench" / "cost.yaml",
+                  yaml.safe_load((REPOSITORY_ROOT / "configs" / "bench" / "cost.yaml").read_text()))
+    assert main(sandbox.cli_arguments("cost", "--rows", "1000", "--duration", "0.02", "--repeats", "2",
+                                      "--protocols=nocc,silo", "--quiet")) == 0
+    out = capsys.readouterr().out
+    assert "ycsb rows=1,000 B=100 theta=0.0, 16 accesses, 2 threads (nocc 1); ns per access, median of 2" in out
+    rows = {line.split(" | ")[0][2:]: line.split(" | ") for line in out.splitlines() if line.startswith("| n")
+            or line.startswith("| s")}
+    for cc in ("nocc", "silo"):
+        off, on, gain, index, lock, execute = (rows[cc][i] for i in range(1, 7))
+        assert gain == "1.50x" and float(off) == pytest.approx(1.5 * float(on), abs=1)
+        # the fake's profile: half index, a quarter each lock and execute
+        assert float(index) == pytest.approx(float(on) / 2, abs=1) and lock == execute
+    calls = log_lines(logged)
+    assert len(calls) == 2 * 2 * 2 + 2 and sum("--profile=true" in call for call in calls) == 2
+    assert all("--threads=1" in call for call in calls if "--cc=nocc" in call)
+    assert all("--threads=2" in call and "--warmup=0.02" in call for call in calls if "--cc=silo" in call)
+
+
+@pytest.mark.parametrize("arguments, message", [
+    (["bench", "nosuch"], "unknown grid 'nosuch'; grids (configs/bench/): tiny"),
+    (["bench", "tiny", "--protocols=silo,nosuch"], "--protocols: 'nosuch' cannot run grid 'tiny'"),
+    (["bench", "tiny", "--protocols=nocc"], "--protocols: 'nocc' cannot run grid 'tiny'"),
+    (["cost", "--theta", "1"], "--theta 1.0: must be in [0, 1)"),
+    (["cost", "--repeats", "0"], "--repeats 0: must be at least 1"),
+])
+def test_bad_arguments_exit_2_with_one_message(sandbox, capsys, arguments, message):
+    write_grid(sandbox, "tiny", TINY)
+    assert main(sandbox.cli_arguments(*arguments)) == 2
+    assert message in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("change, field", [
+    ({"grid": [{"base": {"workload": "ycsb"}, "axis": {"theta": [0]}}]}, "grid[0].axis: unknown field"),
+    ({"grid": [{"base": {"theta": 0.5}, "axes": {"theta": [0]}}]}, "grid[0].axes.theta: also set in base"),
+    ({"grid": [{"base": {"duration": 1}}]}, "grid[0]: 'duration' is also set in run"),
+    ({"unserializable": "sometimes"}, "unserializable: 'sometimes' is not allowed"),
+    ({"tools": ["bench_nothing"]}, "tools[0]: 'bench_nothing' is not allowed"),
+])
+def test_a_bad_grid_field_is_named_and_nothing_runs(sandbox, logged, capsys, change, field):
+    write_grid(sandbox, "tiny", {**TINY, **change})
+    assert main(sandbox.cli_arguments("bench", "tiny", "--protocols=silo")) == 2
+    assert field in capsys.readouterr().err and not logged.exists()
+
+
+def test_the_repository_grids_load_with_the_documented_points():
+    workspace = Workspace.create()
+    protocols = ["silo", "nowait"]
+    sizes = {name: len(bench.Grid.load(workspace, name).points(workspace, protocols))
+             for name in ("bench", "demo", "quick", "cost")}
+    # bench: YCSB 2 sizes x 5 skews x 2 thread counts + 3 DBx1000 points + TPC-C 2 mixes x 3 warehouse counts
+    assert sizes == {"bench": 2 * (20 + 3 + 6), "demo": 2, "quick": 2 * 4, "cost": 2 * 2 * 3}
+    assert bench.Grid.load(workspace, "bench").tools == ("bench_fvs", "bench_strife")
+    cost = bench.Grid.load(workspace, "cost")
+    assert cost.protocols(workspace)[0] == "nocc"             # the floor first, on one worker
+    assert {dict(p.flags)["threads"] for p in cost.points(workspace, ["nocc"])} == {1}
+
+
+def test_a_flag_the_built_engine_does_not_list_is_one_error_before_any_run(sandbox):
+    """The default engine (built by make, here a Makefile that writes the fake engine): the grid's flags are
+    checked against `--list_flags` once the binaries are built, and nothing runs."""
+    (sandbox.root / "Makefile").write_text(
+        "all:\n\t@mkdir -p bin\n"
+        f"\t@printf '#!/bin/sh\\nexec {sys.executable} {FAKE_ENGINE} --cc=$(CC) \"$$@\"\\n' > bin/rundb-$(CC)\n"
+        "\t@chmod +x bin/rundb-$(CC)\n")
+    workspace = Workspace.create(root=sandbox.root)
+    write_grid(sandbox, "tiny", {**TINY, "grid": [{**TINY["grid"][0], "base": {**TINY["grid"][0]["base"],
+                                                                              "tabel_size": 5}}]})
+    grid = bench.Grid.load(workspace, "tiny")
+    with pytest.raises(ConfigError) as error:
+        bench.bench(workspace, grid, ["silo"], rerun=False, progress=False)
+    assert str(error.value).endswith("tiny.yaml: grid[0].base.tabel_size: the engine has no flag --tabel_size "
+                                     f"(`{sandbox.root / 'bin' / 'rundb-silo'} --list_flags` lists them)")
+    assert (sandbox.root / "bin" / "rundb-silo").is_file() and not sandbox.records()

@@ -1,8 +1,9 @@
 // Run configuration: command-line flags (gflags) -> validated EngineConfig.
 //
-// Every flag is range-checked here; a bad value raises ConfigError naming the
-// flag and what is allowed, which main() turns into one line on stderr and
-// exit code 2 before anything is loaded or written.
+// Every flag is declared once, as a row of EngineConfig::flags (config.cpp,
+// engine/core/options.h), which checks it; a bad value raises ConfigError
+// naming the flag and what is allowed, which main() turns into one line on
+// stderr and exit code 2 before anything is loaded or written.
 #pragma once
 
 #include <cstddef>
@@ -14,6 +15,7 @@
 #include <vector>
 
 #include "engine/core/cli.h"  // ConfigError, with_exit_codes, require, in_range: shared with the tools
+#include "engine/core/options.h"
 #include "engine/tsdefer_options.h"
 
 namespace ccb {
@@ -54,22 +56,19 @@ struct EngineConfig {
   bool ignore_memory_limit = false;  // load even if the estimate exceeds the memory available
   TsDeferOptions tsdefer;  // used with frontend "tsdefer" (engine/exec/tsdefer.h)
   std::string attempt_latency_type;  // "" = off; else a transaction type (engine/stats/attempt_latency.h)
-  bool bcc_breakdown = false;        // BCC times its memory management and clock accesses (bcc-tab1)
   bool retry_aborted = true;         // false: an aborted request is dropped, as Silo's benchmark does
-  // MOCC (engine/cc/mocc.h): a row is hot from this many validation failures
-  // on it; the count halves every decay period.
-  static constexpr uint32_t kMoccDefaultThreshold = 10;
-  static constexpr uint32_t kMoccDefaultDecayMs = 1000;
-  uint32_t mocc_temperature_threshold = kMoccDefaultThreshold;
-  uint32_t mocc_decay_ms = kMoccDefaultDecayMs;
+  // A protocol's own flags are its options struct's (e.g. engine/cc/mocc.h), not these.
 
+  // The engine's flags (engine/core/options.h), in the order they are read and echoed.
+  static OptionsTable<EngineConfig> flags;
   // `workloads`: the names this binary can run (its registry).
   static EngineConfig from_flags(const char* cc_name, const std::vector<std::string>& workloads);
   void to_json(JsonWriter& w) const;  // the runtime part of the "config" object
 };
 
 // The engine's parse_command_line (engine/core/cli.h): --help lists the
-// flags of engine/ and workloads/ under a header naming the protocol.
+// flags of the options tables the program links (engine/, workloads/, rundb/
+// and its protocol's) under a header naming the protocol.
 bool parse_command_line(int argc, char** argv, const char* cc_name);
 
 // main() of a program that takes the engine's flags (bin/rundb-<cc>,

@@ -1,12 +1,14 @@
 // --theta: the Zipf skew of key choice shared by the workloads that draw keys
 // from a Zipf distribution (YCSB, SmallBank, micro). A workload flag, so it
 // lives on the workloads' side of the engine/workloads line; the engine never
-// reads it.
+// reads it. YCSB's table defines it (ycsb_options.cpp); SmallBank's and
+// micro's share it (CCB_SHARED_OPTION), each with this check.
 #pragma once
+
+#include "engine/core/options.h"
 
 namespace ccb {
 
-// The validated --theta (exit 2 naming the flag when out of [0, 10]).
-double theta_flag();
+inline Accepts theta_accepts() { return range(0, 10, "a number"); }
 
 }  // namespace ccb

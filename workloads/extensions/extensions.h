@@ -34,13 +34,12 @@
 #include <mutex>
 #include <string>
 
+#include "engine/core/options.h"
 #include "engine/core/random.h"
 #include "engine/core/zipf.h"
 #include "engine/core/clock.h"
 
 namespace ccb {
-
-class JsonWriter;
 
 struct RuntimeSkewOptions {
   bool enabled = false;
@@ -62,6 +61,7 @@ struct ExtensionOptions {
   RuntimeSkewOptions runtime;
   IoDelayOptions io;
   bool enabled() const { return runtime.enabled || io.enabled(); }
+  static OptionsTable<ExtensionOptions> flags;  // its rows: extensions.cpp
   static ExtensionOptions from_flags();
   void to_json(JsonWriter& w) const;
 };

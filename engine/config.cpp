@@ -123,21 +123,23 @@ void EngineConfig::to_json(JsonWriter& w) const {
   flags.write(*this, w);
 }
 
-bool parse_command_line(int argc, char** argv, const char* cc_name) {
+bool parse_command_line(int argc, char** argv, const char* cc_name, const char* program_file) {
   const std::string argv0 = argc > 0 ? argv[0] : "rundb";
+  std::vector<std::string> sources = {"engine/", "workloads/"};
+  if (*program_file != '\0') sources.push_back(program_file);
   return parse_command_line(argc, argv,
                             ProgramHelp{argv0 + ": the " + cc_name + " protocol on the testbed's workloads.\n\nusage: " +
                                             argv0 + " --workload=ycsb [flags]",
-                                        {"engine/", "workloads/"},
+                                        sources,
                                         "exit codes: 0 ok, 2 bad flags or configuration, 3 a correctness check failed"});
 }
 
 int program_main(int argc, char** argv, const char* program, const std::vector<std::string>& workloads,
-                 const std::function<int(const EngineConfig&)>& body) {
+                 const std::function<int(const EngineConfig&)>& body, std::source_location caller) {
   FLAGS_logtostderr = true;
   google::InitGoogleLogging(argv[0]);
   return with_exit_codes([&] {
-    if (!parse_command_line(argc, argv, program)) return 0;
+    if (!parse_command_line(argc, argv, program, caller.file_name())) return 0;
     return body(EngineConfig::from_flags(program, workloads));
   });
 }

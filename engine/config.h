@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <functional>
 #include <initializer_list>
+#include <source_location>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -68,15 +69,18 @@ struct EngineConfig {
 
 // The engine's parse_command_line (engine/core/cli.h): --help lists the
 // flags of the options tables the program links (engine/, workloads/, rundb/
-// and its protocol's) under a header naming the protocol.
-bool parse_command_line(int argc, char** argv, const char* cc_name);
+// and its protocol's) and those defined in `program_file` (the program's own,
+// e.g. bin/pipeline's) under a header naming the protocol.
+bool parse_command_line(int argc, char** argv, const char* cc_name, const char* program_file = "");
 
 // main() of a program that takes the engine's flags (bin/rundb-<cc>,
 // bin/pipeline, bin/middletier): glog to stderr, the command line parsed
 // (--help: exit 0), the config validated for `program` and the `workloads` it
 // runs, then `body(cfg)`, all under the exit-code contract (with_exit_codes).
+// The flags defined in the caller's file are the program's own (--help, --list_flags).
 int program_main(int argc, char** argv, const char* program, const std::vector<std::string>& workloads,
-                 const std::function<int(const EngineConfig&)>& body);
+                 const std::function<int(const EngineConfig&)>& body,
+                 std::source_location caller = std::source_location::current());
 
 // Refuses (ConfigError naming the first one given, with `why`) the `flags` a
 // program parses with the engine's but does not use.

@@ -93,8 +93,8 @@ struct MoccOptions {
   uint32_t decay_ms = 1000;             // --mocc_decay_ms: the temperature halves every period
 
   static OptionsTable<MoccOptions> flags;  // defined by the program (kByProgram)
-  static MoccOptions from_flags();
-  void to_json(JsonWriter& w) const;  // members of "config"
+  static MoccOptions from_flags() { return flags.read(); }
+  void to_json(JsonWriter& w) const { flags.write(*this, w); }  // members of "config"
 };
 
 class Mocc : public Silo {

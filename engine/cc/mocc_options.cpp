@@ -2,14 +2,6 @@
 
 namespace ccb {
 OptionsTable<MoccOptions> MoccOptions::flags{"mocc_flags", OptionsTableBase::Definition::kByProgram};
-
-MoccOptions MoccOptions::from_flags() {
-  MoccOptions o;
-  flags.read(o);
-  return o;
-}
-
-void MoccOptions::to_json(JsonWriter& w) const { flags.write(*this, w); }
 }  // namespace ccb
 
 CCB_OPTION(ccb::MoccOptions::flags, temperature_threshold, uint32, mocc_temperature_threshold,

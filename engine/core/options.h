@@ -162,28 +162,16 @@ class OptionsTable : public OptionsTableBase {
   explicit OptionsTable(const char* name, Definition when = Definition::kAtStart) : OptionsTableBase(name, when) {}
 
   // A row (CCB_OPTION): flag `name` stored in *value (its default there
-  // already), read into field(s).
+  // already), checked and read into field(s).
   template <class T, class Field>
   bool add(const char* name, T* value, const Accepts& accepts, const char* help, const char* file, Field field) {
-    return add_row<T>(
-        name, value, accepts, help, file,
-        [=](S& s) {
-          check_value(*value, accepts, name);
-          field(s) = *value;
-        },
-        [=](const S& s, JsonWriter& w) { w.key(name).value(field(s)); }, value_schema(accepts, value), true);
+    return add_field(name, value, accepts, help, file, field, true);
   }
-  // A row of a flag another table defines (CCB_SHARED_OPTION): read and
-  // echoed here as well, not defined again.
+  // A row of a flag another table defines (CCB_SHARED_OPTION): checked, read
+  // and echoed here as well, not defined again.
   template <class T, class Field>
   bool add_shared(const char* name, T* value, const Accepts& accepts, Field field) {
-    return add_row<T>(
-        name, value, accepts, "", "",
-        [=](S& s) {
-          check_value(*value, accepts, name);
-          field(s) = *value;
-        },
-        [=](const S& s, JsonWriter& w) { w.key(name).value(field(s)); }, value_schema(accepts, value), false);
+    return add_field(name, value, accepts, "", "", field, false);
   }
   // A row whose text the struct parses itself (CCB_PARSED_OPTION): read(s,
   // value) checks and sets, write(s, w) echoes the members it stands for.
@@ -207,6 +195,12 @@ class OptionsTable : public OptionsTableBase {
   void read(S& s) const {
     for (const Row& r : rows_) r.read(s);
   }
+  // A struct with every field the table reads (the others at their defaults).
+  S read() const {
+    S s;
+    read(s);
+    return s;
+  }
   // The echoed rows, "flag": value, in row order.
   void write(const S& s, JsonWriter& w) const {
     for (const Row& r : rows_)
@@ -218,6 +212,18 @@ class OptionsTable : public OptionsTableBase {
     std::function<void(S&)> read;
     std::function<void(const S&, JsonWriter&)> write;  // empty: not echoed
   };
+
+  template <class T, class Field>
+  bool add_field(const char* name, T* value, const Accepts& accepts, const char* help, const char* file, Field field,
+                 bool defines) {
+    return add_row<T>(
+        name, value, accepts, help, file,
+        [=](S& s) {
+          check_value(*value, accepts, name);
+          field(s) = *value;
+        },
+        [=](const S& s, JsonWriter& w) { w.key(name).value(field(s)); }, value_schema(accepts, value), defines);
+  }
 
   template <class T, class Read, class Write>
   bool add_row(const char* name, T* value, const Accepts& accepts, const char* help, const char* file, Read read,

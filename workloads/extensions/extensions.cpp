@@ -35,20 +35,12 @@ CCB_OPTION(ccb::ExtensionOptions::flags, io.min_cycles, uint32, io_latency_min_c
 
 namespace ccb {
 
-ExtensionOptions ExtensionOptions::from_flags() {
-  ExtensionOptions o;
-  flags.read(o);
-  return o;
-}
-
 void refuse_extensions(const ExtensionOptions& ext, const std::string& workload, const std::string& allowed) {
   if (!ext.enabled()) return;
   const std::string flag = ext.runtime.enabled ? "runtime_skew" : "io_latency_l";
   throw ConfigError(flag, "only with --workload=" + allowed + " (the workloads that take TSKD's runtime-skew and "
                               "I/O-latency extensions), not with --workload=" + workload);
 }
-
-void ExtensionOptions::to_json(JsonWriter& w) const { flags.write(*this, w); }
 
 void spin_until_ns(uint64_t deadline_ns) {
   while (now_ns() < deadline_ns) cpu_relax();

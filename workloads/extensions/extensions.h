@@ -62,8 +62,8 @@ struct ExtensionOptions {
   IoDelayOptions io;
   bool enabled() const { return runtime.enabled || io.enabled(); }
   static OptionsTable<ExtensionOptions> flags;  // its rows: extensions.cpp
-  static ExtensionOptions from_flags();
-  void to_json(JsonWriter& w) const;
+  static ExtensionOptions from_flags() { return flags.read(); }
+  void to_json(JsonWriter& w) const { flags.write(*this, w); }
 };
 
 // For a workload that does not take the extensions (workloads/workloads.txt,

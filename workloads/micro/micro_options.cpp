@@ -10,15 +10,3 @@ CCB_OPTION(ccb::MicroOptions::flags, objects, uint64, micro_objects, 100000,
            ccb::range(ccb::MicroOptions::kKeys, 0x1p40, "an integer", " (a transaction touches 9 distinct objects)"),
            "micro: objects in the key-value store");
 CCB_SHARED_OPTION(ccb::MicroOptions::flags, theta, double, theta, ccb::theta_accepts());
-
-namespace ccb {
-
-MicroOptions MicroOptions::from_flags() {
-  MicroOptions o;
-  flags.read(o);
-  return o;
-}
-
-void MicroOptions::to_json(JsonWriter& w) const { flags.write(*this, w); }
-
-}  // namespace ccb

@@ -15,8 +15,8 @@ struct MicroOptions {
   double theta = 0.0;         // Zipf skew of key choice (the x axis of most ding figures)
 
   static OptionsTable<MicroOptions> flags;  // its rows: micro_options.cpp
-  static MicroOptions from_flags();
-  void to_json(JsonWriter& w) const;
+  static MicroOptions from_flags() { return flags.read(); }
+  void to_json(JsonWriter& w) const { flags.write(*this, w); }
 };
 
 }  // namespace ccb

@@ -2,14 +2,6 @@
 
 namespace ccb {
 OptionsTable<BccOptions> BccOptions::flags{"bcc_flags", OptionsTableBase::Definition::kByProgram};
-
-BccOptions BccOptions::from_flags() {
-  BccOptions o;
-  flags.read(o);
-  return o;
-}
-
-void BccOptions::to_json(JsonWriter& w) const { flags.write(*this, w); }
 }  // namespace ccb
 
 CCB_OPTION(ccb::BccOptions::flags, breakdown, bool, bcc_breakdown, false, ccb::any_value(),

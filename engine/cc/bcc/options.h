@@ -14,8 +14,8 @@ struct BccOptions {
 
   // Its rows (options.cpp), defined by the program (kByProgram).
   static OptionsTable<BccOptions> flags;
-  static BccOptions from_flags();
-  void to_json(JsonWriter& w) const;  // members of "config"
+  static BccOptions from_flags() { return flags.read(); }
+  void to_json(JsonWriter& w) const { flags.write(*this, w); }  // members of "config"
 };
 
 }  // namespace ccb

@@ -16,41 +16,73 @@
 #include "engine/stats/exec_profile.h"
 #include "engine/core/json.h"
 
-// CCB_WORKLOAD_NAMES: the registered workloads (workloads/workloads.txt), set
-// by engine/CMakeLists.txt.
-DEFINE_string(workload, "ycsb", "workload to run: " CCB_WORKLOAD_NAMES);
-DEFINE_int32(threads, 1, "number of worker threads (1..1024)");
-DEFINE_double(duration, 5.0, "measured interval in seconds (> 0); ignored when --measure_txns > 0");
-DEFINE_double(warmup, 1.0, "warm-up before the measured interval, in seconds (>= 0)");
-DEFINE_uint64(measure_txns, 0, "if > 0, measure until this many transactions committed (split evenly over workers) instead of --duration");
-DEFINE_uint64(seed, 1, "random seed; worker i uses a stream derived from (seed, i)");
-DEFINE_string(out, "", "path of the JSON result (written atomically); stdout if empty");
-DEFINE_bool(verify, false, "record the history of committed transactions and check it for serializability");
-DEFINE_string(history_out, "", "with --verify: also write the recorded history to this file (for bin/check_history)");
-DEFINE_string(frontend, "none", "front-end: none (online executor), tsdefer (TSKD[CC]: TsDEFER on the online executor's worker buffers, --tsdefer_* flags), reorder (Ding et al. thread-aware batching and reordering on the online executor: batches of 4 x threads, 4 per thread) or a bundle-executor front-end (--batch_size): strife (--strife_k, --strife_alpha), schism (METIS on the bundle's co-access graph, one partition per thread, TSKD's residual), horticulture (static partitioning by TPC-C warehouse / YCSB key, one partition per thread, TSKD's residual), or the TSKD instances (partitioners/tspar): tskd-s|c|h (TsPAR + TsDEFER on the Strife, Schism or Horticulture partition), tskd-o (no input partition), tspar-s|c|h (TsDEFER off), tsdefer-s|c|h (the partition's queues with TsDEFER only)");
-DEFINE_bool(pin, false, "pin worker i to one CPU, one per physical core first, then SMT siblings");
-DEFINE_bool(timeline, false, "add a per-second throughput timeline to the result");
-DEFINE_bool(memory_bound, false, "before loading, measure this machine's memory latency over a buffer as large as the tables (pointer chase, about 2 s) and report it as memory_bound");
-DEFINE_bool(prefetch, true, "prefetch the index buckets and rows of the accesses a procedure declares before it makes them (YCSB, TPC-C NewOrder/Payment, SmallBank); false: every miss waits in turn");
-DEFINE_bool(profile, ccb::kProfileBuild,
-            "add the execution profile (time shares of abort, lock, execute, index, validation, analysis; "
-            "strife-fig07) to the result; costs clock reads around each index and protocol call. Only the "
-            "profile build has it (make CC=<cc> VARIANT=profile: build/profile/bin/rundb-<cc>), where it is always on");
-DEFINE_uint32(txn_buffer, 4096, "requests pre-generated per worker and replayed in a cycle (1..1000000)");
-DEFINE_uint32(backoff_max_us, 100, "cap in microseconds of the randomized exponential backoff after an abort (0 = retry at once; <= 1000000)");
-DEFINE_int32(load_threads, 0, "threads used to load tables (0 = --threads)");
-DEFINE_bool(validate_only, false,
-            "check every flag and combination as a run would (memory estimate included), then exit 0 without loading "
-            "or writing anything (the harness checks a figure's points this way before running any)");
-DEFINE_bool(ignore_memory_limit, false,
-            "load even if the tables' estimated size exceeds the memory available (for machines that overcommit on purpose)");
-DEFINE_string(attempt_latency_type, "", "record the latency of each attempt of this transaction type (e.g. NewOrder) by outcome: committed, saved (by BCC), aborted (\"\" = off)");
-DEFINE_bool(retry_aborted, true, "retry an aborted request until it commits; false: count the abort and move on to the next request (Silo's benchmark default, --retry-aborted-transactions off)");
-DEFINE_uint32(mocc_temperature_threshold, ccb::EngineConfig::kMoccDefaultThreshold,
-              "mocc only: a row is hot (reads lock it) from this temperature on: validation failures on it, halved every --mocc_decay_ms (0..65535; 0 = every row hot)");
-DEFINE_uint32(mocc_decay_ms, ccb::EngineConfig::kMoccDefaultDecayMs,
-              "mocc only: period in ms after which a row's temperature halves (40..3600000)");
-DEFINE_bool(bcc_breakdown, false, "bcc only: time BCC's history memory management and global-clock accesses per transaction (bcc-tab1; costs a clock read around each)");
+namespace ccb {
+OptionsTable<EngineConfig> EngineConfig::flags{"engine_flags"};
+}  // namespace ccb
+
+// The rows: read, checked and echoed in this order. CCB_WORKLOAD_NAMES: the
+// registered workloads (workloads/workloads.txt), set by engine/CMakeLists.txt.
+CCB_OPTION(ccb::EngineConfig::flags, workload, string, workload, "ycsb", ccb::any_value(),
+           "workload to run: " CCB_WORKLOAD_NAMES);
+CCB_OPTION(ccb::EngineConfig::flags, threads, int32, threads, 1, ccb::range(1, 1024, "an integer"),
+           "number of worker threads");
+CCB_OPTION(ccb::EngineConfig::flags, duration_s, double, duration, 5.0, ccb::above(0, 86400, "seconds"),
+           "measured interval in seconds; ignored when --measure_txns > 0");
+CCB_OPTION(ccb::EngineConfig::flags, warmup_s, double, warmup, 1.0, ccb::range(0, 86400, "seconds"),
+           "warm-up before the measured interval, in seconds");
+CCB_OPTION(ccb::EngineConfig::flags, measure_txns, uint64, measure_txns, 0, ccb::any_value(),
+           "if > 0, measure until this many transactions committed (split evenly over workers) instead of --duration");
+CCB_OPTION(ccb::EngineConfig::flags, seed, uint64, seed, 1, ccb::any_value(),
+           "random seed; worker i uses a stream derived from (seed, i)");
+CCB_OPTION(ccb::EngineConfig::flags, out, string, out, "", ccb::writable_path().not_echoed(),
+           "path of the JSON result (written atomically); stdout if empty");
+CCB_OPTION(ccb::EngineConfig::flags, verify, bool, verify, false, ccb::any_value(),
+           "record the history of committed transactions and check it for serializability");
+CCB_OPTION(ccb::EngineConfig::flags, history_out, string, history_out, "", ccb::writable_path(),
+           "with --verify: also write the recorded history to this file (for bin/check_history)");
+CCB_OPTION(ccb::EngineConfig::flags, frontend, string, frontend, "none", ccb::one_of(&ccb::available_frontends),
+           "front-end: none (online executor), tsdefer (TSKD[CC]: TsDEFER on the online executor's worker buffers, "
+           "--tsdefer_* flags), reorder (Ding et al. thread-aware batching and reordering on the online executor: "
+           "batches of 4 x threads, 4 per thread) or a bundle-executor front-end (--batch_size): strife (--strife_k, "
+           "--strife_alpha), schism (METIS on the bundle's co-access graph, one partition per thread, TSKD's "
+           "residual), horticulture (static partitioning by TPC-C warehouse / YCSB key, one partition per thread, "
+           "TSKD's residual), or the TSKD instances (partitioners/tspar): tskd-s|c|h (TsPAR + TsDEFER on the "
+           "Strife, Schism or Horticulture partition), tskd-o (no input partition), tspar-s|c|h (TsDEFER off), "
+           "tsdefer-s|c|h (the partition's queues with TsDEFER only)");
+CCB_OPTION(ccb::EngineConfig::flags, pin, bool, pin, false, ccb::any_value(),
+           "pin worker i to one CPU, one per physical core first, then SMT siblings");
+CCB_OPTION(ccb::EngineConfig::flags, timeline, bool, timeline, false, ccb::any_value(),
+           "add a per-second throughput timeline to the result");
+CCB_OPTION(ccb::EngineConfig::flags, memory_bound, bool, memory_bound, false, ccb::any_value(),
+           "before loading, measure this machine's memory latency over a buffer as large as the tables (pointer "
+           "chase, about 2 s) and report it as memory_bound");
+CCB_OPTION(ccb::EngineConfig::flags, prefetch, bool, prefetch, true, ccb::any_value(),
+           "prefetch the index buckets and rows of the accesses a procedure declares before it makes them (YCSB, "
+           "TPC-C NewOrder/Payment, SmallBank); false: every miss waits in turn");
+CCB_OPTION(ccb::EngineConfig::flags, profile, bool, profile, ccb::kProfileBuild, ccb::any_value(),
+           "add the execution profile (time shares of abort, lock, execute, index, validation, analysis; "
+           "strife-fig07) to the result; costs clock reads around each index and protocol call. Only the "
+           "profile build has it (make CC=<cc> VARIANT=profile: build/profile/bin/rundb-<cc>), where it is always on");
+CCB_OPTION(ccb::EngineConfig::flags, txn_buffer, uint32, txn_buffer, 4096, ccb::range(1, 1000000, "an integer"),
+           "requests pre-generated per worker and replayed in a cycle");
+CCB_OPTION(ccb::EngineConfig::flags, backoff_max_us, uint32, backoff_max_us, 100,
+           ccb::range(0, 1000000, "microseconds"),
+           "cap in microseconds of the randomized exponential backoff after an abort (0 = retry at once)");
+CCB_OPTION(ccb::EngineConfig::flags, load_threads, int32, load_threads, 0,
+           ccb::range(0, 1024, "an integer", " (0 = --threads)"), "threads used to load tables");
+CCB_OPTION(ccb::EngineConfig::flags, validate_only, bool, validate_only, false, ccb::any_value().not_echoed(),
+           "check every flag and combination as a run would (memory estimate included), then exit 0 without loading "
+           "or writing anything (the harness checks a figure's points this way before running any)");
+CCB_OPTION(ccb::EngineConfig::flags, ignore_memory_limit, bool, ignore_memory_limit, false, ccb::any_value(),
+           "load even if the tables' estimated size exceeds the memory available (for machines that overcommit on "
+           "purpose)");
+CCB_OPTION_GROUP(ccb::EngineConfig::flags, tsdefer, ccb::TsDeferOptions::flags);
+CCB_OPTION(ccb::EngineConfig::flags, attempt_latency_type, string, attempt_latency_type, "", ccb::any_value(),
+           "record the latency of each attempt of this transaction type (e.g. NewOrder) by outcome: committed, "
+           "saved (by BCC), aborted (\"\" = off); checked against the workload's types by the executor");
+CCB_OPTION(ccb::EngineConfig::flags, retry_aborted, bool, retry_aborted, true, ccb::any_value(),
+           "retry an aborted request until it commits; false: count the abort and move on to the next request "
+           "(Silo's benchmark default, --retry-aborted-transactions off)");
 
 namespace ccb {
 
@@ -80,86 +112,26 @@ EngineConfig EngineConfig::from_flags(const char* cc_name, const std::vector<std
   // A program of one workload (bin/middletier: smallbank) runs it without --workload.
   if (wl.size() == 1 && !flag_given("workload")) FLAGS_workload = wl.front();
   require(std::find(wl.begin(), wl.end(), FLAGS_workload) != wl.end(), "workload", join(wl));
-  c.workload = FLAGS_workload;
-  c.threads = in_range(FLAGS_threads, 1, 1024, "threads", "an integer");
-  require(std::isfinite(FLAGS_duration) && FLAGS_duration > 0 && FLAGS_duration <= 86400, "duration",
-          "seconds in (0, 86400]");
-  c.duration_s = FLAGS_duration;
-  c.warmup_s = in_range(FLAGS_warmup, 0.0, 86400.0, "warmup", "seconds");
-  c.measure_txns = FLAGS_measure_txns;
-  c.seed = FLAGS_seed;
-  require_writable_path(FLAGS_out, "out");
-  c.out = FLAGS_out;
-  c.verify = FLAGS_verify;
-  require(FLAGS_history_out.empty() || FLAGS_verify, "history_out", "a path, only together with --verify");
-  require_writable_path(FLAGS_history_out, "history_out");
-  c.history_out = FLAGS_history_out;
-  const auto& fe = available_frontends();
-  require(std::find(fe.begin(), fe.end(), FLAGS_frontend) != fe.end(), "frontend", join(fe));
-  c.frontend = FLAGS_frontend;
-  c.pin = FLAGS_pin;
-  c.timeline = FLAGS_timeline;
-  c.memory_bound = FLAGS_memory_bound;
-  c.prefetch = FLAGS_prefetch;
-  require(FLAGS_profile == kProfileBuild, "profile",
+  flags.read(c);
+  require(c.history_out.empty() || c.verify, "history_out", "a path, only together with --verify");
+  require(c.profile == kProfileBuild, "profile",
           kProfileBuild ? "true in the profile build (build/profile/bin/rundb-" + c.cc + " always profiles; bin/rundb-" +
                               c.cc + " runs unprofiled)"
                         : "false in this build; the profile build has it: make CC=" + c.cc +
                               " VARIANT=profile, then build/profile/bin/rundb-" + c.cc + " --profile");
-  c.profile = FLAGS_profile;
-  c.txn_buffer = in_range(FLAGS_txn_buffer, 1, 1000000, "txn_buffer", "an integer");
-  c.backoff_max_us = in_range(FLAGS_backoff_max_us, 0, 1000000, "backoff_max_us", "microseconds");
-  in_range(FLAGS_load_threads, 0, 1024, "load_threads", "an integer", " (0 = --threads)");
-  c.load_threads = FLAGS_load_threads == 0 ? c.threads : FLAGS_load_threads;
-  c.ignore_memory_limit = FLAGS_ignore_memory_limit;
-  c.validate_only = FLAGS_validate_only;
-  c.tsdefer = TsDeferOptions::from_flags();
-  c.attempt_latency_type = FLAGS_attempt_latency_type;  // checked against the workload's types by the executor
-  require(!FLAGS_bcc_breakdown || c.cc == "bcc", "bcc_breakdown", "true only with bin/rundb-bcc (this is " + c.cc + ")");
-  c.bcc_breakdown = FLAGS_bcc_breakdown;
-  c.retry_aborted = FLAGS_retry_aborted;
-  const bool mocc = c.cc == "mocc";
-  require(mocc || gflags::GetCommandLineFlagInfoOrDie("mocc_temperature_threshold").is_default,
-          "mocc_temperature_threshold", "only with bin/rundb-mocc (this is " + c.cc + ")");
-  require(mocc || gflags::GetCommandLineFlagInfoOrDie("mocc_decay_ms").is_default, "mocc_decay_ms",
-          "only with bin/rundb-mocc (this is " + c.cc + ")");
-  c.mocc_temperature_threshold = in_range(FLAGS_mocc_temperature_threshold, 0, 65535, "mocc_temperature_threshold", "an integer");
-  c.mocc_decay_ms = in_range(FLAGS_mocc_decay_ms, 40, 3600000, "mocc_decay_ms", "milliseconds");
+  if (c.load_threads == 0) c.load_threads = c.threads;
   return c;
 }
 
 void EngineConfig::to_json(JsonWriter& w) const {
   w.key("cc").value(cc);
-  w.key("workload").value(workload);
-  w.key("threads").value(threads);
-  w.key("duration").value(duration_s);
-  w.key("warmup").value(warmup_s);
-  w.key("measure_txns").value(measure_txns);
-  w.key("seed").value(seed);
-  w.key("verify").value(verify);
-  w.key("history_out").value(history_out);
-  w.key("frontend").value(frontend);
-  w.key("pin").value(pin);
-  w.key("timeline").value(timeline);
-  w.key("memory_bound").value(memory_bound);
-  w.key("prefetch").value(prefetch);
-  w.key("profile").value(profile);
-  w.key("txn_buffer").value(txn_buffer);
-  w.key("backoff_max_us").value(backoff_max_us);
-  w.key("load_threads").value(load_threads);
-  w.key("ignore_memory_limit").value(ignore_memory_limit);
-  tsdefer.to_json(w);
-  w.key("attempt_latency_type").value(attempt_latency_type);
-  w.key("bcc_breakdown").value(bcc_breakdown);
-  w.key("retry_aborted").value(retry_aborted);
-  w.key("mocc_temperature_threshold").value(mocc_temperature_threshold);
-  w.key("mocc_decay_ms").value(mocc_decay_ms);
+  flags.write(*this, w);
 }
 
-bool parse_command_line(int argc, char** argv, const char* cc_name, const std::vector<std::string>& program_sources) {
+bool parse_command_line(int argc, char** argv, const char* cc_name, const char* program_file) {
   const std::string argv0 = argc > 0 ? argv[0] : "rundb";
-  std::vector<std::string> sources{"engine/", "workloads/"};
-  sources.insert(sources.end(), program_sources.begin(), program_sources.end());
+  std::vector<std::string> sources = {"engine/", "workloads/"};
+  if (*program_file != '\0') sources.push_back(program_file);
   return parse_command_line(argc, argv,
                             ProgramHelp{argv0 + ": the " + cc_name + " protocol on the testbed's workloads.\n\nusage: " +
                                             argv0 + " --workload=ycsb [flags]",
@@ -168,11 +140,11 @@ bool parse_command_line(int argc, char** argv, const char* cc_name, const std::v
 }
 
 int program_main(int argc, char** argv, const char* program, const std::vector<std::string>& workloads,
-                 const std::vector<std::string>& program_sources, const std::function<int(const EngineConfig&)>& body) {
+                 const std::function<int(const EngineConfig&)>& body, std::source_location caller) {
   FLAGS_logtostderr = true;
   google::InitGoogleLogging(argv[0]);
   return with_exit_codes([&] {
-    if (!parse_command_line(argc, argv, program, program_sources)) return 0;
+    if (!parse_command_line(argc, argv, program, caller.file_name())) return 0;
     return body(EngineConfig::from_flags(program, workloads));
   });
 }

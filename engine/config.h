@@ -1,19 +1,22 @@
 // Run configuration: command-line flags (gflags) -> validated EngineConfig.
 //
-// Every flag is range-checked here; a bad value raises ConfigError naming the
-// flag and what is allowed, which main() turns into one line on stderr and
-// exit code 2 before anything is loaded or written.
+// Every flag is declared once, as a row of EngineConfig::flags (config.cpp,
+// engine/core/options.h), which checks it; a bad value raises ConfigError
+// naming the flag and what is allowed, which main() turns into one line on
+// stderr and exit code 2 before anything is loaded or written.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <initializer_list>
+#include <source_location>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "engine/core/cli.h"  // ConfigError, with_exit_codes, require, in_range: shared with the tools
+#include "engine/core/options.h"
 #include "engine/tsdefer_options.h"
 
 namespace ccb {
@@ -55,34 +58,30 @@ struct EngineConfig {
   bool validate_only = false;  // check every flag and combination as a run would, then exit 0 (nothing loaded or written)
   TsDeferOptions tsdefer;  // used with frontend "tsdefer" (engine/exec/tsdefer.h)
   std::string attempt_latency_type;  // "" = off; else a transaction type (engine/stats/attempt_latency.h)
-  bool bcc_breakdown = false;        // BCC times its memory management and clock accesses (bcc-tab1)
   bool retry_aborted = true;         // false: an aborted request is dropped, as Silo's benchmark does
-  // MOCC (engine/cc/mocc.h): a row is hot from this many validation failures
-  // on it; the count halves every decay period.
-  static constexpr uint32_t kMoccDefaultThreshold = 10;
-  static constexpr uint32_t kMoccDefaultDecayMs = 1000;
-  uint32_t mocc_temperature_threshold = kMoccDefaultThreshold;
-  uint32_t mocc_decay_ms = kMoccDefaultDecayMs;
+  // A protocol's own flags are its options struct's (e.g. engine/cc/mocc.h), not these.
 
+  // The engine's flags (engine/core/options.h), in the order they are read and echoed.
+  static OptionsTable<EngineConfig> flags;
   // `workloads`: the names this binary can run (its registry).
   static EngineConfig from_flags(const char* cc_name, const std::vector<std::string>& workloads);
   void to_json(JsonWriter& w) const;  // the runtime part of the "config" object
 };
 
-// The engine's parse_command_line (engine/core/cli.h): --help and
-// --list_flags list the flags of engine/ and workloads/ and those defined in
-// files whose path contains one of `program_sources` (the program's own
-// directory, e.g. "systems/pipeline/": the harness checks a figure's flags
-// against --list_flags), under a header naming the protocol.
-bool parse_command_line(int argc, char** argv, const char* cc_name, const std::vector<std::string>& program_sources);
+// The engine's parse_command_line (engine/core/cli.h): --help lists the
+// flags of the options tables the program links (engine/, workloads/, rundb/
+// and its protocol's) and those defined in `program_file` (the program's own,
+// e.g. bin/pipeline's) under a header naming the protocol.
+bool parse_command_line(int argc, char** argv, const char* cc_name, const char* program_file = "");
 
 // main() of a program that takes the engine's flags (bin/rundb-<cc>,
 // bin/pipeline, bin/middletier): glog to stderr, the command line parsed
 // (--help: exit 0), the config validated for `program` and the `workloads` it
 // runs, then `body(cfg)`, all under the exit-code contract (with_exit_codes).
-// `program_sources`: where the program defines its own flags (as above).
+// The flags defined in the caller's file are the program's own (--help, --list_flags).
 int program_main(int argc, char** argv, const char* program, const std::vector<std::string>& workloads,
-                 const std::vector<std::string>& program_sources, const std::function<int(const EngineConfig&)>& body);
+                 const std::function<int(const EngineConfig&)>& body,
+                 std::source_location caller = std::source_location::current());
 
 // Refuses (ConfigError naming the first one given, with `why`) the `flags` a
 // program parses with the engine's but does not use.

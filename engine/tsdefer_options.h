@@ -1,5 +1,5 @@
 // Knobs of TsDEFER (TSKD §5, Table 1 "gray" parameters; engine/exec/tsdefer.h),
-// built from the --tsdefer_* and --access_set_accuracy flags.
+// built from the --tsdefer_* and --access_set_accuracy flags (its table, tsdefer_options.cpp).
 //
 // TsDEFER runs with --frontend=tsdefer (series TSKD[CC]) and the TSKD bundle
 // instances (tskd-s, tskd-o, tsdefer-s; partitioners/tspar); the knobs are
@@ -11,9 +11,9 @@
 
 #include <cstdint>
 
-namespace ccb {
+#include "engine/core/options.h"
 
-class JsonWriter;
+namespace ccb {
 
 struct TsDeferOptions {
   static constexpr uint32_t kMaxLookups = 64;
@@ -25,9 +25,9 @@ struct TsDeferOptions {
   uint32_t lookahead = 0;     // look up to this many transactions beyond another thread's headp
   double accuracy = 1.0;      // α: the fraction of each predicted access set TsDEFER sees
 
-  // Validated flag values (ConfigError naming the flag otherwise).
-  static TsDeferOptions from_flags();
-  void to_json(JsonWriter& w) const;  // keys tsdefer_lookups, ... inside "config"
+  // --tsdefer_lookups, ... (tsdefer_options.cpp), read and echoed inside
+  // EngineConfig's ("config": tsdefer_lookups, ...).
+  static OptionsTable<TsDeferOptions> flags;
 };
 
 }  // namespace ccb

@@ -1,7 +1,5 @@
 #include "rundb/frontends.h"
 
-#include <gflags/gflags.h>
-
 #include <stdexcept>
 
 #include "partitioners/horticulture/horticulture.h"
@@ -11,9 +9,20 @@
 #include "partitioners/strife/strife_partitioner.h"
 #include "partitioners/tspar/tskd_frontend.h"
 
-DEFINE_uint32(batch_size, 10000, "bundle executor (--frontend other than none): transactions per batch (1..1000000)");
-DEFINE_uint32(strife_k, 0, "--frontend=strife: spot trials k (1..1024; 0 = the paper's rule ceil(10 x threads / 3), 100 at 30 threads)");
-DEFINE_double(strife_alpha, 0.2, "--frontend=strife: residual parameter alpha of the merge step ([0, 1])");
+namespace ccb {
+OptionsTable<BundleSettings> BundleSettings::flags{"bundle_flags"};
+}  // namespace ccb
+
+// Not echoed in "config": the bundle executor's "frontend" object reports what it ran with.
+CCB_OPTION(ccb::BundleSettings::flags, batch_size, uint32, batch_size, 10000,
+           ccb::range(1, 1000000, "an integer").not_echoed(),
+           "bundle executor (--frontend other than none): transactions per batch");
+CCB_OPTION(ccb::BundleSettings::flags, strife_k, uint32, strife_k, 0,
+           ccb::range(0, ccb::strife::kMaxK, "an integer", " (0 = ceil(10 x threads / 3))").not_echoed(),
+           "--frontend=strife: spot trials k (the paper's rule gives 100 at 30 threads)");
+CCB_OPTION(ccb::BundleSettings::flags, strife_alpha, double, strife_alpha, 0.2,
+           ccb::range(0, 1, "a number").not_echoed(),
+           "--frontend=strife: residual parameter alpha of the merge step");
 
 namespace ccb {
 
@@ -30,10 +39,8 @@ BundleSettings BundleSettings::from_flags(const EngineConfig& cfg) {
   require(strife || !flag_given("strife_alpha"), "strife_alpha", "only with --frontend=strife, tskd-s, tspar-s or tsdefer-s");
   require(!horticulture || horticulture::attribute_for(cfg.workload) != nullptr, "frontend",
           cfg.frontend + " uses Horticulture, hard-coded for --workload=tpcc|ycsb (TSKD §6.1), not " + cfg.workload);
-  s.batch_size = in_range(FLAGS_batch_size, 1, 1000000, "batch_size", "an integer");
-  in_range(FLAGS_strife_k, 0, strife::kMaxK, "strife_k", "an integer", " (0 = ceil(10 x threads / 3))");
-  s.strife_k = FLAGS_strife_k != 0 ? FLAGS_strife_k : std::min(strife::kMaxK, strife::default_k(cfg.threads));
-  s.strife_alpha = in_range(FLAGS_strife_alpha, 0.0, 1.0, "strife_alpha", "a number");
+  flags.read(s);
+  if (s.strife_k == 0) s.strife_k = std::min(strife::kMaxK, strife::default_k(cfg.threads));
   return s;
 }
 

@@ -27,6 +27,7 @@ struct BundleSettings {
   uint32_t strife_k = 0;        // spot trials; from_flags applies the paper's rule for 0
   double strife_alpha = 0.2;    // §3.1.4: "α = 0.2 to give the best results"
 
+  static OptionsTable<BundleSettings> flags;  // its rows: frontends.cpp
   // Validates the bundle flags against cfg.frontend (throws ConfigError).
   static BundleSettings from_flags(const EngineConfig& cfg);
 };

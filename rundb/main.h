@@ -29,9 +29,11 @@ struct WorkloadEntry {
 template <class CC>
   requires Protocol<CC>
 int rundb_main(int argc, char** argv, std::span<const WorkloadEntry> workloads) {
+  // The protocol's own flags: this binary defines them, no other program does.
+  if constexpr (HasProtocolOptions<CC>) CC::Options::flags.define_flags();
   std::vector<std::string> names;
   for (const auto& w : workloads) names.push_back(w.name);
-  return program_main(argc, argv, CC::kName, names, {"rundb/"}, [&](const EngineConfig& cfg) {
+  return program_main(argc, argv, CC::kName, names, [&](const EngineConfig& cfg) {
     for (const auto& w : workloads)
       if (cfg.workload == w.name) return w.run(cfg);
     return 1;  // unreachable: from_flags accepted only a registered name

@@ -69,6 +69,7 @@ std::string rundb_result_json(const RunReport& r) {
   w.begin_object();
   w.key("config").begin_object();
   cfg.to_json(w);
+  if (r.cc_options) r.cc_options(w);
   r.workload_options(w);
   write_build_info(w, r.cc);
   w.end_object();

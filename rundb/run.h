@@ -40,7 +40,12 @@ int run_online(const EngineConfig& cfg, W& workload) {
   const MemoryEstimate need = workload.memory_estimate();
   require_memory_fits(need.bytes, need.size_flag, available_memory_bytes(), cfg.ignore_memory_limit);
   CC cc;
-  if constexpr (requires { cc.configure(cfg); }) cc.configure(cfg);  // protocol-specific flags (BCC)
+  JsonMembers cc_options;  // the protocol's own flags, members of "config"; empty: it has none
+  if constexpr (HasProtocolOptions<CC>) {
+    const typename CC::Options options = CC::Options::from_flags();
+    cc.configure(options);
+    cc_options = [options](JsonWriter& w) { options.to_json(w); };
+  }
   if constexpr (requires { cc.bind_workload(cfg, workload); }) cc.bind_workload(cfg, workload);  // PartCC's partitions
   const BundleSettings bundle = BundleSettings::from_flags(cfg);  // flag errors before loading
   if (uses_bundle_executor(cfg.frontend)) check_frontend_support(cfg.frontend, workload);
@@ -87,6 +92,7 @@ int run_online(const EngineConfig& cfg, W& workload) {
   const RunReport report{
       .cfg = cfg,
       .cc = CC::kName,
+      .cc_options = std::move(cc_options),
       .workload_options = [&](JsonWriter& w) { workload.options_json(w); },
       .cc_stats = std::move(cc_stats),
       .txn_types = workload.txn_types(),

@@ -66,7 +66,7 @@
 // per-thread bytes held by history tables (average and maximum, section 6.3).
 // last_commit_saved() tells the executor whether a commit was "saved", for
 // the per-attempt latency by outcome of Figures 11 and 12. With
-// --bcc_breakdown (configure()), bcc::ComponentTimer times the history's
+// --bcc_breakdown (BccOptions, configure()), bcc::ComponentTimer times the history's
 // memory management and the global-clock accesses for Table 1; off, each of
 // its probes is one predictable branch.
 //
@@ -91,6 +91,7 @@
 
 #include "engine/cc/bcc/component_timer.h"
 #include "engine/cc/bcc/history.h"
+#include "engine/cc/bcc/options.h"
 #include "engine/cc/bcc/read_set.h"
 #include "engine/cc/bcc/stats.h"
 #include "engine/cc/common.h"
@@ -155,8 +156,9 @@ class Bcc {
 
   // --bcc_breakdown (bcc-tab1): time the history's memory management and the
   // global-clock accesses with the cycle counter (see ComponentTimer).
-  void configure(const EngineConfig& cfg) {
-    if (cfg.bcc_breakdown) timer_.enable();
+  using Options = BccOptions;
+  void configure(const BccOptions& o) {
+    if (o.breakdown) timer_.enable();
   }
   // For per-attempt latency by outcome (engine/stats/attempt_latency.h).
   bool last_commit_saved(auto& txn) const { return txn.meta().saved; }

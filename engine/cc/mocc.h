@@ -80,16 +80,27 @@
 
 #include "engine/cc/common.h"
 #include "engine/cc/silo.h"
-#include "engine/config.h"
 #include "engine/core/json.h"
+#include "engine/core/options.h"
 
 namespace ccb {
+
+// MOCC's own flags, declared by the protocol (Mocc::Options; rows in
+// mocc_options.cpp): only bin/rundb-mocc defines them (its generated main(),
+// rundb/main.h), so every other program refuses them as unknown flags.
+struct MoccOptions {
+  uint32_t temperature_threshold = 10;  // --mocc_temperature_threshold: hot from this many validation failures
+  uint32_t decay_ms = 1000;             // --mocc_decay_ms: the temperature halves every period
+
+  static OptionsTable<MoccOptions> flags;  // defined by the program (kByProgram)
+  static MoccOptions from_flags() { return flags.read(); }
+  void to_json(JsonWriter& w) const { flags.write(*this, w); }  // members of "config"
+};
 
 class Mocc : public Silo {
  public:
   static constexpr const char* kName = "mocc";
-  static constexpr uint32_t kDefaultThreshold = 10;
-  static constexpr uint32_t kDefaultDecayMillis = 1000;
+  using Options = MoccOptions;
   static constexpr int kMaxThreads = snapshot::Snapshots::kMaxThreads;
   // "Too many violations" (section 4.2), which the paper does not quantify: an
   // out-of-order lock that is busy releases at most this many locks to
@@ -120,12 +131,12 @@ class Mocc : public Silo {
     size_t unheld = 0;           // entries of the CLL wanted but not held (released, or the RLL's)
   };
 
-  explicit Mocc(uint32_t threshold = kDefaultThreshold, uint32_t decay_ms = kDefaultDecayMillis)
+  explicit Mocc(uint32_t threshold = MoccOptions{}.temperature_threshold, uint32_t decay_ms = MoccOptions{}.decay_ms)
       : threshold_(threshold), decay_ms_(decay_ms) {}
 
-  void configure(const EngineConfig& cfg) {
-    threshold_ = cfg.mocc_temperature_threshold;
-    decay_ms_ = cfg.mocc_decay_ms;
+  void configure(const MoccOptions& o) {
+    threshold_ = o.temperature_threshold;
+    decay_ms_ = o.decay_ms;
   }
 
   void begin(auto& txn) {

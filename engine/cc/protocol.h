@@ -86,9 +86,16 @@
 //                                        object; each worker resets its own
 //                                        counters when the measured interval
 //                                        starts. HasProtocolStats.
-//   void configure(const EngineConfig&)  called by run_online() once, before
-//                                        loading: protocol-specific flags
-//                                        (BCC's --bcc_breakdown).
+//   using Options = <struct>;            the protocol's own flags: a struct
+//   void configure(const Options&)       with an options table (kByProgram,
+//                                        engine/core/options.h), from_flags()
+//                                        and to_json(); only the protocol's
+//                                        binary defines them (rundb/main.h),
+//                                        run_online() reads them and calls
+//                                        configure() once, before loading, and
+//                                        echoes them in "config" (BCC's
+//                                        --bcc_breakdown, MOCC's knobs).
+//                                        HasProtocolOptions.
 //   bool last_commit_saved(Txn<CC>&) const  the last commit() on this
 //                                        transaction succeeded although OCC's
 //                                        criterion failed (BCC); used by
@@ -174,6 +181,14 @@ concept HasLockService = requires(CC cc, int n, uint32_t t) {
   cc.open(n, n);
   cc.worker_done(t);
   cc.close();
+};
+
+template <class CC>
+concept HasProtocolOptions = requires(CC cc, const typename CC::Options& o, JsonWriter& w) {
+  CC::Options::flags.define_flags();
+  { CC::Options::from_flags() } -> std::same_as<typename CC::Options>;
+  o.to_json(w);
+  cc.configure(o);
 };
 
 template <class CC>

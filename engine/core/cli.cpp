@@ -11,6 +11,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "engine/core/options.h"
+
 namespace ccb {
 
 void require(bool ok, const std::string& flag, const std::string& allowed) {
@@ -96,17 +98,23 @@ bool parse_number(const std::string& text, uint64_t& out) {
   return *end == '\0' && errno == 0;
 }
 
-// The program's flags (not gflags' and glog's own): those defined in a file
-// whose path contains one of the program's sources.
+// The program's flags (not gflags' and glog's own): those of its options
+// tables (engine/core/options.h) and those defined in a file whose path
+// contains one of the program's sources.
 static std::vector<gflags::CommandLineFlagInfo> program_flags(const ProgramHelp& help) {
   std::vector<gflags::CommandLineFlagInfo> flags, ours;
   gflags::GetAllFlags(&flags);
-  for (const auto& f : flags)
+  for (const auto& f : flags) {
+    if (is_options_table_flag(f.name)) {
+      ours.push_back(f);
+      continue;
+    }
     for (const std::string& source : help.flag_sources)
       if (f.filename.find(source) != std::string::npos) {
         ours.push_back(f);
         break;
       }
+  }
   return ours;
 }
 
@@ -138,6 +146,10 @@ bool parse_command_line(int argc, char** argv, const ProgramHelp& help) {
     }
     if (name == "list_flags") {  // machine-readable, for the harness: one flag name per line
       for (const auto& f : program_flags(help)) std::printf("%s\n", f.name.c_str());
+      return false;
+    }
+    if (name == "config_schema") {  // the options tables' fragments of docs/result.schema.json (engine/core/options.h)
+      std::printf("%s\n", options_schema_json().c_str());
       return false;
     }
     gflags::CommandLineFlagInfo info;

@@ -50,7 +50,8 @@ int with_exit_codes(Body&& body) {
 // then each flag defined in a source file whose path contains one of
 // `flag_sources` (a tool passes {__FILE__}; gflags' and glog's own flags are
 // never listed), then `exit_codes`. --list_flags prints the same flags' names,
-// one per line (the harness reads it).
+// one per line (the harness reads it); --config_schema the JSON-schema
+// fragments of the program's options tables (engine/core/options.h).
 struct ProgramHelp {
   std::string about;
   std::vector<std::string> flag_sources;
@@ -60,7 +61,7 @@ struct ProgramHelp {
 // Parses argv into gflags without letting gflags exit: an unknown flag, a
 // stray argument or a value of the wrong type throws ConfigError. Flags take
 // the forms --name=value, --name value, --bool and --nobool. Returns false if
-// --help or --list_flags was printed (the program then exits 0).
+// --help, --list_flags or --config_schema was printed (the program then exits 0).
 bool parse_command_line(int argc, char** argv, const ProgramHelp& help);
 
 // A tool's main(): parses argv with `help`, then returns `body()` (its exit

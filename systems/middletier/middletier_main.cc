@@ -575,7 +575,7 @@ int write_result(const EngineConfig& cfg, const Options& opt, const SmallBankOpt
 }  // namespace
 
 int main(int argc, char** argv) {
-  return program_main(argc, argv, "middletier", {"smallbank"}, {"systems/middletier/"}, [](const EngineConfig& cfg) {
+  return program_main(argc, argv, "middletier", {"smallbank"}, [](const EngineConfig& cfg) {
     // Engine flags that do not apply to the middle tier.
     reject_flags({"threads", "measure_txns", "frontend", "pin", "timeline", "txn_buffer", "backoff_max_us",
                   "load_threads", "verify", "history_out"},

@@ -222,7 +222,7 @@ int run(const EngineConfig& cfg, const PipelineOptions& opt, P& procedure) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  return program_main(argc, argv, "pipeline", {"micro", "smallbank"}, {"systems/pipeline/"}, [](const EngineConfig& cfg) {
+  return program_main(argc, argv, "pipeline", {"micro", "smallbank"}, [](const EngineConfig& cfg) {
     // Engine flags that do not apply to the pipeline engine.
     reject_flags({"threads", "measure_txns", "frontend", "pin", "timeline", "txn_buffer", "backoff_max_us",
                   "load_threads"},

@@ -149,8 +149,9 @@ TEST(BccStress, AttemptOutcomesAndComponentTimersUnderContention) {
   cfg.txn_buffer = 512;
   cfg.backoff_max_us = 20;
   cfg.attempt_latency_type = "ycsb";
-  cfg.bcc_breakdown = true;
-  cc.configure(cfg);
+  BccOptions timed;
+  timed.breakdown = true;
+  cc.configure(timed);
   OnlineExecutor<Bcc, YcsbWorkload<Bcc>> exec(cfg, cc, w);
   RunOutcome<YcsbWorkload<Bcc>> out = exec.run();
   const AttemptLatencies& a = out.stats.attempts;

@@ -87,6 +87,10 @@ def misbehaviour(args: argparse.Namespace) -> str:
     return args.misbehave if same_value(getattr(args, name), wanted) else "none"
 
 
+# The protocols' own flags, echoed by their binaries only (engine/cc/bcc/options.cpp, engine/cc/mocc_options.cpp).
+PROTOCOL_OPTIONS = {"bcc": {"bcc_breakdown": False}, "mocc": {"mocc_temperature_threshold": 10, "mocc_decay_ms": 1000}}
+
+
 def config(args: argparse.Namespace) -> dict:
     """The engine's config object: its runtime flags (defaults for those the fake does not take), YCSB's knobs,
     and the build."""
@@ -97,8 +101,8 @@ def config(args: argparse.Namespace) -> dict:
         "memory_bound": args.memory_bound == "true", "prefetch": args.prefetch == "true",
         "profile": args.profile == "true", "txn_buffer": 4096, "backoff_max_us": 100, "load_threads": 1,
         "ignore_memory_limit": False, "tsdefer_lookups": 2, "tsdefer_deferp": 0.6, "tsdefer_threshold": 1,
-        "tsdefer_lookahead": 0, "access_set_accuracy": 1.0, "attempt_latency_type": "", "bcc_breakdown": False,
-        "retry_aborted": True, "mocc_temperature_threshold": 10, "mocc_decay_ms": 1000,
+        "tsdefer_lookahead": 0, "access_set_accuracy": 1.0, "attempt_latency_type": "",
+        "retry_aborted": True, **PROTOCOL_OPTIONS.get(args.cc, {}),
         "table_size": args.table_size, "payload_size": args.payload_size, "req_per_txn": args.req_per_txn,
         "read_ratio": args.read_ratio, "theta": args.theta, "partitions": args.partitions,
         "compile": {"cc": args.cc, "build_type": "Release", "sanitize": "none", "native": False},

@@ -22,7 +22,8 @@ PROGRAMS_WITH_SCHEMA = [name for name, program in PROGRAMS.items() if program.re
 
 
 def fake_document(*flags: str) -> dict:
-    done = subprocess.run([sys.executable, str(FAKE_ENGINE), "--duration=0", *flags], capture_output=True, text=True,
+    # --duration in (0, 86400], as the engine accepts it (the schema says so): a millisecond
+    done = subprocess.run([sys.executable, str(FAKE_ENGINE), "--duration=0.001", *flags], capture_output=True, text=True,
                           check=True, timeout=60)
     return json.loads(done.stdout)
 
@@ -117,7 +118,7 @@ def test_the_reader_refuses_a_document_off_the_schema_naming_the_field(drift, na
 
 
 def test_a_run_whose_document_is_off_the_schema_fails_with_the_field_named(tmp_path):
-    command = (sys.executable, str(FAKE_ENGINE), "--cc=occ", "--duration=0")
+    command = (sys.executable, str(FAKE_ENGINE), "--cc=occ", "--duration=0.001")
     records = {behaviour: execute_task(Task(key=behaviour, program="rundb", cc="occ", timeout_s=60, threads=1,
                                             template="fake", command=(*command, f"--misbehave={behaviour}")))
                for behaviour in ("none", "offschema")}

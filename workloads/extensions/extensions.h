@@ -34,13 +34,12 @@
 #include <mutex>
 #include <string>
 
+#include "engine/core/options.h"
 #include "engine/core/random.h"
 #include "engine/core/zipf.h"
 #include "engine/core/clock.h"
 
 namespace ccb {
-
-class JsonWriter;
 
 struct RuntimeSkewOptions {
   bool enabled = false;
@@ -62,8 +61,9 @@ struct ExtensionOptions {
   RuntimeSkewOptions runtime;
   IoDelayOptions io;
   bool enabled() const { return runtime.enabled || io.enabled(); }
-  static ExtensionOptions from_flags();
-  void to_json(JsonWriter& w) const;
+  static OptionsTable<ExtensionOptions> flags;  // its rows: extensions.cpp
+  static ExtensionOptions from_flags() { return flags.read(); }
+  void to_json(JsonWriter& w) const { flags.write(*this, w); }
 };
 
 // For a workload that does not take the extensions (workloads/workloads.txt,

@@ -4,9 +4,9 @@
 
 #include <cstdint>
 
-namespace ccb {
+#include "engine/core/options.h"
 
-class JsonWriter;
+namespace ccb {
 
 struct HotOptions {
   static constexpr uint32_t kCold = 9;  // "one hot record and 9 cold records" (Strife Sec. 5.1)
@@ -19,6 +19,7 @@ struct HotOptions {
   double shift_s = 0;             // 0: hot records fixed; >= kMinShiftS: re-placed every shift_s s (Fig. 8d: ~30)
   uint64_t shift_seed = 1;        // seeds the placement of every epoch (from --seed)
 
+  static OptionsTable<HotOptions> flags;  // its rows: hot_options.cpp
   static HotOptions from_flags();
   void to_json(JsonWriter& w) const;
   uint32_t parts() const { return partitions == 0 ? 1 : partitions; }

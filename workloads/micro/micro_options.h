@@ -4,9 +4,9 @@
 
 #include <cstdint>
 
-namespace ccb {
+#include "engine/core/options.h"
 
-class JsonWriter;
+namespace ccb {
 
 struct MicroOptions {
   static constexpr uint32_t kReads = 5, kWrites = 5;  // "reads 5 objects and writes to 5 objects"
@@ -14,8 +14,9 @@ struct MicroOptions {
   uint64_t objects = 100000;  // "100K objects"
   double theta = 0.0;         // Zipf skew of key choice (the x axis of most ding figures)
 
-  static MicroOptions from_flags();
-  void to_json(JsonWriter& w) const;
+  static OptionsTable<MicroOptions> flags;  // its rows: micro_options.cpp
+  static MicroOptions from_flags() { return flags.read(); }
+  void to_json(JsonWriter& w) const { flags.write(*this, w); }
 };
 
 }  // namespace ccb

@@ -1,21 +1,12 @@
 #include "workloads/smallbank/smallbank_options.h"
 
-#include <gflags/gflags.h>
-
-#include <cmath>
 #include <cstdlib>
 
-#include "engine/config.h"
 #include "workloads/key_skew.h"
-#include "engine/core/json.h"
-
-DEFINE_uint64(smallbank_customers, 100000,
-              "SmallBank: customers, each with one checking and one savings account (>= 2)");
-DEFINE_string(smallbank_mix, "1,1,1,1,1,1",
-              "SmallBank: relative weights of Balance,DepositChecking,TransactSavings,Amalgamate,WriteCheck,"
-              "SendPayment (six non-negative integers, not all 0; H-Store's mix is 15,15,15,15,15,25)");
 
 namespace ccb {
+
+OptionsTable<SmallBankOptions> SmallBankOptions::flags{"smallbank_flags"};
 
 std::array<uint32_t, kSmallBankTxnTypes> SmallBankOptions::parse_mix(const std::string& s, const std::string& flag) {
   std::array<uint32_t, kSmallBankTxnTypes> mix{};
@@ -46,17 +37,24 @@ std::string SmallBankOptions::mix_string() const {
 
 SmallBankOptions SmallBankOptions::from_flags() {
   SmallBankOptions o;
-  o.customers = in_range(FLAGS_smallbank_customers, 2, uint64_t{1} << 32, "smallbank_customers", "an integer",
-                         " (Amalgamate and SendPayment need two distinct customers)");
-  o.theta = theta_flag();
-  o.mix = parse_mix(FLAGS_smallbank_mix, "smallbank_mix");
+  flags.read(o);
   return o;
 }
 
-void SmallBankOptions::to_json(JsonWriter& w) const {
-  w.key("smallbank_customers").value(customers);
-  w.key("theta").value(theta);
-  w.key("smallbank_mix").value(mix_string());
-}
+void SmallBankOptions::to_json(JsonWriter& w) const { flags.write(*this, w); }
+
+namespace {
+void read_mix(SmallBankOptions& o, const std::string& text) { o.mix = SmallBankOptions::parse_mix(text, "smallbank_mix"); }
+void write_mix(const SmallBankOptions& o, JsonWriter& w) { w.key("smallbank_mix").value(o.mix_string()); }
+}  // namespace
 
 }  // namespace ccb
+
+CCB_OPTION(ccb::SmallBankOptions::flags, customers, uint64, smallbank_customers, 100000,
+           ccb::range(2, 0x1p32, "an integer", " (Amalgamate and SendPayment need two distinct customers)"),
+           "SmallBank: customers, each with one checking and one savings account");
+CCB_SHARED_OPTION(ccb::SmallBankOptions::flags, theta, double, theta, ccb::theta_accepts());
+CCB_PARSED_OPTION(ccb::SmallBankOptions::flags, string, smallbank_mix, "1,1,1,1,1,1", ccb::read_mix, ccb::write_mix,
+                  R"({"type": "string"})",
+                  "SmallBank: relative weights of Balance,DepositChecking,TransactSavings,Amalgamate,WriteCheck,"
+                  "SendPayment (six non-negative integers, not all 0; H-Store's mix is 15,15,15,15,15,25)");

@@ -5,9 +5,9 @@
 #include <cstdint>
 #include <string>
 
-namespace ccb {
+#include "engine/core/options.h"
 
-class JsonWriter;
+namespace ccb {
 
 // The six SmallBank transactions (Alomari et al., "The Cost of Serializability
 // on Platforms That Use Snapshot Isolation", ICDE 2008; H-Store's version).
@@ -29,6 +29,7 @@ struct SmallBankOptions {
   // default because ding does not state a mix [INF].
   std::array<uint32_t, kSmallBankTxnTypes> mix{1, 1, 1, 1, 1, 1};
 
+  static OptionsTable<SmallBankOptions> flags;  // its rows: smallbank_options.cpp
   static SmallBankOptions from_flags();
   void to_json(JsonWriter& w) const;
   std::string mix_string() const;  // "1,1,1,1,1,1"

@@ -8,9 +8,9 @@
 #include <cstdint>
 #include <string>
 
-namespace ccb {
+#include "engine/core/options.h"
 
-class JsonWriter;
+namespace ccb {
 
 namespace tpcc {
 
@@ -39,6 +39,7 @@ struct TpccOptions {
   // run (any --seed, any thread count) starts from the same database.
   uint64_t load_seed = 20240901;
 
+  static OptionsTable<TpccOptions> flags;  // its rows: tpcc_options.cpp
   static TpccOptions from_flags();
   void to_json(JsonWriter& w) const;
   bool standard_remote() const { return cross_pct < 0; }

@@ -4,9 +4,9 @@
 
 #include <cstdint>
 
-namespace ccb {
+#include "engine/core/options.h"
 
-class JsonWriter;
+namespace ccb {
 
 struct TpcwOptions {
   static constexpr uint32_t kMaxLines = 32;  // items per DoCart / lines per OrderProcess
@@ -16,6 +16,7 @@ struct TpcwOptions {
   uint32_t order_lines = 10;   // items one OrderProcess orders, the hot one included [INF]
   uint32_t order_threads = 1;  // workers 0..order_threads-1 run OrderProcess (BCC Sec. 5.2: one)
 
+  static OptionsTable<TpcwOptions> flags;  // its rows: tpcw_options.cpp
   static TpcwOptions from_flags();
   void to_json(JsonWriter& w) const;
 };

@@ -1,44 +1,41 @@
 #include "workloads/ycsb/ycsb_options.h"
 
-#include <gflags/gflags.h>
-
-#include <cmath>
 #include <string>
 
-#include "engine/config.h"
 #include "workloads/key_skew.h"
-#include "engine/core/json.h"
 
-DEFINE_uint64(table_size, 1 << 20, "YCSB: rows in the table (>= 1)");
-DEFINE_uint32(payload_size, 100, "YCSB: payload bytes per row (8..65536; the first 8 bytes are a counter)");
-DEFINE_uint32(req_per_txn, 16, "YCSB: requests (distinct keys) per transaction (1..64)");
-DEFINE_double(read_ratio, 0.5, "YCSB: fraction of requests that are reads; the rest are read-modify-writes ([0, 1])");
-DEFINE_uint32(partitions, 0, "YCSB, HOT: 0 = unpartitioned; N >= 1 = N partitions (YCSB: equal key ranges, each transaction inside one)");
+namespace ccb {
+OptionsTable<YcsbOptions> YcsbOptions::flags{"ycsb_flags"};
+}  // namespace ccb
+
+CCB_OPTION(ccb::YcsbOptions::flags, table_size, uint64, table_size, 1 << 20,
+           ccb::range(1, 0x1p40, "an integer"), "YCSB: rows in the table");
+CCB_OPTION(ccb::YcsbOptions::flags, payload_size, uint32, payload_size, 100, ccb::range(8, 65536, "bytes"),
+           "YCSB: payload bytes per row (the first 8 bytes are a counter)");
+CCB_OPTION(ccb::YcsbOptions::flags, req_per_txn, uint32, req_per_txn, 16,
+           ccb::range(1, ccb::YcsbOptions::kMaxRequests, "an integer"),
+           "YCSB: requests (distinct keys) per transaction");
+CCB_OPTION(ccb::YcsbOptions::flags, read_ratio, double, read_ratio, 0.5, ccb::range(0, 1, "a fraction"),
+           "YCSB: fraction of requests that are reads; the rest are read-modify-writes");
+CCB_OPTION(ccb::YcsbOptions::flags, theta, double, theta, 0.6, ccb::theta_accepts(),
+           "YCSB, SmallBank, micro: Zipf skew of key (customer) choice (0 = uniform; >= 1 sampled exactly; a skew at "
+           "which a transaction's distinct keys take over 2000 draws is refused)");
+CCB_OPTION(ccb::YcsbOptions::flags, partitions, uint32, partitions, 0, ccb::any_value(),
+           "YCSB, HOT: 0 = unpartitioned; N >= 1 = N partitions (YCSB: equal key ranges, each transaction inside "
+           "one, N <= --table_size)");
 
 namespace ccb {
 
 YcsbOptions YcsbOptions::from_flags() {
   YcsbOptions o;
-  o.table_size = in_range(FLAGS_table_size, 1, uint64_t{1} << 40, "table_size", "an integer");
-  o.payload_size = in_range(FLAGS_payload_size, 8, 65536, "payload_size", "bytes");
-  o.req_per_txn = in_range(FLAGS_req_per_txn, 1, kMaxRequests, "req_per_txn", "an integer");
-  o.read_ratio = in_range(FLAGS_read_ratio, 0.0, 1.0, "read_ratio", "a fraction");
-  o.theta = theta_flag();
-  require(FLAGS_partitions <= FLAGS_table_size, "partitions", "0 (off) or an integer in [1, table_size]");
-  o.partitions = FLAGS_partitions;
+  flags.read(o);
+  require(o.partitions <= o.table_size, "partitions", "0 (off) or an integer in [1, table_size]");
   require(o.keys_per_partition() >= o.req_per_txn, "req_per_txn",
           "at most the keys per partition (--table_size / --partitions: " + std::to_string(o.keys_per_partition()) +
               "): keys in a transaction are distinct");
   return o;
 }
 
-void YcsbOptions::to_json(JsonWriter& w) const {
-  w.key("table_size").value(table_size);
-  w.key("payload_size").value(payload_size);
-  w.key("req_per_txn").value(req_per_txn);
-  w.key("read_ratio").value(read_ratio);
-  w.key("theta").value(theta);
-  w.key("partitions").value(partitions);
-}
+void YcsbOptions::to_json(JsonWriter& w) const { flags.write(*this, w); }
 
 }  // namespace ccb

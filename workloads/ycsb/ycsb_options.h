@@ -3,9 +3,9 @@
 
 #include <cstdint>
 
-namespace ccb {
+#include "engine/core/options.h"
 
-class JsonWriter;
+namespace ccb {
 
 struct YcsbOptions {
   uint64_t table_size = 0;    // rows, keys 0..table_size-1
@@ -16,6 +16,7 @@ struct YcsbOptions {
   uint32_t partitions = 0;    // 0: off; N: each transaction stays within one of N key ranges
 
   static constexpr uint32_t kMaxRequests = 64;
+  static OptionsTable<YcsbOptions> flags;  // its rows: ycsb_options.cpp
   static YcsbOptions from_flags();
   void to_json(JsonWriter& w) const;
   uint64_t keys_per_partition() const { return partitions ? table_size / partitions : table_size; }

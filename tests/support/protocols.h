@@ -92,12 +92,11 @@ concept NeedsPartitions = requires(CC cc, const EngineConfig& cfg, const KeyPart
 
 // ---- Test expectations ----------------------------------------------------------
 
-// NoCC runs without concurrency control by design; every other protocol must
-// keep every history serializable.
+// Whether the protocol keeps every history serializable: the registry's
+// serializable field (no for NoCC, which runs without concurrency control by
+// design, and for SI, which admits write skew).
 template <class CC>
-inline constexpr bool kSerializable = true;
-template <>
-inline constexpr bool kSerializable<NoCC> = false;  // no CC at all: conflicting runs are not serializable
+inline constexpr bool kSerializable = kRegisteredSerializable<CC>;
 
 // What a transaction's access does when it conflicts with an access of an
 // active transaction that began before it (read-write or write-write on one

@@ -145,6 +145,12 @@ template <>
 inline constexpr bool kReaderCommitsBeforeOverwriter<Bcc> = true;  // no dangerous structure: BCC saves T1
 template <>
 inline constexpr bool kReaderCommitsBeforeOverwriter<NoCC> = true;  // nothing is validated
+template <>
+inline constexpr bool kReaderCommitsBeforeOverwriter<Cicada> = true;  // T1 read the version at its older timestamp
+template <>
+inline constexpr bool kReaderCommitsBeforeOverwriter<Si> = true;  // T1's snapshot predates the overwrite
+template <>
+inline constexpr bool kReaderCommitsBeforeOverwriter<Ermia> = true;  // one rw edge is no dangerous structure
 
 // Two transactions reading one row both proceed at once.
 template <class CC>
@@ -209,6 +215,10 @@ template <class CC>
 inline constexpr bool kConsistentReadOnlyAttempts = kOnConflict<CC> != OnConflict::kProceeds;
 template <>
 inline constexpr bool kConsistentReadOnlyAttempts<Bcc> = true;  // read-only requests run on snapshots
+template <>
+inline constexpr bool kConsistentReadOnlyAttempts<Si> = true;  // every transaction reads a snapshot
+template <>
+inline constexpr bool kConsistentReadOnlyAttempts<Ermia> = true;  // every transaction reads a snapshot
 
 // Commits a 0.4 s stress run on 4 workers must reach.
 template <class CC>

@@ -75,6 +75,7 @@ class Cicada {
   static constexpr uint64_t kRegulatorPeriod = uint64_t{1} << 24;   // ~5 ms
   static constexpr uint64_t kBackoffStep = uint64_t{1} << 11;       // ~0.8 us
   static constexpr uint64_t kMaxBackoff = uint64_t{1} << 18;        // ~100 us
+  static constexpr uint64_t kBackoffSeed = 0x5eedc1cada;
 
   using RowMeta = mv::RowVersions;
   struct AccessMeta {
@@ -87,7 +88,7 @@ class Cicada {
     uint64_t next_sync = 0;   // clock of the next one-sided synchronization
     uint32_t sync_peer = 0;
     bool registered = false;
-    Random rng{0x5eedc1cada};
+    Random rng;  // backoff draws, seeded per thread at registration
   };
 
   Cicada() : base_ticks_(ticks()) {}
@@ -104,6 +105,7 @@ class Cicada {
     m.ts = clock << kThreadBits | t;
     if (!m.registered) [[unlikely]] {
       m.registered = true;
+      m.rng = Random(seed_for(kBackoffSeed, t));  // threads back off independently
       const uint64_t bound = state_.bounds().register_thread(t, m.ts);
       if (bound != m.ts) {  // the GC already used a higher minimum: start above it
         m.clock = (bound >> kThreadBits) + 1;

@@ -9,7 +9,8 @@
 // (the transaction holds the row's lock bit).
 //
 // Thread safety: a thread uses its own Slot (slot(t) creates it on first use,
-// by t itself); the statistics are read after the workers stopped. Rows
+// by t itself); the statistics are read after the workers stopped, except the
+// commit counts, which Cicada's regulator sums during the run (relaxed). Rows
 // change only under their lock bit, and read_visible() waits while it is set.
 #pragma once
 
@@ -62,6 +63,7 @@ class MvState {
     if (Slot* s = owned_[t].get()) [[likely]]
       return *s;
     owned_[t] = std::make_unique<Slot>();
+    slots_[t].store(owned_[t].get(), std::memory_order_release);  // commits() reads it during the run
     register_in_count(n_slots_, t);
     return *owned_[t];
   }
@@ -121,12 +123,13 @@ class MvState {
   void for_each_slot(Fn&& fn) const {
     const uint32_t n = n_slots_.load(std::memory_order_acquire);
     for (uint32_t t = 0; t < n; ++t)
-      if (const Slot* s = owned_[t].get()) fn(*s);
+      if (const Slot* s = slots_[t].load(std::memory_order_acquire)) fn(*s);
   }
 
   GcBounds bounds_;
   std::atomic<uint32_t> n_slots_{0};
-  std::unique_ptr<std::unique_ptr<Slot>[]> owned_{new std::unique_ptr<Slot>[kMaxThreads]};
+  std::unique_ptr<std::atomic<Slot*>[]> slots_{new std::atomic<Slot*>[kMaxThreads]()};
+  std::unique_ptr<std::unique_ptr<Slot>[]> owned_{new std::unique_ptr<Slot>[kMaxThreads]};  // slot(t): t only
 };
 
 // Copies into a.local the newest version of a.row with wts < read_ts, waiting

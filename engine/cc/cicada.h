@@ -254,13 +254,20 @@ class Cicada {
     const uint64_t until = ticks() + m.rng.below(cap);
     while (ticks() < until) cpu_relax();
   }
-  // Every kRegulatorPeriod, one thread (the one that claims the period) moves
-  // the maximum backoff one step, in the direction that last raised the
-  // committed throughput.
+  // Every kRegulatorPeriod, one thread (the first to see the period due,
+  // under the regulating_ flag) moves the maximum backoff one step, in the
+  // direction that last raised the committed throughput.
   void regulate(uint64_t clock) {
-    uint64_t due = next_regulation_.load(std::memory_order_relaxed);
-    if (clock < due || !next_regulation_.compare_exchange_strong(due, clock + kRegulatorPeriod)) [[likely]]
+    if (clock < next_regulation_.load(std::memory_order_relaxed)) [[likely]]
       return;
+    if (regulating_.exchange(true, std::memory_order_acquire)) return;  // another thread is at it
+    if (clock >= next_regulation_.load(std::memory_order_relaxed)) {
+      next_regulation_.store(clock + kRegulatorPeriod, std::memory_order_relaxed);
+      step_backoff();
+    }
+    regulating_.store(false, std::memory_order_release);
+  }
+  void step_backoff() {
     const uint64_t commits = state_.commits();
     const uint64_t done = commits - regulator_commits_;
     regulator_commits_ = commits;
@@ -274,9 +281,9 @@ class Cicada {
   const uint64_t base_ticks_;
   mv::MvState state_;
   alignas(64) std::atomic<uint64_t> next_regulation_{0};
+  std::atomic<bool> regulating_{false};
   std::atomic<uint64_t> max_backoff_{0};
-  // The regulator's state, touched only by the thread that claimed a period
-  // (the claims are ordered by next_regulation_'s CAS).
+  // The regulator's state, touched only under regulating_.
   uint64_t regulator_commits_ = 0, regulator_last_ = 0;
   bool regulator_up_ = true;
 };

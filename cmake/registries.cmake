@@ -10,8 +10,9 @@
 #       (the high-contention flags, a list) and CCB_WORKLOAD_NAMES_TEXT
 #       ("ycsb, tpcc, ...", for help texts)
 # and generates ${CCB_GENERATED_DIR}/protocol_registry.h: every protocol's
-# header and the type list ccb::AllProtocolClasses, from which
-# tests/support/protocols.h builds the tests' AllProtocols.
+# header, the type list ccb::AllProtocolClasses, from which
+# tests/support/protocols.h builds the tests' AllProtocols, and
+# ccb::kRegisteredSerializable<Class> (the serializable field).
 set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS
              ${CMAKE_SOURCE_DIR}/engine/cc/protocols.txt ${CMAKE_SOURCE_DIR}/workloads/workloads.txt)
 
@@ -31,6 +32,7 @@ endfunction()
 set(CCB_ALL_PROTOCOLS)
 set(_includes "")
 set(_classes)
+set(_not_serializable "")
 _ccb_registry_lines(${CMAKE_SOURCE_DIR}/engine/cc/protocols.txt _lines)
 foreach(line IN LISTS _lines)
   if(NOT line MATCHES "^([a-z][a-z0-9_]*)[ \t]+([A-Za-z_][A-Za-z0-9_]*)[ \t]+(yes|no)[ \t]+(all|partitioned)[ \t]+(online\\+bundle|online)$")
@@ -48,6 +50,8 @@ foreach(line IN LISTS _lines)
   set(CCB_BUNDLE_${name} OFF)
   if(serializable STREQUAL "yes")
     set(CCB_SERIALIZABLE_${name} ON)
+  else()
+    string(APPEND _not_serializable "template <>\ninline constexpr bool kRegisteredSerializable<${CMAKE_MATCH_2}> = false;\n")
   endif()
   if(workloads STREQUAL "partitioned")
     set(CCB_PARTITIONED_ONLY_${name} ON)
@@ -110,5 +114,8 @@ namespace ccb {
 template <class... Protocols>
 struct ProtocolList {};
 using AllProtocolClasses = ProtocolList<${_class_list}>;
-}  // namespace ccb
+// The registry's serializable field.
+template <class CC>
+inline constexpr bool kRegisteredSerializable = true;
+${_not_serializable}}  // namespace ccb
 ")

@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parents[2]
 class Protocol:
     name: str
     cls: str
-    serializable: bool     # False: no concurrency control by design (nocc); never verified or soaked
+    serializable: bool     # False: not serializable by design (nocc: no CC; si: write skew); never verified or soaked
     partitioned_only: bool  # runs only workloads with a static partitioning (PartCC)
     bundle: bool           # runs the bundle executor's front-ends and --frontend=reorder
 

@@ -5,7 +5,7 @@
 # them, scripts/ccbench/engine.py: against docs/result.schema.json, naming the
 # field that does not match), and the protocol's properties from its registry
 # line (engine/cc/protocols.txt, scripts/ccbench/registry.py):
-#   serializable      false: no concurrency control by design
+#   serializable      false: not serializable by design (NoCC, SI)
 #   partitioned_only  true: refuses the workloads without partitions
 #   bundle            false: refuses the bundle executor and --frontend=reorder
 # and unpartitioned, the workloads without partitions (workloads/workloads.txt).

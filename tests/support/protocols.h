@@ -92,12 +92,11 @@ concept NeedsPartitions = requires(CC cc, const EngineConfig& cfg, const KeyPart
 
 // ---- Test expectations ----------------------------------------------------------
 
-// NoCC runs without concurrency control by design; every other protocol must
-// keep every history serializable.
+// Whether the protocol keeps every history serializable: the registry's
+// serializable field (no for NoCC, which runs without concurrency control by
+// design, and for SI, which admits write skew).
 template <class CC>
-inline constexpr bool kSerializable = true;
-template <>
-inline constexpr bool kSerializable<NoCC> = false;  // no CC at all: conflicting runs are not serializable
+inline constexpr bool kSerializable = kRegisteredSerializable<CC>;
 
 // What a transaction's access does when it conflicts with an access of an
 // active transaction that began before it (read-write or write-write on one
@@ -146,6 +145,12 @@ template <>
 inline constexpr bool kReaderCommitsBeforeOverwriter<Bcc> = true;  // no dangerous structure: BCC saves T1
 template <>
 inline constexpr bool kReaderCommitsBeforeOverwriter<NoCC> = true;  // nothing is validated
+template <>
+inline constexpr bool kReaderCommitsBeforeOverwriter<Cicada> = true;  // T1 read the version at its older timestamp
+template <>
+inline constexpr bool kReaderCommitsBeforeOverwriter<Si> = true;  // T1's snapshot predates the overwrite
+template <>
+inline constexpr bool kReaderCommitsBeforeOverwriter<Ermia> = true;  // one rw edge is no dangerous structure
 
 // Two transactions reading one row both proceed at once.
 template <class CC>
@@ -210,6 +215,10 @@ template <class CC>
 inline constexpr bool kConsistentReadOnlyAttempts = kOnConflict<CC> != OnConflict::kProceeds;
 template <>
 inline constexpr bool kConsistentReadOnlyAttempts<Bcc> = true;  // read-only requests run on snapshots
+template <>
+inline constexpr bool kConsistentReadOnlyAttempts<Si> = true;  // every transaction reads a snapshot
+template <>
+inline constexpr bool kConsistentReadOnlyAttempts<Ermia> = true;  // every transaction reads a snapshot
 
 // Commits a 0.4 s stress run on 4 workers must reach.
 template <class CC>

@@ -70,6 +70,7 @@ void TskdFrontend::plan(std::span<const TxnDesc> batch, BundlePlan& plan) {
     }
     plan.residuals = part_.residual;
     plan.tsdefer_queues = plan.tsdefer_residuals = true;
+    plan.queue_estimates = input_load;
     plan.step_us = {{"partition", part_.partition_us}, {"estimate", estimate_us}};
     plan.counters = {{"residual_in", double(part_.residual.size())}, {"rs", double(part_.residual.size())},
                      {"load_ratio", load_ratio(input_load, smallest)},
@@ -84,6 +85,7 @@ void TskdFrontend::plan(std::span<const TxnDesc> batch, BundlePlan& plan) {
   }
   plan.residuals = schedule_.rs;
   plan.tsdefer_queues = plan.tsdefer_residuals = options_.variant == Variant::kTskd;
+  plan.queue_estimates = schedule_.load;
   const double r = static_cast<double>(part_.residual.size());
   const double rs = static_cast<double>(schedule_.rs.size());
   plan.step_us = {{"partition", part_.partition_us}, {"estimate", estimate_us}, {"tsgen", schedule_.tsgen_us}};

@@ -30,7 +30,7 @@ inline bool uses_bundle_executor(const std::string& frontend) {
 }
 
 inline const std::vector<std::string>& available_frontends() {
-  static const std::vector<std::string> names = {"none", "tsdefer", "reorder", "strife", "schism", "horticulture", "tskd-s", "tskd-c", "tskd-h", "tskd-o", "tspar-s", "tspar-c", "tspar-h", "tsdefer-s", "tsdefer-c", "tsdefer-h"};  // rundb/frontends.h
+  static const std::vector<std::string> names = {"none", "tsdefer", "reorder", "strife", "strife-static", "schism", "horticulture", "tskd-s", "tskd-c", "tskd-h", "tskd-o", "tspar-s", "tspar-c", "tspar-h", "tsdefer-s", "tsdefer-c", "tsdefer-h"};  // rundb/frontends.h
   return names;
 }
 

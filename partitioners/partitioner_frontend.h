@@ -1,7 +1,7 @@
 // A partitioner (partitioning.h) as a front-end of the bundle executor: the
-// partitioner baselines of TSKD §6.1 (SCHISM, HORTICULTURE), run as TSKD
-// §2.2 runs a partitioning: the CC-free partitions serially per thread
-// without CC first, then the residual with CC.
+// partitioner baselines of TSKD §6.1 (STRIFE as --frontend=strife-static,
+// SCHISM, HORTICULTURE; TSKD §2: "Each partition is executed serially by a
+// dedicated thread", CC-free partitions first, then R with CC).
 //
 // Plan of a bundle: worker i runs P_i serially as one kWithoutCC per-thread
 // queue (TSKD §6.1: the thread-local buffer of thread i is initialized with
@@ -20,6 +20,7 @@
 // Thread safety: one caller at a time (the executor's coordinator).
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <span>
 #include <utility>
@@ -36,6 +37,10 @@ class PartitionerFrontend final : public BundleFrontend {
       : partitioner_(std::move(partitioner)), parts_(parts) {}
   void plan(std::span<const TxnDesc> batch, BundlePlan& plan) override;
   void params_json(JsonWriter& w) const override;
+  // On the partitioner's threads (Strife's team), else serially.
+  void for_chunks(size_t n, const std::function<void(size_t, size_t)>& body) override {
+    partitioner_->for_chunks(n, body);
+  }
   Partitioner& partitioner() { return *partitioner_; }
 
  private:

@@ -32,11 +32,11 @@ BundleSettings BundleSettings::from_flags(const EngineConfig& cfg) {
   // Each knob belongs to the front-ends whose partition it shapes: Strife's to
   // Strife and the TSKD instances over Strife's partition (-s), Horticulture's
   // hard-coded attribute to horticulture and the instances over it (-h).
-  const bool strife = cfg.frontend == "strife" || cfg.frontend.ends_with("-s");
+  const bool strife = cfg.frontend == "strife" || cfg.frontend == "strife-static" || cfg.frontend.ends_with("-s");
   const bool horticulture = cfg.frontend == "horticulture" || cfg.frontend.ends_with("-h");
   require(bundle || !flag_given("batch_size"), "batch_size", "only with a bundle front-end (--frontend other than none, tsdefer)");
-  require(strife || !flag_given("strife_k"), "strife_k", "only with --frontend=strife, tskd-s, tspar-s or tsdefer-s");
-  require(strife || !flag_given("strife_alpha"), "strife_alpha", "only with --frontend=strife, tskd-s, tspar-s or tsdefer-s");
+  require(strife || !flag_given("strife_k"), "strife_k", "only with --frontend=strife, strife-static, tskd-s, tspar-s or tsdefer-s");
+  require(strife || !flag_given("strife_alpha"), "strife_alpha", "only with --frontend=strife, strife-static, tskd-s, tspar-s or tsdefer-s");
   require(!horticulture || horticulture::attribute_for(cfg.workload) != nullptr, "frontend",
           cfg.frontend + " uses Horticulture, hard-coded for --workload=tpcc|ycsb (TSKD §6.1), not " + cfg.workload);
   flags.read(s);
@@ -80,8 +80,13 @@ std::unique_ptr<BundleFrontend> make_frontend(const EngineConfig& cfg, const Bun
     o.attribute = horticulture::attribute_for(cfg.workload);
     return horticulture::make_horticulture(o);
   };
-  // TSKD §6.1's partitioner baselines: k = #cores partitions, one per worker.
+  // TSKD §6.1's partitioner baselines: k = #cores partitions, one per worker
+  // (TSKD §2: "Each partition is executed serially by a dedicated thread").
+  // strife-static is TSKD's STRIFE: Strife's partition as such static
+  // partitions, where --frontend=strife (the Strife paper's own execution)
+  // lets idle workers pop CF clusters from a shared worklist.
   const unsigned parts = static_cast<unsigned>(cfg.threads);
+  if (cfg.frontend == "strife-static") return std::make_unique<PartitionerFrontend>(partitioner_for('s'), parts);
   if (cfg.frontend == "schism") return std::make_unique<PartitionerFrontend>(partitioner_for('c'), parts);
   if (cfg.frontend == "horticulture") return std::make_unique<PartitionerFrontend>(partitioner_for('h'), parts);
   if (cfg.frontend == "tskd-o") return make_tskd(cfg, tspar::Variant::kTskd, nullptr);

@@ -4,10 +4,12 @@
 // --frontend=none keeps the online executor; every other front-end runs on
 // the bundle executor with batches of --batch_size transactions. A front-end's
 // own flags (--strife_*) are refused with any other --frontend, and
-// --batch_size with --frontend=none (ConfigError, exit 2). schism and
-// horticulture (TSKD's partitioner baselines, partitioners/partitioner_frontend.h)
-// partition into --threads parts; horticulture is refused for workloads other
-// than tpcc and ycsb, whose partitioning attribute it hard-codes. The TSKD
+// --batch_size with --frontend=none (ConfigError, exit 2). strife-static,
+// schism and horticulture (TSKD's partitioner baselines,
+// partitioners/partitioner_frontend.h) partition into --threads parts, one
+// static partition per worker (strife-static: the TSKD paper's STRIFE;
+// strife: the Strife paper's shared worklist of CF clusters); horticulture is
+// refused for workloads other than tpcc and ycsb, whose partitioning attribute it hard-codes. The TSKD
 // instances (partitioners/tspar/tskd_frontend.h) are named variant-partition:
 // variant tskd (TsPAR + TsDEFER), tspar (TsDEFER off) or tsdefer (the input
 // partition's queues with TsDEFER only), partition s (Strife), c (Schism) or

@@ -37,9 +37,15 @@
 // clock entry seen once it finished (the conservative rule of section 4.2;
 // idle threads cannot be searching it). Table memory comes from three
 // chase-tail circular buffers of 16 KiB, 256 KiB and 4 MiB, tried in that
-// order (section 5.1), and the history list has 16K entries (section 6.3); a
-// table no buffer has room for is allocated from the heap, and a full history
-// list makes begin() wait, idle, until entries are released.
+// order (section 5.1), and the history list has 16K entries (section 6.3):
+// that memory is all a thread's tables may hold (section 6.3: "the total size
+// of memory for storing history hash tables [is] 4MB"). A full history list,
+// or buffers with no room for the new table, make begin() wait, idle, until
+// entries are released (an idle thread blocks no release, so every thread's
+// tables are released eventually). A running transaction cannot wait (its
+// own table would keep the tables of the threads it waits for alive): when
+// its table must grow and no buffer has room, it aborts (RC::kHistoryMemory)
+// and its retry starts with a table of the grown size.
 //
 // Validation (Algorithms 1 and 3, section 4.3), after Silo locks the write set
 // (Silo's commit phases are shared: engine/cc/silo_commit.h):
@@ -141,6 +147,7 @@ class Bcc {
     uint32_t room = 0;             // rows the table takes before it is more than half full
     bool snapshot = false;         // a read-only snapshot transaction
     bool saved = false;            // the last commit failed OCC's criterion, yet committed
+    bool table_full = false;       // its table could not grow (it aborts with kHistoryMemory)
   };
 
   // How a reader's read-set insert is ordered before its re-check (see the
@@ -182,13 +189,15 @@ class Bcc {
   RC read(auto& txn, auto& a) {
     if (txn.meta().snapshot) [[unlikely]]
       return snapshot::Snapshots::read(txn, a, txn.meta().floor);
-    observe(txn, a);
+    if (!observe(txn, a)) [[unlikely]]
+      return RC::kHistoryMemory;
     a.data = a.local;
     return RC::kOk;
   }
   RC write(auto& txn, auto& a) {
     if (txn.meta().snapshot) snapshot::Snapshots::declared_read_only_but_writes(kName, a.table->name());
-    if (a.local == nullptr) observe(txn, a);
+    if (a.local == nullptr && !observe(txn, a)) [[unlikely]]
+      return RC::kHistoryMemory;
     return RC::kOk;
   }
   RC insert(auto& txn, auto& a) {
@@ -272,12 +281,13 @@ class Bcc {
     w.key("snapshot_txns").value(s.snapshot_txns);
     w.key("snapshot_syncs").value(s.syncs);
     w.key("versions_saved").value(s.versions_saved);
-    w.key("heap_tables").value(s.heap_tables);
     w.key("history_full_waits").value(s.history_full);
+    w.key("table_memory_waits").value(s.table_memory_full);
+    w.key("table_grow_aborts").value(s.table_grow_failures);
     w.key("table_wipes").value(s.table_wipes);
     // Section 6.3 / Figure 10: bytes of live history tables per thread,
     // sampled at every begin(); the average over threads of each thread's
-    // mean, and the largest sample of any thread.
+    // mean, and the largest sample of any thread (at most the capacity).
     double avg = 0;
     int threads = 0;
     for (const auto& t : owned_) {
@@ -287,6 +297,7 @@ class Bcc {
     }
     w.key("history_bytes_per_thread_avg").value(threads ? avg / threads : 0.0);
     w.key("history_bytes_per_thread_max").value(s.memory_max);
+    w.key("history_bytes_capacity").value(uint64_t{bcc::kTableMemoryBytes});
     if (timer_.enabled()) {
       // Table 1: worker seconds (summed over threads) in each component.
       w.key("breakdown").begin_object();
@@ -332,7 +343,11 @@ class Bcc {
 
   // Algorithm 3, transaction start.
   void begin_update(ThreadHistory& h, TxnMeta& m, uint32_t t) {
-    bool waited_for_history = false;
+    // Twice the recent read sets (a retry reads as much), 16 slots minimum:
+    // tables cost no zeroing, so a generous size is cheaper than a grow. At
+    // most the largest buffer.
+    const int log2 = std::min(bcc::kMaxTableLog2, static_cast<int>(std::bit_width(std::max<uint64_t>(h.read_hint, 8) * 2 - 1)));
+    bool waited_for_history = false, waited_for_memory = false;
     for (SpinWait w;; w.pause()) {
       const uint64_t clock_start = timer_.now();
       // Line 2: a TID, published in the global clock, unless a snapshot
@@ -362,53 +377,77 @@ class Bcc {
       h.seen_max = std::max(h.seen_max, max);
       const uint64_t mm_start = timer_.charge(h.stats.clock_cycles, clock_start);
       // Line 4: release history tables; wait, idle, while the list is full
-      // (or, once in 65535 transactions, until it is empty: see wipe_tables).
+      // or its buffers have no room for the table (or, once in 65535
+      // transactions, until it is empty: see wipe_tables).
       const bool room = h.release(max, min_running);
-      const bool ready = room && (h.stamp < bcc::kMaxStamp || h.wipe_tables());
+      const bool memory = h.has_room_for(log2);
+      const bool ready = room && memory && (h.stamp < bcc::kMaxStamp || h.wipe_tables());
       timer_.charge(h.stats.mm_cycles, mm_start);
       if (ready) break;
       clock_[t].store(tid | kFlagBit, std::memory_order_release);
       if (!room && !waited_for_history) ++h.stats.history_full;
+      if (!memory && !waited_for_memory) ++h.stats.table_memory_full;
       waited_for_history |= !room;
+      waited_for_memory |= !memory;
     }
     // Line 4: a new table, published in the history list.
     const uint64_t mm_start = timer_.now();
-    // Twice the recent read sets (a retry reads as much), 16 slots minimum:
-    // tables cost no zeroing, so a generous size is cheaper than a grow.
-    const int log2 = std::bit_width(std::max<uint64_t>(h.read_hint, 8) * 2 - 1);
     m.table = h.publish_table(log2, m.start_tid, insert_order());
     m.reads_set = bcc::ReadSet(m.table);
     m.room = static_cast<uint32_t>(m.reads_set.mask + 1) / 2;
+    m.table_full = false;
     timer_.charge(h.stats.mm_cycles, mm_start);
   }
 
   // A Silo read that also records the row in the read-set table, with the
-  // insert-then-verify synchronization of Algorithm 2.
-  void observe(auto& txn, auto& a) {
+  // insert-then-verify synchronization of Algorithm 2. False if the table
+  // had to grow and could not (the transaction must abort).
+  bool observe(auto& txn, auto& a) {
     TxnMeta& m = txn.meta();
     const uint64_t row = reinterpret_cast<uint64_t>(a.row);
     for (;;) {
       const uint64_t tid = stable_copy<silo::kLockBit>(txn, a, a.row->meta.tid);
-      if (bcc::put_read(m.reads_set, row, tid, !asymmetric_) && m.room-- == 0)
-        grow_table(*m.history, m);
+      if (bcc::put_read(m.reads_set, row, tid, !asymmetric_) && m.room-- == 0 && !grow_table(*m.history, m))
+        return false;
       std::atomic_signal_fence(std::memory_order_seq_cst);  // the compiler keeps the insert first
       if (a.row->meta.tid.load(std::memory_order_seq_cst) != tid) continue;  // changed: re-read
       a.meta.observed_tid = tid;
-      return;
+      return true;
     }
   }
 
-  // Doubles the read-set table (ThreadHistory::grow_table).
+  // Doubles the read-set table (ThreadHistory::grow_table); false if no
+  // buffer has room (m.table_full: the retry starts with the grown size).
   // Out of line and cold, so that observe() keeps few registers to save.
-  [[gnu::noinline, gnu::cold]] void grow_table(ThreadHistory& h, TxnMeta& m) {
+  [[gnu::noinline, gnu::cold]] bool grow_table(ThreadHistory& h, TxnMeta& m) {
     const uint64_t mm_start = timer_.now();
+    const int log2 = static_cast<int>(m.table & 63) + 1;
+    if (log2 > bcc::kMaxTableLog2) table_too_large(m);
     const uint64_t bigger = h.grow_table(m.table, insert_order());
+    if (bigger == 0) {
+      if (!m.table_full) ++h.stats.table_grow_failures;
+      m.table_full = true;
+      m.room = 0;  // a procedure that reads on after the failure fails again
+      timer_.charge(h.stats.mm_cycles, mm_start);
+      return false;
+    }
     const bcc::ReadSet grown(bigger);
     m.table = bigger;
     const uint32_t reads = static_cast<uint32_t>(m.reads_set.mask + 1) / 2 + 1;
     m.reads_set = grown;
     m.room = static_cast<uint32_t>(grown.mask + 1) / 2 - reads;
     timer_.charge(h.stats.mm_cycles, mm_start);
+    return true;
+  }
+
+  // No retry could hold this read set: it needs a table larger than the
+  // largest buffer.
+  [[noreturn]] static void table_too_large(const TxnMeta& m) {
+    std::fprintf(stderr,
+                 "fatal: bcc: a transaction read more than %llu rows; its read-set table would not fit the "
+                 "%zu-byte history buffer (section 6.3's 4MB per thread)\n",
+                 static_cast<unsigned long long>((m.reads_set.mask + 1) / 2), bcc::kLevelBytes[2]);
+    std::abort();
   }
 
   // Algorithm 3 lines 12-15: the first dependency on a concurrent
@@ -467,7 +506,9 @@ class Bcc {
   void end_update(auto& txn, uint64_t last) {
     ThreadHistory& h = *txn.meta().history;
     const TxnMeta& m = txn.meta();
-    const uint32_t reads = static_cast<uint32_t>(m.reads_set.mask + 1) / 2 - m.room;
+    // A table that could not grow held one read more than half its slots.
+    const uint32_t half = static_cast<uint32_t>(m.reads_set.mask + 1) / 2;
+    const uint32_t reads = m.table_full ? half + 1 : half - m.room;
     h.read_hint = std::max(reads, h.read_hint - h.read_hint / 32);
     const uint64_t clock_start = timer_.now();
     clock_[txn.thread_id()].store(last | kFlagBit, std::memory_order_release);

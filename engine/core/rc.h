@@ -17,12 +17,13 @@ enum class RC : uint8_t {
   kUser,          // the procedure itself asked to roll back (e.g. TPC-C 1%)
   kNotFound,      // a key the procedure looked up does not exist
   kPredictionMismatch,  // OLLP: the access set a reconnaissance read predicted was wrong (bundle executor)
+  kHistoryMemory,  // BCC: a read-set table had to grow and its thread's bounded history memory had no room
   kCount
 };
 
 inline constexpr std::array<std::string_view, static_cast<size_t>(RC::kCount)> kRcNames = {
     "ok", "lock_conflict", "validation", "wait_die", "deadlock", "user_abort", "not_found",
-    "prediction_mismatch"};
+    "prediction_mismatch", "history_memory"};
 
 constexpr std::string_view rc_name(RC rc) { return kRcNames[static_cast<size_t>(rc)]; }
 

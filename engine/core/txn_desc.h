@@ -9,6 +9,7 @@
 // Thread safety: plain value type; no internal synchronization.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <vector>
 
@@ -34,6 +35,11 @@ struct TxnDesc {
   std::vector<GlobalKey> write_set;   // keys written (read-modify-write included)
   uint32_t restarts = 0;              // times this transaction was aborted so far
   double priority = 0.0;              // transaction value (higher = more valuable)
+  // Parameters of the instantiation, beyond its access set, that its cost
+  // depends on (TSKD §3's cost history matches a transaction "instantiated
+  // with the same parameters"): Extended<W> (workloads/extensions) sets the
+  // runtime-skew rank r_T and the I/O-latency rank r_IO; 0 = none.
+  std::array<uint32_t, 2> cost_params{};
 };
 
 }  // namespace ccb

@@ -23,7 +23,9 @@
 // offers TsDEFER no TsDEFER state exists and each phase picks its loop once.
 // The lane setup counts as analysis ("tsdefer_setup" step).
 // Front-ends that want a cost history (wants_costs) get, after each warm-up
-// batch, the duration of every transaction's committing attempt.
+// batch, the duration of every transaction's committing attempt. Plans with
+// queue_estimates are scored against the time each worker's own queues took
+// (frontend.queue_estimates, engine/stats/estimate_fit.h).
 // Conflict aborts are retried until the transaction commits (with the online
 // executor's backoff); logical aborts (RC::kUser, RC::kNotFound) end it.
 // A wrong OLLP prediction (RC::kPredictionMismatch, see HasReconnaissance)
@@ -91,6 +93,7 @@
 #include "engine/exec/bundle_plan.h"
 #include "engine/exec/online_executor.h"
 #include "engine/exec/tsdefer.h"
+#include "engine/stats/estimate_fit.h"
 #include "engine/stats/histogram.h"
 #include "engine/core/json.h"
 #include "engine/stats/thread_stats.h"
@@ -232,6 +235,7 @@ class BundleExecutor {
     std::vector<uint32_t> deferred;  // this batch's prediction mismatches (OLLP)
     // Measured commits and conflict aborts (retries) per phase.
     uint64_t queue_commits = 0, queue_retries = 0, residual_commits = 0, residual_retries = 0;
+    uint64_t own_queues_ns = 0;  // this batch: the time its own (per_thread) queues took
     int tid;
   };
   // The barrier's completion step: runs once per phase, on one thread, while
@@ -339,6 +343,11 @@ class BundleExecutor {
       if (tsdefer_q_) plan_.step_us.emplace_back("tsdefer_setup", setup_ns * 1e-3);
       add_sums(step_sums_, plan_.step_us);
       add_sums(counter_sums_, plan_.counters);
+      if (!plan_.queue_estimates.empty()) {
+        own_queues_ns_.clear();
+        for (const auto& wk : workers_) own_queues_ns_.push_back(wk->own_queues_ns);
+        estimate_fit_.add_batch(plan_.queue_estimates, own_queues_ns_);
+      }
       residual_txns_ += plan_.residuals.size();
       deferred_total_ += deferred_.size();
       worklist_queues_ += plan_.worklist.size();
@@ -438,11 +447,13 @@ class BundleExecutor {
       uint64_t commits = wk.stats.commits, aborts = wk.stats.aborts;
       // Queue phase: this worker's own queues, then the shared worklist.
       const auto& own = plan_.per_thread[wk.tid];
+      const uint64_t own_start = now_ns();
       for (size_t j = 0; j < own.size(); ++j) {
         const uint64_t queue_id = (uint64_t{1} << 63) | (uint64_t(wk.tid) << 32) | j;
         if (plan_.tsdefer_queues) run_deferred(wk, ws, profiler, *tsdefer_q_, lanes_q_[wk.tid], own[j].mode, queue_id);
         else run_queue(wk, ws, profiler, own[j], queue_id);
       }
+      wk.own_queues_ns = now_ns() - own_start;
       for (size_t q; (q = worklist_next_.fetch_add(1, std::memory_order_relaxed)) < plan_.worklist.size();)
         run_queue(wk, ws, profiler, plan_.worklist[q], q);
       wk.queue_commits += wk.stats.commits - commits;
@@ -611,6 +622,10 @@ class BundleExecutor {
         write_tsdefer_stats(w, t, qc + rc);
       }
     }
+    if (!estimate_fit_.empty()) {
+      w.key("queue_estimates");
+      estimate_fit_.to_json(w);
+    }
     w.key("batch_latency_ms");
     latency_ms(batch_latency_);
     w.key("analysis_latency_ms");
@@ -642,6 +657,8 @@ class BundleExecutor {
   std::atomic<size_t> residual_next_{0};
   bool record_costs_ = false;         // this batch: time each committing attempt into exec_ns_
   std::vector<uint64_t> exec_ns_;     // per batch index, written by the worker that ran it
+  EstimateFit estimate_fit_;          // the plans' queue_estimates against the measured queue times
+  std::vector<uint64_t> own_queues_ns_;  // scratch: this batch's Worker::own_queues_ns
   std::unique_ptr<TsDefer> tsdefer_q_, tsdefer_r_;     // queue / residual phase (front-end offers TsDEFER)
   std::vector<std::vector<uint32_t>> lanes_q_, lanes_r_;  // lane id -> batch index, per worker
   Random setup_rng_;                  // α-sampling of the TsDEFER sets (coordinator)

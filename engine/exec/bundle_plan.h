@@ -60,6 +60,10 @@ struct BundlePlan {
   bool residuals_round_robin = false;                // phase 2: worker t runs residuals[t + j·n]
   bool tsdefer_queues = false;                       // phase 1 per_thread queues through TsDEFER
   bool tsdefer_residuals = false;                    // phase 2 (round-robin) through TsDEFER
+  // The front-end's estimate of each worker's per_thread queue time, in its
+  // cost model's units (TSKD: TSgen's load); empty: it has none. The executor
+  // compares them with the measured times (engine/stats/estimate_fit.h).
+  std::vector<double> queue_estimates;
 
   // What the front-end reports about this batch, summed (counters) and
   // averaged (both) by the executor over the measured batches: the analysis
@@ -73,6 +77,7 @@ struct BundlePlan {
     worklist.clear();
     residuals.clear();
     residuals_round_robin = tsdefer_queues = tsdefer_residuals = false;
+    queue_estimates.clear();
     step_us.clear();
     counters.clear();
   }
@@ -88,6 +93,9 @@ struct BundlePlan {
   std::string validate(size_t batch_size, int threads) const {
     if (per_thread.size() > static_cast<size_t>(threads))
       return "plan has queues for " + std::to_string(per_thread.size()) + " threads, the executor has " +
+             std::to_string(threads);
+    if (queue_estimates.size() > static_cast<size_t>(threads))
+      return "plan has queue estimates for " + std::to_string(queue_estimates.size()) + " threads, the executor has " +
              std::to_string(threads);
     std::vector<uint8_t> seen(batch_size, 0);
     std::string error;

@@ -66,11 +66,11 @@ void TskdFrontend::plan(std::span<const TxnDesc> batch, BundlePlan& plan) {
   if (options_.variant == Variant::kTsdeferOnly) {
     for (unsigned i = 0; i < k; ++i) {
       if (part_.parts[i].empty()) continue;
-      plan.per_thread[i].push_back(BundleQueue{BundleQueue::Mode::kWithoutCC, part_.parts[i]});
+      plan.per_thread[i].push_back(BundleQueue{BundleQueue::Mode::kWithCC, part_.parts[i]});
     }
     plan.residuals = part_.residual;
-    plan.tsdefer_queues = false;
-    plan.tsdefer_residuals = true;
+    plan.tsdefer_queues = plan.tsdefer_residuals = true;
+    plan.queue_estimates = input_load;
     plan.step_us = {{"partition", part_.partition_us}, {"estimate", estimate_us}};
     plan.counters = {{"residual_in", double(part_.residual.size())}, {"rs", double(part_.residual.size())},
                      {"load_ratio", load_ratio(input_load, smallest)},
@@ -85,6 +85,7 @@ void TskdFrontend::plan(std::span<const TxnDesc> batch, BundlePlan& plan) {
   }
   plan.residuals = schedule_.rs;
   plan.tsdefer_queues = plan.tsdefer_residuals = options_.variant == Variant::kTskd;
+  plan.queue_estimates = schedule_.load;
   const double r = static_cast<double>(part_.residual.size());
   const double rs = static_cast<double>(schedule_.rs.size());
   plan.step_us = {{"partition", part_.partition_us}, {"estimate", estimate_us}, {"tsgen", schedule_.tsgen_us}};
@@ -108,7 +109,7 @@ void TskdFrontend::params_json(JsonWriter& w) const {
   w.key("variant").value(kVariants[static_cast<int>(options_.variant)]);
   w.key("partitioner").value(partitioner_ ? partitioner_->name() : "none");
   w.key("residual_order").value(options_.order == ResidualOrder::kRandom ? "random" : "given");
-  w.key("queues_cc").value(options_.variant != Variant::kTsdeferOnly);
+  w.key("queues_cc").value(true);  // every TSKD instance (TSKD §6.1)
   w.key("residual_assignment").value("round-robin");
   if (options_.variant != Variant::kTsparOnly) {
     w.key("tsdefer_lookups").value(options_.tsdefer.lookups);

@@ -17,10 +17,11 @@
 // Variants (the series of TSKD §6.2 and Fig. 4j):
 //   kTskd        TSKD[x], TSKD[O]: TSgen + TsDEFER in both phases;
 //   kTsparOnly   TsPAR[x]: TSgen, TsDEFER off;
-//   kTsdeferOnly TsDEFER[x]: no TSgen; thread i runs P_i without CC (the
-//                partitions conflict with no other partition, as in the
-//                partitioner's own baseline; TsDEFER could never hit there),
-//                then R round-robin with CC and TsDEFER.
+//   kTsdeferOnly TsDEFER[x]: no TSgen; thread i runs P_i with CC and
+//                TsDEFER, then R round-robin with CC and TsDEFER (TSKD §6.2:
+//                "TSKD with only TsDEFER enabled to execute partitions of
+//                STRIFE"; §6.1: "For all TSKD instances, transactions are
+//                executed with CC").
 //
 // Reported per bundle (plan.counters / step_us, averaged by the executor;
 // docs/results.md): residual_in |R|, rs |R_s|, scheduled_pct s% (100 ×

@@ -178,6 +178,7 @@ void check_plan_execution(int threads, double seconds) {
   }
   EXPECT_GT(out.measured_s, 0);
   EXPECT_NE(out.frontend_json.find("\"phase_share\""), std::string::npos);
+  EXPECT_EQ(out.frontend_json.find("queue_estimates"), std::string::npos);  // the plans estimate nothing
 }
 
 // Every protocol the engine runs on the bundle executor with this workload:
@@ -203,6 +204,34 @@ class BundleExecutorStress : public ::testing::Test {};
 TYPED_TEST_SUITE(BundleExecutorStress, Protocols);
 
 TYPED_TEST(BundleExecutorStress, FourWorkersOnTwoCores) { check_plan_execution<TypeParam>(4, 0.4); }
+
+// The number after the first "key": at or after `from` in `json`.
+uint64_t count_of(const std::string& json, const std::string& key, size_t from = 0) {
+  const size_t at = json.find("\"" + key + "\": ", from);
+  return at == std::string::npos ? 0 : std::stoull(json.substr(at + key.size() + 4));
+}
+
+// Plans with queue estimates (both workers' own queues) are scored: one pair
+// per worker and measured batch.
+TEST(BundleExecutorEstimates, EveryMeasuredBatchScoresEachWorkersQueue) {
+  ProbeWorkload<NoWait> w(32, kBatch, ordering_layout);
+  w.load(1);
+  NoWait cc;
+  ScriptedFrontend fe(
+      [](size_t, BundlePlan& p) {
+        ordering_plan(2, p);
+        p.queue_estimates = {1.0, 2.0};
+      },
+      [&] { return w.next_stamp(); });
+  EngineConfig cfg = bundle_config(2, 0.05, false);
+  BundleExecutor<NoWait, ProbeWorkload<NoWait>> exec(cfg, cc, w, fe, kBatch, "scripted");
+  const RunOutcome<ProbeWorkload<NoWait>> out = exec.run();
+  const std::string& j = out.frontend_json;
+  const size_t estimates = j.find("\"queue_estimates\"");
+  ASSERT_NE(estimates, std::string::npos) << j;
+  EXPECT_GT(count_of(j, "batches"), 0u) << j;
+  EXPECT_EQ(count_of(j, "queues", estimates), 2 * count_of(j, "batches")) << j;
+}
 
 // A wrong plan: transactions 0 and 1 both write key 0 but sit in two CC-free
 // queues. The conflict-free check must name them; with both in one queue it

@@ -39,7 +39,7 @@ PROTOCOL_SPEED = {"nowait": 1.0, "occ": 0.8, "silo": 1.3, "tictoc": 1.4, "nocc":
 # The protocols' own counters (cc_stats), for those that keep some.
 PROTOCOL_STATS = {"silo": {"snapshot_txns": 0, "versions_saved": 0}}
 ABORT_REASONS = ["lock_conflict", "validation", "wait_die", "deadlock", "user_abort", "not_found",
-                 "prediction_mismatch"]
+                 "prediction_mismatch", "history_memory"]
 
 
 def parse() -> argparse.Namespace:

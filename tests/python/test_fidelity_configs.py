@@ -1,6 +1,7 @@
-"""Figure configs and claims that must not distort the papers' results (issue 29, items 8-13):
-the pipeline's thread count, substitute labels, thread-conditional claims, the batch-scaled edge
-cap, and the claim forms that a flat or merely bounded curve must not pass."""
+"""Figure configs and claims that must not distort the papers' results (issue 29, items 4 and 8-13):
+each paper's Strife baseline, the pipeline's thread count, substitute labels, thread-conditional
+claims, the batch-scaled edge cap, and the claim forms that a flat or merely bounded curve must not
+pass."""
 from __future__ import annotations
 
 import re
@@ -237,3 +238,18 @@ def test_ding_fig05_and_fig06_state_the_search_budget_with_the_paper_s_reason(ca
     for figure_id in ("ding-fig05", "ding-fig06"):
         notes = {i["parameter"]: i["note"] for i in catalog.figures[figure_id].document["inferences"]}
         assert "[INF]" in notes["search_time_limit_ms"] and "too dense" in notes["search_time_limit_ms"]
+
+
+# -- item 4: each paper's own Strife baseline -------------------------------------------------------
+
+def test_tskd_figures_run_the_tskd_paper_s_strife_and_strife_figures_their_own(catalog):
+    strife_frontends = {"strife", "strife-static"}
+    seen = {"tskd": set(), "strife": set()}
+    for figure_id, config in catalog.figures.items():
+        paper = figure_id.split("-")[0]
+        for series in config.series:
+            frontend = series.params.get("frontend", config.document.get("base", {}).get("frontend"))
+            if frontend in strife_frontends and paper in seen:
+                seen[paper].add(frontend)
+    # TSKD §2 / §6.1: k static per-thread partitions; the Strife paper: CF clusters on a shared worklist.
+    assert seen == {"tskd": {"strife-static"}, "strife": {"strife"}}

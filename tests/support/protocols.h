@@ -77,6 +77,7 @@ using AllProtocols = typename detail::GtestTypes<AllProtocolClasses>::type;
 // tests give a protocol that locks partitions when their workload has none of
 // its own.
 struct KeyPartitions {
+  static constexpr const char* kName = "key_partitions";  // named in PartCC's refusal, which must compile
   static constexpr uint32_t kPartitions = 1024;
   uint32_t partition_count(uint32_t /*threads*/) const { return kPartitions; }
   uint32_t partition_of(GlobalKey k, uint32_t n) const { return static_cast<uint32_t>(local_key_of(k) % n); }

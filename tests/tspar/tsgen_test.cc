@@ -10,6 +10,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
+#include <tuple>
 #include <optional>
 #include <set>
 #include <vector>
@@ -417,6 +419,93 @@ TEST(CostModel, HistoryThenNearestSizeThenPerKeyThenSize) {
   c.type = 9;
   EXPECT_EQ(m.estimate(c), 400);  // unseen type: 4 keys x 100 ns per key
   EXPECT_EQ(m.samples(), 2u);
+}
+
+// TSKD §3's "same parameters": YCSB-like transactions of one type and size
+// whose cost is set by the runtime-skew rank (cost_params[0]). Each rank in the
+// history gets its own mean; an unseen rank takes the nearest one's.
+TEST(CostModel, SameParametersThenNearestParameters) {
+  CostModel m;
+  auto txn = [](uint32_t rank, uint32_t io) {
+    TxnDesc d;
+    d.type = 0;
+    d.write_set = {1, 2, 3, 4};
+    d.cost_params = {rank, io};
+    return d;
+  };
+  m.observe(txn(1, 0), 100);
+  m.observe(txn(10, 0), 1000);
+  m.observe(txn(10, 0), 1200);
+  EXPECT_EQ(m.estimate(txn(1, 0)), 100);
+  EXPECT_EQ(m.estimate(txn(10, 0)), 1100);
+  EXPECT_EQ(m.estimate(txn(8, 0)), 1100);  // nearest rank: 10
+  EXPECT_EQ(m.estimate(txn(3, 0)), 100);   // nearest rank: 1
+  EXPECT_EQ(m.estimate(txn(9, 2)), 1100);  // |9 - 10| + |2 - 0| = 3 < 8 + 2
+  TxnDesc bigger = txn(1, 0);
+  bigger.read_set = {5, 6, 7, 8};
+  EXPECT_EQ(m.estimate(bigger), 200);  // same parameters but the size: scaled by 8 / 4
+  EXPECT_EQ(m.estimate(txn(7, 0)), 1100);  // nearest rank: 10 (remembered)
+  m.observe(txn(8, 0), 50);                // the history changed: nearest rank 8
+  EXPECT_EQ(m.estimate(txn(7, 0)), 50);
+}
+
+// Random histories against a brute-force reading of the rule: exact match;
+// else, of the same type, minimal (parameter distance, size distance) in
+// (type, parameters, size) order, scaled by size; else time per key.
+TEST(CostModel, MatchesTheRuleByBruteForceOnRandomHistories) {
+  Random rng(17);
+  for (int round = 0; round < 30; ++round) {
+    CostModel m;
+    struct Sample {
+      TxnDesc d;
+      double ns;
+    };
+    std::vector<Sample> history;
+    auto random_txn = [&] {
+      TxnDesc d;
+      d.type = static_cast<uint32_t>(rng.below(3));
+      d.cost_params = {static_cast<uint32_t>(rng.below(6)), static_cast<uint32_t>(rng.below(3))};
+      for (uint64_t k = 0, n = 1 + rng.below(4); k < n; ++k) d.write_set.push_back(k);
+      return d;
+    };
+    for (int i = 0, n = static_cast<int>(1 + rng.below(25)); i < n; ++i) {
+      TxnDesc d = random_txn();
+      if (d.type == 2) continue;  // type 2 stays unseen
+      const double ns = static_cast<double>(1 + rng.below(1000));
+      history.push_back({d, ns});
+      m.observe(d, ns);
+    }
+    if (history.empty()) continue;
+    auto key = [](const TxnDesc& d) { return std::make_tuple(d.type, d.cost_params, CostModel::set_size(d)); };
+    for (int q = 0; q < 40; ++q) {
+      const TxnDesc d = random_txn();
+      std::map<decltype(key(d)), std::pair<double, int>> means;
+      double ns = 0, keys = 0;
+      for (const Sample& s : history) {
+        auto& [sum, n] = means[key(s.d)];
+        sum += s.ns, ++n;
+        ns += s.ns, keys += static_cast<double>(CostModel::set_size(s.d));
+      }
+      double want = ns / keys * static_cast<double>(CostModel::set_size(d));
+      if (auto it = means.find(key(d)); it != means.end()) {
+        want = it->second.first / it->second.second;
+      } else {
+        std::optional<std::pair<std::pair<uint64_t, size_t>, double>> best;
+        for (const auto& [k, mean] : means) {
+          const auto& [type, params, size] = k;
+          if (type != d.type) continue;
+          uint64_t gap = 0;
+          for (int i = 0; i < 2; ++i) gap += params[i] > d.cost_params[i] ? params[i] - d.cost_params[i] : d.cost_params[i] - params[i];
+          const size_t want_size = CostModel::set_size(d);
+          const std::pair<uint64_t, size_t> g{gap, size > want_size ? size - want_size : want_size - size};
+          if (!best || g < best->first)
+            best = {g, mean.first / mean.second * static_cast<double>(want_size) / static_cast<double>(size)};
+        }
+        if (best) want = best->second;
+      }
+      EXPECT_DOUBLE_EQ(m.estimate(d), want) << "round " << round << " query " << q;
+    }
+  }
 }
 
 // Strife as a Partitioner: k parts of CF clusters (no conflict between

@@ -100,7 +100,12 @@ class Extended {
     return RC::kOk;
   }
 
-  TxnDesc describe(const Request& r) const { return inner_.describe(r.inner); }
+  // W's description with the two ranks, which set the cost (TxnDesc::cost_params).
+  TxnDesc describe(const Request& r) const {
+    TxnDesc d = inner_.describe(r.inner);
+    d.cost_params = {r.runtime_rank, r.io_rank};
+    return d;
+  }
 
   void on_commit(ThreadState& s, const Request& r) const {
     inner_.on_commit(s.inner, r.inner);

@@ -8,25 +8,29 @@
 // start TID and its table, and is written as a seqlock on start_tid (0 while
 // it changes). Table memory comes from three chase-tail circular buffers of
 // 16 KiB, 256 KiB and 4 MiB (engine/cc/bcc/ring.h), tried in that order
-// (section 5.1); a table no buffer has room for comes from the heap. The list
-// has 16K entries (section 6.3). Entries are released in order from `tail`:
-// "Allocation and release" of section 4.2, with the Release of each entry
-// recorded at its thread's next start (release()).
+// (section 5.1), and nowhere else: section 6.3 sets "the total size of memory
+// for storing history hash tables to 4MB" per thread, so the tables never
+// hold more than kTableMemoryBytes (the three buffers). A new table waits for
+// room (has_room_for, before it is published) and a table that cannot grow
+// fails (grow_table returns 0). The list has 16K entries (section 6.3).
+// Entries are released in order from `tail`: "Allocation and release" of
+// section 4.2, with the Release of each entry recorded at its thread's next
+// start (release()).
 //
 // Invariants: tail <= head <= tail + kHistoryEntries; every entry in
-// [tail, head) has its table's memory allocated; a table's stamp is unique
-// among the tables allocated since the buffers were last wiped.
+// [tail, head) has its table's memory allocated; table_bytes() <=
+// kTableMemoryBytes; a table's stamp is unique among the tables allocated
+// since the buffers were last wiped.
 // Thread safety: the owner thread writes everything; other threads only read
 // `head` and the ring's entries (through Entry::read), with atomics.
 #pragma once
 
 #include <atomic>
+#include <bit>
 #include <cassert>
 #include <cstddef>
 #include <cstdint>
-#include <deque>
 #include <memory>
-#include <utility>
 
 #include "engine/cc/bcc/read_set.h"
 #include "engine/cc/bcc/ring.h"
@@ -36,6 +40,10 @@ namespace ccb::bcc {
 
 inline constexpr size_t kHistoryEntries = size_t{16} << 10;  // section 6.3
 inline constexpr size_t kLevelBytes[3] = {size_t{16} << 10, size_t{256} << 10, size_t{4} << 20};  // section 5.1
+// All the memory a thread's read-set tables may hold.
+inline constexpr size_t kTableMemoryBytes = kLevelBytes[0] + kLevelBytes[1] + kLevelBytes[2];
+// The largest table (2^kMaxTableLog2 slots): one that fills the largest buffer.
+inline constexpr int kMaxTableLog2 = std::countr_zero(kLevelBytes[2] / sizeof(ReadSlot));
 
 struct alignas(64) ThreadHistory {
   // Searched by other threads.
@@ -61,20 +69,21 @@ struct alignas(64) ThreadHistory {
   std::unique_ptr<Book[]> book{new Book[kHistoryEntries]};
   uint64_t tail = 0;  // oldest entry not released
   Ring levels[3] = {Ring(kLevelBytes[0]), Ring(kLevelBytes[1]), Ring(kLevelBytes[2])};
-  struct HeapTable {
-    uint64_t entry;
-    size_t bytes;
-    std::unique_ptr<uint8_t[]> mem;
-  };
-  std::deque<HeapTable> heap_tables;  // tables no circular buffer had room for
-  size_t heap_bytes = 0;
   uint64_t last_tid = 0;   // the last TID this thread generated
   uint64_t seen_max = 0;   // the largest clock entry it has seen (Lamport)
   uint64_t stamp = 0;      // stamp of its latest read-set table (ReadSet)
   uint32_t read_hint = 0;  // recent read-set sizes, a slowly decaying maximum: sizes the next table
   Stats stats;
 
-  size_t table_bytes() const { return levels[0].used() + levels[1].used() + levels[2].used() + heap_bytes; }
+  size_t table_bytes() const { return levels[0].used() + levels[1].used() + levels[2].used(); }
+
+  // Whether a table of 2^log2 slots can be allocated now.
+  bool has_room_for(int log2) const {
+    const size_t bytes = sizeof(ReadSlot) << log2;
+    for (const auto& level : levels)
+      if (level.fits(bytes)) return true;
+    return false;
+  }
 
   // Section 4.2, "Allocation and release": the previous transaction's Release
   // is the largest clock entry seen now that it has finished (`max`); tables
@@ -93,10 +102,6 @@ struct alignas(64) ThreadHistory {
     while (tail < h && book[tail % kHistoryEntries].release < min_running) {
       Book& b = book[tail % kHistoryEntries];
       for (int l = 0; l < 3; ++l) levels[l].release_to(b.marks[l]);
-      while (!heap_tables.empty() && heap_tables.front().entry <= tail) {
-        heap_bytes -= heap_tables.front().bytes;
-        heap_tables.pop_front();
-      }
       b.release = kNone;
       ++tail;
     }
@@ -117,10 +122,11 @@ struct alignas(64) ThreadHistory {
   // Algorithm 3 line 4: a new table of 2^log2 slots with the next stamp,
   // published with `start_tid` as the next entry (`order`: how the new head
   // is stored; see put_read). Returns the table's word.
-  // REQUIRES: release() returned true and stamp < kMaxStamp.
+  // REQUIRES: release() returned true, stamp < kMaxStamp, has_room_for(log2).
   uint64_t publish_table(int log2, uint64_t start_tid, std::memory_order order) {
     const uint64_t h = head.load(std::memory_order_relaxed);
-    const uint64_t table = allocate_table(log2, h, ++stamp);
+    const uint64_t table = allocate_table(log2, ++stamp);
+    assert(table != 0);
     Entry& e = ring[h % kHistoryEntries];
     e.start_tid.store(0, std::memory_order_relaxed);
     e.table.store(table, std::memory_order_release);
@@ -133,10 +139,11 @@ struct alignas(64) ThreadHistory {
   // of the old, replaces it in the entry (stored with `order`) before any
   // further insert. The old stays allocated (both are released with the
   // entry), so a searcher still reading it finds what it held. Returns the new
-  // table's word.
+  // table's word, or 0 (nothing changed) if no buffer has room for it.
   uint64_t grow_table(uint64_t table, std::memory_order order) {
     const uint64_t h = head.load(std::memory_order_relaxed);
-    const uint64_t bigger = allocate_table(static_cast<int>(table & 63) + 1, h - 1, stamp);
+    const uint64_t bigger = allocate_table(static_cast<int>(table & 63) + 1, stamp);
+    if (bigger == 0) return 0;
     rehash_reads(ReadSet(table), ReadSet(bigger));
     ring[(h - 1) % kHistoryEntries].table.store(bigger, order);
     return bigger;
@@ -144,19 +151,13 @@ struct alignas(64) ThreadHistory {
 
  private:
   // A read-set table of 2^log2 slots with `table_stamp` (empty without
-  // zeroing: ReadSet) for entry `entry`.
-  uint64_t allocate_table(int log2, uint64_t entry, uint64_t table_stamp) {
+  // zeroing: ReadSet) in the first buffer with room, or 0 if none has.
+  uint64_t allocate_table(int log2, uint64_t table_stamp) {
     const size_t bytes = sizeof(ReadSlot) << log2;
     uint8_t* p = nullptr;
     for (auto& level : levels)
       if ((p = level.allocate(bytes)) != nullptr) break;
-    if (p == nullptr) {
-      auto mem = std::make_unique<uint8_t[]>(bytes + 64);  // zeroed: stamp 0 is no table's
-      p = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(mem.get()) + 63) & ~uintptr_t{63});
-      heap_tables.push_back({entry, bytes, std::move(mem)});
-      heap_bytes += bytes;
-      ++stats.heap_tables;
-    }
+    if (p == nullptr) return 0;
     assert(reinterpret_cast<uint64_t>(p) <= kAddressBits);
     return table_stamp << kStampShift | reinterpret_cast<uint64_t>(p) | static_cast<uint64_t>(log2);
   }

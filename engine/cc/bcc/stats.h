@@ -24,8 +24,9 @@ struct Stats {
   uint64_t snapshot_txns = 0;       // from snapshot::Snapshots, as versions_saved
   uint64_t syncs = 0;               // synchronization points (section 3)
   uint64_t versions_saved = 0;
-  uint64_t heap_tables = 0;         // read-set tables no circular buffer had room for
   uint64_t history_full = 0;        // begin() waited for a full history list
+  uint64_t table_memory_full = 0;   // begin() waited for room for its read-set table
+  uint64_t table_grow_failures = 0; // a read-set table found no room to grow: its transaction aborted
   uint64_t table_wipes = 0;         // the thread's stamps ran out: its table buffers were wiped
   uint64_t memory_samples = 0, memory_sum = 0, memory_max = 0;  // history bytes at each begin()
   uint64_t mm_cycles = 0, clock_cycles = 0;  // with --bcc_breakdown (Table 1): time in each component
@@ -37,8 +38,9 @@ struct Stats {
     aborted_after_check += o.aborted_after_check;
     for (int d = 0; d < kDependencyKinds; ++d) by_dependency[d] += o.by_dependency[d];
     syncs += o.syncs;
-    heap_tables += o.heap_tables;
     history_full += o.history_full;
+    table_memory_full += o.table_memory_full;
+    table_grow_failures += o.table_grow_failures;
     table_wipes += o.table_wipes;
     memory_samples += o.memory_samples;
     memory_sum += o.memory_sum;

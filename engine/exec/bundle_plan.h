@@ -23,9 +23,9 @@
 // The next batch starts after phase 2 (no overlap between batches, as in
 // Strife §2). Who uses what:
 //   Strife (§2)                  worklist of kWithoutCC queues (CF clusters) + residuals
-//   TSKD (TsPAR)                 per_thread queues, kWithoutCC or kWithCC, + residuals
-//   Schism / Horticulture        per_thread kWithoutCC queues (one partition per thread) + residuals
-//                                (partitioners/partitioner_frontend.h)
+//   TSKD (TsPAR, TsDEFER)        per_thread kWithCC queues + residuals
+//   STRIFE (strife-static),      per_thread kWithoutCC queues (one partition per thread) + residuals
+//   Schism / Horticulture        (partitioners/partitioner_frontend.h)
 // Transactions are indices into the batch. Every index of the batch appears
 // exactly once in the plan (validate() checks this).
 //

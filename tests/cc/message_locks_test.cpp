@@ -146,6 +146,7 @@ TEST(LockRouting, SinglePartitionYcsbRequestTalksToOneOwner) {
   o.theta = 0.6;
   o.partitions = 4;
   YcsbWorkload<Dora> ycsb(o);
+  ycsb.load(1);  // builds the generator's distributions (YcsbGenerator::prepare)
   const auto [routed, partitions] = mean_owners_and_partitions(ycsb, 4, LockRouting(*WorkloadPartitioning::of_workload(ycsb, 4)));
   const auto [hashed, unused] = mean_owners_and_partitions(ycsb, 4, LockRouting());
   std::cout << "YCSB 4 partitions, 4 owners: owners per txn " << hashed << " by key hash, " << routed

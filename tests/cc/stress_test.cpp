@@ -175,7 +175,14 @@ TEST(BccStress, HistoryMemoryStaysWithinItsCapacity) {
     aborts += memory_aborts[t];
   }
   EXPECT_EQ(aborts, s.table_grow_failures);
-  EXPECT_GT(s.table_memory_full + s.table_grow_failures, 0u);  // the bound was reached
+#ifndef CCB_TSAN
+  // The bound was reached, so the run tested it. Under ThreadSanitizer the
+  // workers run several times slower, the other threads' histories are
+  // released before they fill the buffers, and whether the bound is reached
+  // in 600 ms depends on the schedule; the deterministic
+  // BccHistory.TablesNeverHoldMoreThanTheCapacity reaches it in every build.
+  EXPECT_GT(s.table_memory_full + s.table_grow_failures, 0u);
+#endif
 }
 
 // Figures 11-12 and Table 1's instruments under contention (4 workers):

@@ -46,7 +46,9 @@ class Correlation {
   // NaN (null in JSON) when undefined: fewer than two pairs or no variation.
   double r() const {
     if (n_ < 2 || m2x_ <= 0 || m2y_ <= 0) return std::numeric_limits<double>::quiet_NaN();
-    return cxy_ / std::sqrt(m2x_ * m2y_);
+    // |r| <= 1 exactly in real arithmetic; rounding can step past it (a
+    // perfectly correlated batch gave 1.0000000000000024).
+    return std::clamp(cxy_ / std::sqrt(m2x_ * m2y_), -1.0, 1.0);
   }
 
  private:

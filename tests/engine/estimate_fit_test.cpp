@@ -34,6 +34,26 @@ TEST(Correlation, WorkedExamples) {
   EXPECT_NEAR(some.r(), 0.6, 1e-12);
 }
 
+// Rounding must not carry r past +-1 (the result schema bounds it): a run's
+// perfectly correlated makespans once gave 1.0000000000000024.
+TEST(Correlation, StaysWithinOneOnExactlyLinearData) {
+  Random rng(11);
+  for (int round = 0; round < 2000; ++round) {
+    Correlation up, down;
+    const int n = 2 + static_cast<int>(rng.below(30));
+    const double slope = 1e-3 + static_cast<double>(rng.below(1000000)) / 997.0;
+    for (int i = 0; i < n; ++i) {
+      const double x = 1e6 + static_cast<double>(rng.below(1000000)) * 1e3;
+      up.add(x, slope * x + 17);
+      down.add(x, -slope * x + 17);
+    }
+    if (std::isnan(up.r())) continue;  // every x drawn equal
+    ASSERT_LE(up.r(), 1.0) << "round " << round;
+    ASSERT_GE(down.r(), -1.0) << "round " << round;
+    ASSERT_NEAR(up.r(), 1.0, 1e-9);
+  }
+}
+
 TEST(Correlation, MatchesTheTwoPassFormulaOnLargeValues) {
   Random rng(3);
   for (int round = 0; round < 20; ++round) {

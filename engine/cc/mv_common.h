@@ -162,6 +162,24 @@ inline uint64_t read_visible(TxnT& txn, AccessT& a, uint64_t read_ts) {
   }
 }
 
+// A multi-version protocol's read of a.row at snapshot read_ts (Cicada's
+// timestamp, SI's and ERMIA's begin stamp): the visible version into a.local,
+// its wts in a.meta.wts; kNotFound when the row was inserted after the
+// snapshot. A write first reads the same way; a write after a read (an
+// upgrade) keeps the version read. Installing is the protocol's, at commit.
+template <class TxnT, class AccessT>
+inline RC read_at(TxnT& txn, AccessT& a, uint64_t read_ts) {
+  const uint64_t wts = read_visible(txn, a, read_ts);
+  if (wts == kNoVersion) return RC::kNotFound;
+  a.meta.wts = wts;
+  a.data = a.local;
+  return RC::kOk;
+}
+template <class TxnT, class AccessT>
+inline RC write_at(TxnT& txn, AccessT& a, uint64_t read_ts) {
+  return a.local == nullptr ? read_at(txn, a, read_ts) : RC::kOk;
+}
+
 // The wts of the version of `m` visible at read_ts now, given the inline
 // version's wts `inline_wts`; kNoVersion if none.
 // REQUIRES: as read_visible.

@@ -63,17 +63,8 @@ class SnapshotIsolation {
     state_.bounds().publish(t, m.read_ts);
   }
 
-  RC read(auto& txn, auto& a) {
-    const uint64_t wts = mv::read_visible(txn, a, txn.meta().read_ts);
-    if (wts == mv::kNoVersion) return RC::kNotFound;  // inserted after the snapshot
-    a.meta.wts = wts;
-    a.data = a.local;
-    return RC::kOk;
-  }
-  RC write(auto& txn, auto& a) {
-    if (a.local == nullptr) return read(txn, a);
-    return RC::kOk;  // an upgrade: a.local holds the version read
-  }
+  RC read(auto& txn, auto& a) { return mv::read_at(txn, a, txn.meta().read_ts); }
+  RC write(auto& txn, auto& a) { return mv::write_at(txn, a, txn.meta().read_ts); }
   RC insert(auto&, auto&) { return RC::kOk; }
 
   RC commit(auto& txn) {

@@ -1,9 +1,10 @@
-"""The protocol and workload registries, read as CMake reads them.
+"""The protocol, workload and front-end registries, read as CMake reads them.
 
 engine/cc/protocols.txt is the only list of protocols and of their
 properties (serializable, which workloads, which executors);
 workloads/workloads.txt the only list of workloads (extensions, partitions,
-high-contention flags). The harness, the soak, the benchmarks and the
+high-contention flags); partitioners/frontends.txt the only list of
+front-ends (executor, owner threads, input partition, factory, help). The harness, the soak, the benchmarks and the
 contract test (`python -m ccbench.registry protocol <name>`) read them here,
 so no code tests a protocol's name.
 """
@@ -32,6 +33,15 @@ class Workload:
     extensions: bool       # takes TSKD's runtime-skew and I/O-latency extensions
     partitioned: bool      # has partition_of / partition_count
     contended_flags: tuple[str, ...]   # its high-contention setting (verify ctests, soak)
+
+
+@dataclass(frozen=True)
+class Frontend:
+    name: str
+    bundle: bool           # runs on the bundle executor (else the online executor's own)
+    owner_threads: bool    # protocols with owner threads (executors "online": Dora, Orthrus) run with it
+    partition: str         # the input partition its factory gets: "-", strife, schism, horticulture
+    help: str
 
 
 def _lines(path: Path) -> list[str]:
@@ -69,6 +79,21 @@ def workloads(root: Path = ROOT) -> dict[str, Workload]:
         name = fields[0]
         found[name] = Workload(name, _yes(fields[5], f"{path}: {name}: extensions"),
                                _yes(fields[6], f"{path}: {name}: partitions"), tuple(fields[7].split()))
+    return found
+
+
+def frontends(root: Path = ROOT) -> dict[str, Frontend]:
+    """The front-ends in registry order (the order of --help and of the schema's enum)."""
+    path = root / "partitioners" / "frontends.txt"
+    found = {}
+    for line in _lines(path):
+        fields = [field.strip() for field in line.split("|")]
+        if len(fields) != 8 or fields[1] not in ("online", "bundle"):
+            raise ValueError(f"{path}: '{line}' is not 'name | executor: online|bundle | owner threads | partition | "
+                             "header | factory | library | help'")
+        name, executor, owner, partition = fields[:4]
+        found[name] = Frontend(name, executor == "bundle", _yes(owner, f"{path}: {name}: owner threads"),
+                               partition, fields[7])
     return found
 
 

@@ -69,13 +69,21 @@ def protocols(root: Path = ROOT) -> dict[str, Protocol]:
     return found
 
 
+def _bar_lines(path: Path, count: int, form: str) -> list[list[str]]:
+    """The lines of a registry whose `count` fields are separated by '|', stripped; `form` for the error."""
+    rows = []
+    for line in _lines(path):
+        fields = [field.strip() for field in line.split("|")]
+        if len(fields) != count:
+            raise ValueError(f"{path}: '{line}' needs {count} fields separated by '|'{form}")
+        rows.append(fields)
+    return rows
+
+
 def workloads(root: Path = ROOT) -> dict[str, Workload]:
     path = root / "workloads" / "workloads.txt"
     found = {}
-    for line in _lines(path):
-        fields = [field.strip() for field in line.split("|")]
-        if len(fields) != 8:
-            raise ValueError(f"{path}: '{line}' needs 8 fields separated by '|'")
+    for fields in _bar_lines(path, 8, ""):
         name = fields[0]
         found[name] = Workload(name, _yes(fields[5], f"{path}: {name}: extensions"),
                                _yes(fields[6], f"{path}: {name}: partitions"), tuple(fields[7].split()))
@@ -86,12 +94,10 @@ def frontends(root: Path = ROOT) -> dict[str, Frontend]:
     """The front-ends in registry order (the order of --help and of the schema's enum)."""
     path = root / "partitioners" / "frontends.txt"
     found = {}
-    for line in _lines(path):
-        fields = [field.strip() for field in line.split("|")]
-        if len(fields) != 8 or fields[1] not in ("online", "bundle"):
-            raise ValueError(f"{path}: '{line}' is not 'name | executor: online|bundle | owner threads | partition | "
-                             "header | factory | library | help'")
+    for fields in _bar_lines(path, 8, " (name | executor | owner threads | partition | header | factory | library | help)"):
         name, executor, owner, partition = fields[:4]
+        if executor not in ("online", "bundle"):
+            raise ValueError(f"{path}: {name}: the executor field is '{executor}'; allowed: online|bundle")
         found[name] = Frontend(name, executor == "bundle", _yes(owner, f"{path}: {name}: owner threads"),
                                partition, fields[7])
     return found

@@ -53,5 +53,8 @@ def test_a_malformed_line_is_refused_naming_it(tmp_path):
     (tmp_path / "partitioners").mkdir()
     (tmp_path / "partitioners" / "frontends.txt").write_text(
         "# comment\nnone | online | yes | - | - | - | - | plain\nfifo | sideways | no | - | h | f | l | help\n")
-    with pytest.raises(ValueError, match=re.escape("'fifo | sideways")):
+    with pytest.raises(ValueError, match=re.escape("fifo: the executor field is 'sideways'; allowed: online|bundle")):
+        registry.frontends(tmp_path)
+    (tmp_path / "partitioners" / "frontends.txt").write_text("fifo | bundle | no | - | h | f\n")
+    with pytest.raises(ValueError, match=re.escape("'fifo | bundle | no | - | h | f' needs 8 fields")):
         registry.frontends(tmp_path)

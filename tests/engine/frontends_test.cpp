@@ -98,9 +98,10 @@ TEST(FrontendRegistry, HelpAndSchemaEnumNameEveryRegisteredFrontend) {
   gflags::CommandLineFlagInfo info;
   ASSERT_TRUE(gflags::GetCommandLineFlagInfo("frontend", &info));
   const std::string schema = EngineConfig::flags.schema();
-  const size_t at = schema.find("\"frontend\": {\"enum\": [");
+  const size_t at = schema.find("\"frontend\": {"), list = schema.find("\"enum\": [", at);
   ASSERT_NE(at, std::string::npos) << schema;
-  const std::string enum_text = schema.substr(at, schema.find(']', at) - at);
+  ASSERT_NE(list, std::string::npos) << schema;
+  const std::string enum_text = schema.substr(list, schema.find(']', list) - list);
   const std::vector<std::string>& names = available_frontends();
   ASSERT_GE(names.size(), 4u);
   EXPECT_EQ(names.front(), "none");  // the default

@@ -15,6 +15,7 @@
 
 #include "engine/stats/exec_profile.h"
 #include "engine/core/json.h"
+#include "frontend_names.h"  // generated from partitioners/frontends.txt (cmake/registries.cmake)
 
 namespace ccb {
 OptionsTable<EngineConfig> EngineConfig::flags{"engine_flags"};
@@ -40,16 +41,10 @@ CCB_OPTION(ccb::EngineConfig::flags, verify, bool, verify, false, ccb::any_value
            "record the history of committed transactions and check it for serializability");
 CCB_OPTION(ccb::EngineConfig::flags, history_out, string, history_out, "", ccb::writable_path(),
            "with --verify: also write the recorded history to this file (for bin/check_history)");
+// The names, their help and their schema enum come from the front-end
+// registry (partitioners/frontends.txt, generated/frontend_names.h).
 CCB_OPTION(ccb::EngineConfig::flags, frontend, string, frontend, "none", ccb::one_of(&ccb::available_frontends),
-           "front-end: none (online executor), tsdefer (TSKD[CC]: TsDEFER on the online executor's worker buffers, "
-           "--tsdefer_* flags), reorder (Ding et al. thread-aware batching and reordering on the online executor: "
-           "batches of 4 x threads, 4 per thread) or a bundle-executor front-end (--batch_size): strife (--strife_k, "
-           "--strife_alpha; CF clusters on a shared worklist, the Strife paper's), strife-static (Strife's partition "
-           "as k static per-thread partitions, the TSKD paper's STRIFE baseline; --strife_k, --strife_alpha), schism (METIS on the bundle's co-access graph, one partition per thread, TSKD's "
-           "residual), horticulture (static partitioning by TPC-C warehouse / YCSB key, one partition per thread, "
-           "TSKD's residual), or the TSKD instances (partitioners/tspar): tskd-s|c|h (TsPAR + TsDEFER on the "
-           "Strife, Schism or Horticulture partition), tskd-o (no input partition), tspar-s|c|h (TsDEFER off), "
-           "tsdefer-s|c|h (the partition's queues with TsDEFER only)");
+           ccb::generated::kFrontendHelp);
 CCB_OPTION(ccb::EngineConfig::flags, pin, bool, pin, false, ccb::any_value(),
            "pin worker i to one CPU, one per physical core first, then SMT siblings");
 CCB_OPTION(ccb::EngineConfig::flags, timeline, bool, timeline, false, ccb::any_value(),
@@ -86,6 +81,32 @@ CCB_OPTION(ccb::EngineConfig::flags, retry_aborted, bool, retry_aborted, true, c
            "(Silo's benchmark default, --retry-aborted-transactions off)");
 
 namespace ccb {
+
+const std::vector<std::string>& available_frontends() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> v;
+    for (const generated::FrontendName& f : generated::kFrontendNames) v.push_back(f.name);
+    return v;
+  }();
+  return names;
+}
+
+static const generated::FrontendName& registered_frontend(const std::string& frontend) {
+  for (const generated::FrontendName& f : generated::kFrontendNames)
+    if (frontend == f.name) return f;
+  throw std::logic_error("front-end " + frontend + " is not in partitioners/frontends.txt");
+}
+
+bool uses_bundle_executor(const std::string& frontend) { return registered_frontend(frontend).bundle; }
+
+bool runs_with_owner_threads(const std::string& frontend) { return registered_frontend(frontend).owner_threads; }
+
+std::string owner_thread_frontends() {
+  std::string s;
+  for (const generated::FrontendName& f : generated::kFrontendNames)
+    if (f.owner_threads) s += (s.empty() ? "" : " or ") + std::string(f.name);
+  return s;
+}
 
 static std::string gib(size_t bytes) {
   char buf[32];

@@ -23,16 +23,21 @@ namespace ccb {
 
 class JsonWriter;
 
-// none, tsdefer and reorder run on the online executor; the others plan
-// batches for the bundle executor (engine/exec/bundle_executor.h).
-inline bool uses_bundle_executor(const std::string& frontend) {
-  return frontend != "none" && frontend != "tsdefer" && frontend != "reorder";
-}
-
-inline const std::vector<std::string>& available_frontends() {
-  static const std::vector<std::string> names = {"none", "tsdefer", "reorder", "strife", "strife-static", "schism", "horticulture", "tskd-s", "tskd-c", "tskd-h", "tskd-o", "tspar-s", "tspar-c", "tspar-h", "tsdefer-s", "tsdefer-c", "tsdefer-h"};  // rundb/frontends.h
-  return names;
-}
+// The front-ends --frontend accepts, as partitioners/frontends.txt registers
+// them (cmake/registries.cmake gives the kernel their names and properties in
+// generated/frontend_names.h; the front-ends themselves are built above the
+// kernel, rundb/frontends.cpp), in the registry's order.
+const std::vector<std::string>& available_frontends();
+// The registry's executor field: the front-ends other than none, tsdefer and
+// reorder plan batches for the bundle executor (engine/exec/bundle_executor.h).
+// REQUIRES: `frontend` is one of available_frontends().
+bool uses_bundle_executor(const std::string& frontend);
+// The registry's owner-threads field: whether a protocol that keeps owner
+// threads in the online executor (HasLockService, engine/cc/protocol.h) runs
+// with `frontend`. REQUIRES: `frontend` is one of available_frontends().
+bool runs_with_owner_threads(const std::string& frontend);
+// The front-ends that protocols with owner threads run with, "none or tsdefer".
+std::string owner_thread_frontends();
 
 struct EngineConfig {
   std::string cc;  // protocol compiled into this binary

@@ -37,4 +37,10 @@ void PartitionerFrontend::params_json(JsonWriter& w) const {
   w.key("parts").value(parts_);
 }
 
+std::unique_ptr<BundleFrontend> make_partitioner_frontend(FrontendContext& ctx) {
+  std::unique_ptr<Partitioner> partition = ctx.partition();
+  if (!partition) throw std::logic_error("front-end " + ctx.cfg.frontend + ": a partitioner baseline needs a partition");
+  return std::make_unique<PartitionerFrontend>(std::move(partition), static_cast<unsigned>(ctx.cfg.threads));
+}
+
 }  // namespace ccb

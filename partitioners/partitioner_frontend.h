@@ -26,6 +26,7 @@
 #include <utility>
 
 #include "engine/exec/bundle_plan.h"
+#include "partitioners/frontend_factory.h"
 #include "partitioners/partitioning.h"
 
 namespace ccb {
@@ -48,5 +49,12 @@ class PartitionerFrontend final : public BundleFrontend {
   unsigned parts_;
   Partitioning partitioning_;  // reused across batches
 };
+
+// TSKD §6.1's partitioner baselines (partitioners/frontends.txt: strife-static,
+// schism, horticulture): the line's partition into k = --threads parts, one
+// per worker (TSKD §2: "Each partition is executed serially by a dedicated
+// thread"). REQUIRES: a partition field other than '-' (std::logic_error
+// otherwise).
+std::unique_ptr<BundleFrontend> make_partitioner_frontend(FrontendContext& ctx);
 
 }  // namespace ccb

@@ -1,23 +1,22 @@
-// The front-ends the engine can put in front of the bundle executor
-// (--frontend, engine/exec/bundle_executor.h), and their flags.
+// The bundle front-ends by name (--frontend, engine/exec/bundle_executor.h),
+// as the front-end registry lists them (partitioners/frontends.txt: each line
+// names its factory; cmake/registries.cmake generates frontend_registry.h),
+// and the bundle executor's flags.
 //
-// --frontend=none keeps the online executor; every other front-end runs on
-// the bundle executor with batches of --batch_size transactions. A front-end's
-// own flags (--strife_*) are refused with any other --frontend, and
-// --batch_size with --frontend=none (ConfigError, exit 2). strife-static,
-// schism and horticulture (TSKD's partitioner baselines,
-// partitioners/partitioner_frontend.h) partition into --threads parts, one
-// static partition per worker (strife-static: the TSKD paper's STRIFE;
-// strife: the Strife paper's shared worklist of CF clusters); horticulture is
-// refused for workloads other than tpcc and ycsb, whose partitioning attribute it hard-codes. The TSKD
-// instances (partitioners/tspar/tskd_frontend.h) are named variant-partition:
-// variant tskd (TsPAR + TsDEFER), tspar (TsDEFER off) or tsdefer (the input
-// partition's queues with TsDEFER only), partition s (Strife), c (Schism) or
-// h (Horticulture); tskd-o is TSKD without an input partition.
+// --frontend=none keeps the online executor; every bundle front-end runs on
+// the bundle executor with batches of --batch_size transactions. A
+// partitioner's own flags (--strife_*) are refused unless the registry line's
+// partition (or Strife's own front-end) uses it, and --batch_size with an
+// online front-end (ConfigError, exit 2). The line's partition field builds
+// the factory's input partition: strife (Strife's, --strife_k,
+// --strife_alpha), schism, horticulture (refused for workloads other than
+// tpcc and ycsb, whose partitioning attribute it hard-codes) or none.
 #pragma once
 
 #include <cstdint>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "engine/config.h"
 #include "engine/exec/bundle_plan.h"
@@ -34,7 +33,11 @@ struct BundleSettings {
   static BundleSettings from_flags(const EngineConfig& cfg);
 };
 
+// The registered factory of cfg.frontend, given the line's input partition.
 // REQUIRES: uses_bundle_executor(cfg.frontend), settings from from_flags(cfg).
 std::unique_ptr<BundleFrontend> make_frontend(const EngineConfig& cfg, const BundleSettings& settings);
+
+// The bundle front-ends of the registry, in its order.
+std::vector<std::string> registered_bundle_frontends();
 
 }  // namespace ccb

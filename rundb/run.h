@@ -52,9 +52,10 @@ int run_online(const EngineConfig& cfg, W& workload) {
   if constexpr (HasLockService<CC>) {
     // Dora's and Orthrus's owner threads live in the online executor, and its
     // thread-aware reordering (--frontend=reorder) would stall them: each
-    // worker's batch waits on owners that are themselves workers.
-    require(cfg.frontend == "none" || cfg.frontend == "tsdefer", "frontend",
-            "protocol " + std::string(CC::kName) + " runs with --frontend=none or tsdefer only");
+    // worker's batch waits on owners that are themselves workers (the
+    // registry's owner-threads field, partitioners/frontends.txt).
+    require(runs_with_owner_threads(cfg.frontend), "frontend",
+            "protocol " + std::string(CC::kName) + " runs with --frontend=" + owner_thread_frontends() + " only");
   }
   check_executor_support<CC, W>(cfg);  // thread-count errors before loading
   if (cfg.validate_only) return 0;     // every check above passed; nothing loaded or written

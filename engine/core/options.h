@@ -251,45 +251,46 @@ class OptionsTable : public OptionsTableBase {
 }  // namespace ccb
 
 // The storage of a flag, as gflags' DEFINE_<type> lays it out (so that
-// DECLARE_<type>(name) finds it): FLAGS_<name> in gflags' namespace of its type.
-#define CCB_FLAG_STORAGE_bool(name, value) \
-  namespace fLB {                          \
-  bool FLAGS_##name = value;               \
-  }                                        \
-  using fLB::FLAGS_##name
-#define CCB_FLAG_STORAGE_int32(name, value) \
-  namespace fLI {                           \
-  ::GFLAGS_NAMESPACE::int32 FLAGS_##name = value; \
-  }                                         \
-  using fLI::FLAGS_##name
-#define CCB_FLAG_STORAGE_uint32(name, value)       \
-  namespace fLU {                                  \
-  ::GFLAGS_NAMESPACE::uint32 FLAGS_##name = value; \
-  }                                                \
-  using fLU::FLAGS_##name
-#define CCB_FLAG_STORAGE_uint64(name, value)       \
-  namespace fLU64 {                                \
-  ::GFLAGS_NAMESPACE::uint64 FLAGS_##name = value; \
-  }                                                \
-  using fLU64::FLAGS_##name
-#define CCB_FLAG_STORAGE_double(name, value) \
-  namespace fLD {                            \
-  double FLAGS_##name = value;               \
-  }                                          \
-  using fLD::FLAGS_##name
-#define CCB_FLAG_STORAGE_string(name, value)                 \
-  namespace fLS {                                            \
-  static ::fLS::clstring ccb_flag_value_##name = value;      \
-  ::fLS::clstring& FLAGS_##name = ccb_flag_value_##name;     \
-  }                                                          \
-  using fLS::FLAGS_##name
+// DECLARE_<type>(name) finds it): FLAGS_<name> in gflags' namespace of its
+// type, the value itself, or for a string a reference to it (gflags'
+// clstring&). CCB_FLAG_LAYOUT_<type> is that namespace and the stored type;
+// StoredFlag / stored_flag make the one definition fit both (an arithmetic
+// flag is constant-initialized; a string, as gflags' own, at start-up, and
+// never freed, as gflags keeps its flags for the program's lifetime).
+namespace ccb {
+template <class T>
+using StoredFlag = std::conditional_t<std::is_arithmetic_v<T>, T, T&>;
+template <class T>
+constexpr StoredFlag<T> stored_flag(const T& value) {
+  if constexpr (std::is_arithmetic_v<T>) {
+    return value;
+  } else {
+    return *new T(value);
+  }
+}
+}  // namespace ccb
+#define CCB_FLAG_LAYOUT_bool fLB, bool
+#define CCB_FLAG_LAYOUT_int32 fLI, ::GFLAGS_NAMESPACE::int32
+#define CCB_FLAG_LAYOUT_uint32 fLU, ::GFLAGS_NAMESPACE::uint32
+#define CCB_FLAG_LAYOUT_uint64 fLU64, ::GFLAGS_NAMESPACE::uint64
+#define CCB_FLAG_LAYOUT_double fLD, double
+#define CCB_FLAG_LAYOUT_string fLS, ::fLS::clstring
+#define CCB_FLAG_CALL(macro, args) macro args  // args expanded first: the layout's two fields become two arguments
+#define CCB_FLAG_STORAGE_IN(ns, T, name, value)                                 \
+  namespace ns {                                                                \
+  ::ccb::StoredFlag<T> FLAGS_##name = ::ccb::stored_flag<T>(value);             \
+  }                                                                             \
+  using ns::FLAGS_##name
+// FLAGS_<name> of gflags type `type` (bool, int32, uint32, uint64, double,
+// string) with its default, at global scope.
+#define CCB_FLAG_STORAGE(type, name, value) CCB_FLAG_CALL(CCB_FLAG_STORAGE_IN, (CCB_FLAG_LAYOUT_##type, name, value))
 
 // A row of `table` (an OptionsTable<S>): --name, of gflags type `type` (bool,
 // int32, uint32, uint64, double, string), default `default_value`, checked
 // against `accepts`, read into s.field (a member path: runtime.min_t works).
 // At global scope, like DEFINE_<type>.
 #define CCB_OPTION(table, field, type, name, default_value, accepts, help)                               \
-  CCB_FLAG_STORAGE_##type(name, default_value);                                                          \
+  CCB_FLAG_STORAGE(type, name, default_value);                                                           \
   [[maybe_unused]] static const bool ccb_option_##name =                                                 \
       (table).add(#name, &FLAGS_##name, accepts, help, __FILE__, [](auto& s) -> auto& { return s.field; })
 
@@ -304,7 +305,7 @@ class OptionsTable : public OptionsTableBase {
 // and sets the fields, write(const S&, JsonWriter&) echoes them; `schema` is
 // the JSON schema of the echoed value (the row's name).
 #define CCB_PARSED_OPTION(table, type, name, default_value, read, write, schema, help) \
-  CCB_FLAG_STORAGE_##type(name, default_value);                                         \
+  CCB_FLAG_STORAGE(type, name, default_value);                                          \
   [[maybe_unused]] static const bool ccb_option_##name =                                \
       (table).add_parsed(#name, &FLAGS_##name, help, __FILE__, read, write, schema)
 

@@ -27,7 +27,9 @@
 // queue_estimates are scored against the time each worker's own queues took
 // (frontend.queue_estimates, engine/stats/estimate_fit.h).
 // Conflict aborts are retried until the transaction commits (with the online
-// executor's backoff); logical aborts (RC::kUser, RC::kNotFound) end it.
+// executor's backoff); logical aborts (RC::kUser, RC::kNotFound) end it. An
+// attempt and the counting of its outcome are the online executor's
+// (engine/exec/attempt.h).
 // A wrong OLLP prediction (RC::kPredictionMismatch, see HasReconnaissance)
 // aborts the transaction and moves it to the next batch.
 // OLLP reconnaissance (a workload with HasReconnaissance) is part of the
@@ -90,6 +92,7 @@
 #include "engine/config.h"
 #include "engine/core/clock.h"
 #include "engine/core/random.h"
+#include "engine/exec/attempt.h"
 #include "engine/exec/bundle_plan.h"
 #include "engine/exec/online_executor.h"
 #include "engine/exec/tsdefer.h"
@@ -512,46 +515,17 @@ class BundleExecutor {
     const auto& req = batch_->requests[i];
     auto& txn = txn_of<kProfile>(wk);
     ThreadStats& st = wk.stats;
+    // A transaction's latency runs from its batch's start (the header).
+    const AttemptClock clock{measuring_, batch_start_ns_, measure_start_ns_, cfg_.timeline};
     for (uint32_t retries = 0;; ++retries) {
       const uint64_t attempt_start = record_costs_ ? now_ns() : 0;
-      profiler.start();
-      txn.begin(retries, false);
-      RC rc = RC::kOk;
-      if constexpr (HasAcquireAll<CC>) {
-        if (!txn.cc_free()) rc = profiler.acquire([&] { return cc_.acquire_all(txn, batch_->descs[i]); });
-      }
-      if (rc == RC::kOk) rc = w_.run(txn, req);
-      if (rc == RC::kOk) {
-        rc = txn.commit();  // cleans up itself on failure
-      } else {
-        txn.abort();
-      }
-      profiler.end(rc == RC::kOk);
-      if (rc == RC::kOk) {
-        if (record_costs_) exec_ns_[i] = now_ns() - attempt_start;  // this worker's slot only
-        w_.on_commit(ws, req);
-        if (measuring_) {
-          const uint64_t now = now_ns(), latency = now - batch_start_ns_;
-          if (cfg_.timeline) st.add_to_timeline(now - measure_start_ns_);
-          ++st.commits;
-          st.latency.record(latency);
-          ++st.per_type[req.type].commits;
-          st.per_type[req.type].latency_ns_sum += latency;
-        }
-        return true;
-      }
-      if (measuring_) ++st.aborts_by_reason[static_cast<size_t>(rc)];
-      if (rc == RC::kUser || rc == RC::kNotFound) {  // rolled back by design: not retried
-        if (measuring_) {
-          ++st.user_aborts;
-          ++st.per_type[req.type].user_aborts;
-        }
-        return false;
-      }
-      if (measuring_) {
-        ++st.aborts;
-        ++st.per_type[req.type].aborts;
-      }
+      // A CC-free queue locks nothing up front (engine/exec/attempt.h).
+      const TxnDesc* predicted = HasAcquireAll<CC> && !txn.cc_free() ? &batch_->descs[i] : nullptr;
+      const RC rc = run_attempt(cc_, w_, txn, profiler, req, retries, false, predicted);
+      if (rc == RC::kOk && record_costs_) exec_ns_[i] = now_ns() - attempt_start;  // this worker's slot only
+      const Attempted outcome = finish_attempt(w_, ws, st, req, rc, clock);
+      if (outcome == Attempted::kCommitted) return true;
+      if (outcome == Attempted::kRolledBack) return false;  // rolled back by design: not retried
       if (rc == RC::kPredictionMismatch) {  // OLLP: to the next batch's analysis (§5.6.4)
         wk.deferred.push_back(i);
         return false;

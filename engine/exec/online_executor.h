@@ -46,6 +46,9 @@
 // Txn<CC> and AttemptProfiler<false>, which read no clock (a template
 // parameter, like TsDEFER's).
 //
+// An attempt and the counting of its outcome are engine/exec/attempt.h's,
+// shared with the bundle executor.
+//
 // Thread safety: run() is called once, from the main thread.
 #pragma once
 
@@ -72,6 +75,7 @@
 #include "engine/exec/thread_reorder.h"
 #include "engine/exec/tsdefer.h"
 #include "engine/core/topology.h"
+#include "engine/exec/attempt.h"
 #include "engine/stats/exec_profile.h"
 #include "engine/stats/thread_stats.h"
 #include "engine/verify/cf_check.h"
@@ -345,38 +349,13 @@ class OnlineExecutor {
           }
         }
         const uint64_t attempt_start = time_attempts ? now_ns() : 0;
-        profiler.start();
-        txn.begin(retries, read_only);
-        RC rc = RC::kOk;
-        if constexpr (HasAcquireAll<CC>) rc = profiler.acquire([&] { return cc_.acquire_all(txn, *pred); });
-        if (rc == RC::kOk) rc = w_.run(txn, req);
-        if (rc == RC::kOk) {
-          rc = txn.commit();  // cleans up itself on failure
-        } else {
-          txn.abort();
-        }
-        profiler.end(rc == RC::kOk);
+        const RC rc = run_attempt(cc_, w_, txn, profiler, req, retries, read_only, pred);  // engine/exec/attempt.h
         if (time_attempts && rc != RC::kUser && rc != RC::kNotFound)
           st.attempts.record(classify_attempt(cc_, txn, rc), now_ns() - attempt_start);
-        if (rc == RC::kOk) {
-          w_.on_commit(ws, req);
-          if (measuring) count_commit(st, req.type, start, measure_start);
+        if (finish_attempt(w_, ws, st, req, rc, {measuring, start, measure_start, cfg_.timeline}) !=
+            Attempted::kConflict) {  // committed, or rolled back by design: not retried
           if constexpr (kDefer) tsdefer_->reg_pos(tid);
           break;
-        }
-        if (rc == RC::kUser || rc == RC::kNotFound) {  // rolled back by design: not retried
-          if (measuring) {
-            ++st.user_aborts;
-            ++st.per_type[req.type].user_aborts;
-            ++st.aborts_by_reason[static_cast<size_t>(rc)];
-          }
-          if constexpr (kDefer) tsdefer_->reg_pos(tid);
-          break;
-        }
-        if (measuring) {
-          ++st.aborts;
-          ++st.per_type[req.type].aborts;
-          ++st.aborts_by_reason[static_cast<size_t>(rc)];
         }
         if (phase_.load(std::memory_order_relaxed) == kDone) {
           if constexpr (kReorder) reorder_->leave();  // the others must not wait for this batch's rest
@@ -401,16 +380,6 @@ class OnlineExecutor {
     d = w_.describe(r);
     std::sort(d.read_set.begin(), d.read_set.end());
     std::sort(d.write_set.begin(), d.write_set.end());
-  }
-
-  void count_commit(ThreadStats& st, uint32_t type, uint64_t start, uint64_t measure_start) {
-    const uint64_t end = now_ns();
-    const uint64_t latency = end - start;
-    ++st.commits;
-    st.latency.record(latency);
-    ++st.per_type[type].commits;
-    st.per_type[type].latency_ns_sum += latency;
-    if (cfg_.timeline) st.add_to_timeline(end - measure_start);
   }
 
   // The index of --attempt_latency_type among the workload's transaction

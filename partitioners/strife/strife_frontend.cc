@@ -30,4 +30,6 @@ void StrifeFrontend::params_json(JsonWriter& w) const {
   w.key("analysis_threads").value(options_.threads);
 }
 
+std::unique_ptr<BundleFrontend> make_frontend(FrontendContext& ctx) { return std::make_unique<StrifeFrontend>(ctx.strife); }
+
 }  // namespace ccb::strife

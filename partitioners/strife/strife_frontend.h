@@ -17,6 +17,7 @@
 
 #include "engine/core/txn_desc.h"
 #include "engine/exec/bundle_plan.h"
+#include "partitioners/frontend_factory.h"
 #include "partitioners/strife/clusterer.h"
 
 namespace ccb::strife {
@@ -36,5 +37,8 @@ class StrifeFrontend final : public BundleFrontend {
   Options options_;
   Clusterer clusterer_;
 };
+
+// --frontend=strife (partitioners/frontends.txt): a StrifeFrontend with ctx.strife.
+std::unique_ptr<BundleFrontend> make_frontend(FrontendContext& ctx);
 
 }  // namespace ccb::strife

@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "engine/core/json.h"
+#include "engine/core/random.h"
 
 namespace ccb::tspar {
 
@@ -116,5 +117,18 @@ void TskdFrontend::params_json(JsonWriter& w) const {
     w.key("tsdefer_deferp").value(options_.tsdefer.deferp);
   }
 }
+
+static std::unique_ptr<BundleFrontend> make_variant(FrontendContext& ctx, Variant variant) {
+  TskdOptions o;
+  o.variant = variant;
+  o.threads = static_cast<unsigned>(ctx.cfg.threads);
+  o.seed = seed_for(ctx.cfg.seed, uint64_t{4} << 32);
+  o.tsdefer = ctx.cfg.tsdefer;
+  return std::make_unique<TskdFrontend>(o, ctx.partition());
+}
+
+std::unique_ptr<BundleFrontend> make_tskd(FrontendContext& ctx) { return make_variant(ctx, Variant::kTskd); }
+std::unique_ptr<BundleFrontend> make_tspar(FrontendContext& ctx) { return make_variant(ctx, Variant::kTsparOnly); }
+std::unique_ptr<BundleFrontend> make_tsdefer(FrontendContext& ctx) { return make_variant(ctx, Variant::kTsdeferOnly); }
 
 }  // namespace ccb::tspar

@@ -38,6 +38,7 @@
 
 #include "engine/exec/bundle_plan.h"
 #include "engine/tsdefer_options.h"
+#include "partitioners/frontend_factory.h"
 #include "partitioners/partitioning.h"
 #include "partitioners/tspar/cost_model.h"
 #include "partitioners/tspar/tsgen.h"
@@ -82,5 +83,16 @@ class TskdFrontend final : public BundleFrontend {
   Schedule schedule_;
   std::vector<double> time_;
 };
+
+// The TSKD instances of partitioners/frontends.txt, over the line's input
+// partition (TSKD §6.1: S = Strife, C = Schism, H = Horticulture; none:
+// TSKD[O], §4 "Scheduling without input partition"), k = --threads queues,
+// TsDEFER's knobs from --tsdefer_*: make_tskd TSKD[x] (TsPAR + TsDEFER),
+// make_tspar TsPAR[x] (TsDEFER off), make_tsdefer TsDEFER[x] (the partition's
+// queues with TsDEFER only; REQUIRES a partition, std::invalid_argument
+// otherwise).
+std::unique_ptr<BundleFrontend> make_tskd(FrontendContext& ctx);
+std::unique_ptr<BundleFrontend> make_tspar(FrontendContext& ctx);
+std::unique_ptr<BundleFrontend> make_tsdefer(FrontendContext& ctx);
 
 }  // namespace ccb::tspar

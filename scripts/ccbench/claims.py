@@ -210,7 +210,7 @@ class Samples:
         return metric in self.columns or metric in self._breakdown_columns()
 
     def _breakdown_columns(self) -> list[str]:
-        from ccbench.config import breakdown_columns   # the config module is heavier than this one
+        from ccbench.crossfield import breakdown_columns   # the config checks are heavier than this module
         return breakdown_columns(self.breakdown) if self.breakdown else []
 
     def count(self, key: tuple) -> int:

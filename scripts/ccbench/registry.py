@@ -1,9 +1,10 @@
-"""The protocol and workload registries, read as CMake reads them.
+"""The protocol, workload and front-end registries, read as CMake reads them.
 
 engine/cc/protocols.txt is the only list of protocols and of their
 properties (serializable, which workloads, which executors);
 workloads/workloads.txt the only list of workloads (extensions, partitions,
-high-contention flags). The harness, the soak, the benchmarks and the
+high-contention flags); partitioners/frontends.txt the only list of
+front-ends (executor, owner threads, input partition, factory, help). The harness, the soak, the benchmarks and the
 contract test (`python -m ccbench.registry protocol <name>`) read them here,
 so no code tests a protocol's name.
 """
@@ -34,6 +35,15 @@ class Workload:
     contended_flags: tuple[str, ...]   # its high-contention setting (verify ctests, soak)
 
 
+@dataclass(frozen=True)
+class Frontend:
+    name: str
+    bundle: bool           # runs on the bundle executor (else the online executor's own)
+    owner_threads: bool    # protocols with owner threads (executors "online": Dora, Orthrus) run with it
+    partition: str         # the input partition its factory gets: "-", strife, schism, horticulture
+    help: str
+
+
 def _lines(path: Path) -> list[str]:
     return [line.strip() for line in path.read_text(encoding="utf-8").splitlines()
             if line.strip() and not line.strip().startswith("#")]
@@ -59,16 +69,37 @@ def protocols(root: Path = ROOT) -> dict[str, Protocol]:
     return found
 
 
+def _bar_lines(path: Path, count: int, form: str) -> list[list[str]]:
+    """The lines of a registry whose `count` fields are separated by '|', stripped; `form` for the error."""
+    rows = []
+    for line in _lines(path):
+        fields = [field.strip() for field in line.split("|")]
+        if len(fields) != count:
+            raise ValueError(f"{path}: '{line}' needs {count} fields separated by '|'{form}")
+        rows.append(fields)
+    return rows
+
+
 def workloads(root: Path = ROOT) -> dict[str, Workload]:
     path = root / "workloads" / "workloads.txt"
     found = {}
-    for line in _lines(path):
-        fields = [field.strip() for field in line.split("|")]
-        if len(fields) != 8:
-            raise ValueError(f"{path}: '{line}' needs 8 fields separated by '|'")
+    for fields in _bar_lines(path, 8, ""):
         name = fields[0]
         found[name] = Workload(name, _yes(fields[5], f"{path}: {name}: extensions"),
                                _yes(fields[6], f"{path}: {name}: partitions"), tuple(fields[7].split()))
+    return found
+
+
+def frontends(root: Path = ROOT) -> dict[str, Frontend]:
+    """The front-ends in registry order (the order of --help and of the schema's enum)."""
+    path = root / "partitioners" / "frontends.txt"
+    found = {}
+    for fields in _bar_lines(path, 8, " (name | executor | owner threads | partition | header | factory | library | help)"):
+        name, executor, owner, partition = fields[:4]
+        if executor not in ("online", "bundle"):
+            raise ValueError(f"{path}: {name}: the executor field is '{executor}'; allowed: online|bundle")
+        found[name] = Frontend(name, executor == "bundle", _yes(owner, f"{path}: {name}: owner threads"),
+                               partition, fields[7])
     return found
 
 

@@ -3,7 +3,7 @@
 A figure plots, tabulates and claims metrics by dotted field names
 (`latency_us.p99`); each must be a field the program's document can carry
 (docs/result.schema.json, the program's $defs entry) or a metric the harness
-derives. config.py checks that when a figure is loaded, so a misspelt metric
+derives. crossfield.py checks that when a figure is loaded, so a misspelt metric
 is refused (exit 2, naming the field of the figure) before any point runs;
 after the runs, interface.check_metrics_reported checks that some run
 actually reported it.

@@ -2,7 +2,7 @@
 
 The schemas check structure only (field names, types, allowed values).
 Cross-field rules (a claim names a series that exists, plot.x is an axis,
-...) are checked in config.py, which reports them in the same format.
+...) are checked in crossfield.py, which reports them in the same format.
 """
 from __future__ import annotations
 
@@ -198,7 +198,7 @@ _CLAIM_COMMON = {
            "additionalProperties": {"anyOf": [SCALAR, {"type": "array", "minItems": 1, "items": SCALAR}]}},
 }
 _TOLERANCE = NON_NEGATIVE_NUMBER
-# A number, or [low, high] with op `between` (config.py checks which goes with which op).
+# A number, or [low, high] with op `between` (crossfield.py checks which goes with which op).
 _BOUND = {"anyOf": [{"type": "number"}, {"type": "array", "minItems": 2, "maxItems": 2,
                                          "items": {"type": "number"}}]}
 _SERIES_LIST = {"type": "array", "minItems": 1, "items": SERIES_REF}

@@ -15,7 +15,8 @@ from typing import Callable
 import numpy as np
 import pandas as pd
 
-from ccbench.config import ResolvedFigure, breakdown_columns
+from ccbench.config import ResolvedFigure
+from ccbench.crossfield import breakdown_columns
 from ccbench.engine import STATUS_OK
 from ccbench.fileio import write_atomically
 from ccbench.interface import check_metrics_reported

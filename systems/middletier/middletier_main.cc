@@ -28,6 +28,10 @@
 // balances must equal the loaded total plus the net money the committed
 // procedures reported (exit 3 when it does not).
 //
+// Files: postgres.h (the connection, the tables and their loading, the
+// procedure), batcher.h (the batches of modes batch and reorder), options.h;
+// this file the flags, the client threads, the run and the result document.
+//
 // The program is one of the harness's programs (scripts/ccbench/programs.py):
 // --name=value flags, --list_flags, exit 2 with one line naming the flag on
 // bad input (nothing written), one JSON document to --out. The harness starts
@@ -61,6 +65,9 @@
 #include "partitioners/reorder/fvs.h"
 #include "partitioners/reorder/policy.h"
 #include "partitioners/reorder/reorder.h"
+#include "systems/middletier/batcher.h"
+#include "systems/middletier/options.h"
+#include "systems/middletier/postgres.h"
 #include "workloads/common/table_util.h"
 #include "workloads/smallbank/smallbank_generator.h"
 
@@ -79,18 +86,7 @@ DEFINE_string(mutation, "none",
 namespace {
 
 using namespace ccb;
-using Clock = std::chrono::steady_clock;
-
-enum class Mode { kNoBatch, kBatch, kReorder };
-
-struct Options {
-  Mode mode = Mode::kReorder;
-  std::string mode_name;
-  uint32_t connections = 1;
-  uint32_t batch_size = 50;
-  reorder::ReorderOptions reorder;
-  bool double_count_deposits = false;
-};
+using namespace ccb::middletier;
 
 Options options_from_flags(const EngineConfig& cfg) {
   Options o;
@@ -117,143 +113,8 @@ Options options_from_flags(const EngineConfig& cfg) {
   require(FLAGS_mutation == "none" || FLAGS_mutation == "double_count_deposits", "mutation",
           "none, double_count_deposits");
   o.double_count_deposits = FLAGS_mutation == "double_count_deposits";
+  o.server = {FLAGS_pg_host, FLAGS_pg_port, FLAGS_pg_user, FLAGS_pg_database};
   return o;
-}
-
-// --- libpq -------------------------------------------------------------------
-
-struct ResultDeleter {
-  void operator()(PGresult* r) const { PQclear(r); }
-};
-using Result = std::unique_ptr<PGresult, ResultDeleter>;
-
-class Connection {
- public:
-  Connection() {
-    const std::string port = std::to_string(FLAGS_pg_port);
-    // SERIALIZABLE for every transaction of the session: the isolation level
-    // the substitute needs, independent of the server's default.
-    const char* keys[] = {"host", "port", "user", "dbname", "options", "application_name", nullptr};
-    const char* values[] = {FLAGS_pg_host.c_str(), port.c_str(), FLAGS_pg_user.c_str(), FLAGS_pg_database.c_str(),
-                            "-c default_transaction_isolation=serializable", "ccbench-middletier", nullptr};
-    conn_ = PQconnectdbParams(keys, values, 0);
-    if (PQstatus(conn_) != CONNECTION_OK) {
-      const std::string why = PQerrorMessage(conn_);
-      PQfinish(conn_);
-      throw std::runtime_error("cannot connect to PostgreSQL at host '" + FLAGS_pg_host + "' port " + port + ": " + why);
-    }
-  }
-  ~Connection() { PQfinish(conn_); }
-  Connection(const Connection&) = delete;
-  Connection& operator=(const Connection&) = delete;
-
-  // Runs sql (one or more statements); throws on any error.
-  Result exec(const std::string& sql) {
-    Result r(PQexec(conn_, sql.c_str()));
-    check(r, sql);
-    return r;
-  }
-  void prepare(const char* name, const char* sql) {
-    Result r(PQprepare(conn_, name, sql, 0, nullptr));
-    check(r, sql);
-  }
-  Result exec_prepared(const char* name, int n, const char* const* params) {
-    return Result(PQexecPrepared(conn_, name, n, params, nullptr, nullptr, 0));
-  }
-  // COPY table FROM STDIN with the given text-format rows.
-  void copy_in(const std::string& table, const std::string& rows) {
-    check(Result(PQexec(conn_, ("COPY " + table + " FROM STDIN").c_str())), "COPY " + table, PGRES_COPY_IN);
-    if (PQputCopyData(conn_, rows.data(), static_cast<int>(rows.size())) != 1 || PQputCopyEnd(conn_, nullptr) != 1)
-      throw std::runtime_error("COPY " + table + ": " + PQerrorMessage(conn_));
-    check(Result(PQgetResult(conn_)), "COPY " + table);
-    while (PGresult* extra = PQgetResult(conn_)) PQclear(extra);
-  }
-
- private:
-  void check(const Result& r, const std::string& what, ExecStatusType want = PGRES_COMMAND_OK) {
-    const ExecStatusType s = PQresultStatus(r.get());
-    if (s == want || (want == PGRES_COMMAND_OK && s == PGRES_TUPLES_OK)) return;
-    throw std::runtime_error("PostgreSQL: " + what.substr(0, 80) + ": " + PQresultErrorMessage(r.get()));
-  }
-  PGconn* conn_ = nullptr;
-};
-
-// The six SmallBank procedures of workloads/smallbank/smallbank.h, in SQL:
-// the same reads and writes (and the H-Store customer lookup first), so the
-// predicted access sets of describe() are the ones the server sees. Returns
-// the net money the procedure brought in (deposits) or took out (checks), or
-// NULL when it rolled itself back (insufficient funds).
-constexpr const char* kProcedure = R"SQL(
-CREATE OR REPLACE FUNCTION sb_txn(t integer, c1 integer, c2 integer, v integer) RETURNS bigint
-LANGUAGE plpgsql AS $$
-DECLARE s bigint; k bigint; d bigint;
-BEGIN
-  PERFORM 1 FROM accounts WHERE custid = c1;
-  IF t IN (3, 5) THEN PERFORM 1 FROM accounts WHERE custid = c2; END IF;
-  CASE t
-  WHEN 0 THEN  -- Balance
-    SELECT bal INTO s FROM savings WHERE custid = c1;
-    SELECT bal INTO k FROM checking WHERE custid = c1;
-    RETURN 0;
-  WHEN 1 THEN  -- DepositChecking
-    UPDATE checking SET bal = bal + v WHERE custid = c1;
-    RETURN v;
-  WHEN 2 THEN  -- TransactSavings
-    SELECT bal INTO s FROM savings WHERE custid = c1;
-    IF s + v < 0 THEN RETURN NULL; END IF;
-    UPDATE savings SET bal = s + v WHERE custid = c1;
-    RETURN v;
-  WHEN 3 THEN  -- Amalgamate
-    SELECT bal INTO s FROM savings WHERE custid = c1;
-    SELECT bal INTO k FROM checking WHERE custid = c1;
-    UPDATE savings SET bal = 0 WHERE custid = c1;
-    UPDATE checking SET bal = 0 WHERE custid = c1;
-    UPDATE checking SET bal = bal + s + k WHERE custid = c2;
-    RETURN 0;
-  WHEN 4 THEN  -- WriteCheck (overdraft: a penalty of one unit)
-    SELECT bal INTO s FROM savings WHERE custid = c1;
-    SELECT bal INTO k FROM checking WHERE custid = c1;
-    d := CASE WHEN s + k < v THEN v + 1 ELSE v END;
-    UPDATE checking SET bal = k - d WHERE custid = c1;
-    RETURN -d;
-  WHEN 5 THEN  -- SendPayment
-    SELECT bal INTO k FROM checking WHERE custid = c1;
-    IF k < v THEN RETURN NULL; END IF;
-    UPDATE checking SET bal = k - v WHERE custid = c1;
-    UPDATE checking SET bal = bal + v WHERE custid = c2;
-    RETURN 0;
-  END CASE;
-END $$;
-)SQL";
-
-// Replaces the SmallBank tables and loads them with the workload's initial
-// balances; returns the loaded total.
-int64_t load_database(Connection& c, uint64_t customers) {
-  c.exec("SET client_min_messages = warning; DROP TABLE IF EXISTS accounts, savings, checking; "
-         "CREATE TABLE accounts (custid integer PRIMARY KEY, name text NOT NULL); "
-         "CREATE TABLE savings (custid integer PRIMARY KEY, bal bigint NOT NULL); "
-         "CREATE TABLE checking (custid integer PRIMARY KEY, bal bigint NOT NULL);");
-  std::string accounts, savings, checking;
-  int64_t total = 0;
-  for (uint64_t id = 0; id < customers; ++id) {
-    const std::string key = std::to_string(id);
-    accounts += key + "\tcust" + key + "\n";
-    const int64_t s = SmallBankGenerator::initial_balance(id, 0), k = SmallBankGenerator::initial_balance(id, 1);
-    savings += key + "\t" + std::to_string(s) + "\n";
-    checking += key + "\t" + std::to_string(k) + "\n";
-    total += s + k;
-  }
-  c.copy_in("accounts", accounts);
-  c.copy_in("savings", savings);
-  c.copy_in("checking", checking);
-  c.exec("VACUUM ANALYZE accounts, savings, checking");
-  c.exec(kProcedure);
-  return total;
-}
-
-int64_t stored_total(Connection& c) {
-  Result r = c.exec("SELECT (SELECT sum(bal) FROM savings) + (SELECT sum(bal) FROM checking)");
-  return std::strtoll(PQgetvalue(r.get(), 0, 0), nullptr, 10);
 }
 
 // --- the client threads --------------------------------------------------------
@@ -272,7 +133,7 @@ struct ThreadStats {
 // `arrival` (the request entering the middle tier) to the commit.
 class Client {
  public:
-  Client(const Options& opt, const std::atomic<int>& phase) : opt_(opt), phase_(phase) {
+  Client(const Options& opt, const std::atomic<int>& phase) : opt_(opt), phase_(phase), conn_(opt.server) {
     conn_.prepare("sb", "SELECT sb_txn($1::integer, $2::integer, $3::integer, $4::integer)");
     Result iso = conn_.exec("SHOW transaction_isolation");
     if (std::string(PQgetvalue(iso.get(), 0, 0)) != "serializable")
@@ -320,88 +181,6 @@ class Client {
   Connection conn_;
 };
 
-struct Request {
-  SmallBankRequest r;
-  Clock::time_point arrival;
-  uint32_t carried = 0;  // batches this request was left out of (FVS)
-};
-
-struct BatchStats {
-  uint64_t batches = 0, txns = 0, fvs_total = 0, fvs_max = 0, edges_total = 0, carried_max = 0;
-  uint64_t reorder_ns = 0;
-};
-
-// Forms the batches of modes batch and reorder; runs in the barrier's
-// completion step, i.e. while every client waits (the batch is submitted
-// only when it is complete and ordered).
-class Batcher {
- public:
-  Batcher(const Options& opt, const SmallBankGenerator& workload, uint64_t seed) : opt_(opt), workload_(workload), rng_(seed) {}
-
-  void next() {
-    batch_.swap(carry_);
-    carry_.clear();
-    const auto now = Clock::now();
-    while (batch_.size() < opt_.batch_size) {
-      Request q;
-      workload_.generate(rng_, 0, q.r);
-      q.arrival = now;
-      batch_.push_back(q);
-    }
-    order_.resize(batch_.size());
-    std::iota(order_.begin(), order_.end(), 0u);
-    if (opt_.mode == Mode::kReorder) reorder_batch_();
-    cursor.store(0, std::memory_order_relaxed);
-  }
-
-  // The k-th request to submit, or nullptr when the batch is used up.
-  const Request* take() {
-    const size_t k = cursor.fetch_add(1, std::memory_order_relaxed);
-    return k < order_.size() ? &batch_[order_[k]] : nullptr;
-  }
-  void finish() { order_.clear(); }
-  // Requests left out of the last batch: never committed, so in no latency.
-  size_t carried() const { return carry_.size(); }
-
-  BatchStats stats;
-  std::atomic<size_t> cursor{0};
-
- private:
-  // §5.6: the FVS of the batch's dependency graph (same-snapshot reads) is
-  // carried into the next batch; the rest is submitted in commit order.
-  void reorder_batch_() {
-    const auto start = Clock::now();
-    descs_.resize(batch_.size());
-    for (size_t i = 0; i < batch_.size(); ++i) {
-      descs_[i] = workload_.describe(batch_[i].r);
-      descs_[i].id = i;
-      descs_[i].restarts = batch_[i].carried;
-    }
-    const reorder::ReorderResult res = reorder::reorder_batch(descs_, {}, {}, opt_.reorder);
-    order_ = res.commit_order;
-    for (uint32_t i : res.abort_set) {
-      Request q = batch_[i];
-      ++q.carried;
-      stats.carried_max = std::max<uint64_t>(stats.carried_max, q.carried);
-      carry_.push_back(q);
-    }
-    stats.fvs_total += res.abort_set.size();
-    stats.fvs_max = std::max<uint64_t>(stats.fvs_max, res.abort_set.size());
-    stats.edges_total += res.graph_edges;
-    stats.reorder_ns += static_cast<uint64_t>(
-        std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - start).count());
-    ++stats.batches;
-    stats.txns += batch_.size();
-  }
-
-  const Options& opt_;
-  const SmallBankGenerator& workload_;
-  Random rng_;
-  std::vector<Request> batch_, carry_;
-  std::vector<uint32_t> order_;
-  std::vector<TxnDesc> descs_;
-};
-
 double cpu_seconds() {
   rusage u{};
   getrusage(RUSAGE_SELF, &u);
@@ -422,7 +201,7 @@ RunResult run(const EngineConfig& cfg, const Options& opt, const SmallBankOption
   RunResult out;
   SmallBankGenerator workload(sb);
   workload.prepare();
-  Connection admin;
+  Connection admin(opt.server);
   const auto load_start = Clock::now();
   out.loaded_total = load_database(admin, sb.customers);
   out.load_s = std::chrono::duration<double>(Clock::now() - load_start).count();

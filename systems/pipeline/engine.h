@@ -55,6 +55,11 @@
 // validator and the clients with a message through their queues (FIFO, so
 // every write is applied first). Transactions still in flight are abandoned.
 //
+// Files: this header holds the class, the clients, the processor and the
+// storage workers; messages.h the transaction record and the messages;
+// validator_stages.h the validators (unbatched, and the batched stages);
+// run.h start / stop / collect (run()); result.h what a run measured.
+//
 // Thread safety: an Engine runs once (run()); not reentrant.
 #pragma once
 
@@ -74,85 +79,18 @@
 
 #include "engine/core/random.h"
 #include "engine/core/txn_desc.h"
-#include "systems/pipeline/options.h"
-#include "systems/pipeline/procedures.h"
-#include "systems/pipeline/validator_cache.h"
-#include "systems/pipeline/versioned_store.h"
 #include "engine/stats/histogram.h"
 #include "engine/verify/recorder.h"
-#include "partitioners/reorder/reorder.h"
 #include "engine/workload.h"
+#include "partitioners/reorder/reorder.h"
+#include "systems/pipeline/messages.h"
+#include "systems/pipeline/options.h"
+#include "systems/pipeline/procedures.h"
+#include "systems/pipeline/result.h"
+#include "systems/pipeline/validator_cache.h"
+#include "systems/pipeline/versioned_store.h"
 
 namespace ccb::pipeline {
-
-inline uint64_t now_ns() {
-  return static_cast<uint64_t>(
-      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
-          .count());
-}
-
-// Why a validator aborted a transaction.
-enum class AbortReason { kValidation, kPrevalidation, kFvs, kFinalValidation, kCount };
-inline const char* abort_reason_name(AbortReason r) {
-  switch (r) {
-    case AbortReason::kValidation: return "validation";
-    case AbortReason::kPrevalidation: return "prevalidation";
-    case AbortReason::kFvs: return "fvs";
-    case AbortReason::kFinalValidation: return "final_validation";
-    default: return "?";
-  }
-}
-
-struct QueueSample {
-  double sum = 0;
-  int64_t max = 0;
-  uint64_t samples = 0;
-  void add(int64_t n) {
-    n = std::max<int64_t>(n, 0);  // TBB counts waiting consumers as negative
-    sum += static_cast<double>(n);
-    max = std::max(max, n);
-    ++samples;
-  }
-  double avg() const { return samples ? sum / static_cast<double>(samples) : 0.0; }
-};
-
-struct ReorderStats {
-  uint64_t batches = 0, txns = 0, busy_ns = 0;
-  uint64_t edge_limit_hits = 0, fvs_total = 0, fvs_max = 0, nodes_total = 0, edges_total = 0, nonviable_total = 0;
-  void merge(const ReorderStats& o) {
-    batches += o.batches, txns += o.txns, busy_ns += o.busy_ns, edge_limit_hits += o.edge_limit_hits;
-    fvs_total += o.fvs_total, fvs_max = std::max(fvs_max, o.fvs_max), nodes_total += o.nodes_total;
-    edges_total += o.edges_total, nonviable_total += o.nonviable_total;
-  }
-};
-
-// Everything a run measured (pipeline_main.cc writes it as JSON).
-struct PipelineResult {
-  double measured_s = 0, run_s = 0;
-  uint64_t commits = 0;            // in the measured interval (client-side)
-  uint64_t restarts = 0;           // of the transactions committed in the interval
-  uint64_t aborts_by_reason[static_cast<size_t>(AbortReason::kCount)] = {};  // in the interval
-  LatencyHistogram latency;        // first submission -> commit reply, ns
-  // Busy time (ns) per component thread over the whole run.
-  uint64_t processor_busy_ns = 0, validator_busy_ns = 0, prep_busy_ns = 0, validation_busy_ns = 0;
-  std::vector<uint64_t> storage_busy_ns, client_busy_ns, reorder_busy_ns;
-  uint64_t storage_batches = 0, validator_batches = 0;
-  ReorderStats reorder;
-  // Queue lengths sampled every millisecond of the measured interval.
-  QueueSample q_processor, q_storage, q_validator, q_reorder, q_validation;
-  // Accounting over the whole run (the no-loss / no-duplicate invariant).
-  uint64_t issued = 0, client_replies = 0, processor_commits = 0, validator_commits = 0, duplicate_commits = 0;
-  uint64_t abandoned = 0;  // in flight at shutdown
-  uint64_t all_aborts = 0;  // validator aborts over the whole run (warm-up and drain included)
-  std::vector<InvariantResult> invariants;
-  verify::HistoryLog history;  // with verify: the commit order, txn id = commit timestamp
-  int threads = 0;
-  uint64_t aborts() const {
-    uint64_t a = 0;
-    for (uint64_t n : aborts_by_reason) a += n;
-    return a;
-  }
-};
 
 template <class P>
 class Engine {
@@ -167,37 +105,11 @@ class Engine {
   PipelineResult run();
 
  private:
-  struct Txn {
-    uint64_t id = 0;  // logical id, kept across restarts
-    uint32_t client = 0;
-    uint64_t first_submit_ns = 0;
-    Request request;
-    TxnDesc desc;                        // write_set: keys written; restarts
-    std::vector<GlobalKey> read_keys;    // keys read and validated
-    reorder::ObservedReads observed;     // per read key: the version read
-    std::vector<int64_t> read_values;
-    uint32_t pending_storage = 0;        // read replies still to come
-    uint64_t commit_ts = 0;
-  };
-  enum class ProcKind : uint8_t { kNew, kReadsDone, kCommit, kAbort, kWake };
-  struct ProcMsg {
-    ProcKind kind = ProcKind::kWake;
-    Txn* txn = nullptr;
-  };
-  struct StoreMsg {
-    enum Kind : uint8_t { kRead, kWrite, kStop } kind = kStop;
-    Txn* txn = nullptr;                                   // kRead
-    uint64_t version = 0;                                 // kWrite
-    std::vector<std::pair<GlobalKey, int64_t>> writes;    // kWrite
-  };
-  struct Batch {
-    std::vector<Txn*> txns;
-    std::vector<TxnDesc> descs;
-    std::vector<reorder::ObservedReads> reads;
-    std::vector<uint8_t> viable;
-    reorder::ReorderResult result;
-    bool reordered = false;
-  };
+  // The messages (messages.h), for this procedure's requests.
+  using Txn = PipelineTxn<Request>;
+  using ProcMsg = ProcessorMsg<Request>;
+  using StoreMsg = StorageMsg<Request>;
+  using Batch = ValidationBatch<Request>;
 
   uint32_t owner(GlobalKey k) const { return static_cast<uint32_t>(splitmix_hash(k) % opt_.storage_workers); }
   static uint64_t splitmix_hash(uint64_t x) {
@@ -445,282 +357,8 @@ void Engine<P>::storage_loop(uint32_t w) {
   storage_busy_[w] = busy, storage_batches_[w] = batches;
 }
 
-// ---------------------------------------------------------------- validator
-
-template <class P>
-template <class Current>
-void Engine<P>::record_commit(Txn* t, uint64_t ts, const Current& current) {
-  t->commit_ts = ts;
-  if (!opt_.verify) return;
-  const auto& writes = t->desc.write_set;
-  history_.begin_txn(ts);
-  for (const reorder::ReadVersion& r : t->observed) {
-    const bool written = std::find(writes.begin(), writes.end(), r.key) != writes.end();
-    history_.add(r.key, r.version, written ? current(r.key) : verify::kNotRead);
-  }
-  for (GlobalKey k : writes) {
-    const bool read = std::any_of(t->observed.begin(), t->observed.end(),
-                                  [&](const reorder::ReadVersion& r) { return r.key == k; });
-    if (!read) history_.add(k, verify::kNotRead, current(k));
-  }
-}
-
-template <class P>
-void Engine<P>::validator_loop() {
-  uint64_t busy = 0;
-  while (true) {
-    Txn* t = nullptr;
-    validator_q_.pop(t);
-    if (t == nullptr) break;
-    const uint64_t start = now_ns();
-    if (read_conflicts(t->observed, cache_)) {
-      count_abort(AbortReason::kValidation);
-      proc_q_.push({ProcKind::kAbort, t});
-    } else {
-      record_commit(t, ++last_ts_, [this](GlobalKey k) { return cache_.latest(k); });
-      for (GlobalKey k : t->desc.write_set) cache_.publish(k, t->commit_ts);
-      proc_q_.push({ProcKind::kCommit, t});
-    }
-    busy += now_ns() - start;
-  }
-  validator_busy_ = busy;
-}
-
-template <class P>
-void Engine<P>::prep_loop() {
-  const bool reorder = validator_reordering(opt_.mode);
-  uint64_t busy = 0;
-  std::vector<Txn*> arrived;
-  bool stop = false;
-  while (!stop) {
-    arrived.clear();
-    arrived.push_back(nullptr);
-    validator_q_.pop(arrived.back());
-    fill_batch(validator_q_, arrived, opt_.batch_size, [](Txn* t) { return t == nullptr; });
-    const uint64_t start = now_ns();
-    if (arrived.back() == nullptr) {
-      stop = true;
-      arrived.pop_back();
-    }
-    if (!arrived.empty()) {
-      auto* b = new Batch;
-      b->reordered = reorder;
-      for (Txn* t : arrived) {
-        b->txns.push_back(t);
-        b->descs.push_back(std::move(t->desc));
-        b->reads.push_back(std::move(t->observed));
-      }
-      if (reorder) {
-        // Pre-validation against the current, possibly stale, state S (§4.3).
-        b->viable = reorder::prevalidate(std::span<const reorder::ObservedReads>(b->reads),
-                                         [this](GlobalKey k) { return cache_.latest(k); });
-        reorder_q_.push(b);
-      } else {
-        validation_q_.push(b);
-      }
-    }
-    busy += now_ns() - start;
-  }
-  prep_busy_ = busy;
-  const uint32_t consumers = reorder ? opt_.reorder_workers : 0;
-  for (uint32_t i = 0; i < consumers; ++i) reorder_q_.push(nullptr);
-  if (!reorder) validation_q_.push(nullptr);
-}
-
-template <class P>
-void Engine<P>::reorder_loop(uint32_t r) {
-  ReorderStats& s = reorder_stats_[r];
-  while (true) {
-    Batch* b = nullptr;
-    reorder_q_.pop(b);
-    if (b == nullptr) break;
-    const uint64_t start = now_ns();
-    b->result = reorder::reorder_batch(b->descs, b->reads, b->viable, opt_.reorder);
-    s.busy_ns += now_ns() - start;
-    ++s.batches;
-    s.txns += b->txns.size();
-    s.edge_limit_hits += b->result.edge_limit_hit;
-    s.fvs_total += b->result.abort_set.size();
-    s.fvs_max = std::max<uint64_t>(s.fvs_max, b->result.abort_set.size());
-    s.nodes_total += b->result.graph_nodes;
-    s.edges_total += b->result.graph_edges;
-    s.nonviable_total += b->result.nonviable.size();
-    if (opt_.on_reorder) opt_.on_reorder(b->result);
-    validation_q_.push(b);  // batches reach validation in any order (§4.3)
-  }
-  validation_q_.push(nullptr);
-}
-
-template <class P>
-void Engine<P>::validate_batch(Batch& b) {
-  const size_t n = b.txns.size();
-  std::vector<BatchMember> members(n);
-  for (size_t i = 0; i < n; ++i) {  // the transactions get their desc and reads back
-    Txn* t = b.txns[i];
-    t->desc = std::move(b.descs[i]);
-    t->observed = std::move(b.reads[i]);
-    members[i] = {t->observed, t->desc.write_set};
-  }
-  std::vector<uint32_t> order;
-  if (b.reordered) {
-    for (size_t i = 0; i < b.result.nonviable.size(); ++i) count_abort(AbortReason::kPrevalidation);
-    for (size_t i = 0; i < b.result.abort_set.size(); ++i) count_abort(AbortReason::kFvs);
-    order = b.result.commit_order;
-  } else {
-    for (uint32_t i = 0; i < n; ++i) order.push_back(i);  // arrival order
-  }
-  const bool mutant = opt_.mutation == Mutation::kReverseCommitOrder;
-  if (mutant) std::reverse(order.begin(), order.end());
-  const std::vector<uint64_t> ts = validate_ordered_batch(
-      cache_, members, order, last_ts_, !mutant,
-      [&](uint32_t i, uint64_t commit_ts, const auto& current) { record_commit(b.txns[i], commit_ts, current); });
-  // The decisions, after the cache update: commits in serialization order,
-  // then the aborts (final validation, pre-validation, FVS).
-  for (uint32_t i : order) {
-    if (ts[i]) proc_q_.push({ProcKind::kCommit, b.txns[i]});
-  }
-  const size_t final_aborts = order.size() - static_cast<size_t>(std::count_if(ts.begin(), ts.end(), [](uint64_t x) { return x != 0; }));
-  for (size_t i = 0; i < final_aborts; ++i) count_abort(AbortReason::kFinalValidation);
-  for (size_t i = 0; i < n; ++i) {
-    if (!ts[i]) proc_q_.push({ProcKind::kAbort, b.txns[i]});
-  }
-}
-
-template <class P>
-void Engine<P>::validation_loop() {
-  uint32_t producers = validator_reordering(opt_.mode) ? opt_.reorder_workers : 1;
-  uint64_t busy = 0, batches = 0;
-  while (producers > 0) {
-    Batch* b = nullptr;
-    validation_q_.pop(b);
-    if (b == nullptr) {
-      --producers;
-      continue;
-    }
-    const uint64_t start = now_ns();
-    validate_batch(*b);
-    delete b;
-    ++batches;
-    busy += now_ns() - start;
-  }
-  validation_busy_ = busy, validator_batches_ = batches;
-}
-
-// ---------------------------------------------------------------- run
-
-template <class P>
-PipelineResult Engine<P>::run() {
-  const uint32_t C = opt_.clients, W = opt_.storage_workers;
-  const bool vbatch = validator_batching(opt_.mode), vreorder = validator_reordering(opt_.mode);
-  const uint32_t R = vreorder ? opt_.reorder_workers : 0;
-  proc_q_.set_capacity(static_cast<std::ptrdiff_t>(opt_.concurrency) * (2 + W) + 16);
-  for (uint32_t c = 0; c < C; ++c) {
-    reply_q_.emplace_back(std::make_unique<tbb::concurrent_bounded_queue<Txn*>>());
-    reply_q_.back()->set_capacity(opt_.concurrency + 1);
-  }
-  for (uint32_t w = 0; w < W; ++w) {
-    store_q_.emplace_back(std::make_unique<tbb::concurrent_bounded_queue<StoreMsg>>());
-    store_q_.back()->set_capacity(4 * static_cast<std::ptrdiff_t>(opt_.concurrency));
-  }
-  validator_q_.set_capacity(opt_.concurrency + 1);
-  reorder_q_.set_capacity(2 * std::max<uint32_t>(R, 1) + 1);
-  validation_q_.set_capacity(2 * std::max<uint32_t>(R, 1) + 2);
-  for (uint32_t i = 0; i < opt_.concurrency; ++i) txns_.emplace_back(std::make_unique<Txn>());
-  client_latency_.resize(C);
-  client_commits_.assign(C, 0), client_restarts_.assign(C, 0), client_issued_.assign(C, 0);
-  client_replies_.assign(C, 0), client_busy_.assign(C, 0);
-  storage_busy_.assign(W, 0), storage_batches_.assign(W, 0);
-  reorder_stats_.assign(R, {});
-
-  std::vector<std::thread> threads;
-  const uint64_t t0 = now_ns();
-  for (uint32_t w = 0; w < W; ++w) threads.emplace_back([this, w] { storage_loop(w); });
-  if (vbatch) {
-    threads.emplace_back([this] { prep_loop(); });
-    for (uint32_t r = 0; r < R; ++r) threads.emplace_back([this, r] { reorder_loop(r); });
-    threads.emplace_back([this] { validation_loop(); });
-  } else {
-    threads.emplace_back([this] { validator_loop(); });
-  }
-  threads.emplace_back([this] { processor_loop(); });
-  for (uint32_t c = 0; c < C; ++c) {
-    const uint32_t quota = opt_.concurrency / C + (c < opt_.concurrency % C);
-    threads.emplace_back([this, c, quota] { client_loop(c, quota); });
-  }
-
-  PipelineResult res;
-  res.threads = static_cast<int>(threads.size());
-  auto sleep_until = [](uint64_t t) {
-    const uint64_t now = now_ns();
-    if (t > now) std::this_thread::sleep_for(std::chrono::nanoseconds(t - now));
-  };
-  const uint64_t ws = t0 + static_cast<uint64_t>(opt_.warmup_s * 1e9);
-  const uint64_t we = ws + static_cast<uint64_t>(opt_.duration_s * 1e9);
-  window_end_.store(we, std::memory_order_release);
-  window_start_.store(ws, std::memory_order_release);
-  sleep_until(ws);
-  while (now_ns() < we) {  // queue lengths, once a millisecond
-    res.q_processor.add(proc_q_.size());
-    for (auto& q : store_q_) res.q_storage.add(q->size());
-    res.q_validator.add(validator_q_.size());
-    if (vreorder) res.q_reorder.add(reorder_q_.size());
-    if (vbatch) res.q_validation.add(validation_q_.size());
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
-  sleep_until(we);
-  stop_.store(true, std::memory_order_release);
-  proc_q_.push({ProcKind::kWake, nullptr});
-  for (auto& th : threads) th.join();
-  res.run_s = static_cast<double>(now_ns() - t0) / 1e9;
-  res.measured_s = opt_.duration_s;
-
-  for (uint32_t c = 0; c < C; ++c) {
-    res.latency.merge(client_latency_[c]);
-    res.commits += client_commits_[c], res.restarts += client_restarts_[c];
-    res.issued += client_issued_[c], res.client_replies += client_replies_[c];
-  }
-  for (size_t r = 0; r < static_cast<size_t>(AbortReason::kCount); ++r) res.aborts_by_reason[r] = aborts_[r];
-  res.client_busy_ns = client_busy_;
-  res.processor_busy_ns = processor_busy_;
-  res.storage_busy_ns = storage_busy_;
-  for (uint64_t b : storage_batches_) res.storage_batches += b;
-  res.validator_busy_ns = validator_busy_, res.prep_busy_ns = prep_busy_, res.validation_busy_ns = validation_busy_;
-  res.validator_batches = validator_batches_;
-  for (const ReorderStats& s : reorder_stats_) {
-    res.reorder.merge(s);
-    res.reorder_busy_ns.push_back(s.busy_ns);
-  }
-  res.processor_commits = processor_commits_, res.duplicate_commits = duplicate_commits_;
-  res.validator_commits = last_ts_;
-  res.abandoned = res.issued - res.client_replies;
-  res.all_aborts = all_aborts_;
-
-  // Invariants: the workload's own on the final store, every object holding
-  // its last committed write, and no transaction lost or committed twice.
-  StoreImage image;
-  uint64_t stale = 0, objects = 0;
-  for (const auto& part : partitions_) {
-    part->for_each([&](GlobalKey k, const StoredObject& o) {
-      image[k] = o.value;
-      ++objects;
-      if (o.version != cache_.latest(k)) ++stale;
-    });
-  }
-  res.invariants = proc_.check_invariants(image);
-  res.invariants.push_back({"pipeline_store_versions", stale == 0,
-                            std::to_string(stale) + " of " + std::to_string(objects) +
-                                " objects do not hold the validator's latest committed version"});
-  const bool accounted = res.duplicate_commits == 0 && res.processor_commits == res.validator_commits &&
-                         res.client_replies == res.processor_commits && res.abandoned <= opt_.concurrency;
-  res.invariants.push_back({"pipeline_txn_accounting", accounted,
-                            "issued " + std::to_string(res.issued) + ", validator commits " +
-                                std::to_string(res.validator_commits) + ", processor commits " +
-                                std::to_string(res.processor_commits) + ", client commit replies " +
-                                std::to_string(res.client_replies) + ", committed twice " +
-                                std::to_string(res.duplicate_commits) + ", abandoned in flight " +
-                                std::to_string(res.abandoned) + " (<= " + std::to_string(opt_.concurrency) + ")"});
-  res.history = std::move(history_);
-  return res;
-}
-
 }  // namespace ccb::pipeline
+
+// The member definitions of the validators and of run(), after the class.
+#include "systems/pipeline/validator_stages.h"  // IWYU pragma: export
+#include "systems/pipeline/run.h"               // IWYU pragma: export

@@ -1,11 +1,16 @@
-// The bundle front-ends as rundb builds them by name (rundb/frontends.cpp):
-// the two Strife baselines (the Strife paper's shared worklist of CF clusters,
+// The front-end registry (partitioners/frontends.txt): every registered
+// bundle front-end is built by its factory and plans a batch, every
+// registered name is in --frontend's help and schema enum, and an unknown
+// name is one error listing the registered ones. The bundle front-ends as
+// rundb builds them by name (rundb/frontends.cpp): the two Strife baselines (the Strife paper's shared worklist of CF clusters,
 // --frontend=strife; the TSKD paper's static per-thread partitions,
 // --frontend=strife-static) and the CC marking of every TSKD instance's
 // queues (TSKD §6.1: "For all TSKD instances, transactions are executed with
 // CC"), on a random YCSB-like bundle.
+#include <gflags/gflags.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <set>
 #include <string>
 #include <vector>
@@ -14,6 +19,8 @@
 #include "engine/core/json.h"
 #include "engine/core/random.h"
 #include "rundb/frontends.h"
+
+DECLARE_string(frontend);
 
 namespace ccb {
 namespace {
@@ -58,6 +65,68 @@ BundlePlan plan_of(const std::string& frontend, const std::vector<TxnDesc>& batc
     *params = w.str();
   }
   return plan;
+}
+
+// Fails for a registry line whose factory cannot build its front-end (a
+// TsDEFER-only instance without a partition, a partition field no builder
+// knows) or whose plan is invalid, and for a name the kernel and rundb
+// disagree on.
+TEST(FrontendRegistry, EveryBundleFrontendIsBuiltByItsFactoryAndPlans) {
+  const auto batch = bundle();
+  const std::vector<std::string> bundle_names = registered_bundle_frontends();
+  ASSERT_GE(bundle_names.size(), 1u);
+  size_t planned = 0;
+  for (const std::string& name : available_frontends()) {
+    const bool built_here = std::find(bundle_names.begin(), bundle_names.end(), name) != bundle_names.end();
+    EXPECT_EQ(uses_bundle_executor(name), built_here) << name;
+    if (!built_here) continue;
+    // plan_of checks the plan: every transaction of the batch exactly once (BundlePlan::validate).
+    EXPECT_EQ(plan_of(name, batch).size(), batch.size()) << name;
+    ++planned;
+  }
+  EXPECT_EQ(planned, bundle_names.size()) << "a bundle front-end of rundb that --frontend does not accept";
+  // Outside the registry there is no factory.
+  EngineConfig cfg;
+  cfg.frontend = "none";
+  EXPECT_THROW(make_frontend(cfg, BundleSettings{}), std::logic_error);
+}
+
+// Fails when a registered name is missing from --frontend's help or from its
+// schema enum (engine_flags, printed by --config_schema, which the contract
+// test compares with docs/result.schema.json).
+TEST(FrontendRegistry, HelpAndSchemaEnumNameEveryRegisteredFrontend) {
+  gflags::CommandLineFlagInfo info;
+  ASSERT_TRUE(gflags::GetCommandLineFlagInfo("frontend", &info));
+  const std::string schema = EngineConfig::flags.schema();
+  const size_t at = schema.find("\"frontend\": {"), list = schema.find("\"enum\": [", at);
+  ASSERT_NE(at, std::string::npos) << schema;
+  ASSERT_NE(list, std::string::npos) << schema;
+  const std::string enum_text = schema.substr(list, schema.find(']', list) - list);
+  const std::vector<std::string>& names = available_frontends();
+  ASSERT_GE(names.size(), 4u);
+  EXPECT_EQ(names.front(), "none");  // the default
+  for (const std::string& name : names) {
+    EXPECT_NE(info.description.find(" " + name + " ("), std::string::npos) << name << " not in: " << info.description;
+    EXPECT_NE(enum_text.find("\"" + name + "\""), std::string::npos) << name << " not in: " << enum_text;
+  }
+  EXPECT_EQ(static_cast<size_t>(std::count(enum_text.begin(), enum_text.end(), ',')), names.size() - 1) << enum_text;
+}
+
+// Fails when an unknown name passes, names another flag, or the message does
+// not list every registered name.
+TEST(FrontendRegistry, AnUnknownNameIsOneErrorListingTheRegisteredNames) {
+  gflags::FlagSaver restore;
+  FLAGS_frontend = "fifo-not-registered";
+  std::string all;
+  for (const std::string& name : available_frontends()) all += (all.empty() ? "" : "|") + name;
+  try {
+    EngineConfig::from_flags("test", {"ycsb"});
+    FAIL() << "--frontend=fifo-not-registered was accepted";
+  } catch (const ConfigError& e) {
+    const std::string what = e.what();
+    EXPECT_EQ(e.flag, "frontend");
+    EXPECT_EQ(what, "--frontend: invalid value 'fifo-not-registered'; allowed: " + all);
+  }
 }
 
 TEST(StrifeBaselines, StaticHasOneCcFreeQueuePerThreadAndNoWorklist) {

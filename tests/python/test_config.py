@@ -1,4 +1,5 @@
-"""Figure configs: validation errors name file and field; resolution into points."""
+"""Figure configs: schema errors name file and field; resolution into points.
+The cross-field rules (crossfield.py) are tested in test_crossfield.py."""
 from __future__ import annotations
 
 import dataclasses
@@ -37,6 +38,16 @@ def sweep_threads(values):
     return change
 
 
+def assert_reported(sandbox, change, field_path, message):
+    """The test figure changed by `change` is refused with a problem at field_path containing message, every
+    problem naming the figure's file."""
+    problems = problems_of(sandbox, mutated(change))
+    matching = [p for p in problems if p[1] == field_path and message in p[2]]
+    assert matching, f"no problem at {field_path!r} containing {message!r}; got {problems}"
+    assert all(p[0].endswith("testbed/test-fig.yaml") for p in problems)
+
+
+# Refused by the schema (schema.py).
 BAD_CONFIGS = [
     ("unknown top-level field",
      lambda d: d.update(colour="red"), "colour", "unknown field; allowed fields here: axes, base"),
@@ -46,62 +57,27 @@ BAD_CONFIGS = [
     ("plot kind not allowed",
      lambda d: d["plot"].update(kind="pie"), "plot.kind",
      "'pie' is not allowed; allowed values: line, bar, grouped_bar, stacked_bar, scatter"),
-    ("claim names a series that does not exist",
-     lambda d: d["claims"][0].update(numerator="bcc"), "claims[0].numerator",
-     "'bcc' is not a series of this figure; series: silo, occ"),
     ("claim comparison not allowed",
      lambda d: d["claims"][0].update(op="=>"), "claims[0].op", "allowed values: >=, >, <=, <"),
     ("claim field of another kind",
      lambda d: d["claims"][1].update(bound=3), "claims[1].bound", "unknown field"),
     ("claim kind unknown",
      lambda d: d["claims"][2].update(kind="faster"), "claims[2].kind", "allowed values: ratio, order"),
-    ("unknown profile",
-     lambda d: d.update(profiles={"huge": {"repetitions": 2}}), "profiles.huge",
-     "unknown profile; profiles: quick, repeated"),
     ("a profile may not change the series",
      lambda d: d.update(profiles={"quick": {"series": []}}), "profiles.quick.series", "unknown field"),
-    ("a profile may only override existing axes",
-     lambda d: d.update(profiles={"quick": {"axes": {"threads": [1, 2]}}}), "profiles.quick.axes.threads",
-     "is not an axis of this figure; axes: theta"),
-    ("swept parameter also fixed",
-     lambda d: d["base"].update(theta=0.5), "base.theta", "is swept in axes"),
-    ("figure sets what profiles set",
-     lambda d: d["base"].update(duration=60), "base.duration", "set it per profile under profiles.<name>.base"),
-    ("claim at an unswept value",
-     lambda d: d["claims"][0].update(at={"theta": 0.7}), "claims[0].at.theta", "0.7 is not swept under profile"),
-    ("no protocol",
-     lambda d: d["series"][0]["params"].pop("cc"), "series[0]", "no value for cc"),
     ("bad parameter name",
      lambda d: d["base"].update({"Table-Size": 3}), "base", "bad name 'Table-Size': must be an engine flag name"),
-    ("conditional claim without condition",
-     lambda d: d["claims"][0].update(check="conditional"), "claims[0].condition", "required when check is conditional"),
-    ("plot x not an axis",
-     lambda d: d["plot"].update(x="threads"), "plot.x", "'threads' is not allowed; allowed: theta"),
     ("missing required field",
      lambda d: d.pop("plot"), "", "missing required field 'plot'"),
-    ("threads not a positive integer",
-     lambda d: d["base"].update(threads=0), "base.threads", "0 is not allowed: threads must be a positive integer"),
-    ("swept threads not integers",
-     sweep_threads([1, 2.5]), "axes.threads", "2.5 is not allowed: threads must be a positive integer"),
-    ("follow names no axis",
-     lambda d: d.update(follow={"warehouses": "threads"}), "follow.warehouses", "follows 'threads', which is not an axis"),
-    ("followed parameter also fixed",
-     lambda d: (d.update(follow={"table_size": "theta"}), d["base"].update(table_size=5)), "follow.table_size",
-     "is set by its axis at every point"),
     ("placement neither exclusive nor shared",
      lambda d: d.update(placement="packed"), "placement", "'packed' is not allowed; allowed values: exclusive, shared"),
-    ("protocol name cannot name a binary",
-     lambda d: d["series"][1]["params"].update(cc="Silo/2"), "series[1].params.cc", "'Silo/2' is not a protocol name"),
 ]
 
 
 @pytest.mark.parametrize("change, field_path, message", [case[1:] for case in BAD_CONFIGS],
                          ids=[case[0] for case in BAD_CONFIGS])
 def test_each_bad_field_is_reported_with_file_and_field_path(sandbox, change, field_path, message):
-    problems = problems_of(sandbox, mutated(change))
-    matching = [p for p in problems if p[1] == field_path and message in p[2]]
-    assert matching, f"no problem at {field_path!r} containing {message!r}; got {problems}"
-    assert all(p[0].endswith("testbed/test-fig.yaml") for p in problems)
+    assert_reported(sandbox, change, field_path, message)
 
 
 def test_yaml_duplicate_keys_and_syntax_errors_name_the_line(sandbox):

@@ -289,13 +289,21 @@ bool in_fiber() { return state().current != nullptr; }
 uint64_t now_ns() { return state().current->now_ps / kPsPerNs; }
 uint32_t current_id() { return state().current->id; }
 
+// Local work touches nothing another core sees, so it only advances the
+// clock: the fiber yields at its next hook that does (a lock word, a latch, a
+// seqlock read, a counter, an install, a spin, a sleep), where the order of
+// the shared operations is decided, the same order as a yield after every
+// charge would give. The one exception is the index probe that starts each
+// access: the row access after it is shared for a protocol without row
+// metadata (NoCC reads and copies rows in place), so it yields there too.
+// A third of a YCSB transaction's switches less.
 void charge(Op op) {
   State& s = state();
   Fiber* f = s.current;
   if (f == nullptr) return;
   event(s, true);
   f->now_ps += f->cost_ps[static_cast<size_t>(op)];
-  maybe_yield(s);
+  if (op == Op::kIndexProbe) maybe_yield(s);
 }
 
 void touch(const void* addr, bool write) {

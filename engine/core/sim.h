@@ -122,7 +122,7 @@ void write_flags_json(JsonWriter& w);
 bool in_fiber();  // a fiber of a running simulation is current
 uint64_t now_ns();  // the current fiber's virtual time
 uint32_t current_id();  // the current fiber's id (a virtual core's: its spawn index)
-// Local work of the current fiber; may yield.
+// Local work of the current fiber; yields only at an index probe (sim.cpp).
 void charge(Op op);
 // A read (write = false) or write of shared state on the line of `addr`.
 void touch(const void* addr, bool write);

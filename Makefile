@@ -1,8 +1,10 @@
 # Entry points of the testbed. Everything builds through CMake + Ninja in one
 # build directory per compile-time configuration:
-#   build/<variant>[-native]   variant = release (default) | debug | tsan | asan | profile
-#   (profile: the execution profile's binaries, build/profile/bin/rundb-<cc> --profile)
-# Release binaries go to bin/rundb-<cc>; other variants to build/<variant>/bin.
+#   build/<variant>[-native]   variant = release (default) | debug | tsan | asan | profile | sim
+#   (profile: the execution profile's binaries, build/profile/bin/rundb-<cc> --profile;
+#    sim: the many-core simulation, bin/sim/rundb-<cc>, docs/sim.md)
+# Release binaries go to bin/rundb-<cc>, sim ones to bin/sim/rundb-<cc>; other
+# variants to build/<variant>/bin.
 #
 #   make deps                 install Debian packages (if missing) and .venv
 #   make build                all protocols (make CC=silo: just one)
@@ -11,6 +13,7 @@
 #   make middletier           bin/middletier, middle-tier reordering in front of PostgreSQL (needs libpq-dev)
 #   make test                 unit + stress tests (ctest) and harness tests (pytest)
 #   make test-profile         the profile build's binaries (VARIANT=profile) against their contract
+#   make test-sim             the simulation build's tests (VARIANT=sim, label sim; docs/sim.md)
 #   make test-sanitizers      TSan stress tests and ASan+UBSan unit tests
 #   make run                  the main job: the YCSB skew sweep at the small profile -> a figure
 #   make demo                 a 2-second YCSB run of every protocol, as a table
@@ -22,7 +25,7 @@
 #   make figures PROFILE=smoke|small|paper [FIGS=id1,id2]
 #   make fidelity [FIGS=id1,id2]  the named figures at small on a quiet machine, until decided -> paper_figures/FIDELITY.md
 #   make clean
-# Options: VARIANT=debug|tsan|asan|profile, NATIVE=1 (-march=native), JOBS=N.
+# Options: VARIANT=debug|tsan|asan|profile|sim, NATIVE=1 (-march=native), JOBS=N.
 
 # The protocol registry, the only list of protocols (engine/cc/protocols.txt).
 PROTOCOLS := $(shell awk '/^[a-z]/ {print $$1}' engine/cc/protocols.txt)
@@ -43,8 +46,8 @@ else
   SELECTED := $(PROTOCOLS)
 endif
 
-ifeq ($(filter $(VARIANT),release debug tsan asan profile),)
-  $(error VARIANT=$(VARIANT) is not one of release|debug|tsan|asan|profile)
+ifeq ($(filter $(VARIANT),release debug tsan asan profile sim),)
+  $(error VARIANT=$(VARIANT) is not one of release|debug|tsan|asan|profile|sim)
 endif
 ifeq ($(filter $(NATIVE),0 1),)
   $(error NATIVE=$(NATIVE) must be 0 or 1)
@@ -55,21 +58,23 @@ BUILD_TYPE_debug := Debug
 BUILD_TYPE_tsan := RelWithDebInfo
 BUILD_TYPE_asan := Debug
 BUILD_TYPE_profile := Release
+BUILD_TYPE_sim := Release
 SANITIZE_release := none
 SANITIZE_debug := none
 SANITIZE_tsan := thread
 SANITIZE_asan := address
 SANITIZE_profile := none
+SANITIZE_sim := none
 
 suffix := $(if $(filter 1,$(NATIVE)),-native,)
 BUILD_DIR := build/$(VARIANT)$(suffix)
-BIN_DIR := $(if $(and $(filter release,$(VARIANT)),$(filter 0,$(NATIVE))),$(CURDIR)/bin,$(CURDIR)/$(BUILD_DIR)/bin)
+BIN_DIR := $(if $(and $(filter release,$(VARIANT)),$(filter 0,$(NATIVE))),$(CURDIR)/bin,$(if $(and $(filter sim,$(VARIANT)),$(filter 0,$(NATIVE))),$(CURDIR)/bin/sim,$(CURDIR)/$(BUILD_DIR)/bin))
 # The selected protocols as a CMake list (semicolons).
 empty :=
 space := $(empty) $(empty)
 CMAKE_PROTOCOLS := $(subst $(space),;,$(strip $(PROTOCOLS)))
 
-.PHONY: all deps configure build tools pipeline middletier build-all test test-cpp test-python test-profile test-sanitizers run demo bench bench-compare bench-cost fuzz soak protocols figures clean
+.PHONY: all deps configure build tools pipeline middletier build-all test test-cpp test-python test-profile test-sim test-sanitizers run demo bench bench-compare bench-cost fuzz soak protocols figures clean
 all: build
 
 deps:
@@ -79,6 +84,7 @@ configure:
 	@cmake -S . -B $(BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=$(BUILD_TYPE_$(VARIANT)) \
 	  -DCCB_SANITIZE=$(SANITIZE_$(VARIANT)) -DCCB_NATIVE=$(if $(filter 1,$(NATIVE)),ON,OFF) \
 	  -DCCB_PROFILE=$(if $(filter profile,$(VARIANT)),ON,OFF) \
+	  -DCCB_SIM=$(if $(filter sim,$(VARIANT)),ON,OFF) \
 	  -DCCB_PROTOCOLS="$(CMAKE_PROTOCOLS)" -DCCB_BIN_DIR=$(BIN_DIR) >/dev/null
 
 build: configure
@@ -120,6 +126,14 @@ test-profile: deps
 	@$(MAKE) --no-print-directory configure VARIANT=profile
 	@cmake --build build/profile -j $(JOBS) --target $(addprefix rundb-,$(PROFILE_TEST_PROTOCOLS))
 	@cd build/profile && ctest --output-on-failure -L profile -R "profile_contract_($(subst $(space),|,$(PROFILE_TEST_PROTOCOLS)))$$"
+
+# The simulation build's tests (tests/sim, label sim; docs/sim.md): the sim
+# unit tests and the sim binaries of the protocols they run.
+SIM_TEST_PROTOCOLS := nocc nowait waitdie occ silo tictoc
+test-sim: deps
+	@$(MAKE) --no-print-directory configure VARIANT=sim
+	@cmake --build build/sim -j $(JOBS) --target sim_tests $(addprefix rundb-,$(SIM_TEST_PROTOCOLS))
+	@cd build/sim && ctest --output-on-failure -L sim --timeout 900
 
 # Sanitizer tiers build only the test programs (not the rundb binaries).
 test-sanitizers: deps

@@ -8,6 +8,10 @@
 // Exit codes (interface contract): 0 ok; 2 bad flags or configuration (one
 // line on stderr naming the flag, nothing written); 3 a correctness check
 // failed; 1 any other error.
+//
+// The sim build (engine/core/sim.h) reads its --sim_* flags here, before the
+// run: the cost table and the model for every simulation that follows, or,
+// with --sim_calibrate, the calibration command instead of a run.
 #pragma once
 
 #include <cstdio>
@@ -18,6 +22,10 @@
 
 #include "engine/cc/protocol.h"
 #include "engine/config.h"
+#include "engine/core/sim.h"
+#if CCB_SIM_BUILD
+#include "rundb/sim_calibrate.h"
+#endif
 
 namespace ccb {
 
@@ -34,6 +42,13 @@ int rundb_main(int argc, char** argv, std::span<const WorkloadEntry> workloads) 
   std::vector<std::string> names;
   for (const auto& w : workloads) names.push_back(w.name);
   return program_main(argc, argv, CC::kName, names, [&](const EngineConfig& cfg) {
+#if CCB_SIM_BUILD
+    const sim::SimOptions sim_options = sim::SimOptions::from_flags();
+    sim::configure(sim_options, sim_options.cost_table.empty()
+                                    ? sim::CostTable::builtin()
+                                    : sim::CostTable::read_file(sim_options.cost_table, "sim_cost_table"));
+    if (!sim_options.calibrate.empty()) return cfg.validate_only ? 0 : write_calibrated_cost_table(sim_options.calibrate);
+#endif
     for (const auto& w : workloads)
       if (cfg.workload == w.name) return w.run(cfg);
     return 1;  // unreachable: from_flags accepted only a registered name

@@ -131,6 +131,7 @@ std::string rundb_result_json(const RunReport& r) {
     w.key("message").value(r.cc_free_check->message);
     w.end_object();
   }
+  if (r.sim) r.sim(w);
   w.end_object();
   return w.str();
 }

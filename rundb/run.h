@@ -32,6 +32,22 @@
 
 namespace ccb {
 
+// The sim build (engine/core/sim.h) runs the online executor's threads as
+// fibers: workers, the epoch ticker and the controller. A configuration with
+// threads it does not simulate is refused (ConfigError naming the flag).
+template <class CC>
+void check_sim_support(const EngineConfig& cfg) {
+  if (!kSimBuild) return;
+  require(!uses_bundle_executor(cfg.frontend), "frontend",
+          "none|tsdefer|reorder in the sim build (the bundle executor's coordinator and Strife's analysis team "
+          "are not simulated yet; docs/sim.md)");
+  if constexpr (HasLockService<CC>)
+    throw ConfigError("cc", "protocol " + std::string(CC::kName) +
+                                " keeps lock-server threads and message queues, which the sim build does not "
+                                "simulate yet; allowed: a protocol without a lock service (docs/sim.md)");
+  require(!cfg.pin, "pin", "false in the sim build (every virtual core runs on one OS thread)");
+}
+
 // kProfile: --profile, fixed at compile time here at the top so that the
 // unprofiled instantiation holds no profiled code (the rundb binaries pass
 // kProfileBuild: only the profile build's are profiled; rundb/CMakeLists.txt).
@@ -58,6 +74,7 @@ int run_online(const EngineConfig& cfg, W& workload) {
             "protocol " + std::string(CC::kName) + " runs with --frontend=" + owner_thread_frontends() + " only");
   }
   check_executor_support<CC, W>(cfg);  // thread-count errors before loading
+  check_sim_support<CC>(cfg);
   if (cfg.validate_only) return 0;     // every check above passed; nothing loaded or written
   // Before the load, so the buffer (as large as the tables) is gone again
   // when they are allocated.
@@ -88,6 +105,10 @@ int run_online(const EngineConfig& cfg, W& workload) {
     if (!cfg.history_out.empty()) verify::write_history(cfg.history_out, h);
   }
 
+  JsonMembers sim_json;  // the sim build's "sim" object; empty natively
+#if CCB_SIM_BUILD
+  sim_json = [](JsonWriter& w) { sim::write_json(w); };
+#endif
   JsonMembers cc_stats;  // empty: the protocol keeps no statistics of its own
   if constexpr (HasProtocolStats<CC>) cc_stats = [&](JsonWriter& w) { cc.stats_json(w); };
   const RunReport report{
@@ -111,6 +132,7 @@ int run_online(const EngineConfig& cfg, W& workload) {
       .invariants = invariants,
       .check = cfg.verify ? &check : nullptr,
       .cc_free_check = cfg.verify && uses_bundle_executor(cfg.frontend) ? &cc_free_check : nullptr,
+      .sim = std::move(sim_json),
   };
   write_result_document(cfg.out, rundb_result_json(report));
   return correctness_exit_code(invariants, report.check, report.cc_free_check);

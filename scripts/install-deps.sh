@@ -6,6 +6,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# libboost-context-dev: the fibers of the simulation build (make build
+# VARIANT=sim, docs/sim.md).
 # postgresql, libpq-dev: bin/middletier and the private server the harness
 # starts for ding-fig26..28 (docs/middletier.md); as root the server runs as
 # the `postgres` user that the package creates.
@@ -13,6 +15,7 @@ DEBIAN_PACKAGES=(
   g++ make cmake ninja-build pkg-config git ccache
   libgflags-dev libgoogle-glog-dev libtbb-dev libnuma-dev libmetis-dev
   libgtest-dev libgmock-dev
+  libboost-context-dev
   postgresql libpq-dev
   python3 python3-venv python3-pip
 )

@@ -23,7 +23,9 @@ namespace ccb {
 // that must know who holds a lock (wait-die compares the holders' timestamps,
 // deadlock detection draws waits-for edges to them; at most kMaxOwners
 // threads). An exclusive holder keeps its unit in the word as well. Never
-// blocks; callers decide whether to retry, wait or abort.
+// blocks; callers decide whether to retry, wait or abort. Under sim each call
+// is one read-modify-write of the word's line (sim::rmw), the release by the
+// exclusive holder a write of it.
 // REQUIRES: a holder passes the same unit to every call on one lock.
 struct RwLockWord {
   static constexpr uint64_t kExclusive = uint64_t{1} << 63;
@@ -33,6 +35,7 @@ struct RwLockWord {
   std::atomic<uint64_t> word{0};
 
   bool try_lock_shared(uint64_t unit = 1) {
+    sim::rmw(&word);
     uint64_t v = word.load(std::memory_order_relaxed);
     do {
       if (v & kExclusive) return false;
@@ -40,26 +43,41 @@ struct RwLockWord {
     return true;
   }
   bool try_lock_exclusive(uint64_t unit = 1) {
+    sim::rmw(&word);
     uint64_t expected = 0;
     return word.compare_exchange_strong(expected, kExclusive | unit, std::memory_order_acquire,
                                         std::memory_order_relaxed);
   }
   // Upgrade by the only shared holder.
   bool try_upgrade(uint64_t unit = 1) {
+    sim::rmw(&word);
     uint64_t expected = unit;
     return word.compare_exchange_strong(expected, kExclusive | unit, std::memory_order_acquire,
                                         std::memory_order_relaxed);
   }
-  void unlock_shared(uint64_t unit = 1) { word.fetch_sub(unit, std::memory_order_release); }
-  void unlock_exclusive() { word.store(0, std::memory_order_release); }
+  void unlock_shared(uint64_t unit = 1) {
+    sim::rmw(&word);
+    word.fetch_sub(unit, std::memory_order_release);
+  }
+  void unlock_exclusive() {
+    sim::touch(&word, true);
+    word.store(0, std::memory_order_release);
+  }
 };
 
 // Pacing of a wait loop: spin briefly, then yield the CPU on every round, so a
 // lock holder that was descheduled can run (workers may outnumber cores).
+// Under sim every round is one spin round at the caller's site (sim::spin).
 class SpinWait {
  public:
   static constexpr uint32_t kSpinsBeforeYield = 64;
-  void pause() {
+  void pause(const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
+    if constexpr (kSimBuild) {
+      if (sim::in_fiber()) {
+        ++rounds_;
+        return sim::spin(file, line);
+      }
+    }
     if (++rounds_ <= kSpinsBeforeYield) cpu_relax();
     else std::this_thread::yield();
   }
@@ -108,6 +126,7 @@ template <uint64_t kBit>
 inline uint64_t lock_bit(std::atomic<uint64_t>& word) {
   uint64_t v = word.load(std::memory_order_relaxed);
   for (LatchAcquisition contention;; contention.note()) {
+    sim::rmw(&word);
     if (!(v & kBit) && word.compare_exchange_weak(v, v | kBit, std::memory_order_acquire, std::memory_order_relaxed))
       return v;
     cpu_relax();
@@ -118,6 +137,7 @@ inline uint64_t lock_bit(std::atomic<uint64_t>& word) {
 // REQUIRES: the caller holds the bit (lock_bit).
 template <uint64_t kBit>
 inline void unlock_bit(std::atomic<uint64_t>& word) {
+  sim::rmw(&word);
   word.fetch_and(~kBit, std::memory_order_release);
 }
 
@@ -156,6 +176,7 @@ template <uint64_t kLockBit, class CC, bool kProfiled>
   uint8_t* dst = a.local ? a.local : txn.make_local(a);
   const size_t n = a.table->data_size();
   for (;;) {
+    sim::touch(&meta, false);
     const uint64_t before = meta.load(std::memory_order_acquire);
     if (before & kLockBit) {
       cpu_relax();

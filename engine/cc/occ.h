@@ -31,7 +31,10 @@ class Occ {
     uint64_t start_ts = 0;
   };
 
-  void begin(auto& txn) { txn.meta().start_ts = clock_.fetch_add(1, std::memory_order_acq_rel); }
+  void begin(auto& txn) {
+    sim::rmw(&clock_);  // the global timestamp counter: a serialized line under sim
+    txn.meta().start_ts = clock_.fetch_add(1, std::memory_order_acq_rel);
+  }
 
   RC read(auto& txn, auto& a) {
     stable_copy<kLatch>(txn, a, a.row->meta.word);
@@ -60,6 +63,7 @@ class Occ {
  protected:
   // Takes the commit timestamp, installs the writes stamped with it, unlatches.
   void install_and_unlatch(auto& txn, const auto& rows) {
+    sim::rmw(&clock_);
     const uint64_t commit_ts = clock_.fetch_add(1, std::memory_order_acq_rel);
     for (auto* a : rows)
       if (a->is_write()) txn.install(*a);

@@ -116,6 +116,7 @@
 #include <cstring>
 
 #include "engine/core/rc.h"
+#include "engine/core/sim.h"
 #include "engine/core/table.h"
 #include "engine/core/txn_desc.h"
 
@@ -197,8 +198,13 @@ concept HasProtocolStats = requires(CC cc, const CC ccc, JsonWriter& w) {
   cc.reset_stats(uint32_t{0});
 };
 
-// CPU relax hint for spin loops.
-inline void cpu_relax() {
+// CPU relax hint for spin loops. Under sim (engine/core/sim.h) one spin
+// round of the current virtual core at the caller's file:line, which hands
+// the OS thread to the other fibers (the watchdog names the site).
+inline void cpu_relax(const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
+  if constexpr (kSimBuild) {
+    if (sim::in_fiber()) return sim::spin(file, line);
+  }
 #if defined(__x86_64__) || defined(__i386__)
   __builtin_ia32_pause();
 #elif defined(__aarch64__)

@@ -74,6 +74,7 @@ class Silo {
   explicit Silo(uint32_t snapshot_epochs = kSnapshotEpochs) : k_(snapshot_epochs) { assert(snapshot_epochs >= 1); }
 
   void tick() {
+    sim::rmw(&epoch_);
     const uint64_t e = epoch_.fetch_add(1, std::memory_order_seq_cst) + 1;
     advance_floor(e);
   }
@@ -134,6 +135,8 @@ class Silo {
     // The epoch this commit will read is at least the one published here
     // (advance_floor relies on it; the fence orders the two).
     std::atomic<uint64_t>& committing = committing_epoch(txn);
+    sim::touch(&epoch_, false);  // the global epoch, read by every commit (section 4.2)
+    sim::touch(&committing, true);
     committing.store(epoch_.load(std::memory_order_relaxed), std::memory_order_relaxed);
     std::atomic_thread_fence(std::memory_order_seq_cst);
     const uint64_t epoch = epoch_.load(std::memory_order_seq_cst);  // seq_cst: see start_saving

@@ -105,6 +105,7 @@ class TicToc {
       if (is_locked(v)) return false;                            // a writer will overwrite it
       uint64_t wts = wts_of(v);
       if (commit_ts - wts > kMaxDelta) wts = commit_ts - kMaxDelta;  // delta overflow: shift wts
+      sim::rmw(&word);
       if (word.compare_exchange_weak(v, pack(wts, commit_ts), std::memory_order_acq_rel, std::memory_order_acquire))
         return true;
     }

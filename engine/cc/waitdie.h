@@ -46,7 +46,11 @@ class WaitDie : public TwoPhaseLocking<WaitDie> {
   };
 
   void begin(auto& txn) {
-    if (txn.restarts() == 0 || txn.meta().ts == 0) txn.meta().ts = next_ts_.fetch_add(1, std::memory_order_relaxed);
+    if (txn.restarts() == 0 || txn.meta().ts == 0) {
+      sim::rmw(&next_ts_);  // the global timestamp allocator (BCC paper section 5.2)
+      txn.meta().ts = next_ts_.fetch_add(1, std::memory_order_relaxed);
+    }
+    sim::touch(&ts_[txn.thread_id()], true);
     ts_[txn.thread_id()].value.store(txn.meta().ts, std::memory_order_relaxed);
   }
 
@@ -71,8 +75,11 @@ class WaitDie : public TwoPhaseLocking<WaitDie> {
       // for an older transaction.
       const uint64_t v = l.word.load(std::memory_order_acquire);
       const bool conflicts = want == LockHeld::kExclusive || (v & RwLockWord::kExclusive);
-      for (uint64_t bits = conflicts ? RwLockWord::holders(v) & ~me : 0; bits != 0; bits &= bits - 1)
-        if (ts_[std::countr_zero(bits)].value.load(std::memory_order_relaxed) < txn.meta().ts) return RC::kWaitDie;
+      for (uint64_t bits = conflicts ? RwLockWord::holders(v) & ~me : 0; bits != 0; bits &= bits - 1) {
+        const Slot& holder = ts_[std::countr_zero(bits)];
+        sim::touch(&holder, false);
+        if (holder.value.load(std::memory_order_relaxed) < txn.meta().ts) return RC::kWaitDie;
+      }
     }
   }
 

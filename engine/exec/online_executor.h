@@ -49,6 +49,12 @@
 // An attempt and the counting of its outcome are engine/exec/attempt.h's,
 // shared with the bundle executor.
 //
+// Under sim (engine/core/sim.h) the workers are virtual cores and the epoch
+// ticker and the controller (the part of run() that times the phases) are
+// fibers beside them (sim::ThreadGroup); their sleeps, waits and the backoff
+// after an abort follow virtual time, so --warmup and --duration are virtual
+// seconds.
+//
 // Thread safety: run() is called once, from the main thread.
 #pragma once
 
@@ -72,6 +78,7 @@
 #include "engine/config.h"
 #include "engine/core/random.h"
 #include "engine/core/clock.h"
+#include "engine/core/sim.h"
 #include "engine/exec/thread_reorder.h"
 #include "engine/exec/tsdefer.h"
 #include "engine/core/topology.h"
@@ -156,6 +163,9 @@ inline void backoff_after_abort(const EngineConfig& cfg, Random& rng, uint32_t r
   const uint64_t cap_ns = uint64_t{cfg.backoff_max_us} * 1000;
   const uint64_t window = std::min<uint64_t>(cap_ns, uint64_t{1000} << std::min<uint32_t>(retries, 20));
   const uint64_t deadline = now_ns() + rng.below(window + 1);
+  if constexpr (kSimBuild) {
+    if (sim::in_fiber()) return sim::sleep_until_ns(deadline);  // a virtual wait, no spin rounds
+  }
   while (now_ns() < deadline) {
     if (cfg.threads > static_cast<int>(Topology::get().cpus.size())) sched_yield();  // let the holder run
     else cpu_relax();
@@ -197,9 +207,12 @@ class OnlineExecutor {
       shared_buffers_.resize(n);
     }
     std::vector<uint64_t> contended(n);
-    std::vector<std::thread> workers;
+    // Under sim each worker keeps its own copy of the thread-local counters.
+    sim::fiber_local(&tls_contended_latch_acquisitions);
+    sim::fiber_local(&contended_at_measure_start_);
+    sim::ThreadGroup threads;
     for (int i = 0; i < n; ++i) {
-      workers.emplace_back([&, i] {
+      threads.spawn([&, i] {
         if (cfg_.pin) pin_current_thread(out.worker_cpus[i]);
         verify::HistoryLog* log = cfg_.verify ? &out.history_logs[i] : nullptr;
         if (tsdefer_) worker<true, false, kProfile>(i, stats[i], out.workload_states[i], log);
@@ -209,38 +222,18 @@ class OnlineExecutor {
         contended[i] = tls_contended_latch_acquisitions - contended_at_measure_start_;
       });
     }
-    std::thread ticker;
     if constexpr (HasEpochTick<CC>) {
-      ticker = std::thread([this] {
-        while (phase_.load(std::memory_order_acquire) != kDone) {
-          std::this_thread::sleep_for(std::chrono::milliseconds(CC::kEpochMillis));
-          cc_.tick();
-        }
-      });
+      threads.spawn(
+          [this] {
+            while (phase_.load(std::memory_order_acquire) != kDone) {
+              sim::sleep_for(std::chrono::milliseconds(CC::kEpochMillis));
+              cc_.tick();
+            }
+          },
+          /*core=*/false);
     }
-
-    // Workers generate their buffers, then wait for the start signal.
-    while (ready_.load(std::memory_order_acquire) < n) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    const uint64_t t0 = now_ns();
-    phase_.store(kWarmup, std::memory_order_release);
-    sleep_seconds(cfg_.warmup_s);
-    if (reorder_) reorder_->set_measuring();
-    measure_start_ns_.store(now_ns(), std::memory_order_release);
-    if constexpr (HasMeasureClock<W>) w_.on_measure_start(measure_start_ns_.load(std::memory_order_relaxed));
-    phase_.store(kMeasure, std::memory_order_release);
-    out.warmup_s = (measure_start_ns_.load() - t0) * 1e-9;
-    uint64_t end;
-    if (cfg_.measure_txns > 0) {
-      while (finished_.load(std::memory_order_acquire) < n) std::this_thread::sleep_for(std::chrono::microseconds(200));
-      end = last_finish_ns_.load(std::memory_order_acquire);
-    } else {
-      sleep_seconds(cfg_.duration_s);
-      end = now_ns();
-    }
-    if (reorder_) reorder_->request_stop();  // before kDone: a worker seeing kDone may leave the barrier
-    phase_.store(kDone, std::memory_order_release);
-    for (auto& t : workers) t.join();
-    if (ticker.joinable()) ticker.join();
+    uint64_t end = 0;
+    threads.run([&] { end = control(out, n); });  // joins the workers and the ticker
     if constexpr (HasLockService<CC>) cc_.close();
 
     out.measured_s = (end - measure_start_ns_.load()) * 1e-9;
@@ -254,8 +247,34 @@ class OnlineExecutor {
  private:
   enum Phase : int { kLoad, kWarmup, kMeasure, kDone };
 
+  // The controller: starts the warm-up once every worker is ready, then the
+  // measured interval, then stops the workers. Returns the interval's end.
+  uint64_t control(RunOutcome<W>& out, int n) {
+    // Workers generate their buffers, then wait for the start signal.
+    while (ready_.load(std::memory_order_acquire) < n) sim::sleep_for(std::chrono::milliseconds(1));
+    const uint64_t t0 = now_ns();
+    phase_.store(kWarmup, std::memory_order_release);
+    sleep_seconds(cfg_.warmup_s);
+    if (reorder_) reorder_->set_measuring();
+    measure_start_ns_.store(now_ns(), std::memory_order_release);
+    if constexpr (HasMeasureClock<W>) w_.on_measure_start(measure_start_ns_.load(std::memory_order_relaxed));
+    phase_.store(kMeasure, std::memory_order_release);
+    out.warmup_s = (measure_start_ns_.load() - t0) * 1e-9;
+    uint64_t end;
+    if (cfg_.measure_txns > 0) {
+      while (finished_.load(std::memory_order_acquire) < n) sim::sleep_for(std::chrono::microseconds(200));
+      end = last_finish_ns_.load(std::memory_order_acquire);
+    } else {
+      sleep_seconds(cfg_.duration_s);
+      end = now_ns();
+    }
+    if (reorder_) reorder_->request_stop();  // before kDone: a worker seeing kDone may leave the barrier
+    phase_.store(kDone, std::memory_order_release);
+    return end;
+  }
+
   static void sleep_seconds(double s) {
-    std::this_thread::sleep_for(std::chrono::nanoseconds(static_cast<int64_t>(s * 1e9)));
+    sim::sleep_for(std::chrono::nanoseconds(static_cast<int64_t>(s * 1e9)));
   }
 
   template <bool kDefer, bool kReorder, bool kProfile>
@@ -294,7 +313,7 @@ class OnlineExecutor {
         cfg_.measure_txns == 0 ? 0 : cfg_.measure_txns / workers_ + (uint64_t(tid) < cfg_.measure_txns % workers_);
 
     ready_.fetch_add(1, std::memory_order_acq_rel);
-    while (phase_.load(std::memory_order_acquire) == kLoad) std::this_thread::yield();
+    while (phase_.load(std::memory_order_acquire) == kLoad) sim::yield_thread();
 
     bool measuring = false;
     uint64_t measure_start = 0;

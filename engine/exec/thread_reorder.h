@@ -128,9 +128,10 @@ class ThreadReorder {
     }
     if (drop) return;
     // Spin a little (the straggler is usually a transaction away), then yield
-    // the core to it (oversubscribed machines).
+    // the core to it (oversubscribed machines). Under sim every round is a
+    // spin round of the virtual core (cpu_relax hands the OS thread over).
     for (uint32_t spins = 0; generation_.load(std::memory_order_acquire) == gen; ++spins) {
-      if (spins < 2048) cpu_relax();
+      if (kSimBuild || spins < 2048) cpu_relax();
       else sched_yield();
     }
   }

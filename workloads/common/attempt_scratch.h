@@ -14,13 +14,28 @@
 // attempt's run() and before the thread's next run(). Every executor of the
 // engine runs an attempt and its commit on one worker thread.
 //
-// Thread safety: each thread has its own value; `Tag` separates users.
+// Under sim (engine/core/sim.h) the workers are fibers of one OS thread, and
+// a fiber may hand it over between run() and on_commit(): each fiber then
+// has its own value, by its id.
+//
+// Thread safety: each thread (fiber) has its own value; `Tag` separates users.
 #pragma once
+
+#include <deque>
+
+#include "engine/core/sim.h"
 
 namespace ccb {
 
 template <class Tag, class T>
 T& attempt_scratch() {
+  if constexpr (kSimBuild) {
+    if (sim::in_fiber()) {
+      static std::deque<T> per_fiber;  // a deque: growing it moves no value
+      while (per_fiber.size() <= sim::current_id()) per_fiber.emplace_back();
+      return per_fiber[sim::current_id()];
+    }
+  }
   thread_local T value{};
   return value;
 }

@@ -1,0 +1,207 @@
+// The many-core simulation's hook layer (issue 32; docs/sim.md).
+//
+// The sim build (make build VARIANT=sim: CMake CCB_SIM=ON, CCB_SIM_BUILD=1,
+// binaries bin/sim/rundb-<cc>) runs every thread of a run as a fiber
+// (Boost.Context) on one OS thread: a virtual core with its own virtual clock.
+// A scheduler always resumes the fiber with the smallest virtual time, ties by
+// core id, so the interleaving is a function of the configuration, the seed
+// and the cost table alone. The engine calls the hooks below where a virtual
+// core does work that costs time or touches state other cores share; each
+// hook charges the cost model and may hand the OS thread to another fiber.
+//
+// In the native build (CCB_SIM_BUILD = 0) every hook is an empty inline
+// function and every `if constexpr (kSimBuild)` branch is discarded, so the
+// native build compiles to the code it had before this header existed (shown
+// with callgrind, docs/sim.md).
+//
+// Cost model (sim.cpp):
+//   - local work: charge(Op) adds the cost table's ns for the operation
+//     (calibrated on a machine by --sim_calibrate, or the built-in defaults),
+//     times --sim_smt_factor on a virtual core that shares its physical core
+//     (more virtual cores than --sim_physical_cores);
+//   - shared lines: a per-cache-line owner map (the last writer and the
+//     readers since); touching a line another core wrote last costs
+//     --sim_line_transfer_ns; read-modify-writes of one line serialize in
+//     virtual time (a line is busy until the previous RMW on it ends);
+//   - spins: spin() charges one spin round; a watchdog exits non-zero naming
+//     the spin site when --sim_watchdog_events events in a row were spins
+//     (no fiber makes progress: a deadlock or a wait nobody will end).
+//
+// Thread safety: a simulation runs on one OS thread; the hooks may be called
+// from any thread outside a simulation, where they do nothing.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#ifndef CCB_SIM_BUILD
+#define CCB_SIM_BUILD 0
+#endif
+
+namespace ccb {
+
+class JsonWriter;
+
+// Whether this build is the simulation variant.
+inline constexpr bool kSimBuild = CCB_SIM_BUILD != 0;
+
+namespace sim {
+
+// The operations of the cost table (its JSON keys are kOpNames).
+enum class Op : uint8_t {
+  kTxnBegin,     // an attempt's begin, with the procedure's own logic outside the accesses
+  kIndexProbe,   // one primary-index lookup
+  kRowRead,      // reading one row (copy or in place)
+  kRowWrite,     // a private copy of one row for writing
+  kRowInstall,   // installing one written row at commit
+  kInsert,       // allocating and filling one inserted row
+  kCommit,       // a commit's fixed part
+  kAbort,        // an abort's fixed part
+  kAtomicRmw,    // one atomic read-modify-write on a line this core owns
+  kAtomicLoad,   // one load of shared protocol metadata
+  kSpinRound,    // one round of a spin or wait loop
+  kLineTransfer, // a cache line moving from another core (the default of --sim_line_transfer_ns)
+  kCount
+};
+inline constexpr size_t kOpCount = static_cast<size_t>(Op::kCount);
+inline constexpr const char* kOpNames[kOpCount] = {
+    "txn_begin", "index_probe", "row_read", "row_write",  "row_install", "insert",
+    "commit",    "abort",       "atomic_rmw", "atomic_load", "spin_round",  "line_transfer"};
+
+// ns per operation.
+struct CostTable {
+  double ns[kOpCount];
+  std::string source = "builtin";  // the file it was read from, or "builtin"
+
+  double operator[](Op op) const { return ns[static_cast<size_t>(op)]; }
+  // The defaults of a 2020s server core (docs/sim.md has where they come from).
+  static CostTable builtin();
+  // Reads a flat JSON object {"<op>": ns, ...} naming every op (ConfigError
+  // naming `flag` otherwise).
+  static CostTable read_file(const std::string& path, const char* flag);
+  void to_json(JsonWriter& w) const;  // {"<op>": ns, ...}
+};
+
+// The simulation's parameters: the sim build's flags (sim_options.cpp).
+struct SimOptions {
+  std::string cost_table;        // "" = CostTable::builtin()
+  uint32_t physical_cores = 16;  // the modelled machine (m5.8xlarge: 16 cores, 32 hardware threads)
+  double smt_factor = 1.6;       // slowdown of a virtual core that shares a physical core
+  double line_transfer_ns = 0;   // 0 = the cost table's line_transfer
+  uint64_t watchdog_events = 1000000;
+  std::string calibrate;  // non-empty: measure the cost table on this machine, write it here, exit
+
+  static SimOptions from_flags();  // the sim build only
+};
+
+// What the last simulation did (the result's "sim" object).
+struct RunStats {
+  uint32_t virtual_cores = 0;
+  double virtual_seconds = 0;  // the largest virtual time a fiber reached
+  uint64_t events = 0;         // hook calls inside fibers
+  uint64_t fiber_switches = 0;
+  double wall_seconds = 0;
+};
+
+#if CCB_SIM_BUILD
+// Sets the model for the simulations that follow (checks nothing itself).
+void configure(const SimOptions& options, const CostTable& costs);
+const SimOptions& options();
+const CostTable& costs();
+double line_transfer_ns();  // the effective one
+const RunStats& last_run();
+// The result's "sim" object, after a run; its "flags" member echoes the
+// sim_flags table (sim_options.cpp, write_flags_json).
+void write_json(JsonWriter& w);
+void write_flags_json(JsonWriter& w);
+
+bool in_fiber();  // a fiber of a running simulation is current
+uint64_t now_ns();  // the current fiber's virtual time
+uint32_t current_id();  // the current fiber's id (a virtual core's: its spawn index)
+// Local work of the current fiber; yields only at an index probe (sim.cpp).
+void charge(Op op);
+// A read (write = false) or write of shared state on the line of `addr`.
+void touch(const void* addr, bool write);
+// An atomic read-modify-write of the line of `addr` (a lock word, a counter).
+void rmw(const void* addr);
+// One round of a spin or wait loop at file:line.
+void spin(const char* file, int line);
+// The current fiber waits (without spinning) until virtual time t.
+void sleep_until_ns(uint64_t t);
+// A thread_local word that each fiber keeps its own copy of (saved and
+// restored at every switch) during the simulations that follow.
+void fiber_local(uint64_t* word);
+
+// The threads of one run, as fibers: spawn() them, then run(main_body)
+// runs main_body as a fiber too (id after the spawned ones) and returns when
+// every fiber has ended. A spawned fiber is a virtual core unless `core` is
+// false (the executor's epoch ticker, its controller).
+class ThreadGroup {
+ public:
+  void spawn(std::function<void()> body, bool core = true) { bodies_.push_back({std::move(body), core}); }
+  void run(std::function<void()> main_body);
+
+ private:
+  struct Body {
+    std::function<void()> fn;
+    bool core;
+  };
+  std::vector<Body> bodies_;
+};
+#else
+// The native build: no fiber is ever current, every hook is empty.
+inline constexpr bool in_fiber() { return false; }
+inline constexpr uint64_t now_ns() { return 0; }
+inline constexpr uint32_t current_id() { return 0; }
+inline void sleep_until_ns(uint64_t) {}
+inline void fiber_local(uint64_t*) {}
+inline void charge(Op) {}
+inline void touch(const void*, bool) {}
+inline void rmw(const void*) {}
+inline void spin(const char*, int) {}
+
+// The native build's threads: spawn() starts one at once; run(main_body)
+// runs main_body on the calling thread, then joins them all.
+class ThreadGroup {
+ public:
+  void spawn(std::function<void()> body, bool = true) { threads_.emplace_back(std::move(body)); }
+  void run(const std::function<void()>& main_body) {
+    main_body();
+    for (std::thread& t : threads_) t.join();
+  }
+
+ private:
+  std::vector<std::thread> threads_;
+};
+#endif
+
+// Sleeps: the OS thread natively, the fiber's virtual clock under sim.
+template <class Rep, class Period>
+inline void sleep_for(std::chrono::duration<Rep, Period> d) {
+#if CCB_SIM_BUILD
+  if (in_fiber()) {
+    sleep_until_ns(now_ns() + static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(d).count()));
+    return;
+  }
+#endif
+  std::this_thread::sleep_for(d);
+}
+
+// Gives up the CPU in a wait loop: std::this_thread::yield natively, one
+// spin round at the caller's site under sim.
+inline void yield_thread(const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
+#if CCB_SIM_BUILD
+  if (in_fiber()) {
+    spin(file, line);
+    return;
+  }
+#endif
+  std::this_thread::yield();
+}
+
+}  // namespace sim
+}  // namespace ccb

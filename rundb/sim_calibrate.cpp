@@ -1,0 +1,144 @@
+// bin/sim/rundb-<cc> --sim_calibrate=<file.json>: the simulation's cost table
+// (engine/core/sim.h, docs/sim.md) measured on this machine, natively, on
+// one thread, with the engine's own table, index and transaction code (NoCC's
+// operations, so no protocol cost is counted twice: the protocols' shared
+// metadata is charged by the hooks as atomic operations and line transfers).
+//
+// Each figure is the best of three timed loops (the least disturbed by other
+// processes) over a table of 2^20 rows of YCSB's default 100-byte payload,
+// accessed at random, so index buckets and rows come from memory as in a run:
+//   index_probe   Table::lookup of a random key
+//   row_read      Txn::read of a random row, less index_probe
+//   row_write     Txn::update (the private copy), less index_probe
+//   row_install   per written row of a commit of 16 updates, less the above
+//   insert        Txn::insert of a new row (rolled back), per insert
+//   txn_begin, commit, abort   an empty attempt's begin, commit, and abort
+//   atomic_rmw    fetch_add on a line this thread owns
+//   atomic_load   a load of an atomic this thread reads repeatedly
+//   spin_round    one cpu_relax()
+//   line_transfer the memory latency of a pointer chase over the table's size
+//                 (engine/stats/memory_bound.h), the cost of a line that
+//                 another core holds
+// Compiled in the sim build only; the loops run outside any simulation, so
+// the hooks in the code they time do nothing.
+#include "rundb/sim_calibrate.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <memory>
+#include <vector>
+
+#include "engine/cc/nocc.h"
+#include "engine/cc/txn.h"
+#include "engine/core/json.h"
+#include "engine/core/random.h"
+#include "engine/core/sim.h"
+#include "engine/core/table.h"
+#include "engine/stats/memory_bound.h"
+
+namespace ccb {
+namespace {
+
+constexpr uint64_t kRows = uint64_t{1} << 20;
+constexpr size_t kPayload = 100;
+constexpr int kPerTxn = 16;
+
+// ns per iteration of fn(i) over `n` iterations, best of three.
+template <class Fn>
+double best_ns(uint64_t n, Fn fn) {
+  double best = 1e300;
+  for (int rep = 0; rep < 3; ++rep) {
+    const auto t0 = std::chrono::steady_clock::now();
+    for (uint64_t i = 0; i < n; ++i) fn(i);
+    const double ns = std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - t0).count();
+    best = std::min(best, ns / static_cast<double>(n));
+  }
+  return best;
+}
+
+}  // namespace
+
+sim::CostTable calibrate_cost_table() {
+  Table<NoCC> table(0, "calibration", kPayload, kRows, kRows);
+  for (uint64_t k = 0; k < kRows; ++k) table.load(k, k);
+  Random rng(12345);
+  std::vector<uint64_t> keys(1 << 22);
+  for (auto& k : keys) k = rng.below(kRows);
+  const size_t mask = keys.size() - 1;
+  NoCC cc;
+  Txn<NoCC> txn(cc, 0, nullptr);
+  txn.set_prefetch(false);
+  volatile uint64_t sink = 0;
+
+  sim::CostTable c = sim::CostTable::builtin();
+  auto set = [&c](sim::Op op, double ns) { c.ns[static_cast<size_t>(op)] = std::max(ns, 0.5); };
+
+  const double probe = best_ns(1 << 21, [&](uint64_t i) { sink = sink + (table.lookup(keys[i & mask]) != nullptr); });
+  set(sim::Op::kIndexProbe, probe);
+  const double empty_commit = best_ns(1 << 20, [&](uint64_t) {
+    txn.begin();
+    txn.commit();
+  });
+  const double empty_abort = best_ns(1 << 20, [&](uint64_t) {
+    txn.begin();
+    txn.abort();
+  });
+  set(sim::Op::kTxnBegin, empty_commit / 2);
+  set(sim::Op::kCommit, empty_commit / 2);
+  set(sim::Op::kAbort, empty_abort - empty_commit / 2);
+  uint64_t next = 0;
+  const double reads = best_ns(1 << 16, [&](uint64_t) {
+    txn.begin();
+    for (int k = 0; k < kPerTxn; ++k) sink = sink + txn.read(table, keys[next++ & mask])[0];
+    txn.abort();
+  });
+  const double per_read = (reads - empty_abort) / kPerTxn;
+  set(sim::Op::kRowRead, per_read - probe);
+  const double updates = best_ns(1 << 16, [&](uint64_t) {
+    txn.begin();
+    for (int k = 0; k < kPerTxn; ++k) txn.update(table, keys[next++ & mask])[0] += 1;
+    txn.abort();
+  });
+  const double per_update = (updates - empty_abort) / kPerTxn;
+  set(sim::Op::kRowWrite, per_update - probe);
+  const double committed = best_ns(1 << 16, [&](uint64_t) {
+    txn.begin();
+    for (int k = 0; k < kPerTxn; ++k) txn.update(table, keys[next++ & mask])[0] += 1;
+    txn.commit();
+  });
+  set(sim::Op::kRowInstall, (committed - empty_commit) / kPerTxn - per_update);
+  uint64_t fresh = kRows;
+  const double inserts = best_ns(1 << 12, [&](uint64_t) {
+    txn.begin();
+    for (int k = 0; k < kPerTxn; ++k) txn.insert(table, fresh++);
+    txn.abort();
+  });
+  set(sim::Op::kInsert, (inserts - empty_abort) / kPerTxn);
+  alignas(64) std::atomic<uint64_t> word{0};
+  set(sim::Op::kAtomicRmw, best_ns(1 << 22, [&](uint64_t) { word.fetch_add(1, std::memory_order_acq_rel); }));
+  set(sim::Op::kAtomicLoad, best_ns(1 << 22, [&](uint64_t) { sink = sink + word.load(std::memory_order_acquire); }));
+  set(sim::Op::kSpinRound, best_ns(1 << 18, [&](uint64_t) { cpu_relax(); }));
+  const MemoryBound bound = measure_memory_bound(Table<NoCC>::bytes_for(kPayload, kRows, kRows), 0.2, 1);
+  set(sim::Op::kLineTransfer, bound.latency_ns);
+  c.source = "calibrated";
+  return c;
+}
+
+int write_calibrated_cost_table(const std::string& path) {
+  const sim::CostTable c = calibrate_cost_table();
+  JsonWriter w;
+  c.to_json(w);
+  std::ofstream out(path);
+  out << w.str() << "\n";
+  if (!out) {
+    std::fprintf(stderr, "error: --sim_calibrate: cannot write '%s'\n", path.c_str());
+    return 1;
+  }
+  std::fprintf(stderr, "sim cost table written to %s\n", path.c_str());
+  return 0;
+}
+
+}  // namespace ccb

@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# The sim build's binaries end to end (label sim; docs/sim.md), at 32 virtual
+# cores on one OS thread, a few virtual milliseconds per run:
+#   sim_run_test.sh verify <bin/sim/rundb-cc> <workload>
+#       --verify passes (exit 0), the result matches docs/result.schema.json
+#       and carries the "sim" object;
+#   sim_run_test.sh determinism <rundb-cc>
+#       two runs of one configuration and seed: the same commits, aborts and
+#       history (byte for byte); another seed: another history;
+#   sim_run_test.sh lost_updates <rundb-nocc>
+#       NoCC's lost updates are caught by --verify (exit 3);
+#   sim_run_test.sh waitdie <rundb-waitdie>
+#       a deadlock-prone schedule (every request writes hot rows in random
+#       order, upgrades included) ends in virtual time, wait-die aborts seen;
+#   sim_run_test.sh refusals <rundb-cc>
+#       configurations whose threads the sim build does not simulate, and bad
+#       --sim_* values, are refused with exit 2 naming the flag.
+set -u
+case_name=$1
+source "$(dirname "${BASH_SOURCE[0]}")/../engine/contract_lib.sh" "$2"
+wl=${3:-ycsb}
+
+sizes() {
+  case $1 in
+    ycsb) echo "--table_size=20000 --theta=0.9 --req_per_txn=16 --read_ratio=0.5" ;;
+    tpcc) echo "--warehouses=2" ;;
+  esac
+}
+common="--threads=32 --warmup=0.0005 --duration=0.003 --txn_buffer=64 --load_threads=1"
+field() { "$py" -c "import json, sys; d = json.load(open(sys.argv[1])); print(eval(sys.argv[2]))" "$@"; }
+
+case $case_name in
+  verify)
+    "$bin" --workload="$wl" $(sizes "$wl") $common --verify --out="$tmp/r.json"
+    rc=$?
+    [[ $rc -eq 0 ]] || fail "$name $wl under sim: --verify exited $rc"
+    [[ $(field "$tmp/r.json" "d['sim']['virtual_cores']") == 32 ]] || fail "sim.virtual_cores is not 32"
+    [[ $(field "$tmp/r.json" "d['commits'] > 0 and d['sim']['events'] > 0") == True ]] || fail "no commits or no events"
+    match_schema "$tmp/r.json"
+    ;;
+  determinism)
+    for run in a b; do
+      "$bin" --workload=ycsb $(sizes ycsb) $common --seed=7 --verify --history_out="$tmp/$run.hist" \
+        --out="$tmp/$run.json" || fail "run $run exited $?"
+    done
+    "$bin" --workload=ycsb $(sizes ycsb) $common --seed=8 --verify --history_out="$tmp/c.hist" --out="$tmp/c.json" ||
+      fail "run c exited $?"
+    for f in commits aborts; do
+      [[ $(field "$tmp/a.json" "d['$f']") == $(field "$tmp/b.json" "d['$f']") ]] || fail "$f differ between two runs of one seed"
+    done
+    [[ $(field "$tmp/a.json" "d['sim']['events']") == $(field "$tmp/b.json" "d['sim']['events']") ]] ||
+      fail "sim.events differ between two runs of one seed"
+    cmp -s "$tmp/a.hist" "$tmp/b.hist" || fail "the histories of two runs of one seed differ"
+    ! cmp -s "$tmp/a.hist" "$tmp/c.hist" || fail "two seeds gave the same history (the seed is not used?)"
+    ;;
+  lost_updates)
+    "$bin" --workload=ycsb $(sizes ycsb) $common --verify --out="$tmp/r.json"
+    rc=$?
+    [[ $rc -eq 3 ]] || fail "NoCC at 32 virtual cores: --verify exited $rc, want 3 (lost updates caught)"
+    [[ $(field "$tmp/r.json" "d['verify']['serializable']") == False ]] || fail "the history was judged serializable"
+    ;;
+  waitdie)
+    "$bin" --workload=ycsb --table_size=64 --theta=0.99 --req_per_txn=8 --read_ratio=0.5 $common --verify \
+      --sim_watchdog_events=100000 --out="$tmp/r.json"
+    rc=$?
+    [[ $rc -eq 0 ]] || fail "WaitDie on 64 hot rows at 32 virtual cores exited $rc"
+    [[ $(field "$tmp/r.json" "d['commits'] > 100 and d['aborts_by_reason']['wait_die'] > 0") == True ]] ||
+      fail "no wait-die aborts or too few commits: $(field "$tmp/r.json" "(d['commits'], d['aborts_by_reason'])")"
+    ;;
+  refusals)
+    refused() {  # refused <flag> <args...>: exit 2, one line naming --flag
+      local flag=$1
+      shift
+      "$bin" --workload=ycsb --table_size=1000 "$@" >"$tmp/out" 2>"$tmp/err"
+      local rc=$?
+      [[ $rc -eq 2 ]] || fail "$* exited $rc, want 2"
+      grep -q -- "--$flag" "$tmp/err" || fail "$* did not name --$flag: $(cat "$tmp/err")"
+    }
+    refused frontend --frontend=strife
+    refused pin --pin
+    refused sim_smt_factor --sim_smt_factor=0.5
+    refused sim_physical_cores --sim_physical_cores=0
+    echo '{"index_probe": 1}' >"$tmp/partial.json"
+    refused sim_cost_table --sim_cost_table="$tmp/partial.json"
+    refused sim_cost_table --sim_cost_table="$tmp/missing.json"
+    # The calibration writes a table that a run then reads and records.
+    "$bin" --sim_calibrate="$tmp/costs.json" 2>/dev/null || fail "--sim_calibrate exited $?"
+    "$bin" --workload=ycsb $(sizes ycsb) $common --sim_cost_table="$tmp/costs.json" --out="$tmp/r.json" ||
+      fail "a run with the calibrated table exited $?"
+    [[ $(field "$tmp/r.json" "d['sim']['cost_table_source']") == "$tmp/costs.json" ]] || fail "cost_table_source not recorded"
+    match_schema "$tmp/r.json"
+    ;;
+  *) fail "unknown case $case_name" ;;
+esac
+echo "sim $case_name ok"

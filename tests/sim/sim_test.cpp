@@ -1,0 +1,231 @@
+// The simulation's scheduler and cost model (engine/core/sim.h), on fibers
+// the tests spawn themselves: the order of the schedule, its determinism,
+// virtual time that never goes back, the cost accounting of a hand-computed
+// schedule, fiber-local words, and the watchdog on a planted spin.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cstdint>
+#include <stdexcept>
+#include <utility>
+#include <vector>
+
+#include "engine/cc/protocol.h"  // cpu_relax
+#include "engine/core/sim.h"
+
+namespace ccb::sim {
+namespace {
+
+static_assert(kSimBuild, "tests/sim runs in the sim build only (make test-sim)");
+
+// A cost table whose ops are easy to add up by hand.
+CostTable round_costs() {
+  CostTable c = CostTable::builtin();
+  for (double& ns : c.ns) ns = 1;
+  c.ns[static_cast<size_t>(Op::kIndexProbe)] = 10;
+  c.ns[static_cast<size_t>(Op::kRowRead)] = 7;
+  c.ns[static_cast<size_t>(Op::kAtomicRmw)] = 5;
+  c.ns[static_cast<size_t>(Op::kAtomicLoad)] = 2;
+  c.ns[static_cast<size_t>(Op::kSpinRound)] = 3;
+  c.ns[static_cast<size_t>(Op::kLineTransfer)] = 100;
+  c.source = "test";
+  return c;
+}
+
+class SimTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    SimOptions o;
+    o.physical_cores = 64;  // no SMT unless a test asks
+    configure(o, round_costs());
+  }
+};
+
+struct Step {
+  uint32_t fiber;
+  uint64_t t;
+  bool operator==(const Step&) const = default;
+};
+
+// Fibers of different per-step costs, each step a hook that may yield (an
+// index probe: 10 ns; a read of the fiber's own line: 2 ns; an RMW of it:
+// 5 ns); returns the global order of their steps.
+std::vector<Step> run_mixed_schedule() {
+  std::vector<Step> log;
+  struct alignas(64) OwnLine {
+    uint64_t word = 0;
+  };
+  std::vector<OwnLine> lines(4);
+  ThreadGroup g;
+  for (uint32_t f = 0; f < 4; ++f) {
+    g.spawn([&log, &lines, f] {
+      for (int i = 0; i < 20; ++i) {
+        log.push_back({f, now_ns()});
+        if (f == 1) touch(&lines[f], false);
+        else if (f == 2) rmw(&lines[f]);
+        else charge(Op::kIndexProbe);
+      }
+      log.push_back({f, now_ns()});
+    });
+  }
+  g.run([] {});
+  return log;
+}
+
+// The scheduler resumes the fiber with the smallest virtual time, ties by id:
+// the steps of all fibers, in the order they ran, are sorted by (time, id).
+TEST_F(SimTest, ResumesSmallestVirtualTimeFirstTiesById) {
+  const std::vector<Step> log = run_mixed_schedule();
+  ASSERT_EQ(log.size(), 4u * 21);
+  for (size_t i = 1; i < log.size(); ++i) {
+    const Step& a = log[i - 1];
+    const Step& b = log[i];
+    EXPECT_TRUE(a.t < b.t || (a.t == b.t && a.fiber <= b.fiber) || a.fiber == b.fiber)
+        << "step " << i << ": fiber " << b.fiber << " at " << b.t << " ran after fiber " << a.fiber << " at " << a.t;
+  }
+  // Fibers 0 and 3 cost the same per step: they alternate, 0 first.
+  std::vector<uint32_t> zero_three;
+  for (const Step& s : log)
+    if (s.fiber == 0 || s.fiber == 3) zero_three.push_back(s.fiber);
+  for (size_t i = 0; i + 1 < zero_three.size(); i += 2) EXPECT_EQ(zero_three[i], 0u) << i;
+}
+
+TEST_F(SimTest, SameScheduleTwice) {
+  const std::vector<Step> first = run_mixed_schedule();
+  EXPECT_EQ(first, run_mixed_schedule());
+  EXPECT_EQ(last_run().virtual_cores, 4u);
+  EXPECT_GT(last_run().fiber_switches, 4u);
+}
+
+// Every fiber's clock only moves forward, also across sleeps into the past
+// and spins, and a sleep ends at its deadline exactly.
+TEST_F(SimTest, VirtualTimeNeverGoesBack) {
+  std::vector<std::vector<uint64_t>> seen(3);
+  ThreadGroup g;
+  for (uint32_t f = 0; f < 3; ++f) {
+    g.spawn([&seen, f] {
+      for (int i = 0; i < 50; ++i) {
+        seen[f].push_back(now_ns());
+        if (i % 3 == 0) sleep_until_ns(now_ns() / 2);  // a deadline already past
+        else if (i % 3 == 1) spin(__FILE__, __LINE__);
+        else charge(Op::kIndexProbe);
+      }
+      const uint64_t deadline = now_ns() + 12345;
+      sleep_until_ns(deadline);
+      EXPECT_EQ(now_ns(), deadline);
+    });
+  }
+  g.run([] {});
+  for (const auto& s : seen)
+    for (size_t i = 1; i < s.size(); ++i) EXPECT_LE(s[i - 1], s[i]);
+}
+
+// A hand-computed schedule of the cost model: two cores RMW one line and
+// then read it back.
+//   core 0: rmw at 0       -> 0 + 5 (no previous writer)                   = 5
+//   core 1: rmw at 0       -> waits for the line until 5, + 5 + 100 (moved
+//                             from core 0)                                  = 110
+//   core 0: touch(read) at 5 -> 5 + 2 + 100 (core 1 wrote it last)          = 107
+//   core 0: touch(read) at 107 -> + 2 (it holds a copy now)                 = 109
+//   core 1: charge(index probe) at 110 -> + 10                               = 120
+//   core 1: charge(row read) at 120 -> + 7, local work: no yield             = 127
+TEST_F(SimTest, CostAccountingOfAHandComputedSchedule) {
+  alignas(64) uint64_t line[8] = {};
+  uint64_t t0_after_rmw = 0, t0_end = 0, t1_end = 0;
+  ThreadGroup g;
+  g.spawn([&] {
+    rmw(&line[0]);
+    t0_after_rmw = now_ns();
+    touch(&line[3], false);  // the same 64-byte line
+    touch(&line[0], false);
+    t0_end = now_ns();
+  });
+  g.spawn([&] {
+    rmw(&line[1]);
+    charge(Op::kIndexProbe);
+    charge(Op::kRowRead);
+    t1_end = now_ns();
+  });
+  g.run([] {});
+  EXPECT_EQ(t0_after_rmw, 5u);
+  EXPECT_EQ(t0_end, 109u);
+  EXPECT_EQ(t1_end, 127u);
+  EXPECT_DOUBLE_EQ(last_run().virtual_seconds, 127e-9);
+  EXPECT_EQ(last_run().virtual_cores, 2u);  // the main body is no virtual core
+}
+
+// SMT: with more virtual cores than physical ones, the cores that share a
+// physical core pay the factor on local work; line transfers are not scaled.
+TEST_F(SimTest, SmtFactorSlowsSharedCoresOnly) {
+  SimOptions o;
+  o.physical_cores = 2;
+  o.smt_factor = 2.0;
+  configure(o, round_costs());
+  std::vector<uint64_t> end(3);
+  ThreadGroup g;
+  for (uint32_t f = 0; f < 3; ++f)
+    g.spawn([&end, f] {
+      charge(Op::kIndexProbe);
+      end[f] = now_ns();
+    });
+  g.run([] {});
+  // 3 virtual cores on 2 physical: core 0 and core 2 share physical core 0.
+  EXPECT_EQ(end[0], 20u);
+  EXPECT_EQ(end[1], 10u);
+  EXPECT_EQ(end[2], 20u);
+}
+
+// A registered thread-local word is each fiber's own during the run and the
+// OS thread's again afterwards.
+thread_local uint64_t tls_word = 0;
+TEST_F(SimTest, FiberLocalWordsArePerFiber) {
+  tls_word = 77;
+  fiber_local(&tls_word);
+  std::vector<uint64_t> got(2);
+  ThreadGroup g;
+  for (uint32_t f = 0; f < 2; ++f)
+    g.spawn([&got, f] {
+      for (int i = 0; i < 10; ++i) {
+        tls_word += f + 1;
+        charge(Op::kIndexProbe);  // yields: the other fiber runs in between
+      }
+      got[f] = tls_word;
+    });
+  g.run([] {});
+  EXPECT_EQ(got[0], 10u);
+  EXPECT_EQ(got[1], 20u);
+  EXPECT_EQ(tls_word, 77u);
+}
+
+// An exception in a fiber ends the run and is rethrown by run().
+TEST_F(SimTest, FiberExceptionReachesTheCaller) {
+  ThreadGroup g;
+  g.spawn([] {
+    charge(Op::kRowRead);
+    throw std::runtime_error("from a fiber");
+  });
+  g.spawn([] { charge(Op::kRowRead); });
+  EXPECT_THROW(g.run([] {}), std::runtime_error);
+}
+
+// A spin that no other fiber will ever end: the watchdog names its site and
+// exits 1 once --sim_watchdog_events spins in a row made no progress.
+void planted_spin() {
+  SimOptions o;
+  o.watchdog_events = 1000;
+  configure(o, round_costs());
+  std::atomic<bool> never{false};
+  ThreadGroup g;
+  g.spawn([&] {
+    while (!never.load()) cpu_relax();  // the planted spin: nobody sets the flag
+  });
+  g.spawn([] { charge(Op::kRowRead); });  // ends at once
+  g.run([] {});
+}
+TEST(SimWatchdogDeathTest, NamesThePlantedSpinSite) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(planted_spin(), ::testing::ExitedWithCode(1), "sim watchdog: 1001 events in a row were spins.*sim_test\\.cpp:[0-9]+");
+}
+
+}  // namespace
+}  // namespace ccb::sim

@@ -14,7 +14,7 @@
 #   make test                 unit + stress tests (ctest) and harness tests (pytest)
 #   make test-profile         the profile build's binaries (VARIANT=profile) against their contract
 #   make test-sim             the simulation build's tests (VARIANT=sim, label sim; docs/sim.md)
-#   make test-sanitizers      TSan stress tests and ASan+UBSan unit tests
+#   make test-sanitizers      TSan stress tests and ASan+UBSan unit tests (make test-tsan, make test-asan: one of them)
 #   make run                  the main job: the YCSB skew sweep at the small profile -> a figure
 #   make demo                 a 2-second YCSB run of every protocol, as a table
 #   make bench                engine benchmark (throughput, ns per transaction)
@@ -74,7 +74,7 @@ empty :=
 space := $(empty) $(empty)
 CMAKE_PROTOCOLS := $(subst $(space),;,$(strip $(PROTOCOLS)))
 
-.PHONY: all deps configure build tools pipeline middletier build-all test test-cpp test-python test-profile test-sim test-sanitizers run demo bench bench-compare bench-cost fuzz soak protocols figures clean
+.PHONY: all deps configure build tools pipeline middletier build-all test test-cpp test-python test-profile test-sim test-sanitizers test-tsan test-asan build-tests-tsan build-tests-asan run demo bench bench-compare bench-cost fuzz soak protocols figures clean
 all: build
 
 deps:
@@ -135,14 +135,23 @@ test-sim: deps
 	@cmake --build build/sim -j $(JOBS) --target sim_tests $(addprefix rundb-,$(SIM_TEST_PROTOCOLS))
 	@cd build/sim && ctest --output-on-failure -L sim --timeout 900
 
-# Sanitizer tiers build only the test programs (not the rundb binaries).
-test-sanitizers: deps
-	@$(MAKE) --no-print-directory configure VARIANT=tsan
-	@cmake --build build/tsan -j $(JOBS) --target test_executables
-	@cd build/tsan && TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" ctest --output-on-failure -L stress --timeout 900
-	@$(MAKE) --no-print-directory configure VARIANT=asan
-	@cmake --build build/asan -j $(JOBS) --target test_executables
-	@cd build/asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --output-on-failure -L unit --timeout 900
+# The sanitizer tiers. Each variant builds only the test programs its tier
+# runs (test_executables_<tier>, tests/CMakeLists.txt), no rundb binaries:
+# the stress programs under TSan, the unit programs under ASan+UBSan. The
+# stress tests run one at a time (each runs more threads than the machine has
+# cores); the single-threaded unit tests run $(JOBS) at a time.
+TIER_tsan := stress
+TIER_asan := unit
+CTEST_ENV_tsan := TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1"
+CTEST_ENV_asan := ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1
+CTEST_JOBS_tsan := 1
+CTEST_JOBS_asan := $(JOBS)
+test-sanitizers: test-tsan test-asan
+test-tsan test-asan: test-%: build-tests-%
+	@cd build/$* && $(CTEST_ENV_$*) ctest --output-on-failure -j $(CTEST_JOBS_$*) -L $(TIER_$*) --timeout 900
+build-tests-tsan build-tests-asan: build-tests-%: deps
+	@$(MAKE) --no-print-directory configure VARIANT=$*
+	@cmake --build build/$* -j $(JOBS) --target test_executables_$(TIER_$*)
 
 # The main job: the testbed's YCSB skew sweep at the small profile ->
 # paper_figures/small/ycsb-theta.png and its table. The harness builds the

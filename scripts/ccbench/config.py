@@ -21,20 +21,22 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Collection
 
 from ccbench import schema
 from ccbench.errors import ConfigError, UsageError
 from ccbench.fileio import load_yaml
 from ccbench.points import Point
-from ccbench.programs import ENGINE, PROGRAMS, Program
+from ccbench.programs import ENGINE, PROGRAMS, SIM_VARIANT, Program
 from ccbench.result_fields import can_report, metric_origins
+from ccbench.sim import DEFAULT_COST_TABLE, cores_text
 
 CC_NAME_CHARACTERS = set("abcdefghijklmnopqrstuvwxyz0123456789_")
 TIMESERIES_X = "time"   # a timeseries' x: seconds since the start of the measured interval
 AXIS_EXTREMES = ("max", "min", "all")
 # Columns of the tidy tables (tables.py); an axis of the same name would clash.
-RESERVED_AXIS_NAMES = {"series", "series_label", "repetition", "key", "status", "failure", "noisy", "host",
-                       "cpu_model", "runs_ok", "runs_failed", "runs_missing", "runs_noisy",
+RESERVED_AXIS_NAMES = {"series", "series_label", "repetition", "key", "status", "failure", "noisy", "simulated",
+                       "wall_s", "host", "cpu_model", "runs_ok", "runs_failed", "runs_missing", "runs_noisy",
                        *(metric for program in PROGRAMS.values() for metric in program.table_metrics)}
 
 
@@ -47,6 +49,12 @@ class Profile:
     timeout_s: float
     path: Path
     max_repetitions: int = 0     # --until-decided's cap; the profile file's, else its repetitions
+    variant: str = schema.VARIANT_NATIVE    # sim: its engine points run on virtual cores (docs/sim.md)
+    sim_cost_table: str = DEFAULT_COST_TABLE   # the simulated points' cost table, relative to the root
+
+    @property
+    def simulates(self) -> bool:
+        return self.variant == schema.VARIANT_SIM
 
 
 @dataclass(frozen=True)
@@ -56,6 +64,7 @@ class Series:
     params: dict
     marker: str | None = None
     color: str | None = None
+    variant: str | None = None   # native or sim; None: the profile's
 
 
 def _check(document: object, schema_doc: dict, path: Path, prefix: list[object] = ()) -> None:
@@ -77,7 +86,9 @@ def load_profiles(profiles_dir: Path) -> dict[str, Profile]:
             raise ConfigError(path, "max_repetitions", f"{cap} is below repetitions ({document['repetitions']}); "
                               f"the cap on --until-decided's repetitions must be at least the repetitions")
         profiles[path.stem] = Profile(path.stem, document["description"], document["base"],
-                                      document["repetitions"], float(document["timeout_s"]), path, cap)
+                                      document["repetitions"], float(document["timeout_s"]), path, cap,
+                                      document.get("variant", schema.VARIANT_NATIVE),
+                                      document.get("sim_cost_table", DEFAULT_COST_TABLE))
     return profiles
 
 
@@ -175,7 +186,8 @@ class FigureConfig:
 
     @property
     def series(self) -> list[Series]:
-        return [Series(s["name"], s.get("label", s["name"]), s["params"], s.get("marker"), s.get("color"))
+        return [Series(s["name"], s.get("label", s["name"]), s["params"], s.get("marker"), s.get("color"),
+                       s.get("variant"))
                 for s in self.document["series"]]
 
     @property
@@ -236,6 +248,45 @@ class ResolvedFigure:
     def series_parameters(self, series: Series) -> dict:
         return {**self.base, **series.params}
 
+    def simulates(self, series: Series) -> bool:
+        """Whether the series' points run on virtual cores: its own variant, else the profile's."""
+        return (series.variant or self.profile.variant) == schema.VARIANT_SIM
+
+    def simulated_series(self) -> list[str]:
+        """The series whose points are simulated and can run (a program with a simulation build)."""
+        return list(dict.fromkeys(point.series for point in self.points() if point.simulated and not point.unrunnable))
+
+    def virtual_cores(self, series: Collection[str] | None = None) -> list[int]:
+        """The virtual core counts of the simulated points (of the given series), sorted."""
+        return sorted({point.threads for point in self.points() if point.simulated and not point.unrunnable
+                       and (series is None or point.series in series)})
+
+    def simulation_caption(self) -> str | None:
+        """What a simulated figure's caption and title say (docs/sim.md): "simulated, N virtual cores", which
+        series when only some are, and the paper's settings scaled for the simulation; None: not simulated."""
+        simulated = self.simulated_series()
+        if not simulated:
+            return None
+        text = f"simulated, {cores_text(self.virtual_cores())} virtual cores"
+        if len(simulated) < len(self.config.series):
+            labels = {series.name: series.label for series in self.config.series}
+            text += f" (series {', '.join(labels[name] for name in simulated)}; the others native, on this machine)"
+        scaled = self.scaled_for_simulation()
+        if scaled:
+            text += "; scaled from the paper's setting for memory: " + ", ".join(
+                f"{name} {paper} -> {here}" for name, (paper, here) in scaled.items())
+        return text
+
+    def scaled_for_simulation(self) -> dict[str, tuple[object, object]]:
+        """The paper's settings (the figure's base) that a simulating profile's override changes (tables
+        scaled where memory requires, said in the caption): {flag: (paper's value, value here)}."""
+        if not self.profile.simulates:
+            return {}
+        override = self.config.document.get("profiles", {}).get(self.profile.name, {}).get("base", {})
+        paper = self.config.document["base"]
+        return {name: (paper[name], value) for name, value in override.items()
+                if name in paper and paper[name] != value}
+
     def points(self) -> list[Point]:
         if self._points:
             return self._points
@@ -249,10 +300,13 @@ class ResolvedFigure:
                     parameters[key] = parameters[axis]
                 cc = parameters.pop(program.binary_parameter) if program.binary_parameter else None
                 first_seed = parameters.get("seed", 1)
+                build = SIM_VARIANT if self.simulates(series) else None
+                cost_table = self.profile.sim_cost_table if build else None
                 for repetition in range(self.repetitions):
                     flags = {**parameters, "seed": first_seed + repetition}
                     self._points.append(Point(self.figure_id, series.name, coords, repetition, cc,
-                                              tuple(sorted(flags.items())), self.timeout_s, program.name))
+                                              tuple(sorted(flags.items())), self.timeout_s, program.name, build,
+                                              cost_table))
         return self._points
 
     def max_threads(self) -> int:
@@ -303,6 +357,7 @@ class _ConsistencyChecker:
         self._check_deterministic_metrics()
         for name in self.config.profiles:
             self._check_points(name)
+            self._check_variants(name)
         self._check_metrics_reportable()
         return sorted(set(self.found))
 
@@ -444,7 +499,7 @@ class _ConsistencyChecker:
             if "metric" not in claim and plot["kind"] == "timeseries" and not names_both_metrics:
                 self._add(f"{where}.metric", "required: a timeseries' y is an array, so say which metric the claim "
                           "is about (e.g. throughput, phase_throughput_cv)")
-            for field_name, names in _series_references(claim):
+            for field_name, names in series_references(claim):
                 for name in names:
                     if name not in series_names:
                         self._add(f"{where}.{field_name}",
@@ -547,6 +602,26 @@ class _ConsistencyChecker:
                     if problem:
                         self._add(self._origin(name, index, profile_name), problem)
 
+    def _check_variants(self, profile_name: str) -> None:
+        """A series that asks for the simulation (variant: sim) must be able to have it: a program with a
+        simulation build, and no flag that selects another build variant (--profile: the profile build).
+        Under a simulating profile such points are reported as not run instead (points.Point.unrunnable)."""
+        program = self.config.program
+        resolved = self.config.resolve(profile_name)
+        for index, series in enumerate(self.config.series):
+            if series.variant != schema.VARIANT_SIM:
+                continue
+            if not program.sim_build:
+                with_build = ", ".join(name for name, other in PROGRAMS.items() if other.sim_build)
+                self._add(f"series[{index}].variant", f"sim is not allowed for program {program.name}, which has "
+                          f"no simulation build; allowed: native (sim: only {with_build})")
+                return
+            flags = resolved.series_parameters(series)
+            for name in program.variant_flags:
+                if flags.get(name) is True:
+                    self._add(f"series[{index}].variant", f"sim is not allowed with {name}: true under profile "
+                              f"{profile_name} (the {name} build has no simulation); allowed: native, or drop {name}")
+
     def _check_metrics_reportable(self) -> None:
         """Every metric the figure plots, tabulates or claims is a field the program's result document can
         have (its schema in docs/result.schema.json), a metric the harness derives, or a breakdown column:
@@ -602,9 +677,10 @@ def _special_value_problem(program: Program, name: str, value: object) -> str | 
     return None
 
 
-def _series_references(claim: dict) -> list[tuple[str, list[str]]]:
+def series_references(claim: dict) -> list[tuple[str, list[str]]]:
     references = []
-    for field_name in ("numerator", "denominator", "series", "among", "ratio", "combined", "parts", "baseline"):
+    for field_name in ("numerator", "denominator", "series", "among", "ratio", "combined", "parts", "baseline",
+                       "reference"):
         value = claim.get(field_name)
         if value is not None:
             references.append((field_name, [value] if isinstance(value, str) else list(value)))

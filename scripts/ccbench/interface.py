@@ -113,7 +113,9 @@ def check_points_accepted(figures: Sequence[ResolvedFigure], workspace: Workspac
         if not program.validates:
             continue
         for point in figure.points():
-            command = (*workspace.argv(program.name, point.cc, point.variant), *point.flag_arguments())
+            if point.unrunnable:
+                continue  # the runner reports why it cannot run
+            command = workspace.command(point)
             if workspace.builds(program.name) and not Path(command[0]).is_file():
                 continue  # its build failed: the runner reports that
             commands.setdefault(command, []).append((figure, point))
@@ -161,7 +163,7 @@ def unlisted_flags(points: Sequence[Point], workspace: Workspace) -> list[tuple[
     listed: dict[tuple[str, ...], frozenset[str]] = {}
     for point in points:
         program = PROGRAMS[point.program]
-        if not program.lists_flags or not workspace.builds(program.name):
+        if not program.lists_flags or not workspace.builds(program.name) or point.unrunnable:
             continue
         command = (str(workspace.root / workspace.binary(program.name, point.cc, point.variant)),)
         if not Path(command[0]).is_file():

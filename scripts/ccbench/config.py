@@ -267,7 +267,7 @@ class ResolvedFigure:
         simulated = self.simulated_series()
         if not simulated:
             return None
-        text = f"simulated, {cores_text(self.virtual_cores())} virtual cores"
+        text = f"simulated, {cores_text(self.virtual_cores())}"
         if len(simulated) < len(self.config.series):
             labels = {series.name: series.label for series in self.config.series}
             text += f" (series {', '.join(labels[name] for name in simulated)}; the others native, on this machine)"

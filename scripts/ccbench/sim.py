@@ -112,6 +112,6 @@ def _calibration_problem(returncode: int | None, cost_table: Path, command: list
 
 
 def cores_text(cores: Sequence[int]) -> str:
-    """Virtual core counts for a caption: "32" or "1-32"."""
+    """Virtual core counts for a caption: "1 virtual core", "32 virtual cores" or "1-32 virtual cores"."""
     low, high = min(cores), max(cores)
-    return str(low) if low == high else f"{low}-{high}"
+    return "1 virtual core" if low == high == 1 else f"{low if low == high else f'{low}-{high}'} virtual cores"

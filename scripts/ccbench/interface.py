@@ -113,8 +113,9 @@ def check_points_accepted(figures: Sequence[ResolvedFigure], workspace: Workspac
         if not program.validates:
             continue
         for point in figure.points():
-            if point.unrunnable:
-                continue  # the runner reports why it cannot run
+            cost_table = point.cost_table_path(workspace.root)
+            if point.unrunnable or (cost_table and not cost_table.is_file()):
+                continue  # the runner reports why it cannot run (no simulation build, no cost table)
             command = workspace.command(point)
             if workspace.builds(program.name) and not Path(command[0]).is_file():
                 continue  # its build failed: the runner reports that

@@ -263,22 +263,25 @@ def _run_with_timeout(command: list[str], timeout_s: float) -> tuple[int | None,
             process.wait()
 
 
-def _snapshot() -> load.Snapshot | Exception:
+def snapshot() -> load.Snapshot | Exception:
+    """load.take_snapshot(), or the error that kept it from reading /proc."""
     try:
         return load.take_snapshot()
     except (OSError, ValueError, IndexError) as error:
         return error
 
 
-def _load_section(before: load.Snapshot | Exception, after: load.Snapshot | Exception, task: Task) -> dict:
-    """The record's `load` (load.py), or why it could not be measured."""
-    for snapshot in (before, after):
-        if isinstance(snapshot, Exception):
-            section = load.unavailable_section(snapshot)
+def load_record(before: load.Snapshot | Exception, after: load.Snapshot | Exception, threads: int,
+                threshold_cores: float, simulated: bool = False) -> dict:
+    """A record's `load` (load.py) between two snapshots, or why it could not be measured. A simulated run's
+    is never noisy: in virtual time, what else the machine ran does not change the result (sim.py)."""
+    for taken in (before, after):
+        if isinstance(taken, Exception):
+            section = load.unavailable_section(taken)
             break
     else:
-        section = load.load_section(before, after, task.threads, task.quiet_threshold_cores)
-    if task.simulated:   # virtual time: what else the machine ran does not change the result (sim.py)
+        section = load.load_section(before, after, threads, threshold_cores)
+    if simulated:
         section.update(simulated=True, noisy=False)
     return section
 
@@ -302,13 +305,13 @@ def execute_task(task: Task) -> dict:
     with tempfile.TemporaryDirectory(prefix="ccbench-run-") as scratch:
         out_path = Path(scratch) / "result.json"
         command = [*task.command, f"--out={out_path}"] if program.output == OUTPUT_FILE else list(task.command)
-        before = _snapshot()
+        before = snapshot()
         try:
             returncode, stdout, stderr = _run_with_timeout(command, task.timeout_s)
         except OSError as error:
             record.update(status=STATUS_ERROR, failure=f"cannot start {task.command[0]}: {error.strerror}")
             return record
-        record["load"] = _load_section(before, _snapshot(), task)
+        record["load"] = load_record(before, snapshot(), task.threads, task.quiet_threshold_cores, task.simulated)
         text = _read_text(out_path) if program.output == OUTPUT_FILE else stdout
         result, problem = _read_result(program, text, task.row_list)
     record.update(returncode=returncode, stdout_tail=_tail(stdout), stderr_tail=_tail(stderr), result=result,

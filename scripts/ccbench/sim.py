@@ -19,7 +19,7 @@ per operation measured natively on this machine by the calibration,
   records say `simulated` and are never noisy (backends.py, engine.py).
 
 This module imports only the standard library and the harness's light
-modules (engine.py, which Ray workers import, uses it).
+modules (engine.py, load.py), as Ray workers do.
 """
 from __future__ import annotations
 
@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 from ccbench import load
+from ccbench.engine import load_record, snapshot
 from ccbench.fileio import write_json_atomically
 
 DEFAULT_COST_TABLE = "results/sim/cost_table.json"   # relative to the repository root; a profile may name another
@@ -68,7 +69,7 @@ def calibrate(argv: Sequence[str], cost_table: Path, *, log: Callable[[str], Non
     command = [*argv, f"--{CALIBRATE_FLAG}={cost_table}"]
     load.wait_until_quiet(threshold_cores, max_wait_s, log)
     log(f"ccbench: calibrating the simulation's cost table: {' '.join(command)}")
-    before = load.take_snapshot()
+    before = snapshot()
     started, started_at = time.monotonic(), time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
     try:
         done = subprocess.run(command, capture_output=True, text=True, errors="replace", timeout=CALIBRATE_TIMEOUT_S,
@@ -78,7 +79,7 @@ def calibrate(argv: Sequence[str], cost_table: Path, *, log: Callable[[str], Non
         returncode, stdout, stderr = None, str(expired.stdout or ""), str(expired.stderr or "")
     except OSError as error:
         return f"cannot run the calibration `{' '.join(command)}`: {error.strerror}"
-    section = load.load_section(before, load.take_snapshot(), 1, threshold_cores)
+    section = load_record(before, snapshot(), 1, threshold_cores)
     problem = _calibration_problem(returncode, cost_table, command, stderr)
     if problem:
         cost_table.unlink(missing_ok=True)

@@ -103,7 +103,7 @@ def _parser() -> argparse.ArgumentParser:
         help="measure the simulation's cost table on this machine (docs/sim.md)",
         description="Builds bin/sim/rundb-<cc> (make CC=<cc> VARIANT=sim) and runs its calibration "
         "(--sim_calibrate) on a quiet machine, writing the profile's sim_cost_table (default "
-        f"{DEFAULT_COST_TABLE}), which the simulated points read; a sweep calibrates it when it is missing.")
+        f"{DEFAULT_COST_TABLE} under the results directory), which the simulated points read; a sweep calibrates it when it is missing.")
     calibrate.add_argument("--cc", default="nowait", help="protocol whose simulation binary calibrates "
                            "(default nowait)")
     calibrate.add_argument("--quiet-threshold", type=_non_negative(float), default=DEFAULT_THRESHOLD_CORES,
@@ -375,7 +375,7 @@ def _calibrate_command(workspace: Workspace, args) -> int:
     known = registry.protocols()
     if args.cc not in known:
         raise UsageError(f"--cc {args.cc}: not a protocol; allowed: {'|'.join(known)}")
-    path = workspace.root / _profile(workspace, args.profile).sim_cost_table
+    path = workspace.results_dir / _profile(workspace, args.profile).sim_cost_table
     if workspace.builds_engine:
         problem = build_binaries(workspace.root, list(workspace.make_arguments(ENGINE, args.cc, SIM_VARIANT)),
                                  [workspace.binary(ENGINE, args.cc, SIM_VARIANT)])

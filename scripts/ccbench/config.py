@@ -50,7 +50,7 @@ class Profile:
     path: Path
     max_repetitions: int = 0     # --until-decided's cap; the profile file's, else its repetitions
     variant: str = schema.VARIANT_NATIVE    # sim: its engine points run on virtual cores (docs/sim.md)
-    sim_cost_table: str = DEFAULT_COST_TABLE   # the simulated points' cost table, relative to the root
+    sim_cost_table: str = DEFAULT_COST_TABLE   # the simulated points' cost table, under the results directory
 
     @property
     def simulates(self) -> bool:

@@ -113,7 +113,7 @@ def check_points_accepted(figures: Sequence[ResolvedFigure], workspace: Workspac
         if not program.validates:
             continue
         for point in figure.points():
-            cost_table = point.cost_table_path(workspace.root)
+            cost_table = point.cost_table_path(workspace.results_dir)
             if point.unrunnable or (cost_table and not cost_table.is_file()):
                 continue  # the runner reports why it cannot run (no simulation build, no cost table)
             command = workspace.command(point)

@@ -110,9 +110,9 @@ class Point:
     def flag_arguments(self) -> list[str]:
         return [f"--{name}={format_flag_value(value)}" for name, value in self.flags]
 
-    def cost_table_path(self, root: Path) -> Path | None:
-        """A simulated point's cost table (relative paths are under the repository root), else None."""
-        return root / self.cost_table if self.variant == SIM_VARIANT and self.cost_table else None
+    def cost_table_path(self, results_dir: Path) -> Path | None:
+        """A simulated point's cost table (a relative path is under the results directory), else None."""
+        return results_dir / self.cost_table if self.variant == SIM_VARIANT and self.cost_table else None
 
     def key(self, template: str) -> str:
         """The run's identity under the program's command template (e.g. bin/rundb-{cc})."""

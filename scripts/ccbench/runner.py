@@ -71,7 +71,7 @@ def tasks_for(figures: Sequence[ResolvedFigure], workspace: Workspace,
         template = workspace.command_template(point.program)
         key = point.key(template)
         if key not in tasks:
-            cost_table = point.cost_table_path(workspace.root)
+            cost_table = point.cost_table_path(workspace.results_dir)
             tasks[key] = Task(key, point.program, point.cc, workspace.command(point), point.timeout_s,
                               point.os_threads, template, point.row_list, variant=point.variant, placement=placement,
                               simulated=point.simulated, cost_table=str(cost_table) if cost_table else None,

@@ -349,7 +349,7 @@ PROFILE = {
         "timeout_s": POSITIVE_NUMBER,
         # sim: every engine point is simulated (docs/sim.md), unless its series says native
         "variant": {"enum": VARIANTS},
-        # the simulated points' cost table, relative to the repository root (calibrated if missing)
+        # the simulated points' cost table, relative to the results directory (calibrated if missing)
         "sim_cost_table": TEXT,
     },
 }

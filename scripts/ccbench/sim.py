@@ -34,7 +34,7 @@ from ccbench import load
 from ccbench.engine import load_record, snapshot
 from ccbench.fileio import write_json_atomically
 
-DEFAULT_COST_TABLE = "results/sim/cost_table.json"   # relative to the repository root; a profile may name another
+DEFAULT_COST_TABLE = "sim/cost_table.json"   # under the results directory (--results); a profile may name another
 CALIBRATE_FLAG = "sim_calibrate"
 CALIBRATE_TIMEOUT_S = 1800
 CALIBRATION_TAIL_CHARS = 4000

@@ -106,6 +106,6 @@ class Workspace:
     def command(self, point: Point) -> tuple[str, ...]:
         """A point's command line, all but --out: the program, its fixed arguments, the point's flags and,
         for a simulated point, its cost table (--sim_cost_table, docs/sim.md)."""
-        cost_table = point.cost_table_path(self.root)
+        cost_table = point.cost_table_path(self.results_dir)
         return (*self.argv(point.program, point.cc, point.variant), *point.flag_arguments(),
                 *([f"--sim_cost_table={cost_table}"] if cost_table else []))

@@ -25,7 +25,7 @@ from ccbench.workspace import Workspace
 from conftest import FIGURE, Sandbox, figure_document
 
 SIM_PROFILE = {"description": "tests: simulated, instant", "base": {"duration": 0.02, "warmup": 0.0},
-               "repetitions": 1, "timeout_s": 20, "variant": "sim", "sim_cost_table": "results/sim/cost_table.json"}
+               "repetitions": 1, "timeout_s": 20, "variant": "sim", "sim_cost_table": "sim/cost_table.json"}
 # The contract's `sim` section of a result (docs/sim.md); added to the schema here only if the engine side's
 # schema does not have it yet.
 SIM_SECTION = {"type": "object", "required": ["virtual_cores", "virtual_seconds", "events", "fiber_switches",
@@ -295,7 +295,7 @@ def test_requires_hw_threads_counts_the_virtual_cores_under_simulation(sim_sandb
 
 def test_a_simulated_figure_is_captioned_with_its_virtual_cores_and_what_it_scaled(sim_sandbox):
     base = {key: value for key, value in FIGURE["base"].items() if key != "threads"}
-    document = figure_document(base=base, axes={"threads": [2, 32]}, claims=None,
+    document = figure_document(base=base, axes={"theta": [0.0, 0.9], "threads": [2, 32]}, claims=None,
                                profiles={"simulated": {"base": {"table_size": 500}}})
     figure = resolved(sim_sandbox, document, "simulated")
     caption = "simulated, 2-32 virtual cores; scaled from the paper's setting for memory: table_size 1000 -> 500"

@@ -250,7 +250,8 @@ def _run_points(figures: list[ResolvedFigure], workspace: Workspace, args) -> in
         print(budget(figures, workspace, set(summary.pending_keys)).describe(args.machines or 1))
         return EXIT_OK
     if args.dry_run:
-        print("\n".join(summary.pending_commands) or "nothing to run: every point is stored")
+        cannot = [f"not run here: {reason}" for reason in sorted(set(summary.skipped.values()))]
+        print("\n".join([*summary.pending_commands, *cannot]) or "nothing to run: every point is stored")
         return EXIT_OK
     print(summary.describe(), file=sys.stderr)
     problems = summary.problems

@@ -110,6 +110,8 @@ def test_the_profile_build_has_no_simulation_so_its_points_are_not_run_under_the
     assert "not run: --profile=true needs the profile build, which has no simulation" in capsys.readouterr().err
     report = (sim_sandbox.workspace.figures_dir / "REPORT.md").read_text()
     assert "Not run under profile simulated: --profile=true needs the profile build" in report
+    assert main(sim_sandbox.cli_arguments("run", "test-fig", "--profile", "simulated", "--dry-run")) == 0
+    assert capsys.readouterr().out.startswith("not run here: --profile=true needs the profile build")
 
 
 @pytest.mark.parametrize("change, where, message", [

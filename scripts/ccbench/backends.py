@@ -64,7 +64,8 @@ class QuietBackend:
     """--require-quiet: one point at a time on this machine, each started once the machine is quiet
     (other processes below the threshold; waiting at most max_wait_s, with a message), and a run measured
     noisy all the same is run again, at most `retries` times; the last run is stored either way (its
-    load record says whether it was noisy) with `quiet_attempts`, the runs it took."""
+    load record says whether it was noisy) with `quiet_attempts`, the runs it took. Simulated points
+    then run as LocalBackend runs them: in parallel, with no wait (their result does not depend on the load)."""
     name = "local"
 
     def __init__(self, threshold_cores: float = load.DEFAULT_THRESHOLD_CORES, max_wait_s: float = 300,

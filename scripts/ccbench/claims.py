@@ -60,6 +60,8 @@ from typing import Callable, Collection
 import numpy as np
 import pandas as pd
 
+from ccbench.crossfield import series_references
+
 HELD, FAILED, INCONCLUSIVE, NO_DATA = "held", "failed", "inconclusive", "no data"
 OUTCOMES = (HELD, FAILED, INCONCLUSIVE, NO_DATA)
 CONFIDENCE = 0.95
@@ -583,13 +585,32 @@ def _superadditive(claim, table, axes, series_names, along) -> str:
     return "; ".join(details)
 
 
+def _agrees(claim, table, axes, series_names, along) -> str:
+    """The series within a relative `tolerance` of the reference's value, or within `abs_tolerance` of it, at
+    every selected point: margin = max(tolerance x |reference|, abs_tolerance) - |series - reference| >= 0
+    (sim-validation: simulated against native, docs/sim.md)."""
+    series, reference = claim["series"], claim["reference"]
+    tolerance, abs_tolerance = claim.get("tolerance", 0.0), claim.get("abs_tolerance", 0.0)
+    parts = []
+    for context in _contexts(axes, claim.get("at", {})):
+        mine, theirs = table.value(series, context), table.value(reference, context)
+        margin = np.maximum(tolerance * np.abs(theirs), abs_tolerance) - np.abs(mine - theirs)
+        verdict = table.check(f"{_where(context)}: {series} vs {reference}", margin, ">=", 0)
+        parts.append(f"{_where(context)}: {series} {_shown(mine)} vs {reference} {_shown(theirs)}"
+                     + _mark([verdict], "apart"))
+    return "; ".join(parts)
+
+
 EVALUATORS: dict[str, Callable[..., str]] = {
     "ratio": _ratio, "value": _value, "order": _order, "best": _best, "monotone": _monotone,
     "similar": _similar, "matches": _matches, "top_metric": _top_metric, "scaling": _scaling,
-    "interior_optimum": _interior_optimum, "peak": _peak, "superadditive": _superadditive}
+    "interior_optimum": _interior_optimum, "peak": _peak, "superadditive": _superadditive,
+    "agrees": _agrees}
 
 
-def _assertion(claim: dict, hw_threads: int, max_threads: int | None) -> tuple[bool, str]:
+def _assertion(claim: dict, hw_threads: int, max_threads: int | None, simulated: bool = False) -> tuple[bool, str]:
+    """(asserted, note). Simulated (every series the claim uses runs on virtual cores, docs/sim.md): the
+    virtual cores count as the hardware threads, so hw_threads is the sweep's largest virtual core count."""
     check = claim["check"]
     if check == "trend":
         return True, ""
@@ -600,9 +621,11 @@ def _assertion(claim: dict, hw_threads: int, max_threads: int | None) -> tuple[b
         return False, f"condition: {condition} (not checked automatically, so not asserted)"
     reached = max_threads if max_threads is not None else hw_threads
     if hw_threads >= needed and reached >= needed:
-        return True, f"condition met: {condition}"
-    return False, (f"condition not met: {condition} (needs {needed} hardware threads; this machine has "
-                   f"{hw_threads}, the sweep reaches {reached} threads)")
+        where = f" (simulated: {hw_threads} virtual cores)" if simulated else ""
+        return True, f"condition met{where}: {condition}"
+    machine = f"the simulation has {hw_threads} virtual cores" if simulated else f"this machine has {hw_threads}"
+    return False, (f"condition not met: {condition} (needs {needed} hardware threads; {machine}, the sweep "
+                   f"reaches {reached} threads)")
 
 
 def _outcome(checks: list[Check]) -> str:
@@ -623,12 +646,14 @@ def _intervals(checks: list[Check]) -> str:
 
 def evaluate_claim(claim: dict, runs: pd.DataFrame | Samples, axes: dict[str, list], *, series_names: list[str],
                    default_metric: str | None, default_along: str | None = None, hw_threads: int = 1,
-                   max_threads: int | None = None, deterministic_metrics: Collection[str] = ()) -> ClaimResult:
+                   max_threads: int | None = None, deterministic_metrics: Collection[str] = (),
+                   simulated: bool = False) -> ClaimResult:
     """One claim on a figure's runs (a tidy table with one row per run: series, axes, status, metrics;
-    rows without a status are successful runs) or on Samples made of them."""
+    rows without a status are successful runs) or on Samples made of them. `simulated`: the claim's series
+    run on virtual cores, and hw_threads is their largest count (_assertion)."""
     samples = runs if isinstance(runs, Samples) else Samples(runs, list(axes), deterministic_metrics)
     samples.looked_at, samples.short = set(), set()
-    asserted, note = _assertion(claim, hw_threads, max_threads)
+    asserted, note = _assertion(claim, hw_threads, max_threads, simulated)
     if claim.get("expected_here") == "fail":
         note = "; ".join(filter(None, [note, f"expected to fail here: {claim['reason']}"]))
     checks: list[Check] = []
@@ -649,12 +674,28 @@ def evaluate_claim(claim: dict, runs: pd.DataFrame | Samples, axes: dict[str, li
                        (min(counts), max(counts)) if counts else None, sorted(samples.looked_at, key=repr), checks)
 
 
+def claim_machine(figure, claim: dict, hw_threads: int) -> tuple[int, int, bool]:
+    """(hardware threads, threads the sweep reaches, simulated) for a claim of a resolved figure: when every
+    series it uses (the ones it names, else all) is simulated, the virtual cores count as hardware threads
+    (the issue's "claims marked requires_hw_threads are checked under sim"); else this machine's."""
+    names = {name for _, listed in series_references(claim) for name in listed} or \
+        {series.name for series in figure.config.series}
+    if names <= set(figure.simulated_series()):
+        cores = max(figure.virtual_cores(names), default=0)
+        return cores, cores, True
+    return hw_threads, figure.max_threads(), False
+
+
 def evaluate_figure_claims(figure, runs: pd.DataFrame, hw_threads: int) -> list[ClaimResult]:
     """All claims of a resolved figure (config.ResolvedFigure) on its runs (tables.runs_table)."""
     plot = figure.config.plot
     samples = Samples(runs, list(figure.axes), figure.config.deterministic_metrics, figure.config.breakdown)
-    return [evaluate_claim(claim, samples, figure.axes,
-                           series_names=[series.name for series in figure.config.series],
-                           default_metric=plot["y"] if isinstance(plot["y"], str) else None,
-                           default_along=plot["x"], hw_threads=hw_threads, max_threads=figure.max_threads())
-            for claim in figure.config.claims]
+    results = []
+    for claim in figure.config.claims:
+        threads, reached, simulated = claim_machine(figure, claim, hw_threads)
+        results.append(evaluate_claim(claim, samples, figure.axes,
+                                      series_names=[series.name for series in figure.config.series],
+                                      default_metric=plot["y"] if isinstance(plot["y"], str) else None,
+                                      default_along=plot["x"], hw_threads=threads, max_threads=reached,
+                                      simulated=simulated))
+    return results

@@ -1,4 +1,4 @@
-"""Command line: python -m ccbench {list,run,plot,report,figures,fidelity,bench,compare,cost,soak} ...
+"""Command line: python -m ccbench {list,run,plot,report,figures,fidelity,bench,compare,cost,soak,calibrate} ...
 
 Exit status: 0 all good; 1 some run failed or could not run (the rest is
 done and stored); 2 bad configuration or command line; 130 interrupted.
@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 from typing import Callable
 
-from ccbench import bench, figures_doc, soak
+from ccbench import bench, figures_doc, registry, sim, soak
 from ccbench.backends import QuietBackend, make_backend
 from ccbench.budget import budget
 from ccbench.decide import run_until_decided
@@ -22,7 +22,10 @@ from ccbench.config import FigureConfig, Profile, ResolvedFigure, figure_config_
 from ccbench.errors import ConfigError, UsageError
 from ccbench.pipeline import FigureOutcome, load_catalog, process_figure
 from ccbench.report import ReportEntry, write_report
+from ccbench.engine import build_binaries
+from ccbench.programs import ENGINE, SIM_VARIANT
 from ccbench.runner import run_sweep
+from ccbench.sim import DEFAULT_COST_TABLE
 from ccbench.workspace import Workspace
 
 EXIT_OK, EXIT_RUNS_FAILED, EXIT_BAD_CONFIG, EXIT_INTERRUPTED = 0, 1, 2, 130
@@ -48,6 +51,8 @@ def _parser() -> argparse.ArgumentParser:
                        "run anyway (default 300)")
     quiet.add_argument("--noisy-retries", type=_non_negative(int), default=2, metavar="N",
                        help="--require-quiet: run a point measured noisy again at most N times (default 2)")
+    quiet.add_argument("--sim-workers", type=_non_negative(int, 1), default=None, metavar="N",
+                       help="simulated points run in parallel, N at a time (default: one per core; docs/sim.md)")
     quiet.add_argument("--retry-failed", action="store_true", help="run again the points stored as failed")
     quiet.add_argument("--quiet", action="store_true", help="no progress bar")
     running = argparse.ArgumentParser(add_help=False, parents=[quiet])
@@ -93,6 +98,19 @@ def _parser() -> argparse.ArgumentParser:
     fidelity.add_argument("figures", nargs="*", help="figure ids (comma-separated allowed); default the named set")
     fidelity.set_defaults(require_quiet=True, until_decided=True, backend="local", ray_address=None, dry_run=False,
                           budget=False, machines=None)
+    calibrate = commands.add_parser(
+        "calibrate", parents=[common],
+        help="measure the simulation's cost table on this machine (docs/sim.md)",
+        description="Builds bin/sim/rundb-<cc> (make CC=<cc> VARIANT=sim) and runs its calibration "
+        "(--sim_calibrate) on a quiet machine, writing the profile's sim_cost_table (default "
+        f"{DEFAULT_COST_TABLE} under the results directory), which the simulated points read; a sweep calibrates it when it is missing.")
+    calibrate.add_argument("--cc", default="nowait", help="protocol whose simulation binary calibrates "
+                           "(default nowait)")
+    calibrate.add_argument("--quiet-threshold", type=_non_negative(float), default=DEFAULT_THRESHOLD_CORES,
+                           metavar="CORES", help="wait until other processes use at most this many cores "
+                           f"(default {DEFAULT_THRESHOLD_CORES:g})")
+    calibrate.add_argument("--quiet-wait", type=_non_negative(float), default=300, metavar="SECONDS",
+                           help="wait at most this long for a quiet machine, then calibrate anyway (default 300)")
     _add_benchmark_parsers(commands, common)
     return parser
 
@@ -135,15 +153,16 @@ def _names(text: str) -> list[str]:
     return [name for name in text.split(",") if name]
 
 
-def _non_negative(kind: type) -> Callable[[str], object]:
-    """An argparse type: a number of `kind`, at least 0 (argparse names the option and exits 2 otherwise)."""
+def _non_negative(kind: type, minimum: int = 0) -> Callable[[str], object]:
+    """An argparse type: a number of `kind`, at least `minimum` (argparse names the option and exits 2
+    otherwise)."""
     def parse(text: str) -> object:
         try:
             value = kind(text)
         except ValueError:
             raise argparse.ArgumentTypeError(f"{text!r} is not a{'n integer' if kind is int else ' number'}")
-        if value < 0:
-            raise argparse.ArgumentTypeError(f"{text} is negative; it must be at least 0")
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"{text} is too small; it must be at least {minimum}")
         return value
     return parse
 
@@ -190,11 +209,24 @@ def _print_outcome(outcome: FigureOutcome) -> None:
 
 def _backend(args, workspace):
     if not args.require_quiet:
-        return make_backend(args.backend, args.ray_address, workspace)
+        return make_backend(args.backend, args.ray_address, workspace, args.sim_workers)
     if args.backend != "local":
         raise UsageError(f"--require-quiet needs --backend local, not {args.backend}: points run at the same time on "
                          f"one machine make each other noisy")
-    return QuietBackend(args.quiet_threshold, args.quiet_wait, args.noisy_retries)
+    return QuietBackend(args.quiet_threshold, args.quiet_wait, args.noisy_retries, sim_workers=args.sim_workers)
+
+
+def _check_simulated(figures: list[ResolvedFigure], args) -> None:
+    """Simulated points run on the local backend, and --budget estimates native runs only."""
+    simulated = sorted({figure.figure_id for figure in figures if figure.simulated_series()})
+    if not simulated:
+        return
+    if args.backend != "local":
+        raise UsageError(f"--backend {args.backend}: {', '.join(simulated)} run simulated points, which run on the "
+                         f"local backend only (in parallel, --sim-workers at a time; docs/sim.md); allowed: local")
+    if args.budget:
+        raise UsageError(f"--budget estimates native runs on a cluster; {', '.join(simulated)} run simulated points, "
+                         f"whose wall time is not their virtual duration (docs/sim.md)")
 
 
 def _check_budget_options(args) -> None:
@@ -210,6 +242,7 @@ def _run_points(figures: list[ResolvedFigure], workspace: Workspace, args) -> in
     if args.until_decided and args.dry_run:
         raise UsageError("--until-decided cannot be combined with --dry-run: the repetitions it adds depend on "
                          "the results of the runs")
+    _check_simulated(figures, args)
     sweep = functools.partial(run_sweep, figures, workspace, _backend(args, workspace), retry_failed=args.retry_failed,
                               progress=not args.quiet, quiet_threshold_cores=args.quiet_threshold)
     summary = sweep(dry_run=args.dry_run)
@@ -217,7 +250,8 @@ def _run_points(figures: list[ResolvedFigure], workspace: Workspace, args) -> in
         print(budget(figures, workspace, set(summary.pending_keys)).describe(args.machines or 1))
         return EXIT_OK
     if args.dry_run:
-        print("\n".join(summary.pending_commands) or "nothing to run: every point is stored")
+        cannot = [f"not run here: {reason}" for reason in sorted(set(summary.skipped.values()))]
+        print("\n".join([*summary.pending_commands, *cannot]) or "nothing to run: every point is stored")
         return EXIT_OK
     print(summary.describe(), file=sys.stderr)
     problems = summary.problems
@@ -337,6 +371,28 @@ def _cost_command(workspace: Workspace, args) -> int:
                       progress=not args.quiet)
 
 
+def _calibrate_command(workspace: Workspace, args) -> int:
+    """Calibrate the profile's cost table anew (the runner only calibrates a missing one)."""
+    known = registry.protocols()
+    if args.cc not in known:
+        raise UsageError(f"--cc {args.cc}: not a protocol; allowed: {'|'.join(known)}")
+    path = workspace.results_dir / _profile(workspace, args.profile).sim_cost_table
+    if workspace.builds_engine:
+        problem = build_binaries(workspace.root, list(workspace.make_arguments(ENGINE, args.cc, SIM_VARIANT)),
+                                 [workspace.binary(ENGINE, args.cc, SIM_VARIANT)])
+        if problem:
+            print(f"ccbench: {problem}", file=sys.stderr)
+            return EXIT_RUNS_FAILED
+    problem = sim.calibrate(workspace.argv(ENGINE, args.cc, SIM_VARIANT), path,
+                            log=lambda message: print(message, file=sys.stderr),
+                            threshold_cores=args.quiet_threshold, max_wait_s=args.quiet_wait)
+    if problem:
+        print(f"ccbench: {problem}", file=sys.stderr)
+        return EXIT_RUNS_FAILED
+    print(f"cost table: {path} (the calibration's record: {sim.record_path(path)})")
+    return EXIT_OK
+
+
 def _soak_command(workspace: Workspace, args) -> int:
     settings = soak.Settings(args.txns, args.chunk, args.threads, args.timeout_s)
     return soak.soak(workspace, settings, args.protocols, args.workloads, progress=not args.quiet)
@@ -344,7 +400,8 @@ def _soak_command(workspace: Workspace, args) -> int:
 
 COMMANDS = {"list": _list_command, "run": _run_command, "plot": _plot_command, "report": _report_command,
             "figures": _figures_command, "fidelity": _fidelity_command, "bench": _bench_command,
-            "compare": _compare_command, "cost": _cost_command, "soak": _soak_command}
+            "compare": _compare_command, "cost": _cost_command, "soak": _soak_command,
+            "calibrate": _calibrate_command}
 
 
 def main(argv: list[str] | None = None) -> int:

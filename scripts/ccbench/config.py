@@ -22,13 +22,15 @@ import itertools
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Collection
 
 from ccbench import schema
 from ccbench.crossfield import ConsistencyChecker
 from ccbench.errors import ConfigError, UsageError
 from ccbench.fileio import load_yaml
 from ccbench.points import Point
-from ccbench.programs import ENGINE, PROGRAMS, Program
+from ccbench.programs import ENGINE, PROGRAMS, SIM_VARIANT, Program
+from ccbench.sim import DEFAULT_COST_TABLE, cores_text
 
 @dataclass(frozen=True)
 class Profile:
@@ -39,6 +41,12 @@ class Profile:
     timeout_s: float
     path: Path
     max_repetitions: int = 0     # --until-decided's cap; the profile file's, else its repetitions
+    variant: str = schema.VARIANT_NATIVE    # sim: its engine points run on virtual cores (docs/sim.md)
+    sim_cost_table: str = DEFAULT_COST_TABLE   # the simulated points' cost table, under the results directory
+
+    @property
+    def simulates(self) -> bool:
+        return self.variant == schema.VARIANT_SIM
 
 
 @dataclass(frozen=True)
@@ -48,6 +56,7 @@ class Series:
     params: dict
     marker: str | None = None
     color: str | None = None
+    variant: str | None = None   # native or sim; None: the profile's
 
 
 def _check(document: object, schema_doc: dict, path: Path, prefix: list[object] = ()) -> None:
@@ -69,7 +78,9 @@ def load_profiles(profiles_dir: Path) -> dict[str, Profile]:
             raise ConfigError(path, "max_repetitions", f"{cap} is below repetitions ({document['repetitions']}); "
                               f"the cap on --until-decided's repetitions must be at least the repetitions")
         profiles[path.stem] = Profile(path.stem, document["description"], document["base"],
-                                      document["repetitions"], float(document["timeout_s"]), path, cap)
+                                      document["repetitions"], float(document["timeout_s"]), path, cap,
+                                      document.get("variant", schema.VARIANT_NATIVE),
+                                      document.get("sim_cost_table", DEFAULT_COST_TABLE))
     return profiles
 
 
@@ -167,7 +178,8 @@ class FigureConfig:
 
     @property
     def series(self) -> list[Series]:
-        return [Series(s["name"], s.get("label", s["name"]), s["params"], s.get("marker"), s.get("color"))
+        return [Series(s["name"], s.get("label", s["name"]), s["params"], s.get("marker"), s.get("color"),
+                       s.get("variant"))
                 for s in self.document["series"]]
 
     @property
@@ -228,6 +240,45 @@ class ResolvedFigure:
     def series_parameters(self, series: Series) -> dict:
         return {**self.base, **series.params}
 
+    def simulates(self, series: Series) -> bool:
+        """Whether the series' points run on virtual cores: its own variant, else the profile's."""
+        return (series.variant or self.profile.variant) == schema.VARIANT_SIM
+
+    def simulated_series(self) -> list[str]:
+        """The series whose points are simulated and can run (a program with a simulation build)."""
+        return list(dict.fromkeys(point.series for point in self.points() if point.simulated and not point.unrunnable))
+
+    def virtual_cores(self, series: Collection[str] | None = None) -> list[int]:
+        """The virtual core counts of the simulated points (of the given series), sorted."""
+        return sorted({point.threads for point in self.points() if point.simulated and not point.unrunnable
+                       and (series is None or point.series in series)})
+
+    def simulation_caption(self) -> str | None:
+        """What a simulated figure's caption and title say (docs/sim.md): "simulated, N virtual cores", which
+        series when only some are, and the paper's settings scaled for the simulation; None: not simulated."""
+        simulated = self.simulated_series()
+        if not simulated:
+            return None
+        text = f"simulated, {cores_text(self.virtual_cores())}"
+        if len(simulated) < len(self.config.series):
+            labels = {series.name: series.label for series in self.config.series}
+            text += f" (series {', '.join(labels[name] for name in simulated)}; the others native, on this machine)"
+        scaled = self.scaled_for_simulation()
+        if scaled:
+            text += "; scaled from the paper's setting for memory: " + ", ".join(
+                f"{name} {paper} -> {here}" for name, (paper, here) in scaled.items())
+        return text
+
+    def scaled_for_simulation(self) -> dict[str, tuple[object, object]]:
+        """The paper's settings (the figure's base) that a simulating profile's override changes (tables
+        scaled where memory requires, said in the caption): {flag: (paper's value, value here)}."""
+        if not self.profile.simulates:
+            return {}
+        override = self.config.document.get("profiles", {}).get(self.profile.name, {}).get("base", {})
+        paper = self.config.document["base"]
+        return {name: (paper[name], value) for name, value in override.items()
+                if name in paper and paper[name] != value}
+
     def points(self) -> list[Point]:
         if self._points:
             return self._points
@@ -241,10 +292,13 @@ class ResolvedFigure:
                     parameters[key] = parameters[axis]
                 cc = parameters.pop(program.binary_parameter) if program.binary_parameter else None
                 first_seed = parameters.get("seed", 1)
+                build = SIM_VARIANT if self.simulates(series) else None
+                cost_table = self.profile.sim_cost_table if build else None
                 for repetition in range(self.repetitions):
                     flags = {**parameters, "seed": first_seed + repetition}
                     self._points.append(Point(self.figure_id, series.name, coords, repetition, cc,
-                                              tuple(sorted(flags.items())), self.timeout_s, program.name))
+                                              tuple(sorted(flags.items())), self.timeout_s, program.name, build,
+                                              cost_table))
         return self._points
 
     def max_threads(self) -> int:

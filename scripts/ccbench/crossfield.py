@@ -24,8 +24,8 @@ CC_NAME_CHARACTERS = set("abcdefghijklmnopqrstuvwxyz0123456789_")
 TIMESERIES_X = "time"   # a timeseries' x: seconds since the start of the measured interval
 AXIS_EXTREMES = ("max", "min", "all")
 # Columns of the tidy tables (tables.py); an axis of the same name would clash.
-RESERVED_AXIS_NAMES = {"series", "series_label", "repetition", "key", "status", "failure", "noisy", "host",
-                       "cpu_model", "runs_ok", "runs_failed", "runs_missing", "runs_noisy",
+RESERVED_AXIS_NAMES = {"series", "series_label", "repetition", "key", "status", "failure", "noisy", "simulated",
+                       "wall_s", "host", "cpu_model", "runs_ok", "runs_failed", "runs_missing", "runs_noisy",
                        *(metric for program in PROGRAMS.values() for metric in program.table_metrics)}
 
 
@@ -49,6 +49,7 @@ class ConsistencyChecker:
         self._check_deterministic_metrics()
         for name in self.config.profiles:
             self._check_points(name)
+            self._check_variants(name)
         self._check_metrics_reportable()
         return sorted(set(self.found))
 
@@ -190,7 +191,7 @@ class ConsistencyChecker:
             if "metric" not in claim and plot["kind"] == "timeseries" and not names_both_metrics:
                 self._add(f"{where}.metric", "required: a timeseries' y is an array, so say which metric the claim "
                           "is about (e.g. throughput, phase_throughput_cv)")
-            for field_name, names in _series_references(claim):
+            for field_name, names in series_references(claim):
                 for name in names:
                     if name not in series_names:
                         self._add(f"{where}.{field_name}",
@@ -293,6 +294,26 @@ class ConsistencyChecker:
                     if problem:
                         self._add(self._origin(name, index, profile_name), problem)
 
+    def _check_variants(self, profile_name: str) -> None:
+        """A series that asks for the simulation (variant: sim) must be able to have it: a program with a
+        simulation build, and no flag that selects another build variant (--profile: the profile build).
+        Under a simulating profile such points are reported as not run instead (points.Point.unrunnable)."""
+        program = self.config.program
+        resolved = self.config.resolve(profile_name)
+        for index, series in enumerate(self.config.series):
+            if series.variant != schema.VARIANT_SIM:
+                continue
+            if not program.sim_build:
+                with_build = ", ".join(name for name, other in PROGRAMS.items() if other.sim_build)
+                self._add(f"series[{index}].variant", f"sim is not allowed for program {program.name}, which has "
+                          f"no simulation build; allowed: native (sim: only {with_build})")
+                return
+            flags = resolved.series_parameters(series)
+            for name in program.variant_flags:
+                if flags.get(name) is True:
+                    self._add(f"series[{index}].variant", f"sim is not allowed with {name}: true under profile "
+                              f"{profile_name} (the {name} build has no simulation); allowed: native, or drop {name}")
+
     def _check_metrics_reportable(self) -> None:
         """Every metric the figure plots, tabulates or claims is a field the program's result document can
         have (its schema in docs/result.schema.json), a metric the harness derives, or a breakdown column:
@@ -348,9 +369,10 @@ def _special_value_problem(program: Program, name: str, value: object) -> str | 
     return None
 
 
-def _series_references(claim: dict) -> list[tuple[str, list[str]]]:
+def series_references(claim: dict) -> list[tuple[str, list[str]]]:
     references = []
-    for field_name in ("numerator", "denominator", "series", "among", "ratio", "combined", "parts", "baseline"):
+    for field_name in ("numerator", "denominator", "series", "among", "ratio", "combined", "parts", "baseline",
+                       "reference"):
         value = claim.get(field_name)
         if value is not None:
             references.append((field_name, [value] if isinstance(value, str) else list(value)))

@@ -16,6 +16,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -61,6 +62,10 @@ class Task:
     variant: str | None = None         # the build variant whose binary runs it (None: release)
     quiet_threshold_cores: float = load.DEFAULT_THRESHOLD_CORES   # above it, the run's load is `noisy`
     placement: str = PLACEMENT_EXCLUSIVE   # on a cluster: a machine of its own, or shared (schema.py)
+    simulated: bool = False            # on virtual cores (sim.py): never noisy, run in parallel locally
+    cost_table: str | None = None      # a simulated run's cost table (--sim_cost_table)
+    cost_table_digest: str | None = None   # its sim.file_digest when the run was planned
+    unrunnable: str | None = None      # why it has no binary to run it (points.Point.unrunnable): not run
 
 
 def program_digest(command: Sequence[str]) -> str | None:
@@ -219,11 +224,30 @@ def _read_text(path: Path) -> str | None:
         return None
 
 
+# The programs running now (several at once when simulated points run in parallel): kill_running ends them.
+_RUNNING: set[subprocess.Popen] = set()
+_RUNNING_LOCK = threading.Lock()
+
+
+def kill_running() -> None:
+    """Kill every program a point is running now, with its children (Ctrl-C during parallel runs: the
+    threads that wait for them are not interrupted themselves)."""
+    with _RUNNING_LOCK:
+        running = list(_RUNNING)
+    for process in running:
+        try:
+            os.killpg(process.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+
 def _run_with_timeout(command: list[str], timeout_s: float) -> tuple[int | None, str, str]:
     """(returncode or None on timeout, stdout, stderr). The engine gets its own
     process group so that a timeout or Ctrl-C kills it and all its children."""
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                errors="replace", start_new_session=True)
+    with _RUNNING_LOCK:
+        _RUNNING.add(process)
     try:
         stdout, stderr = process.communicate(timeout=timeout_s)
         return process.returncode, stdout, stderr
@@ -232,24 +256,34 @@ def _run_with_timeout(command: list[str], timeout_s: float) -> tuple[int | None,
         stdout, stderr = process.communicate()
         return None, stdout, stderr
     finally:
+        with _RUNNING_LOCK:
+            _RUNNING.discard(process)
         if process.poll() is None:
             os.killpg(process.pid, signal.SIGKILL)
             process.wait()
 
 
-def _snapshot() -> load.Snapshot | Exception:
+def snapshot() -> load.Snapshot | Exception:
+    """load.take_snapshot(), or the error that kept it from reading /proc."""
     try:
         return load.take_snapshot()
     except (OSError, ValueError, IndexError) as error:
         return error
 
 
-def _load_section(before: load.Snapshot | Exception, after: load.Snapshot | Exception, task: Task) -> dict:
-    """The record's `load` (load.py), or why it could not be measured."""
-    for snapshot in (before, after):
-        if isinstance(snapshot, Exception):
-            return load.unavailable_section(snapshot)
-    return load.load_section(before, after, task.threads, task.quiet_threshold_cores)
+def load_record(before: load.Snapshot | Exception, after: load.Snapshot | Exception, threads: int,
+                threshold_cores: float, simulated: bool = False) -> dict:
+    """A record's `load` (load.py) between two snapshots, or why it could not be measured. A simulated run's
+    is never noisy: in virtual time, what else the machine ran does not change the result (sim.py)."""
+    for taken in (before, after):
+        if isinstance(taken, Exception):
+            section = load.unavailable_section(taken)
+            break
+    else:
+        section = load.load_section(before, after, threads, threshold_cores)
+    if simulated:
+        section.update(simulated=True, noisy=False)
+    return section
 
 
 def _now() -> str:
@@ -265,17 +299,19 @@ def execute_task(task: Task) -> dict:
               "command": list(task.command), "host": socket.gethostname(), "timeout_s": task.timeout_s,
               "node": describe_run(task.threads), "started_at": _now(),
               "result": None, "failure": None, "returncode": None, "stdout_tail": "", "stderr_tail": ""}
+    if task.simulated:
+        record["sim_cost_table"] = {"path": task.cost_table, "sha256": task.cost_table_digest}
     started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="ccbench-run-") as scratch:
         out_path = Path(scratch) / "result.json"
         command = [*task.command, f"--out={out_path}"] if program.output == OUTPUT_FILE else list(task.command)
-        before = _snapshot()
+        before = snapshot()
         try:
             returncode, stdout, stderr = _run_with_timeout(command, task.timeout_s)
         except OSError as error:
             record.update(status=STATUS_ERROR, failure=f"cannot start {task.command[0]}: {error.strerror}")
             return record
-        record["load"] = _load_section(before, _snapshot(), task)
+        record["load"] = load_record(before, snapshot(), task.threads, task.quiet_threshold_cores, task.simulated)
         text = _read_text(out_path) if program.output == OUTPUT_FILE else stdout
         result, problem = _read_result(program, text, task.row_list)
     record.update(returncode=returncode, stdout_tail=_tail(stdout), stderr_tail=_tail(stderr), result=result,

@@ -19,7 +19,7 @@ from ccbench.claims import FAILED, HELD, INCONCLUSIVE, NO_DATA, ClaimResult
 from ccbench.config import hardware_threads
 from ccbench.fileio import write_text_atomically
 from ccbench.pipeline import FigureOutcome
-from ccbench.report import git_revision
+from ccbench.report import SIMULATED_INTRO, SIMULATED_SECTION, git_revision, split_simulated
 from ccbench.workspace import Workspace
 
 FIDELITY_FIGURES = ("ding-fig05", "ding-fig06", "strife-fig05", "strife-fig09b", "strife-fig10a", "strife-fig10b",
@@ -73,27 +73,44 @@ def render(outcomes: list[FigureOutcome], settings: Settings, workspace: Workspa
     max_repetitions = max((outcome.figure.max_repetitions for outcome in outcomes), default=0)
     lines = ["# Fidelity: the papers' claims on this machine", "",
              f"Profile **{settings.profile}**, generated {now} on {platform.node()} ({hardware_threads()} hardware "
-             f"threads), revision `{git_revision(workspace.root)}`. Every run waited for a quiet machine (other "
+             f"threads), revision `{git_revision(workspace.root)}`. Every native run waited for a quiet machine (other "
              f"processes below {settings.threshold_cores:g} cores, at most {settings.max_wait_s:g} s) and a run "
              f"measured noisy was run again (up to {settings.noisy_retries} times); claims still inconclusive got "
-             f"more repetitions, up to {max_repetitions} per point. A claim *held* (*failed*) when it (its opposite) "
+             f"more repetitions, up to {max_repetitions} per point. Simulated runs (virtual time, docs/sim.md) need no "
+             f"quiet machine and run in parallel. A claim *held* (*failed*) when it (its opposite) "
              "holds over the whole 95% bootstrap interval of every compared quantity; *inconclusive* otherwise; "
              "*not checkable here*: absolute numbers of the authors' hardware, conditions this machine does not "
              "meet, missing data. Details: docs/harness.md, \"Verdicts\".", "",
-             "| paper | figure | held | failed | inconclusive | not checkable here | noisy runs |",
+             ]
+    native, simulated = split_simulated(outcomes, caption=lambda outcome: outcome.figure.simulation_caption())
+    lines += _summary(native) + _sections(native, "")
+    if simulated:   # never mixed with the native verdicts (docs/sim.md)
+        lines += [f"# {SIMULATED_SECTION}", "", SIMULATED_INTRO, ""] + _summary(simulated) \
+            + _sections(simulated, " (simulated)")
+    return "\n".join(lines)
+
+
+def _summary(outcomes: list[FigureOutcome]) -> list[str]:
+    lines = ["| paper | figure | held | failed | inconclusive | not checkable here | noisy runs |",
              "|---|---|---|---|---|---|---|"]
     for outcome in outcomes:
         counts = _counts(outcome.claims)
         lines.append(f"| {outcome.figure.config.paper} | `{outcome.figure_id}` | "
                      + " | ".join(str(count) for count in counts) + f" | {outcome.tables.noisy_counts()[0]} |")
     totals = _counts([result for outcome in outcomes for result in outcome.claims])
-    lines += [f"| **all** | | " + " | ".join(f"**{count}**" for count in totals) + " | |", ""]
+    return lines + [f"| **all** | | " + " | ".join(f"**{count}**" for count in totals) + " | |", ""]
+
+
+def _sections(outcomes: list[FigureOutcome], suffix: str) -> list[str]:
+    lines = []
     for paper in sorted({outcome.figure.config.paper for outcome in outcomes}):
-        lines += [f"## {paper}", ""]
+        lines += [f"## {paper}{suffix}", ""]
         for outcome in (o for o in outcomes if o.figure.config.paper == paper):
             total, ok, failed, missing = outcome.run_counts()
             noisy, points = outcome.tables.noisy_counts()
-            lines += [f"### `{outcome.figure_id}`: {outcome.figure.config.title}", "",
+            caption = outcome.figure.simulation_caption()
+            lines += [f"### `{outcome.figure_id}`: {outcome.figure.config.title}"
+                      + (f" ({caption})" if caption else ""), "",
                       f"Runs: {ok} ok, {failed} failed, {missing} not run, of {total}; {noisy} noisy run(s) at "
                       f"{points} point(s).", ""]
             if not outcome.claims:
@@ -104,7 +121,7 @@ def render(outcomes: list[FigureOutcome], settings: Settings, workspace: Workspa
                 lines.append(f"| `{result.claim['id']}` | **{category(result)}** | {result.repetitions_text()} | "
                              f"{_cell(reason(result))} |")
             lines.append("")
-    return "\n".join(lines)
+    return lines
 
 
 def write_fidelity(outcomes: list[FigureOutcome], settings: Settings, workspace: Workspace) -> Path:

@@ -41,7 +41,8 @@ def _series(document: dict) -> list[str]:
         params = ", ".join(f"{name}={_value(value)}" for name, value in series["params"].items())
         label = series.get("label", series["name"])
         lines.append(f"- `{series['name']}`" + (f" ({label})" if label != series["name"] else "")
-                     + (f": {params}" if params else ""))
+                     + (f": {params}" if params else "")
+                     + (f"; variant {series['variant']}" if "variant" in series else ""))   # native or sim
     return lines
 
 

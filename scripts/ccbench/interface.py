@@ -113,7 +113,10 @@ def check_points_accepted(figures: Sequence[ResolvedFigure], workspace: Workspac
         if not program.validates:
             continue
         for point in figure.points():
-            command = (*workspace.argv(program.name, point.cc, point.variant), *point.flag_arguments())
+            cost_table = point.cost_table_path(workspace.results_dir)
+            if point.unrunnable or (cost_table and not cost_table.is_file()):
+                continue  # the runner reports why it cannot run (no simulation build, no cost table)
+            command = workspace.command(point)
             if workspace.builds(program.name) and not Path(command[0]).is_file():
                 continue  # its build failed: the runner reports that
             commands.setdefault(command, []).append((figure, point))
@@ -161,7 +164,7 @@ def unlisted_flags(points: Sequence[Point], workspace: Workspace) -> list[tuple[
     listed: dict[tuple[str, ...], frozenset[str]] = {}
     for point in points:
         program = PROGRAMS[point.program]
-        if not program.lists_flags or not workspace.builds(program.name):
+        if not program.lists_flags or not workspace.builds(program.name) or point.unrunnable:
             continue
         command = (str(workspace.root / workspace.binary(program.name, point.cc, point.variant)),)
         if not Path(command[0]).is_file():

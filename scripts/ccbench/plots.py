@@ -414,6 +414,13 @@ def table_markdown(figure: ResolvedFigure, table: pd.DataFrame) -> list[str]:
     return lines
 
 
+def suptitle(figure: ResolvedFigure, plot: dict) -> str | None:
+    """The image's title: the plot's own, and for a simulated figure its caption (simulated, N virtual cores)."""
+    caption = figure.simulation_caption()
+    parts = [plot.get("title"), f"({caption})" if caption and "title" in plot else caption]
+    return " ".join(part for part in parts if part) or None
+
+
 def plot_figure(figure: ResolvedFigure, table: pd.DataFrame, image_base: Path,
                 plot: dict | None = None, documents: RunDocuments | None = None) -> list[Path]:
     """Draw the figure (or one of its views, `plot`); write image_base.png and
@@ -433,8 +440,9 @@ def plot_figure(figure: ResolvedFigure, table: pd.DataFrame, image_base: Path,
             drawer.label(ax)
             if context:
                 ax.set_title(", ".join(f"{axis} = {value}" for axis, value in context.items()), fontsize=10)
-        if "title" in drawer.plot:
-            fig.suptitle(drawer.plot["title"], y=1.12 if drawer.plot.get("legend", "top") == "top" else 1.0)
+        title = suptitle(figure, drawer.plot)
+        if title:
+            fig.suptitle(title, y=1.12 if drawer.plot.get("legend", "top") == "top" else 1.0)
         _legend(fig, grid[0], drawer.plot.get("legend", "top"))
         fig.tight_layout()
         paths = []

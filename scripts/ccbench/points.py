@@ -11,8 +11,9 @@ import dataclasses
 import hashlib
 import json
 from dataclasses import dataclass
+from pathlib import Path
 
-from ccbench.programs import ENGINE, PROGRAMS
+from ccbench.programs import ENGINE, PROGRAMS, SIM_VARIANT
 
 
 def format_flag_value(value: object) -> str:
@@ -38,21 +39,56 @@ class Point:
     flags: tuple[tuple[str, object], ...]    # every flag, sorted by name
     timeout_s: float
     program: str = ENGINE
+    build: str | None = None                  # SIM_VARIANT: the point runs on virtual cores (docs/sim.md)
+    cost_table: str | None = None             # a simulated point's cost table (not part of its key: the
+                                              # runner digests the file with the binary)
 
     @property
     def threads(self) -> int:
-        """CPUs the run uses: its program's threads flag, the count its program derives from its flags,
-        or 1 for a program with neither."""
+        """CPUs the run uses (virtual cores when simulated): its program's threads flag, the count its
+        program derives from its flags, or 1 for a program with neither."""
         program = PROGRAMS[self.program]
         if program.thread_count is not None:
             return program.thread_count(dict(self.flags))
         return int(dict(self.flags).get(program.threads_parameter, 1)) if program.threads_parameter else 1
 
     @property
-    def variant(self) -> str | None:
-        """The build variant whose binary runs the point (the profile build for --profile), or None: release."""
+    def simulated(self) -> bool:
+        return self.build == SIM_VARIANT
+
+    @property
+    def os_threads(self) -> int:
+        """The machine's CPUs the run occupies: a simulation runs every virtual core on one OS thread."""
+        return 1 if self.simulated else self.threads
+
+    @property
+    def flag_variant(self) -> str | None:
+        """The build variant a flag of the point selects (the profile build for --profile), or None."""
         flags = dict(self.flags)
         return next((name for name in PROGRAMS[self.program].variant_flags if flags.get(name) is True), None)
+
+    @property
+    def variant(self) -> str | None:
+        """The build variant whose binary runs the point (the simulation, or the profile build for
+        --profile), or None: release. None as well for a point that cannot run (`unrunnable`)."""
+        if self.simulated:
+            return None if self.unrunnable else SIM_VARIANT
+        return self.flag_variant
+
+    @property
+    def unrunnable(self) -> str | None:
+        """Why a simulated point has no binary to run it, or None: a program without a simulation
+        build, or a flag that needs another build variant (no build is both)."""
+        if not self.simulated:
+            return None
+        program = PROGRAMS[self.program]
+        if not program.sim_build:
+            return (f"{program.name} has no simulation build (only the engine runs on virtual cores; "
+                    f"docs/sim.md); run {self.figure} under a native profile")
+        if self.flag_variant:
+            return (f"--{self.flag_variant}=true needs the {self.flag_variant} build, which has no simulation "
+                    f"(docs/sim.md); run {self.figure} under a native profile")
+        return None
 
     @property
     def row_list(self) -> str | None:
@@ -74,6 +110,10 @@ class Point:
     def flag_arguments(self) -> list[str]:
         return [f"--{name}={format_flag_value(value)}" for name, value in self.flags]
 
+    def cost_table_path(self, results_dir: Path) -> Path | None:
+        """A simulated point's cost table (a relative path is under the results directory), else None."""
+        return results_dir / self.cost_table if self.variant == SIM_VARIANT and self.cost_table else None
+
     def key(self, template: str) -> str:
         """The run's identity under the program's command template (e.g. bin/rundb-{cc})."""
         flags = {name: format_flag_value(value) for name, value in self.flags}
@@ -81,5 +121,7 @@ class Point:
             identity = {"engine": template, "cc": self.cc, "flags": flags}
         else:
             identity = {"program": self.program, "command": template, "flags": flags}
+        if self.build:               # a simulated run is another run than the native one of the same flags
+            identity["build"] = self.build
         canonical = json.dumps(identity, sort_keys=True, separators=(",", ":"))
         return hashlib.sha256(canonical.encode()).hexdigest()[:24]

@@ -29,6 +29,11 @@ from ccbench.metrics import ENGINE_DERIVED
 OUTPUT_FILE = "out"
 OUTPUT_STDOUT = "stdout"
 
+# The simulation build (docs/sim.md): the same protocols on N virtual cores in virtual time, built by
+# `make CC=<cc> VARIANT=sim` into bin/sim/ (other variants build into build/<variant>/bin).
+SIM_VARIANT = "sim"
+VARIANT_BINARY_DIRS = {SIM_VARIANT: "bin/sim"}
+
 
 def _quotient(numerator: str, denominator: str) -> Callable[[dict], float]:
     def value(result: dict) -> float:
@@ -90,6 +95,13 @@ class Program:
     result_schema: str | None = None             # its document's entry in docs/result.schema.json ($defs)
     variant_flags: tuple[str, ...] = ()          # a point with one of these flags true runs the binary of the
                                                  # build variant of that name (make ... VARIANT=<flag>)
+    sim_build: bool = False                      # has a simulation build (make ... VARIANT=sim, bin/sim/;
+                                                 # docs/sim.md): its points can run on virtual cores
+
+    def variant_binary(self, variant: str) -> str:
+        """The binary of a build variant: bin/sim/rundb-<cc> for the simulation, build/<variant>/bin/... else."""
+        directory = VARIANT_BINARY_DIRS.get(variant, f"build/{variant}/bin")
+        return f"{directory}/{self.binary.removeprefix('bin/')}"
 
     @property
     def speaker(self) -> str:
@@ -116,6 +128,7 @@ PROGRAMS: dict[str, Program] = {program.name: program for program in (
         validates=True,
         result_schema="rundb",
         variant_flags=("profile",),              # --profile: build/profile/bin/rundb-<cc> (the profile build)
+        sim_build=True,                          # bin/sim/rundb-<cc>: --threads virtual cores (docs/sim.md)
     ),
     Program(
         name="bench_fvs",

@@ -42,6 +42,24 @@ class ReportEntry:
     def broken(cls, figure_id: str, paper: str, title: str, problem: str) -> "ReportEntry":
         return cls(figure_id, paper, title, problem=problem)
 
+    @property
+    def caption(self) -> str | None:
+        """"simulated, N virtual cores ..." for a figure with simulated series (docs/sim.md), else None."""
+        return self.outcome.figure.simulation_caption() if self.outcome else None
+
+
+def split_simulated(entries: list, caption=lambda entry: entry.caption) -> tuple[list, list]:
+    """(native, simulated): a figure with any simulated series is reported apart from the native ones, so
+    that no verdict measured on virtual cores is read as one measured on this machine, or the other way."""
+    simulated = [entry for entry in entries if caption(entry)]
+    return [entry for entry in entries if not caption(entry)], simulated
+
+
+SIMULATED_SECTION = "Simulated figures"
+SIMULATED_INTRO = ("Verdicts below were measured on virtual cores in virtual time by the simulation build "
+                   "(docs/sim.md): the protocols' own code, the costs of a calibrated cost table and a modelled "
+                   "machine, not this machine's cores. They are never mixed with the native verdicts above.")
+
 
 def git_revision(root: Path) -> str:
     try:
@@ -92,8 +110,16 @@ def _parameter_lines(outcome: FigureOutcome) -> list[str]:
     lines.append("Series: " + "; ".join(
         f"**{series.label}** (" + ", ".join(show(k, v) for k, v in sorted(series.params.items())) + ")"
         for series in figure.config.series))
-    if figure.max_threads() > hardware_threads():
-        oversubscribed = sorted({point.threads for point in figure.points() if point.threads > hardware_threads()})
+    caption = figure.simulation_caption()
+    if caption:
+        wall_s, runs = outcome.tables.simulation_wall_s()
+        lines.append(f"Simulation: {caption}; cost table `{figure.profile.sim_cost_table}`; "
+                     f"{wall_s:.0f} s of wall time over {runs} simulated run(s) stored here.")
+    unrunnable = sorted({point.unrunnable for point in figure.points() if point.unrunnable})
+    lines += [f"Not run under profile {figure.profile.name}: {reason}." for reason in unrunnable]
+    native = [point.threads for point in figure.points() if not point.simulated]
+    if native and max(native) > hardware_threads():
+        oversubscribed = sorted({threads for threads in native if threads > hardware_threads()})
         lines.append(f"Oversubscribed here: {program.threads_parameter or 'threads'} = "
                      f"{', '.join(str(t) for t in oversubscribed)} exceed this machine's {hardware_threads()} "
                      f"hardware threads, so workers share cores (time-slicing, not parallelism).")
@@ -106,7 +132,7 @@ def _parameter_lines(outcome: FigureOutcome) -> list[str]:
 
 
 def _markdown_entry(entry: ReportEntry, profile: Profile) -> list[str]:
-    lines = [f"### `{entry.figure_id}`: {entry.title}", ""]
+    lines = [f"### `{entry.figure_id}`: {entry.title}" + (f" ({entry.caption})" if entry.caption else ""), ""]
     if entry.problem:
         return lines + [f"**Not processed:** {entry.problem}", ""]
     outcome = entry.outcome
@@ -160,7 +186,26 @@ def render_markdown(entries: list[ReportEntry], profile: Profile, workspace: Wor
              "*absolute* claims (numbers of the authors' hardware) are reported, never asserted; "
              "*conditional* claims are asserted only where their condition holds here. "
              "[INF] marks an inference made for the catalog, not a fact from the paper.", "",
-             "| figure | paper | runs ok / total | noisy runs | claims |", "|---|---|---|---|---|"]
+             ]
+    native, simulated = split_simulated(entries)
+    lines += _summary_table(native)
+    if simulated:
+        lines += [f"{SIMULATED_SECTION} (their own section below):", ""] + _summary_table(simulated)
+    for paper in sorted({entry.paper for entry in native}):
+        lines += [f"## {paper}", ""]
+        for entry in (e for e in native if e.paper == paper):
+            lines += _markdown_entry(entry, profile)
+    if simulated:
+        lines += [f"# {SIMULATED_SECTION}", "", SIMULATED_INTRO, ""]
+        for paper in sorted({entry.paper for entry in simulated}):
+            lines += [f"## {paper} (simulated)", ""]
+            for entry in (e for e in simulated if e.paper == paper):
+                lines += _markdown_entry(entry, profile)
+    return "\n".join(lines)
+
+
+def _summary_table(entries: list[ReportEntry]) -> list[str]:
+    lines = ["| figure | paper | runs ok / total | noisy runs | claims |", "|---|---|---|---|---|"]
     for entry in entries:
         if entry.problem:
             lines.append(f"| `{entry.figure_id}` | {entry.paper} | — | — | not processed |")
@@ -168,12 +213,7 @@ def render_markdown(entries: list[ReportEntry], profile: Profile, workspace: Wor
             total, ok, _, _ = entry.outcome.run_counts()
             lines.append(f"| `{entry.figure_id}` | {entry.paper} | {ok} / {total} | "
                          f"{entry.outcome.tables.noisy_counts()[0]} | {_claim_counts(entry.outcome)} |")
-    lines.append("")
-    for paper in sorted({entry.paper for entry in entries}):
-        lines += [f"## {paper}", ""]
-        for entry in (e for e in entries if e.paper == paper):
-            lines += _markdown_entry(entry, profile)
-    return "\n".join(lines)
+    return lines + [""]
 
 
 def render_html(entries: list[ReportEntry], profile: Profile) -> str:
@@ -188,9 +228,13 @@ def render_html(entries: list[ReportEntry], profile: Profile) -> str:
              ".held{color:#060}.failed{color:#a00}.inconclusive{color:#a60}.nodata{color:#777}img{max-width:100%}"
              "</style></head><body>",
              f"<h1>Reproduction report</h1><p>Profile <b>{escape(profile.name)}</b>: {escape(profile.description)}</p>"]
-    for entry in entries:
+    native, simulated = split_simulated(entries)
+    headings = {id(simulated[0]): f"<h1>{SIMULATED_SECTION}</h1><p>{escape(SIMULATED_INTRO)}</p>"} if simulated else {}
+    for entry in [*native, *simulated]:
+        parts.append(headings.get(id(entry), ""))
+        caption = f" ({entry.caption})" if entry.caption else ""
         parts.append(f"<h2 id='{escape(entry.figure_id)}'>{escape(entry.paper)}: <code>{escape(entry.figure_id)}</code> "
-                     f"— {escape(entry.title)}</h2>")
+                     f"— {escape(entry.title)}{escape(caption)}</h2>")
         if entry.problem:
             parts.append(f"<p><b>Not processed:</b> {escape(entry.problem)}</p>")
             continue

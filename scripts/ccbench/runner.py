@@ -4,10 +4,12 @@ from __future__ import annotations
 import dataclasses
 import sys
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Callable, Sequence
 
 from tqdm import tqdm
 
+from ccbench import sim
 from ccbench.config import ResolvedFigure
 from ccbench.interface import check_flags, check_protocols
 from ccbench.backends import LocalBackend
@@ -69,9 +71,11 @@ def tasks_for(figures: Sequence[ResolvedFigure], workspace: Workspace,
         template = workspace.command_template(point.program)
         key = point.key(template)
         if key not in tasks:
-            command = (*workspace.argv(point.program, point.cc, point.variant), *point.flag_arguments())
-            tasks[key] = Task(key, point.program, point.cc, command, point.timeout_s, point.threads, template,
-                              point.row_list, variant=point.variant, placement=placement)
+            cost_table = point.cost_table_path(workspace.results_dir)
+            tasks[key] = Task(key, point.program, point.cc, workspace.command(point), point.timeout_s,
+                              point.os_threads, template, point.row_list, variant=point.variant, placement=placement,
+                              simulated=point.simulated, cost_table=str(cost_table) if cost_table else None,
+                              unrunnable=point.unrunnable)
         elif placement == PLACEMENT_EXCLUSIVE:   # a run two figures share is shared only if both say so
             tasks[key] = dataclasses.replace(tasks[key], placement=placement)
     return tasks
@@ -104,10 +108,16 @@ def run_tasks(tasks: Sequence[Task], workspace: Workspace, backend, *, descripti
     store = ResultStore(workspace.runs_dir)
     store.clean()
     summary = SweepSummary(total=len(tasks))
+    for task in tasks:
+        if task.unrunnable:
+            summary.skipped[task.key] = task.unrunnable
+    runnable = [task for task in tasks if not task.unrunnable]
     # Every binary is brought up to date first (a no-op when it is), so that a
-    # stored result measured with an older build is recognised and run again.
-    runnable = list(tasks) if dry_run else _build_what_is_needed(list(tasks), workspace, summary, log)
+    # stored result measured with an older build is recognised and run again;
+    # a simulation's missing cost table is calibrated then.
     if not dry_run:
+        runnable = _build_what_is_needed(runnable, workspace, summary, log)
+        runnable = _calibrate_what_is_needed(runnable, workspace, summary, log, quiet_threshold_cores)
         before_running()
     digests: dict[tuple[str, ...], str | None] = {}
     pending = []
@@ -115,7 +125,9 @@ def run_tasks(tasks: Sequence[Task], workspace: Workspace, backend, *, descripti
         words = command_files(task.command)
         if words not in digests:
             digests[words] = program_digest(words)
-        task = dataclasses.replace(task, binary_digest=digests[words], quiet_threshold_cores=quiet_threshold_cores)
+        cost_table_digest = sim.file_digest(Path(task.cost_table)) if task.cost_table else None
+        task = dataclasses.replace(task, binary_digest=sim.combined_digest(digests[words], cost_table_digest),
+                                   cost_table_digest=cost_table_digest, quiet_threshold_cores=quiet_threshold_cores)
         record = store.get(task.key)
         if record is not None and record.get("binary_digest") != task.binary_digest:
             summary.stale += 1
@@ -186,6 +198,25 @@ def _run_with_postgres(tasks: list[Task], workspace: Workspace, local_backend, o
                              "status": STATUS_FAILED, "unavailable": True, "result": None, "returncode": None,
                              "failure": f"PostgreSQL server could not be started here: {error}",
                              "stdout_tail": "", "stderr_tail": ""})
+
+
+def _calibrate_what_is_needed(tasks: list[Task], workspace: Workspace, summary: SweepSummary,
+                              log: Callable[[str], None], quiet_threshold_cores: float) -> list[Task]:
+    """Calibrate each missing cost table of the simulated runs with the simulation binary of the first run
+    that names it (sim.calibrate); drop the runs whose table could not be made."""
+    failed: dict[str, str] = {}
+    for task in tasks:
+        if not task.cost_table or task.cost_table in failed or Path(task.cost_table).is_file():
+            continue
+        problem = sim.calibrate(workspace.argv(task.program, task.cc, task.variant), Path(task.cost_table), log=log,
+                                threshold_cores=quiet_threshold_cores)
+        if problem:
+            log(f"ccbench: {problem}")
+            failed[task.cost_table] = f"no cost table: {problem}"
+    for task in tasks:
+        if task.cost_table in failed:
+            summary.skipped[task.key] = failed[task.cost_table]
+    return [task for task in tasks if task.cost_table not in failed]
 
 
 def _build_what_is_needed(tasks: list[Task], workspace: Workspace, summary: SweepSummary,

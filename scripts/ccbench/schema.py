@@ -44,6 +44,12 @@ AXES = {
     "additionalProperties": {"type": "array", "minItems": 1, "items": SCALAR},
 }
 
+# How a point runs: natively on this machine's cores, or simulated on --threads virtual cores in virtual
+# time (the simulation build, docs/sim.md). A series' `variant` wins over its profile's.
+VARIANT_NATIVE = "native"
+VARIANT_SIM = "sim"
+VARIANTS = [VARIANT_NATIVE, VARIANT_SIM]
+
 SERIES = {
     "type": "object",
     "additionalProperties": False,
@@ -54,6 +60,9 @@ SERIES = {
         "params": PARAMETERS,
         "marker": TEXT,
         "color": TEXT,
+        # native or sim (default: the profile's variant): a figure may compare a point run natively with the
+        # same point simulated (sim-validation)
+        "variant": {"enum": VARIANTS},
     },
 }
 
@@ -165,7 +174,7 @@ FRAGMENT = {
 }
 
 CLAIM_KINDS = ["ratio", "order", "best", "monotone", "value", "similar", "matches", "top_metric", "scaling",
-               "interior_optimum", "peak", "superadditive"]
+               "interior_optimum", "peak", "superadditive", "agrees"]
 CHECK_KINDS = ["trend", "absolute", "conditional"]
 COMPARISONS = [">=", ">", "<=", "<", "between"]   # between: bound is [low, high], both included
 REDUCTIONS = ["every", "mean", "min", "max", "spread"]   # spread: largest / smallest
@@ -279,6 +288,11 @@ CLAIM_SCHEMAS = {
     "interior_optimum": _claim_schema(
         [], series=_ONE_OR_MORE_SERIES, along=TEXT, direction={"enum": ["max", "min"]}),
     # the combined series' gain over the baseline exceeds the sum of its parts' gains at every selected point.
+    # the series' value within a relative tolerance (or an absolute one) of the reference series' at every
+    # selected point (sim-validation: the simulated series against the native one of the same point).
+    "agrees": _claim_schema(
+        ["series", "reference"],
+        series=SERIES_REF, reference=SERIES_REF, tolerance=_TOLERANCE, abs_tolerance=_TOLERANCE),
     "superadditive": _claim_schema(
         ["combined", "parts", "baseline"],
         combined=SERIES_REF, parts={"type": "array", "minItems": 2, "items": SERIES_REF}, baseline=SERIES_REF),
@@ -333,6 +347,10 @@ PROFILE = {
         # --until-decided adds repetitions to the points of undecided claims up to this many
         "max_repetitions": POSITIVE_INT,
         "timeout_s": POSITIVE_NUMBER,
+        # sim: every engine point is simulated (docs/sim.md), unless its series says native
+        "variant": {"enum": VARIANTS},
+        # the simulated points' cost table, relative to the results directory (calibrated if missing)
+        "sim_cost_table": TEXT,
     },
 }
 

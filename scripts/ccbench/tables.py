@@ -3,7 +3,8 @@
 The aggregated table has, for each metric m, the median of the successful
 repetitions in column m and their range in m_min and m_max, plus the counts
 runs_ok, runs_failed, runs_missing (not in the store) and runs_noisy (runs
-during which other processes used the machine, load.py).
+during which other processes used the machine, load.py). The runs table says
+per run whether it was simulated (docs/sim.md) and its wall time.
 """
 from __future__ import annotations
 
@@ -47,6 +48,7 @@ def runs_table(figure: ResolvedFigure, store: ResultStore, template: str) -> pd.
         row = {"series": point.series, "series_label": labels[point.series], **dict(point.coords),
                "repetition": point.repetition, "key": key, "status": status,
                "failure": record.get("failure") if record else None, "noisy": is_noisy(record),
+               "simulated": point.simulated, "wall_s": (record or {}).get("wall_s"),
                "host": machine.get("hostname"), "cpu_model": machine.get("cpu_model")}
         row.update({metric: metric_value(result, metric, derived) for metric in metrics})
         rows.append(row)
@@ -147,6 +149,11 @@ class FigureTables:
     def failures(self) -> list[str]:
         failed = self.runs[self.runs["status"] == "failed"]
         return sorted(set(failed["failure"].dropna()))
+
+    def simulation_wall_s(self) -> tuple[float, int]:
+        """(wall seconds, runs) of the simulated runs stored ok: what the simulation cost on this machine."""
+        simulated = self.runs[(self.runs["status"] == STATUS_OK) & self.runs["simulated"].astype(bool)]
+        return float(simulated["wall_s"].fillna(0).sum()), len(simulated)
 
     def noisy_counts(self) -> tuple[int, int]:
         """(noisy runs, points with at least one noisy run)."""

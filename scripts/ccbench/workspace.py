@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Mapping
 
 from ccbench.errors import UsageError
+from ccbench.points import Point
 from ccbench.programs import ENGINE, PROGRAMS, Program
 
 REPOSITORY_ROOT = Path(__file__).resolve().parents[2]
@@ -84,9 +85,9 @@ class Workspace:
 
     def binary(self, program_name: str, cc: str | None = None, variant: str | None = None) -> str:
         """The program's binary, relative to the root (for the engine, the protocol's); a build
-        variant's (e.g. the profile build's) is under build/<variant>/bin instead of bin/."""
-        binary = PROGRAMS[program_name].binary.replace("{cc}", cc or "")
-        return f"build/{variant}/{binary}" if variant else binary
+        variant's is under build/<variant>/bin (the profile build) or bin/sim (the simulation) instead."""
+        program = PROGRAMS[program_name]
+        return (program.variant_binary(variant) if variant else program.binary).replace("{cc}", cc or "")
 
     def make_arguments(self, program_name: str, cc: str | None = None, variant: str | None = None) -> tuple[str, ...]:
         """`make` arguments that build the binary: e.g. CC=silo, or CC=silo VARIANT=profile."""
@@ -101,3 +102,10 @@ class Workspace:
         else:
             start = shlex.split(self._command(program).replace("{cc}", cc or ""))
         return [*start, *program.fixed_arguments]
+
+    def command(self, point: Point) -> tuple[str, ...]:
+        """A point's command line, all but --out: the program, its fixed arguments, the point's flags and,
+        for a simulated point, its cost table (--sim_cost_table, docs/sim.md)."""
+        cost_table = point.cost_table_path(self.results_dir)
+        return (*self.argv(point.program, point.cc, point.variant), *point.flag_arguments(),
+                *([f"--sim_cost_table={cost_table}"] if cost_table else []))

@@ -19,6 +19,11 @@ exit 3), nojson, badjson, offschema (a well-formed document in which
 latency_us.p99 is renamed, as a writer drifting from the schema would).
 If FAKE_ENGINE_LOG is set, every invocation appends its flags as one line.
 
+Simulation (docs/sim.md): with --sim_cost_table (which must name a file) it
+stands for bin/sim/rundb-<cc>: throughput from the cost table, no noise, and
+the result's `sim` section; --sim_calibrate=PATH writes a cost table
+(FAKE_ENGINE_CALIBRATE_FAIL=1: the calibration fails, exit 1).
+
 Noise for the verdicts' tests: --noise=r multiplies the throughput by a factor
 in [1 - r, 1 + r] drawn from the protocol and the seed (the same run always
 measures the same). Other processes for the load records' tests: with
@@ -70,6 +75,13 @@ def parse() -> argparse.Namespace:
                                  "offschema"])
     parser.add_argument("--misbehave_when", default="")
     parser.add_argument("--validate_only", action="store_true")   # as the engine: check the flags, exit 0 or 2
+    # The simulation build's flags (docs/sim.md): given a cost table, the fake is bin/sim/rundb-<cc>.
+    parser.add_argument("--sim_cost_table")
+    parser.add_argument("--sim_physical_cores", type=int, default=16)
+    parser.add_argument("--sim_smt_factor", type=float, default=1.6)
+    parser.add_argument("--sim_line_transfer_ns", type=float, default=100.0)
+    parser.add_argument("--sim_watchdog_events", type=int, default=1000000)
+    parser.add_argument("--sim_calibrate")
     return parser.parse_args()   # a bad flag exits with status 2, as the engine does
 
 
@@ -172,6 +184,36 @@ def result(args: argparse.Namespace) -> dict:
     return document
 
 
+COST_TABLE = {"index_probe_ns": 40.0, "row_read_ns": 25.0, "row_write_ns": 35.0, "commit_ns": 120.0,
+              "ycsb_txn_ns": 300.0}
+
+
+def calibrate(path: str) -> None:
+    """--sim_calibrate: write the cost table (FAKE_ENGINE_CALIBRATE_FAIL: fail as a broken calibration would)."""
+    if os.environ.get("FAKE_ENGINE_CALIBRATE_FAIL"):
+        print("fake engine: calibration failed: cannot measure the row read", file=sys.stderr)
+        sys.exit(1)
+    if os.environ.get("FAKE_ENGINE_LOG"):
+        with open(os.environ["FAKE_ENGINE_LOG"], "a") as log:
+            log.write(f"--sim_calibrate={path}\n")
+    Path(path).write_text(json.dumps({**COST_TABLE, "calibrated_at": time.time()}))
+
+
+def simulate(args: argparse.Namespace, document: dict) -> None:
+    """The simulation's result (docs/sim.md): deterministic for flags, seed and cost table (no --noise, as a
+    simulation has no measurement noise), with the `sim` section of the contract."""
+    table = json.loads(Path(args.sim_cost_table).read_text())
+    scale = 1e6 / sum(value for key, value in table.items() if key.endswith("_ns"))
+    throughput = 1e5 * PROTOCOL_SPEED[args.cc] * args.threads * (1.0 - 0.5 * args.theta) * scale
+    document.update(throughput=throughput, commits=int(throughput * args.duration))
+    document["per_txn_type"]["ycsb"].update(commits=document["commits"], throughput=throughput)
+    document["sim"] = {"virtual_cores": args.threads, "virtual_seconds": args.warmup + args.duration,
+                       "events": 1000 * args.threads, "fiber_switches": 500 * args.threads, "wall_seconds": 0.01,
+                       "cost_table": {key: value for key, value in table.items() if key.endswith("_ns")},
+                       "cost_table_source": args.sim_cost_table, "physical_cores": args.sim_physical_cores,
+                       "smt_factor": args.sim_smt_factor, "line_transfer_ns": args.sim_line_transfer_ns}
+
+
 def busy_while_running() -> None:
     """Add the next queued jiffies of other processes' user time to the planted /proc/stat."""
     queue, root = os.environ.get("FAKE_ENGINE_BUSY_QUEUE"), os.environ.get("CCBENCH_PROC_ROOT")
@@ -196,6 +238,12 @@ def main() -> None:
     if not 0 <= args.theta <= 10:   # the engine's range of --theta
         print(f"error: --theta: invalid value '{args.theta:g}'; allowed: a number in [0, 10]", file=sys.stderr)
         sys.exit(2)
+    if args.sim_cost_table is not None and not Path(args.sim_cost_table).is_file():
+        print(f"error: --sim_cost_table: no such file '{args.sim_cost_table}'", file=sys.stderr)
+        sys.exit(2)
+    if args.sim_calibrate:
+        calibrate(args.sim_calibrate)
+        return
     if args.validate_only:
         return
     if os.environ.get("FAKE_ENGINE_LOG"):
@@ -215,6 +263,8 @@ def main() -> None:
         sys.stderr.flush()
         os.kill(os.getpid(), signal.SIGABRT)
     document = result(args)
+    if args.sim_cost_table:
+        simulate(args, document)
     if behaviour == "exit3":
         document["invariants_ok"] = document["invariants"][0]["ok"] = False
     if behaviour == "unserializable" and "verify" in document:

@@ -68,6 +68,9 @@ HOLDS_AND_REVERSED = {
              {"kind": "peak", "series": "a", "along": "theta", "peak_at": 0.5}),
     "superadditive": ({"kind": "superadditive", "combined": "a", "parts": ["b"], "baseline": "c"},   # a - c > b - c
                       {"kind": "superadditive", "combined": "c", "parts": ["b"], "baseline": "a"}),
+    # b is 40%, 37.5% and 20% below a at theta 0, 0.5, 0.9: within 45% of a, never within 10%
+    "agrees": ({"kind": "agrees", "series": "b", "reference": "a", "tolerance": 0.45},
+               {"kind": "agrees", "series": "b", "reference": "a", "tolerance": 0.1}),
 }
 
 

@@ -1,0 +1,352 @@
+"""Figures under simulation (docs/sim.md, "Running figures under simulation"): the sim profile and a series'
+`variant` select bin/sim/rundb-<cc> and its cost table; the cost table is calibrated when missing and its
+digest joins the binary's; simulated points run in parallel, never wait for a quiet machine and are never
+noisy; claims that need hardware threads count virtual cores; REPORT.md and FIDELITY.md keep simulated
+figures in their own section, captioned "simulated, N virtual cores"; the `agrees` claim of sim-validation."""
+from __future__ import annotations
+
+import copy
+import json
+import os
+from datetime import datetime
+from pathlib import Path
+
+import pytest
+
+from ccbench import engine, load
+from ccbench.cli import main
+from ccbench.config import FigureConfig, load_profiles
+from ccbench.engine import build_plan
+from ccbench.errors import ConfigError
+from ccbench.pipeline import load_catalog
+from ccbench.plots import suptitle
+from ccbench.runner import tasks_for
+from ccbench.workspace import Workspace
+from conftest import FIGURE, Sandbox, figure_document
+
+SIM_PROFILE = {"description": "tests: simulated, instant", "base": {"duration": 0.02, "warmup": 0.0},
+               "repetitions": 1, "timeout_s": 20, "variant": "sim", "sim_cost_table": "sim/cost_table.json"}
+# The contract's `sim` section of a result (docs/sim.md); added to the schema here only if the engine side's
+# schema does not have it yet.
+SIM_SECTION = {"type": "object", "required": ["virtual_cores", "virtual_seconds", "events", "fiber_switches",
+                                              "wall_seconds", "cost_table", "cost_table_source", "physical_cores",
+                                              "smt_factor", "line_transfer_ns"]}
+
+
+@pytest.fixture
+def sim_schema(monkeypatch):
+    """docs/result.schema.json with the simulation's `sim` section (the engine side defines it)."""
+    original = engine.result_schema
+
+    def with_sim(entry: str) -> dict:
+        schema = copy.deepcopy(original(entry))
+        schema["$defs"]["rundb"].setdefault("properties", {}).setdefault("sim", SIM_SECTION)
+        return schema
+    monkeypatch.setattr(engine, "result_schema", with_sim)
+
+
+@pytest.fixture
+def sim_sandbox(sandbox, sim_schema, monkeypatch) -> Sandbox:
+    sandbox.write(sandbox.workspace.profiles_dir / "simulated.yaml", SIM_PROFILE)
+    monkeypatch.setattr(load, "QUIET_WINDOW_S", 0.01)
+    return sandbox
+
+
+def records(sandbox) -> list[dict]:
+    return [json.loads(path.read_text()) for path in sandbox.records().values()]
+
+
+def engine_log(tmp_path, monkeypatch) -> Path:
+    log = tmp_path / "engine.log"
+    monkeypatch.setenv("FAKE_ENGINE_LOG", str(log))
+    return log
+
+
+def resolved(sandbox, document, profile: str, figure_id: str = "test-fig"):
+    path = sandbox.add_figure(figure_id, document)
+    return FigureConfig.load(path, load_profiles(sandbox.workspace.profiles_dir)).resolve(profile)
+
+
+def native_and_sim_series() -> list[dict]:
+    return [{"name": "silo", "params": {"cc": "silo"}, "variant": "native"},
+            {"name": "sim-silo", "params": {"cc": "silo"}, "variant": "sim"}]
+
+
+# --- which binary, which cost table, which key -----------------------------------------------------------
+
+def test_the_sim_profile_runs_bin_sim_with_its_cost_table_and_builds_it_with_variant_sim(sim_sandbox, tmp_path,
+                                                                                         monkeypatch):
+    monkeypatch.delenv("CCBENCH_ENGINE", raising=False)
+    workspace = Workspace.create(root=tmp_path, configs_dir=sim_sandbox.workspace.configs_dir)
+    figure = resolved(sim_sandbox, figure_document(claims=None), "simulated")
+    point = figure.points()[0]
+    command = workspace.command(point)
+    assert command[0] == str(tmp_path / "bin/sim/rundb-silo")
+    assert command[-1] == f"--sim_cost_table={tmp_path / 'results/sim/cost_table.json'}"
+    assert point.simulated and point.os_threads == 1
+    tasks = list(tasks_for([figure], workspace).values())
+    assert all(task.simulated for task in tasks)
+    assert build_plan(tasks, workspace) == {("CC=silo", "VARIANT=sim"): ["bin/sim/rundb-silo"],
+                                            ("CC=occ", "VARIANT=sim"): ["bin/sim/rundb-occ"]}
+    native = resolved(sim_sandbox, figure_document(claims=None), "quick").points()[0]
+    assert workspace.command(native)[0] == str(tmp_path / "bin/rundb-silo")
+    assert not any(word.startswith("--sim_") for word in workspace.command(native))
+    assert native.flags == point.flags and native.key("bin/rundb-{cc}") != point.key("bin/rundb-{cc}")
+
+
+def test_a_series_variant_wins_over_the_profile(sim_sandbox):
+    document = figure_document(series=native_and_sim_series(), claims=None)
+    for profile in ("quick", "simulated"):
+        figure = resolved(sim_sandbox, document, profile)
+        assert {point.series: point.simulated for point in figure.points()} == {"silo": False, "sim-silo": True}
+        assert figure.simulated_series() == ["sim-silo"]
+
+
+def test_the_profile_build_has_no_simulation_so_its_points_are_not_run_under_the_sim_profile(sim_sandbox, capsys):
+    document = figure_document(base={**FIGURE["base"], "profile": True}, claims=None)
+    sim_sandbox.add_figure("test-fig", document)
+    assert main(sim_sandbox.cli_arguments("figures", "test-fig", "--profile", "simulated", "--quiet")) == 1
+    assert sim_sandbox.records() == {}
+    assert "not run: --profile=true needs the profile build, which has no simulation" in capsys.readouterr().err
+    report = (sim_sandbox.workspace.figures_dir / "REPORT.md").read_text()
+    assert "Not run under profile simulated: --profile=true needs the profile build" in report
+    assert main(sim_sandbox.cli_arguments("run", "test-fig", "--profile", "simulated", "--dry-run")) == 0
+    assert capsys.readouterr().out.startswith("not run here: --profile=true needs the profile build")
+
+
+@pytest.mark.parametrize("change, where, message", [
+    (lambda d: d["series"][1].update(variant="simulated"), "series[1].variant",
+     "'simulated' is not allowed; allowed values: native, sim"),
+    (lambda d: d["series"][1].update(variant="sim") or d["base"].update(profile=True), "series[1].variant",
+     "sim is not allowed with profile: true under profile quick (the profile build has no simulation); "
+     "allowed: native, or drop profile"),
+])
+def test_a_bad_series_variant_is_a_config_error_naming_the_field(sandbox, change, where, message):
+    document = figure_document(claims=None)
+    change(document)
+    with pytest.raises(ConfigError) as raised:
+        resolved(sandbox, document, "quick")
+    assert any(field == where and message in text for _, field, text in raised.value.problems), raised.value
+
+
+def test_a_program_without_a_simulation_build_cannot_ask_for_it(sandbox):
+    document = {"title": "FVS", "program": "bench_fvs", "base": {"algorithm": "greedy"}, "axes": {"theta": [0.5]},
+                "series": [{"name": "fvs", "params": {}, "variant": "sim"}],
+                "plot": {"kind": "line", "x": "theta", "y": "avg_fvs_size"}}
+    with pytest.raises(ConfigError) as raised:
+        resolved(sandbox, document, "quick")
+    assert ("series[0].variant", "sim is not allowed for program bench_fvs, which has no simulation build; "
+            "allowed: native (sim: only rundb)") in [problem[1:] for problem in raised.value.problems]
+
+
+def test_a_bad_profile_variant_is_a_config_error(sandbox):
+    sandbox.write(sandbox.workspace.profiles_dir / "bad.yaml", {**SIM_PROFILE, "variant": "virtual"})
+    with pytest.raises(ConfigError) as raised:
+        load_profiles(sandbox.workspace.profiles_dir)
+    assert raised.value.problems == [(str(sandbox.workspace.profiles_dir / "bad.yaml"), "variant",
+                                      "'virtual' is not allowed; allowed values: native, sim")]
+
+
+# --- the cost table --------------------------------------------------------------------------------------
+
+def test_a_missing_cost_table_is_calibrated_first_and_every_record_names_it(sim_sandbox, tmp_path, monkeypatch):
+    log = engine_log(tmp_path, monkeypatch)
+    sim_sandbox.add_figure("test-fig", figure_document(claims=None))
+    assert main(sim_sandbox.cli_arguments("run", "test-fig", "--profile", "simulated", "--quiet")) == 0
+    table = tmp_path / "results/sim/cost_table.json"
+    calls = log.read_text().splitlines()
+    assert calls[0] == f"--sim_calibrate={table}" and len(calls) == 1 + 6   # calibrated once, before any point
+    calibration = json.loads((tmp_path / "results/sim/cost_table.record.json").read_text())
+    assert calibration["failure"] is None and calibration["cost_table_sha256"]
+    for record in records(sim_sandbox):
+        assert record["status"] == "ok", record["failure"]
+        assert record["sim_cost_table"] == {"path": str(table), "sha256": calibration["cost_table_sha256"]}
+        assert record["result"]["sim"]["cost_table_source"] == str(table)
+        assert record["command"][-1] == f"--sim_cost_table={table}"
+
+
+def test_a_recalibrated_cost_table_runs_the_simulated_points_again(sim_sandbox, tmp_path, capsys):
+    sim_sandbox.add_figure("test-fig", figure_document(claims=None))
+    arguments = sim_sandbox.cli_arguments("run", "test-fig", "--profile", "simulated", "--quiet")
+    assert main(arguments) == 0
+    assert main(arguments) == 0
+    assert "6 already stored, 0 run now" in capsys.readouterr().err
+    assert main(sim_sandbox.cli_arguments("calibrate", "--profile", "simulated", "--cc", "silo")) == 0
+    assert main(arguments) == 0
+    assert "6 stored from another build (run again)" in capsys.readouterr().err
+
+
+def test_a_failed_calibration_skips_the_simulated_points_and_says_why(sim_sandbox, monkeypatch, capsys):
+    monkeypatch.setenv("FAKE_ENGINE_CALIBRATE_FAIL", "1")
+    sim_sandbox.add_figure("test-fig", figure_document(series=native_and_sim_series(), claims=None))
+    assert main(sim_sandbox.cli_arguments("run", "test-fig", "--profile", "simulated", "--quiet")) == 1
+    assert {record["command"][-1].startswith("--sim_") for record in records(sim_sandbox)} == {False}
+    assert len(sim_sandbox.records()) == 3                       # the native series ran
+    err = capsys.readouterr().err
+    assert "not run: no cost table: the calibration" in err and "cannot measure the row read" in err
+    assert main(sim_sandbox.cli_arguments("calibrate", "--profile", "simulated")) == 1
+
+
+def test_calibrate_refuses_an_unknown_protocol(sim_sandbox, capsys):
+    assert main(sim_sandbox.cli_arguments("calibrate", "--cc", "fastest")) == 2
+    assert "--cc fastest: not a protocol; allowed: " in capsys.readouterr().err
+
+
+# --- running: parallel, never noisy, no quiet guard ------------------------------------------------------
+
+def intervals(sandbox) -> list[tuple[datetime, datetime]]:
+    return sorted((datetime.fromisoformat(r["started_at"]), datetime.fromisoformat(r["finished_at"]))
+                  for r in records(sandbox))
+
+
+def overlapping(spans) -> bool:
+    return any(later[0] < earlier[1] for earlier, later in zip(spans, spans[1:]))
+
+
+@pytest.mark.parametrize("workers, parallel", [("2", True), ("1", False)])
+def test_simulated_points_run_sim_workers_at_a_time(sim_sandbox, workers, parallel):
+    document = figure_document(axes={"theta": [0.0, 0.9]}, claims=None,
+                               profiles={"simulated": {"base": {"duration": 0.6}}})
+    sim_sandbox.add_figure("test-fig", document)
+    assert main(sim_sandbox.cli_arguments("run", "test-fig", "--profile", "simulated", "--quiet",
+                                          "--sim-workers", workers)) == 0
+    assert len(sim_sandbox.records()) == 4
+    assert overlapping(intervals(sim_sandbox)) is parallel
+
+
+def test_native_points_never_overlap_simulated_ones(sim_sandbox):
+    document = figure_document(axes={"theta": [0.0, 0.9]}, series=native_and_sim_series(), claims=None,
+                               profiles={"simulated": {"base": {"duration": 0.3}}})
+    sim_sandbox.add_figure("test-fig", document)
+    assert main(sim_sandbox.cli_arguments("run", "test-fig", "--profile", "simulated", "--quiet")) == 0
+    native = sorted((datetime.fromisoformat(r["started_at"]), datetime.fromisoformat(r["finished_at"]))
+                    for r in records(sim_sandbox) if "sim_cost_table" not in r)
+    simulated = [span for span in intervals(sim_sandbox) if span not in native]
+    assert len(native) == len(simulated) == 2
+    assert all(n[1] <= s[0] or s[1] <= n[0] for n in native for s in simulated)
+
+
+def test_a_simulated_run_on_a_busy_machine_is_marked_simulated_not_noisy(sim_sandbox, tmp_path, monkeypatch):
+    queue = tmp_path / "busy"
+    queue.write_text("".join(f"{30 * os.sysconf('SC_CLK_TCK')}\n" for _ in range(2)))
+    monkeypatch.setenv("FAKE_ENGINE_BUSY_QUEUE", str(queue))
+    sim_sandbox.add_figure("test-fig", figure_document(axes={"theta": [0.0]}, series=native_and_sim_series(),
+                                                       claims=None))
+    assert main(sim_sandbox.cli_arguments("run", "test-fig", "--profile", "simulated", "--quiet",
+                                          "--sim-workers", "1")) == 0
+    by_variant = {"sim_cost_table" in record: record["load"] for record in records(sim_sandbox)}
+    assert by_variant[False]["noisy"] and "simulated" not in by_variant[False]
+    assert by_variant[True]["simulated"] is True and by_variant[True]["noisy"] is False
+    assert by_variant[True]["other_cores"] > by_variant[True]["threshold_cores"]   # busy all the same
+    runs = (sim_sandbox.workspace.tables_dir("simulated") / "test-fig.runs.csv").read_text().splitlines()
+    assert runs[0].split(",")[:12].count("simulated") == 1
+
+
+def test_require_quiet_waits_only_before_native_points(sim_sandbox, monkeypatch):
+    waits = []
+    monkeypatch.setattr(load, "wait_until_quiet", lambda *args, **kwargs: waits.append(1) or True)
+    sim_sandbox.add_figure("test-fig", figure_document(series=native_and_sim_series(), claims=None))
+    assert main(sim_sandbox.cli_arguments("run", "test-fig", "--profile", "simulated", "--quiet",
+                                          "--require-quiet")) == 0
+    # the calibration waits once, then each of the three native points; the three simulated ones do not
+    assert len(waits) == 1 + 3
+    assert [("quiet_attempts" in r) for r in records(sim_sandbox) if "sim_cost_table" in r] == [False] * 3
+
+
+@pytest.mark.parametrize("options, message", [
+    (("--backend", "ray"), "--backend ray: test-fig run simulated points, which run on the local backend only"),
+    (("--dry-run", "--budget"), "--budget estimates native runs on a cluster; test-fig run simulated points"),
+])
+def test_simulated_points_refuse_ray_and_the_budget(sim_sandbox, capsys, options, message):
+    sim_sandbox.add_figure("test-fig", figure_document(claims=None))
+    assert main(sim_sandbox.cli_arguments("run", "test-fig", "--profile", "simulated", *options)) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_sim_workers_must_be_positive(sim_sandbox, capsys):
+    with pytest.raises(SystemExit) as raised:
+        main(sim_sandbox.cli_arguments("run", "test-fig", "--sim-workers", "0"))
+    assert raised.value.code == 2
+    assert "--sim-workers: 0 is too small; it must be at least 1" in capsys.readouterr().err
+
+
+# --- claims, captions, the report ------------------------------------------------------------------------
+
+def hw_claim() -> dict:
+    return {"id": "silo-beats-occ-at-64", "kind": "ratio", "numerator": "silo", "denominator": "occ", "op": ">=",
+            "bound": 1.2, "at": {"threads": "max"}, "check": "conditional", "requires_hw_threads": 64,
+            "condition": "needs 64 cores", "text": "Silo beats OCC at 64 threads"}
+
+
+@pytest.mark.parametrize("profile, asserted, note", [
+    ("simulated", True, "condition met (simulated: 64 virtual cores): needs 64 cores"),
+    ("quick", False, "needs 64 hardware threads; this machine has 2, the sweep reaches 64 threads"),
+])
+def test_requires_hw_threads_counts_the_virtual_cores_under_simulation(sim_sandbox, monkeypatch, profile, asserted,
+                                                                        note):
+    monkeypatch.setattr("ccbench.pipeline.hardware_threads", lambda: 2)
+    base = {key: value for key, value in FIGURE["base"].items() if key != "threads"}
+    sim_sandbox.add_figure("test-fig", figure_document(base=base, axes={"threads": [1, 64]}, claims=[hw_claim()],
+                                                       plot={"kind": "line", "x": "threads", "y": "throughput"},
+                                                       repetitions=3))
+    assert main(sim_sandbox.cli_arguments("run", "test-fig", "--profile", profile, "--quiet")) == 0
+    claim, = json.loads((sim_sandbox.workspace.tables_dir(profile) / "test-fig.claims.json").read_text())
+    assert claim["asserted"] is asserted and note in claim["note"]
+    assert claim["outcome"] == "held"
+
+
+def test_a_simulated_figure_is_captioned_with_its_virtual_cores_and_what_it_scaled(sim_sandbox):
+    base = {key: value for key, value in FIGURE["base"].items() if key != "threads"}
+    document = figure_document(base=base, axes={"theta": [0.0, 0.9], "threads": [2, 32]}, claims=None,
+                               profiles={"simulated": {"base": {"table_size": 500}}})
+    figure = resolved(sim_sandbox, document, "simulated")
+    caption = "simulated, 2-32 virtual cores; scaled from the paper's setting for memory: table_size 1000 -> 500"
+    assert figure.simulation_caption() == caption
+    assert suptitle(figure, figure.config.plot) == caption
+    assert suptitle(figure, {**figure.config.plot, "title": "YCSB"}) == f"YCSB ({caption})"
+    assert resolved(sim_sandbox, document, "quick").simulation_caption() is None
+    mixed = resolved(sim_sandbox, figure_document(series=native_and_sim_series(), claims=None), "quick")
+    assert mixed.simulation_caption() == ("simulated, 1 virtual core (series sim-silo; the others native, on "
+                                          "this machine)")
+
+
+def test_the_report_and_fidelity_keep_simulated_figures_in_their_own_section(sim_sandbox, monkeypatch):
+    native_series = [{"name": "silo", "params": {"cc": "silo"}, "variant": "native"},
+                     {"name": "occ", "params": {"cc": "occ"}, "variant": "native"}]
+    sim_sandbox.add_figure("native-fig", figure_document(series=native_series, title="Native figure"))
+    sim_sandbox.add_figure("sim-fig", figure_document(title="Simulated figure"))
+    assert main(sim_sandbox.cli_arguments("figures", "--all", "--profile", "simulated", "--quiet")) == 0
+    report = (sim_sandbox.workspace.figures_dir / "REPORT.md").read_text()
+    section = report.index("# Simulated figures")
+    assert report.index("### `native-fig`: Native figure\n") < section
+    assert section < report.index("### `sim-fig`: Simulated figure (simulated, 1 virtual core)")
+    assert report.count("| `sim-fig` |") == 1 and report.index("| `sim-fig` |") > report.index("Simulated figures (")
+    assert "## testbed (simulated)" in report[section:] and "## testbed\n" in report[:section]
+    assert "s of wall time over 6 simulated run(s) stored here" in report[section:]
+    html = (sim_sandbox.workspace.figures_dir / "REPORT.html").read_text()
+    assert html.index("native-fig") < html.index("<h1>Simulated figures</h1>") < html.index("sim-fig")
+    assert main(sim_sandbox.cli_arguments("fidelity", "native-fig,sim-fig", "--profile", "simulated",
+                                          "--quiet")) == 0
+    fidelity = (sim_sandbox.workspace.figures_dir / "FIDELITY.md").read_text()
+    section = fidelity.index("# Simulated figures")
+    assert fidelity.index("`native-fig`") < section < fidelity.index("### `sim-fig`: Simulated figure (simulated, ")
+    assert fidelity[:section].count("`sim-fig`") == 0
+
+
+# --- the sim-validation figures --------------------------------------------------------------------------
+
+@pytest.mark.parametrize("figure_id", ["sim-validation", "sim-validation-tpcc"])
+def test_sim_validation_compares_each_protocol_natively_and_simulated(figure_id):
+    config = load_catalog(Workspace.create()).figures[figure_id]
+    series = {series.name: series for series in config.series}
+    protocols = [name for name in series if not name.startswith("sim-")]
+    assert protocols == ["nowait", "waitdie", "occ", "silo", "tictoc", "bcc", "mocc", "strife"]
+    for name in protocols:
+        assert series[name].variant == "native" and series[f"sim-{name}"].variant == "sim"
+        assert series[name].params == series[f"sim-{name}"].params
+        claims = {(c["metric"], c.get("tolerance"), c.get("abs_tolerance")) for c in config.claims
+                  if c["kind"] == "agrees" and (c["series"], c["reference"]) == (f"sim-{name}", name)}
+        assert claims == {("throughput", 0.2, None), ("abort_rate", 0.25, 0.01)}
+    for profile in config.profiles:
+        figure = config.resolve(profile)
+        assert figure.axes["threads"][:2] == [1, 2] and figure.simulated_series() == [f"sim-{n}" for n in protocols]

@@ -5,7 +5,6 @@ noisy; claims that need hardware threads count virtual cores; REPORT.md and FIDE
 figures in their own section, captioned "simulated, N virtual cores"; the `agrees` claim of sim-validation."""
 from __future__ import annotations
 
-import copy
 import json
 import os
 from datetime import datetime
@@ -13,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from ccbench import engine, load
+from ccbench import load
 from ccbench.cli import main
 from ccbench.config import FigureConfig, load_profiles
 from ccbench.engine import build_plan
@@ -26,27 +25,8 @@ from conftest import FIGURE, Sandbox, figure_document
 
 SIM_PROFILE = {"description": "tests: simulated, instant", "base": {"duration": 0.02, "warmup": 0.0},
                "repetitions": 1, "timeout_s": 20, "variant": "sim", "sim_cost_table": "sim/cost_table.json"}
-# The contract's `sim` section of a result (docs/sim.md); added to the schema here only if the engine side's
-# schema does not have it yet.
-SIM_SECTION = {"type": "object", "required": ["virtual_cores", "virtual_seconds", "events", "fiber_switches",
-                                              "wall_seconds", "cost_table", "cost_table_source", "physical_cores",
-                                              "smt_factor", "line_transfer_ns"]}
-
-
 @pytest.fixture
-def sim_schema(monkeypatch):
-    """docs/result.schema.json with the simulation's `sim` section (the engine side defines it)."""
-    original = engine.result_schema
-
-    def with_sim(entry: str) -> dict:
-        schema = copy.deepcopy(original(entry))
-        schema["$defs"]["rundb"].setdefault("properties", {}).setdefault("sim", SIM_SECTION)
-        return schema
-    monkeypatch.setattr(engine, "result_schema", with_sim)
-
-
-@pytest.fixture
-def sim_sandbox(sandbox, sim_schema, monkeypatch) -> Sandbox:
+def sim_sandbox(sandbox, monkeypatch) -> Sandbox:
     sandbox.write(sandbox.workspace.profiles_dir / "simulated.yaml", SIM_PROFILE)
     monkeypatch.setattr(load, "QUIET_WINDOW_S", 0.01)
     return sandbox

@@ -5,6 +5,7 @@
 #            and pytest (the harness); then every figure at the smoke
 #            profile through the real binaries;
 #   profile: the execution profile's binaries (make test-profile);
+#   sim:     the many-core simulation's tests and binaries (make test-sim);
 #   tsan:    the multi-threaded stress tests under ThreadSanitizer;
 #   asan:    the unit tests under AddressSanitizer + UndefinedBehaviorSanitizer.
 # SKIP_SANITIZERS=1 skips the last two (for a quick local run).
@@ -53,6 +54,9 @@ stage pytest make --no-print-directory test-python
 stage figures-smoke make --no-print-directory figures PROFILE=smoke
 # The profile build's binaries against their contract.
 stage test-profile make --no-print-directory test-profile
+# The simulation build's tests: the scheduler, the cost model, the watchdog and
+# the sim binaries of six protocols under --verify at 32 virtual cores.
+stage test-sim make --no-print-directory test-sim
 if [[ -z "${SKIP_SANITIZERS:-}" ]]; then
   stage build-tsan make --no-print-directory build-tests-tsan
   stage ctest-tsan make --no-print-directory test-tsan

@@ -9,6 +9,8 @@
 #include <algorithm>
 #include <cstring>
 #include <memory>
+#include <set>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -96,6 +98,27 @@ class TpccTransactionTest : public ::testing::Test {
     }
     std::sort(namesakes.begin(), namesakes.end());
     return namesakes.empty() ? 0 : namesakes[(namesakes.size() + 1) / 2 - 1].second;
+  }
+
+  // OLLP as the bundle executor runs it (tpcc_reconnaissance.h): the batch's
+  // begin_reconnaissance, then each request's reconnoiter(); returns whether
+  // every prediction changed.
+  static bool reconnoiter(std::vector<TpccRequest*> batch) {
+    std::vector<TpccRequest> requests;
+    for (const TpccRequest* r : batch) requests.push_back(*r);
+    workload_->begin_reconnaissance(std::span<const TpccRequest>(requests));
+    bool all_changed = true;
+    for (TpccRequest* r : batch) all_changed &= workload_->reconnoiter(*r);
+    return all_changed;
+  }
+  static std::set<GlobalKey> keys(const std::vector<GlobalKey>& v) { return {v.begin(), v.end()}; }
+  static TpccRequest order_status_request(uint32_t w, uint32_t d, uint32_t c) {
+    TpccRequest r;
+    r.type = kOrderStatus;
+    r.w_id = r.c_w_id = static_cast<uint16_t>(w);
+    r.d_id = r.c_d_id = static_cast<uint8_t>(d);
+    r.c_id = c;
+    return r;
   }
 
   static inline W* workload_ = nullptr;
@@ -429,6 +452,182 @@ TYPED_TEST(TpccTransactionTest, StockLevelReadsTheLastTwentyOrdersStock) {
   ASSERT_EQ(this->run(r, &f), RC::kOk);
   EXPECT_TRUE(f.written.empty());
   EXPECT_EQ(f.read, expected);
+}
+
+// ---- OLLP reconnaissance (tpcc_reconnaissance.h) ---------------------------------
+// The rows a transaction touches, as the front-ends' conflict keys see them: a
+// NEW-ORDER, ORDER or ORDER-LINE row stands under its district's
+// DELIVERY_CURSOR row (the key Delivery writes and declares).
+std::set<GlobalKey> as_conflict_keys(const std::set<GlobalKey>& touched) {
+  std::set<GlobalKey> out;
+  for (GlobalKey k : touched) {
+    const uint64_t key = local_key_of(k);
+    switch (table_of(k)) {
+      case kNewOrderTable: case kOrderTable: out.insert(gk(kDeliveryCursorTable, key >> 32)); break;
+      case kOrderLineTable: out.insert(gk(kDeliveryCursorTable, key >> 36)); break;
+      default: out.insert(k);
+    }
+  }
+  return out;
+}
+
+// Predicted = touched, by id and by last name, when nothing changes in
+// between (no Delivery in the batch: no DELIVERY_CURSOR read).
+TYPED_TEST(TpccTransactionTest, OllpOrderStatusPredictsExactlyTheRowsItReads) {
+  for (const bool by_name : {false, true}) {
+    auto r = this->order_status_request(1, 7, 1234);
+    r.by_last_name = by_name;
+    r.c_last = 77;
+    ASSERT_TRUE(this->reconnoiter({&r})) << by_name;
+    ASSERT_NE(r.predicted_o_id, 0u);
+    const TxnDesc desc = this->workload_->describe(r);
+    Footprint f;
+    ASSERT_EQ(this->run(r, &f), RC::kOk) << by_name;
+    EXPECT_TRUE(f.written.empty());
+    EXPECT_TRUE(desc.write_set.empty());
+    EXPECT_EQ(f.read, this->keys(desc.read_set)) << by_name;
+    EXPECT_FALSE(this->reconnoiter({&r})) << "an unchanged prediction needs no new description";
+  }
+}
+
+// A NewOrder of the customer between the reconnaissance and the execution
+// changes its last order: detected (nothing read beyond the declared rows),
+// and the next reconnaissance predicts the new order, which then runs.
+TYPED_TEST(TpccTransactionTest, OllpOrderStatusDetectsANewOrderOfItsCustomerInBetween) {
+  auto& db = this->db();
+  const uint32_t w = 1, d = 8, c = 2500;
+  auto r = this->order_status_request(w, d, c);
+  ASSERT_TRUE(this->reconnoiter({&r}));
+  ASSERT_EQ(this->run(this->new_order_request(w, d, c, {{11, 1, 1}, {12, 1, 2}, {13, 1, 3}})), RC::kOk);
+  EXPECT_EQ(this->run(r), RC::kPredictionMismatch);
+  ASSERT_TRUE(this->reconnoiter({&r})) << "the re-planned request is described again";
+  EXPECT_EQ(r.predicted_o_id, row<DistrictRow>(db.district, district_key(w, d))->next_o_id - 1);
+  EXPECT_EQ(r.predicted_ol_cnt, 3);
+  const TxnDesc desc = this->workload_->describe(r);
+  Footprint f;
+  ASSERT_EQ(this->run(r, &f), RC::kOk);
+  EXPECT_EQ(f.read, this->keys(desc.read_set));
+}
+
+// StockLevel's window is fixed by its reconnaissance (TPC-C 2.8.2.3): it reads
+// exactly the predicted lines and stock rows, also after a NewOrder of the
+// district; a window whose orders do not exist is a mismatch.
+TYPED_TEST(TpccTransactionTest, OllpStockLevelReadsItsPredictedWindow) {
+  auto& db = this->db();
+  const uint32_t w = 1, d = 9;
+  TpccRequest r;
+  r.type = kStockLevel;
+  r.w_id = w;
+  r.d_id = d;
+  r.threshold = 15;
+  ASSERT_TRUE(this->reconnoiter({&r}));
+  const uint32_t next = row<DistrictRow>(db.district, district_key(w, d))->next_o_id;
+  ASSERT_EQ(r.predicted_o_id, next);
+  const TxnDesc desc = this->workload_->describe(r);
+  EXPECT_EQ(std::count(desc.read_set.begin(), desc.read_set.end(), gk(kDistrictTable, district_key(w, d))), 0);
+  Footprint f;
+  ASSERT_EQ(this->run(r, &f), RC::kOk);
+  EXPECT_TRUE(f.written.empty());
+  EXPECT_EQ(f.read, this->keys(desc.read_set));
+
+  ASSERT_EQ(this->run(this->new_order_request(w, d, 7, {{21, 1, 1}, {22, 1, 1}})), RC::kOk);
+  ASSERT_EQ(this->run(r, &f), RC::kOk);
+  EXPECT_EQ(f.read, this->keys(desc.read_set)) << "the window of the reconnaissance, not the NewOrder's";
+
+  TpccRequest beyond = r;
+  beyond.predicted_o_id = next + 30;  // orders that do not exist
+  EXPECT_EQ(this->run(beyond), RC::kPredictionMismatch);
+}
+
+// A Delivery declares its warehouse's cursors (the conflict key of the
+// orders it delivers) and the customers of its predicted orders: alone in
+// its batch, exactly the rows it touches.
+TYPED_TEST(TpccTransactionTest, OllpDeliveryPredictsTheRowsItTouches) {
+  auto r = this->delivery_request(1, 4, 1700000401);
+  ASSERT_TRUE(this->reconnoiter({&r}));
+  const TxnDesc desc = this->workload_->describe(r);
+  Footprint f;
+  ASSERT_EQ(this->run(r, &f), RC::kOk);
+  EXPECT_TRUE(f.read.empty());
+  EXPECT_TRUE(desc.read_set.empty());
+  EXPECT_EQ(as_conflict_keys(f.written), this->keys(desc.write_set));
+}
+
+// Another Delivery of the warehouse between the reconnaissance and the
+// execution moves every cursor past the predicted order: detected before
+// anything is delivered, and re-planned with the next orders.
+TYPED_TEST(TpccTransactionTest, OllpDeliveryDetectsAnotherDeliveryInBetween) {
+  auto& db = this->db();
+  const uint32_t w = 1;
+  auto r = this->delivery_request(w, 5, 1700000501);
+  ASSERT_TRUE(this->reconnoiter({&r}));
+  ASSERT_EQ(this->run(this->delivery_request(w, 6, 1700000502)), RC::kOk);  // unplanned: no prediction
+  uint32_t cursors[kDistrictsPerWarehouse];
+  for (uint32_t d = 1; d <= kDistrictsPerWarehouse; ++d)
+    cursors[d - 1] = row<DeliveryCursorRow>(db.delivery_cursor, district_key(w, d))->next_o_id;
+  EXPECT_EQ(this->run(r), RC::kPredictionMismatch);
+  for (uint32_t d = 1; d <= kDistrictsPerWarehouse; ++d) {
+    EXPECT_EQ(row<DeliveryCursorRow>(db.delivery_cursor, district_key(w, d))->next_o_id, cursors[d - 1]);
+    EXPECT_EQ(row<OrderRow>(db.order, order_key(w, d, cursors[d - 1]))->carrier_id, 0);
+  }
+  ASSERT_TRUE(this->reconnoiter({&r}));
+  const TxnDesc desc = this->workload_->describe(r);
+  Footprint f;
+  ASSERT_EQ(this->run(r, &f), RC::kOk);
+  EXPECT_EQ(as_conflict_keys(f.written), this->keys(desc.write_set));
+}
+
+// The m Deliveries of a warehouse in one batch each predict the m oldest
+// orders of every district, so that the plan may run them in any order.
+TYPED_TEST(TpccTransactionTest, OllpDeliveriesOfOneBatchMatchInAnyOrder) {
+  auto a = this->delivery_request(1, 7, 1700000601), b = this->delivery_request(1, 8, 1700000602);
+  ASSERT_TRUE(this->reconnoiter({&a, &b}));
+  for (uint32_t d = 1; d <= kDistrictsPerWarehouse; ++d) EXPECT_EQ(a.delivery_to[d - 1], a.delivery_from[d - 1] + 2);
+  const TxnDesc da = this->workload_->describe(a), db = this->workload_->describe(b);
+  EXPECT_EQ(da.write_set, db.write_set);
+  Footprint fb, fa;
+  ASSERT_EQ(this->run(b, &fb), RC::kOk);  // the later request first
+  ASSERT_EQ(this->run(a, &fa), RC::kOk);
+  for (const Footprint* f : {&fa, &fb})
+    for (GlobalKey k : as_conflict_keys(f->written))
+      EXPECT_TRUE(std::binary_search(da.write_set.begin(), da.write_set.end(), k)) << k;
+}
+
+// A district whose predicted window reaches D_NEXT_O_ID: the Delivery reads
+// (and declares) DISTRICT and may find the district empty; an order a
+// NewOrder inserted since has a customer it did not declare: a mismatch.
+TYPED_TEST(TpccTransactionTest, OllpDeliveryAtTheEndOfADistrictsOrders) {
+  auto& db = this->db();
+  const uint32_t w = 2;
+  auto all_delivered = [&] {
+    for (uint32_t d = 1; d <= kDistrictsPerWarehouse; ++d)
+      if (row<DeliveryCursorRow>(db.delivery_cursor, district_key(w, d))->next_o_id !=
+          row<DistrictRow>(db.district, district_key(w, d))->next_o_id)
+        return false;
+    return true;
+  };
+  for (int i = 0; i < 1000 && !all_delivered(); ++i)
+    ASSERT_EQ(this->run(this->delivery_request(w, 1, 1700000700)), RC::kOk);
+  ASSERT_TRUE(all_delivered());
+
+  auto r = this->delivery_request(w, 2, 1700000701);
+  ASSERT_TRUE(this->reconnoiter({&r}));
+  EXPECT_EQ(r.delivery_open, (1u << kDistrictsPerWarehouse) - 1);
+  TxnDesc desc = this->workload_->describe(r);
+  Footprint f;
+  ASSERT_EQ(this->run(r, &f), RC::kOk);
+  EXPECT_EQ(f.read, this->keys(desc.read_set));  // the ten DISTRICT rows
+  EXPECT_EQ(as_conflict_keys(f.written), this->keys(desc.write_set));
+
+  ASSERT_EQ(this->run(this->new_order_request(w, 4, 10, {{1, 2, 1}})), RC::kOk);
+  EXPECT_EQ(this->run(r), RC::kPredictionMismatch);
+  ASSERT_TRUE(this->reconnoiter({&r}));
+  desc = this->workload_->describe(r);
+  ASSERT_EQ(this->run(r, &f), RC::kOk);
+  EXPECT_TRUE(all_delivered());
+  EXPECT_EQ(as_conflict_keys(f.written), this->keys(desc.write_set));
+  const uint32_t o = row<DistrictRow>(db.district, district_key(w, 4))->next_o_id - 1;
+  EXPECT_TRUE(f.written.count(gk(kCustomerTable, customer_key(w, 4, row<OrderRow>(db.order, order_key(w, 4, o))->c_id))));
 }
 
 }  // namespace

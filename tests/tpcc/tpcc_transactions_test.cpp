@@ -86,6 +86,28 @@ class TpccTransactionTest : public ::testing::Test {
     r.date = date;
     return r;
   }
+  static TpccRequest stock_level_request(uint32_t w, uint32_t d, uint8_t threshold) {
+    TpccRequest r;
+    r.type = kStockLevel;
+    r.w_id = static_cast<uint16_t>(w);
+    r.d_id = static_cast<uint8_t>(d);
+    r.threshold = threshold;
+    return r;
+  }
+  // Whether every district of warehouse w has no undelivered order.
+  static bool all_delivered(uint32_t w) {
+    for (uint32_t d = 1; d <= kDistrictsPerWarehouse; ++d)
+      if (row<DeliveryCursorRow>(db().delivery_cursor, district_key(w, d))->next_o_id !=
+          row<DistrictRow>(db().district, district_key(w, d))->next_o_id)
+        return false;
+    return true;
+  }
+  // Runs Deliveries of warehouse w until every order is delivered.
+  static void deliver_everything(uint32_t w) {
+    for (int i = 0; i < 1000 && !all_delivered(w); ++i)
+      ASSERT_EQ(run(delivery_request(w, 1, 1700000100)), RC::kOk);
+    ASSERT_TRUE(all_delivered(w));
+  }
   // The customer a by-name selection must pick, found by scanning the
   // district (not through the index): position ceil(n/2) by C_FIRST.
   static uint32_t middle_by_scan(uint32_t w, uint32_t d, uint32_t name) {
@@ -402,16 +424,8 @@ TYPED_TEST(TpccTransactionTest, DeliveryDeliversTheOldestOrderOfEachDistrict) {
 TYPED_TEST(TpccTransactionTest, DeliverySkipsDistrictsWithoutUndeliveredOrders) {
   auto& db = this->db();
   const uint32_t w = 2;
-  auto all_delivered = [&] {
-    for (uint32_t d = 1; d <= kDistrictsPerWarehouse; ++d)
-      if (row<DeliveryCursorRow>(db.delivery_cursor, district_key(w, d))->next_o_id !=
-          row<DistrictRow>(db.district, district_key(w, d))->next_o_id)
-        return false;
-    return true;
-  };
-  for (int i = 0; i < 1000 && !all_delivered(); ++i)
-    ASSERT_EQ(this->run(this->delivery_request(w, 1, 1700000100)), RC::kOk);
-  ASSERT_TRUE(all_delivered());
+  auto all_delivered = [&] { return this->all_delivered(w); };
+  ASSERT_NO_FATAL_FAILURE(this->deliver_everything(w));
 
   // Nothing left: the Delivery commits, reading each DISTRICT to prove it.
   Footprint f;
@@ -433,11 +447,7 @@ TYPED_TEST(TpccTransactionTest, DeliverySkipsDistrictsWithoutUndeliveredOrders) 
 TYPED_TEST(TpccTransactionTest, StockLevelReadsTheLastTwentyOrdersStock) {
   auto& db = this->db();
   const uint32_t w = 1, d = 2;
-  TpccRequest r;
-  r.type = kStockLevel;
-  r.w_id = w;
-  r.d_id = d;
-  r.threshold = 15;
+  auto r = this->stock_level_request(w, d, 15);
   const uint32_t next = row<DistrictRow>(db.district, district_key(w, d))->next_o_id;
   std::set<GlobalKey> expected = {gk(kDistrictTable, district_key(w, d))};
   for (uint32_t o = next - 20; o < next; ++o) {
@@ -515,11 +525,7 @@ TYPED_TEST(TpccTransactionTest, OllpOrderStatusDetectsANewOrderOfItsCustomerInBe
 TYPED_TEST(TpccTransactionTest, OllpStockLevelReadsItsPredictedWindow) {
   auto& db = this->db();
   const uint32_t w = 1, d = 9;
-  TpccRequest r;
-  r.type = kStockLevel;
-  r.w_id = w;
-  r.d_id = d;
-  r.threshold = 15;
+  auto r = this->stock_level_request(w, d, 15);
   ASSERT_TRUE(this->reconnoiter({&r}));
   const uint32_t next = row<DistrictRow>(db.district, district_key(w, d))->next_o_id;
   ASSERT_EQ(r.predicted_o_id, next);
@@ -599,16 +605,8 @@ TYPED_TEST(TpccTransactionTest, OllpDeliveriesOfOneBatchMatchInAnyOrder) {
 TYPED_TEST(TpccTransactionTest, OllpDeliveryAtTheEndOfADistrictsOrders) {
   auto& db = this->db();
   const uint32_t w = 2;
-  auto all_delivered = [&] {
-    for (uint32_t d = 1; d <= kDistrictsPerWarehouse; ++d)
-      if (row<DeliveryCursorRow>(db.delivery_cursor, district_key(w, d))->next_o_id !=
-          row<DistrictRow>(db.district, district_key(w, d))->next_o_id)
-        return false;
-    return true;
-  };
-  for (int i = 0; i < 1000 && !all_delivered(); ++i)
-    ASSERT_EQ(this->run(this->delivery_request(w, 1, 1700000700)), RC::kOk);
-  ASSERT_TRUE(all_delivered());
+  auto all_delivered = [&] { return this->all_delivered(w); };
+  ASSERT_NO_FATAL_FAILURE(this->deliver_everything(w));
 
   auto r = this->delivery_request(w, 2, 1700000701);
   ASSERT_TRUE(this->reconnoiter({&r}));

@@ -118,13 +118,14 @@ concept HasReconnaissance = requires(const W w, typename W::Request& r) {
   { w.reconnoiter(r) } -> std::same_as<bool>;
 };
 
-// Optional with it: `void begin_reconnaissance(std::span<const Request>)`,
-// called once per batch on the coordinator, before the batch's reconnoiter()
-// calls, with all its requests: predictions that depend on the rest of the
-// batch read it there (TPC-C's Delivery: how many Deliveries of its
-// warehouse the batch holds, workloads/tpcc/tpcc_reconnaissance.h).
+// Optional with it: `void begin_reconnaissance(std::span<Request>)`, called
+// once per batch on the coordinator, before the batch's reconnoiter() calls,
+// with all its requests: predictions that depend on the rest of the batch
+// read (or note in the requests) what they need there (TPC-C's Delivery: its
+// rank among the batch's Deliveries of its warehouse,
+// workloads/tpcc/tpcc_reconnaissance.h).
 template <class W>
-concept HasBatchReconnaissance = HasReconnaissance<W> && requires(W& w, std::span<const typename W::Request> b) {
+concept HasBatchReconnaissance = HasReconnaissance<W> && requires(W& w, std::span<typename W::Request> b) {
   w.begin_reconnaissance(b);
 };
 
@@ -359,7 +360,7 @@ class BundleExecutor {
     } else {
       const uint64_t start = now_ns();
       if constexpr (HasBatchReconnaissance<W>)
-        w_.begin_reconnaissance(std::span<const typename W::Request>(batch.requests));
+        w_.begin_reconnaissance(std::span<typename W::Request>(batch.requests));
       std::atomic<uint64_t> redescribed{0};
       frontend_.for_chunks(batch.requests.size(), [&](size_t begin, size_t end) {
         uint64_t n = 0;

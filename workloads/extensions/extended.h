@@ -156,8 +156,8 @@ class Extended {
   // The bundle executor's OLLP reconnaissance (engine/exec/bundle_executor.h):
   // without it a wrapped TPC-C would run Payments by last name, OrderStatus,
   // Delivery and StockLevel in CC-free queues with rows undeclared.
-  void begin_reconnaissance(std::span<const Request> batch)
-    requires requires(W& w, std::span<const Request> b) { w.begin_reconnaissance(b, &Request::inner); }
+  void begin_reconnaissance(std::span<Request> batch)
+    requires requires(W& w, std::span<Request> b) { w.begin_reconnaissance(b, &Request::inner); }
   {
     inner_.begin_reconnaissance(batch, &Request::inner);
   }

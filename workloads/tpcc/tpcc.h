@@ -75,16 +75,18 @@ class TpccWorkload {
 
   // OLLP reconnaissance (Strife §5.6.4; tpcc_reconnaissance.h), the bundle
   // executor's hooks (engine/exec/bundle_executor.h): begin_reconnaissance()
-  // once per batch with all its requests (proj: element -> TpccRequest), then
+  // once per batch with all its requests (proj: element -> TpccRequest; it
+  // ranks the Deliveries), then
   // reconnoiter() on each, concurrently, predicting the rows each touches
   // from the database now; describe() then names them. The procedures check
-  // the predictions and return RC::kPredictionMismatch if they changed; the
+  // the predictions in CC-free queues and return RC::kPredictionMismatch if
+  // they no longer hold; the
   // executor then re-plans the transaction in the next batch, whose analysis
   // reconnoiters again. reconnoiter() returns whether r's prediction changed
   // (its description must be redone).
   // REQUIRES: load() has run; no transaction runs meanwhile.
   template <class R, class Proj = std::identity>
-  void begin_reconnaissance(std::span<const R> batch, Proj proj = {}) {
+  void begin_reconnaissance(std::span<R> batch, Proj proj = {}) {
     recon_.begin(batch, proj);
   }
   bool reconnoiter(Request& r) const { return recon_.reconnoiter(*db_, r); }

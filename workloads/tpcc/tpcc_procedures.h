@@ -198,15 +198,16 @@ RC payment(TxnT& txn, Db& db, const TpccRequest& r) {
 // ---- OrderStatus (2.6.2) ---------------------------------------------------------
 // The customer's last order comes from its CUSTOMER_LAST_ORDER row instead of
 // a descending scan of ORDER by (W, D, C) (README "Deviations").
-// OLLP (tpcc_reconnaissance.h): with a predicted last order, the customer and
-// the order it finds must be the predicted ones; a NewOrder of the customer
-// that ran since makes it RC::kPredictionMismatch (it read only declared rows).
+// OLLP (tpcc_reconnaissance.h): with a predicted last order, in a CC-free
+// queue, the customer and the order it finds must be the predicted ones; a
+// NewOrder of the customer that ran since makes it RC::kPredictionMismatch
+// (it read only declared rows).
 template <class TxnT, class Db>
 RC order_status(TxnT& txn, Db& db, const TpccRequest& r) {
   const uint32_t w = r.w_id, d = r.d_id;
   const uint32_t c_id = r.by_last_name ? db.names.middle(w, d, r.c_last) : r.c_id;
   if (c_id == 0) return RC::kNotFound;
-  const bool predicted = r.predicted_o_id != 0;
+  const bool predicted = r.predicted_o_id != 0 && txn.cc_free();
   if (predicted && r.by_last_name && r.predicted_c_id != c_id) return RC::kPredictionMismatch;
   const auto* cust = read_row<CustomerRow>(txn, db.customer, customer_key(w, d, c_id));
   if (cust == nullptr) return txn.failure();
@@ -236,16 +237,17 @@ RC order_status(TxnT& txn, Db& db, const TpccRequest& r) {
 // proves it) or the NewOrder that inserts it has not committed yet (then
 // D_NEXT_O_ID is past the cursor once it has, and the row is there: NewOrder
 // publishes its inserts before its DISTRICT write becomes visible).
-// OLLP (tpcc_reconnaissance.h): with a prediction, the order it delivers must
-// lie in the district's predicted window [delivery_from, delivery_to), whose
-// customers it declared; at the window's end it may only find the district
-// empty (an "open" district, whose DISTRICT row it declared). Anything else,
-// e.g. an order a NewOrder of the batch inserted, is RC::kPredictionMismatch
-// before any undeclared row is touched.
+// OLLP (tpcc_reconnaissance.h): with a prediction, in a CC-free queue, the
+// order it delivers in each district must be the one it is bound to
+// [delivery_from, delivery_to), whose customer it declared, or, for a
+// district it expects empty ("open", DISTRICT declared), none. Anything else,
+// e.g. an earlier Delivery of the batch not run yet, or an order a NewOrder
+// of the batch inserted, is RC::kPredictionMismatch before any undeclared row
+// is touched. Under the protocol it delivers the oldest order, as always.
 template <class TxnT, class Db>
 RC delivery(TxnT& txn, Db& db, const TpccRequest& r) {
   const uint32_t w = r.w_id;
-  const bool predicted = r.delivery_from[0] != 0;
+  const bool predicted = r.delivery_from[0] != 0 && txn.cc_free();
   uint32_t delivered = 0;
   for (uint32_t d = 1; d <= kDistrictsPerWarehouse; ++d) {
     auto* cursor = update_row<DeliveryCursorRow>(txn, db.delivery_cursor, district_key(w, d));
@@ -298,7 +300,8 @@ RC delivery(TxnT& txn, Db& db, const TpccRequest& r) {
 // OLLP (tpcc_reconnaissance.h): with a predicted D_NEXT_O_ID the window is
 // the predicted one and DISTRICT is not read (2.8.2.3 asks of StockLevel
 // only committed data no older than when it was initiated); its orders
-// existed then, so an order without lines is RC::kPredictionMismatch.
+// existed then, so, in a CC-free queue, an order without lines is
+// RC::kPredictionMismatch.
 template <class TxnT, class Db>
 RC stock_level(TxnT& txn, Db& db, const TpccRequest& r) {
   const uint32_t w = r.w_id, d = r.d_id;
@@ -315,7 +318,7 @@ RC stock_level(TxnT& txn, Db& db, const TpccRequest& r) {
       const auto* line = read_row<OrderLineRow>(txn, db.order_line, order_line_key(w, d, o, ol));
       if (line == nullptr) {
         if (txn.failure() != RC::kNotFound) return txn.failure();
-        if (ol == 1 && r.predicted_o_id != 0) return RC::kPredictionMismatch;
+        if (ol == 1 && r.predicted_o_id != 0 && txn.cc_free()) return RC::kPredictionMismatch;
         break;
       }
       items[n++] = line->i_id;

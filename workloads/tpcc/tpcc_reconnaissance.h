@@ -6,15 +6,21 @@
 // level query called the reconnaissance query" into its prepare step
 // (Strife §5.6.4, after Thomson and Abadi's OLLP); the TSKD paper requires
 // access sets known upfront and cites techniques that identify them (TSKD §3,
-// "Limitations" (1)). Neither says what happens when the prediction is wrong;
-// here, as in OLLP, the procedure checks it at execution and returns
-// RC::kPredictionMismatch (having written nothing), and the executor re-plans
-// the transaction in the next batch [INF].
+// "Limitations" (1)). Neither says what happens when the prediction is wrong
+// [INF]: here the procedure checks it where the plan relies on it for
+// isolation, in a CC-free queue (txn.cc_free()), and returns
+// RC::kPredictionMismatch there (having written nothing); the executor
+// re-plans the transaction in the next batch, as OLLP restarts it. Under the
+// protocol (residuals, TSKD's queues, which TSKD §3 runs with CC "to guard
+// ... against potentially overlooked conflicts") a stale prediction costs
+// only scheduling quality, and the transaction runs as TPC-C specifies (no
+// front-end runs CC and CC-free queues of a batch side by side,
+// engine/exec/bundle_plan.h "Who uses what"; --verify's conflict-free check
+// would catch one that did).
 //
 // The reconnaissance runs in the batch's analysis, when no transaction runs:
 // it reads rows in place (TpccDatabase::row). Within the batch, transactions
-// planned before the prediction's own may change what it reads; the
-// predictions are made so that the order the plan picks does not matter:
+// run before the prediction's own may change what it reads:
 //   Payment, OrderStatus by last name: the middle namesake (the index never
 //       changes: always right).
 //   OrderStatus: the customer's last order and its O_OL_CNT. Wrong when a
@@ -27,13 +33,16 @@
 //       batch's analysis is; the procedure then examines that window instead
 //       of reading DISTRICT, so NewOrders of the batch do not invalidate it.
 //   Delivery: the oldest undelivered order of each district moves with every
-//       Delivery of the warehouse, and the plan may run the batch's m
-//       Deliveries of a warehouse in any order, so each predicts the m orders
-//       [cursor, cursor + m) of each district (those that exist), declares
-//       their customers, and checks at execution that the order it delivers
-//       is one of them. When cursor + m passes D_NEXT_O_ID it may find the
-//       district empty, or an order a NewOrder of the batch inserted (whose
-//       customer it could not predict: a mismatch); it then reads DISTRICT.
+//       Delivery of the warehouse. The k-th Delivery of a warehouse in batch
+//       order is bound to the order cursor + k of each district (or, past
+//       D_NEXT_O_ID, to finding the district empty, reading DISTRICT) and
+//       declares its customer. The batch's Deliveries of a warehouse all
+//       write the same cursors, so a partitioner keeps them in one CC-free
+//       queue, in batch order (or sends them to the residual, under CC);
+//       one that runs out of that order in a CC-free queue is a mismatch.
+//       (Declaring every order one of the m Deliveries might reach instead
+//       makes each declare 10 m customers: Schism's pairwise graph did not
+//       finish a 10,000-transaction bundle at the small profile in 120 s.)
 // Conflict keys for rows a prediction does not name one by one: the NEW-ORDER,
 // ORDER and ORDER-LINE rows of undelivered orders, which only Delivery
 // writes, stand under the district's DELIVERY_CURSOR row: Delivery writes it,
@@ -42,7 +51,8 @@
 // Orders a NewOrder of the batch inserts stand under DISTRICT (NewOrder
 // writes it, a Delivery that may reach them reads it).
 //
-// Thread safety: begin() runs alone on the coordinator; reconnoiter() and
+// Thread safety: begin() runs alone on the coordinator (it writes the
+// Deliveries' ranks into the batch); reconnoiter() and
 // describe_rows() then run concurrently on distinct requests, reading the
 // database and the batch's counts. REQUIRES: no transaction runs meanwhile.
 #pragma once
@@ -64,13 +74,14 @@ class Reconnaissance {
   explicit Reconnaissance(uint32_t warehouses) : deliveries_(warehouses + 1, 0) {}
 
   // The batch whose requests are reconnoitered next: counts its Deliveries
-  // per warehouse (proj maps an element of `batch` to its TpccRequest).
+  // per warehouse and ranks them in batch order (TpccRequest::delivery_rank;
+  // proj maps an element of `batch` to its TpccRequest).
   template <class R, class Proj = std::identity>
-  void begin(std::span<const R> batch, Proj proj = {}) {
+  void begin(std::span<R> batch, Proj proj = {}) {
     std::fill(deliveries_.begin(), deliveries_.end(), 0u);
-    for (const R& x : batch) {
-      const TpccRequest& r = std::invoke(proj, x);
-      if (r.type == kDelivery) ++deliveries_[r.w_id];
+    for (R& x : batch) {
+      TpccRequest& r = std::invoke(proj, x);
+      if (r.type == kDelivery) r.delivery_rank = deliveries_[r.w_id]++;
     }
   }
 
@@ -101,17 +112,16 @@ class Reconnaissance {
         return r.predicted_o_id != before.predicted_o_id || r.predicted_cursor_read != before.predicted_cursor_read;
       }
       case kDelivery: {
-        const uint32_t m = std::max(deliveries(r.w_id), 1u);  // 1: reconnoitered outside a batch
         bool changed = false;
         r.delivery_open = 0;
         for (uint32_t d = 1; d <= kDistrictsPerWarehouse; ++d) {
-          const uint32_t from = cursor(db, r.w_id, d);
           const uint32_t next = row<DistrictRow>(db, db.district, district_key(r.w_id, d))->next_o_id;
-          const uint32_t to = std::min(from + m, next);
+          const uint32_t from = std::min(cursor(db, r.w_id, d) + r.delivery_rank, next);
+          const uint32_t to = from < next ? from + 1 : from;  // at D_NEXT_O_ID: none, the district is empty
           changed |= r.delivery_from[d - 1] != from || r.delivery_to[d - 1] != to;
           r.delivery_from[d - 1] = from;
           r.delivery_to[d - 1] = to;
-          if (from + m > next) r.delivery_open |= static_cast<uint16_t>(1u << (d - 1));
+          if (from == to) r.delivery_open |= static_cast<uint16_t>(1u << (d - 1));
         }
         return changed || r.delivery_open != before.delivery_open;
       }

@@ -62,10 +62,12 @@ struct TpccRequest {
   // reads; it then declares the district's DELIVERY_CURSOR row, the conflict
   // key of undelivered orders' rows (tpcc_reconnaissance.h).
   bool predicted_cursor_read = false;
-  // Delivery, per district d (index d - 1): the orders it may deliver,
-  // [delivery_from, delivery_to), and in bit d - 1 of delivery_open whether it
-  // may find the district without an undelivered order (then it reads
-  // DISTRICT).
+  // Delivery: its rank among the batch's Deliveries of its warehouse (batch
+  // order), and per district d (index d - 1) the order it is bound to deliver,
+  // [delivery_from, delivery_to) (one order, or none), and in bit d - 1 of
+  // delivery_open whether it expects the district without an undelivered
+  // order (then it reads DISTRICT).
+  uint32_t delivery_rank = 0;
   uint32_t delivery_from[tpcc::kDistrictsPerWarehouse] = {};
   uint32_t delivery_to[tpcc::kDistrictsPerWarehouse] = {};
   uint16_t delivery_open = 0;
@@ -141,7 +143,7 @@ class TpccGenerator {
 //   Delivery     writes the 10 DELIVERY_CURSOR rows of its warehouse (the
 //                conflict key of the NEW-ORDER, ORDER and ORDER-LINE rows of
 //                undelivered orders); reads DISTRICT of the districts its
-//                prediction may find empty. The CUSTOMER rows of its predicted
+//                prediction expects empty. The CUSTOMER rows of its predicted
 //                orders come from the database (TpccWorkload::describe).
 //   StockLevel   with a predicted window: the district's DELIVERY_CURSOR when
 //                a Delivery of the batch may reach the window; its ORDER-LINE

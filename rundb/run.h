@@ -64,7 +64,6 @@ int run_online(const EngineConfig& cfg, W& workload) {
   }
   if constexpr (requires { cc.bind_workload(cfg, workload); }) cc.bind_workload(cfg, workload);  // PartCC's partitions
   const BundleSettings bundle = BundleSettings::from_flags(cfg);  // flag errors before loading
-  if (uses_bundle_executor(cfg.frontend)) check_frontend_support(cfg.frontend, workload);
   if constexpr (HasLockService<CC>) {
     // Dora's and Orthrus's owner threads live in the online executor, and its
     // thread-aware reordering (--frontend=reorder) would stall them: each

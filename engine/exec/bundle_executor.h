@@ -82,6 +82,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -106,15 +107,6 @@
 
 namespace ccb {
 
-// Optional workload member: `std::string describe_gap() const`, empty when
-// describe() names every row a request touches, else why not. Plans with
-// CC-free queues rely on exact descriptions, so the executor refuses a
-// workload configuration with a gap (ConfigError naming --frontend).
-template <class W>
-concept HasDescribeGap = requires(const W w) {
-  { w.describe_gap() } -> std::convertible_to<std::string>;
-};
-
 // Optional workload member: `bool reconnoiter(Request&) const`, OLLP
 // reconnaissance (Strife §5.6.4): called for every request in each batch's
 // analysis, concurrently on distinct requests (no transaction runs then); it
@@ -129,14 +121,16 @@ concept HasReconnaissance = requires(const W w, typename W::Request& r) {
   { w.reconnoiter(r) } -> std::same_as<bool>;
 };
 
+// Optional with it: `void begin_reconnaissance(std::span<Request>)`, called
+// once per batch on the coordinator, before the batch's reconnoiter() calls,
+// with all its requests: predictions that depend on the rest of the batch
+// read (or note in the requests) what they need there (TPC-C's Delivery: its
+// rank among the batch's Deliveries of its warehouse,
+// workloads/tpcc/tpcc_reconnaissance.h).
 template <class W>
-void check_frontend_support(const std::string& frontend, const W& w) {
-  if constexpr (HasDescribeGap<W>) {
-    if (const std::string gap = w.describe_gap(); !gap.empty())
-      throw ConfigError("frontend", "front-end " + frontend + " needs exact predicted access sets; workload " +
-                                        std::string(W::kName) + " leaves rows out: " + gap);
-  }
-}
+concept HasBatchReconnaissance = HasReconnaissance<W> && requires(W& w, std::span<typename W::Request> b) {
+  w.begin_reconnaissance(b);
+};
 
 template <class CC, class W>
   requires Protocol<CC> && Workload<W, CC>
@@ -167,7 +161,6 @@ class BundleExecutor {
   RunOutcome<W> run() {
     check_executor_support<CC, W>(cfg_);
     check_profile_matches<kProfile>(cfg_);
-    check_frontend_support(frontend_name_, w_);
     const int n = cfg_.threads;
     generate_batches();
     RunOutcome<W> out;
@@ -369,6 +362,8 @@ class BundleExecutor {
       return 0;
     } else {
       const uint64_t start = now_ns();
+      if constexpr (HasBatchReconnaissance<W>)
+        w_.begin_reconnaissance(std::span<typename W::Request>(batch.requests));
       std::atomic<uint64_t> redescribed{0};
       frontend_.for_chunks(batch.requests.size(), [&](size_t begin, size_t end) {
         uint64_t n = 0;

@@ -9,9 +9,9 @@ source "$(dirname "$0")/contract_lib.sh" "$1"
 # Bad input: exit 2, one line naming the flag, no file written.
 for args in "--threads=0" "--nosuchflag=1" "--workload=tpcx" "--theta=abc" "--table_size=8 --req_per_txn=16" \
     "--strife_k=5" "--batch_size=100" "--frontend=strife --strife_alpha=2" "--frontend=strife --batch_size=0" \
-    "--frontend=strife --workload=tpcc" "--profile=maybe" "--profile" "--frontend=horticulture --workload=smallbank" \
+    "--profile=maybe" "--profile" "--frontend=horticulture --workload=smallbank" \
     "--frontend=schism --strife_k=3" \
-    "--frontend=tskd-o --strife_k=5" "--frontend=tskd-s --workload=tpcc" "--frontend=tskd-h --workload=smallbank" \
+    "--frontend=tskd-o --strife_k=5" "--frontend=tskd-h --workload=smallbank" \
     "--frontend=tspar-c --strife_alpha=0.5"; do
   # shellcheck disable=SC2086
   "$bin" $args --out="$tmp/bad.json" 2>"$tmp/err"; rc=$?

@@ -9,6 +9,8 @@
 #include <algorithm>
 #include <cstring>
 #include <memory>
+#include <set>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -84,6 +86,28 @@ class TpccTransactionTest : public ::testing::Test {
     r.date = date;
     return r;
   }
+  static TpccRequest stock_level_request(uint32_t w, uint32_t d, uint8_t threshold) {
+    TpccRequest r;
+    r.type = kStockLevel;
+    r.w_id = static_cast<uint16_t>(w);
+    r.d_id = static_cast<uint8_t>(d);
+    r.threshold = threshold;
+    return r;
+  }
+  // Whether every district of warehouse w has no undelivered order.
+  static bool all_delivered(uint32_t w) {
+    for (uint32_t d = 1; d <= kDistrictsPerWarehouse; ++d)
+      if (row<DeliveryCursorRow>(db().delivery_cursor, district_key(w, d))->next_o_id !=
+          row<DistrictRow>(db().district, district_key(w, d))->next_o_id)
+        return false;
+    return true;
+  }
+  // Runs Deliveries of warehouse w until every order is delivered.
+  static void deliver_everything(uint32_t w) {
+    for (int i = 0; i < 1000 && !all_delivered(w); ++i)
+      ASSERT_EQ(run(delivery_request(w, 1, 1700000100)), RC::kOk);
+    ASSERT_TRUE(all_delivered(w));
+  }
   // The customer a by-name selection must pick, found by scanning the
   // district (not through the index): position ceil(n/2) by C_FIRST.
   static uint32_t middle_by_scan(uint32_t w, uint32_t d, uint32_t name) {
@@ -96,6 +120,37 @@ class TpccTransactionTest : public ::testing::Test {
     }
     std::sort(namesakes.begin(), namesakes.end());
     return namesakes.empty() ? 0 : namesakes[(namesakes.size() + 1) / 2 - 1].second;
+  }
+
+  // OLLP as the bundle executor runs it (tpcc_reconnaissance.h): the batch's
+  // begin_reconnaissance, then each request's reconnoiter(); returns whether
+  // every prediction changed.
+  static bool reconnoiter(std::vector<TpccRequest*> batch) {
+    std::vector<TpccRequest> requests;
+    for (const TpccRequest* r : batch) requests.push_back(*r);
+    workload_->begin_reconnaissance(std::span<TpccRequest>(requests));
+    bool all_changed = true;
+    for (size_t i = 0; i < batch.size(); ++i) {
+      batch[i]->delivery_rank = requests[i].delivery_rank;
+      all_changed &= workload_->reconnoiter(*batch[i]);
+    }
+    return all_changed;
+  }
+  // As in a CC-free queue of the bundle executor, where predictions are checked.
+  static RC run_cc_free(const TpccRequest& r, Footprint* footprint = nullptr) {
+    txn_->set_cc_free(true);
+    const RC rc = run(r, footprint);
+    txn_->set_cc_free(false);
+    return rc;
+  }
+  static std::set<GlobalKey> keys(const std::vector<GlobalKey>& v) { return {v.begin(), v.end()}; }
+  static TpccRequest order_status_request(uint32_t w, uint32_t d, uint32_t c) {
+    TpccRequest r;
+    r.type = kOrderStatus;
+    r.w_id = r.c_w_id = static_cast<uint16_t>(w);
+    r.d_id = r.c_d_id = static_cast<uint8_t>(d);
+    r.c_id = c;
+    return r;
   }
 
   static inline W* workload_ = nullptr;
@@ -379,16 +434,8 @@ TYPED_TEST(TpccTransactionTest, DeliveryDeliversTheOldestOrderOfEachDistrict) {
 TYPED_TEST(TpccTransactionTest, DeliverySkipsDistrictsWithoutUndeliveredOrders) {
   auto& db = this->db();
   const uint32_t w = 2;
-  auto all_delivered = [&] {
-    for (uint32_t d = 1; d <= kDistrictsPerWarehouse; ++d)
-      if (row<DeliveryCursorRow>(db.delivery_cursor, district_key(w, d))->next_o_id !=
-          row<DistrictRow>(db.district, district_key(w, d))->next_o_id)
-        return false;
-    return true;
-  };
-  for (int i = 0; i < 1000 && !all_delivered(); ++i)
-    ASSERT_EQ(this->run(this->delivery_request(w, 1, 1700000100)), RC::kOk);
-  ASSERT_TRUE(all_delivered());
+  auto all_delivered = [&] { return this->all_delivered(w); };
+  ASSERT_NO_FATAL_FAILURE(this->deliver_everything(w));
 
   // Nothing left: the Delivery commits, reading each DISTRICT to prove it.
   Footprint f;
@@ -410,11 +457,7 @@ TYPED_TEST(TpccTransactionTest, DeliverySkipsDistrictsWithoutUndeliveredOrders) 
 TYPED_TEST(TpccTransactionTest, StockLevelReadsTheLastTwentyOrdersStock) {
   auto& db = this->db();
   const uint32_t w = 1, d = 2;
-  TpccRequest r;
-  r.type = kStockLevel;
-  r.w_id = w;
-  r.d_id = d;
-  r.threshold = 15;
+  auto r = this->stock_level_request(w, d, 15);
   const uint32_t next = row<DistrictRow>(db.district, district_key(w, d))->next_o_id;
   std::set<GlobalKey> expected = {gk(kDistrictTable, district_key(w, d))};
   for (uint32_t o = next - 20; o < next; ++o) {
@@ -429,6 +472,174 @@ TYPED_TEST(TpccTransactionTest, StockLevelReadsTheLastTwentyOrdersStock) {
   ASSERT_EQ(this->run(r, &f), RC::kOk);
   EXPECT_TRUE(f.written.empty());
   EXPECT_EQ(f.read, expected);
+}
+
+// ---- OLLP reconnaissance (tpcc_reconnaissance.h) ---------------------------------
+// The rows a transaction touches, as the front-ends' conflict keys see them: a
+// NEW-ORDER, ORDER or ORDER-LINE row stands under its district's
+// DELIVERY_CURSOR row (the key Delivery writes and declares).
+std::set<GlobalKey> as_conflict_keys(const std::set<GlobalKey>& touched) {
+  std::set<GlobalKey> out;
+  for (GlobalKey k : touched) {
+    const uint64_t key = local_key_of(k);
+    switch (table_of(k)) {
+      case kNewOrderTable: case kOrderTable: out.insert(gk(kDeliveryCursorTable, key >> 32)); break;
+      case kOrderLineTable: out.insert(gk(kDeliveryCursorTable, key >> 36)); break;
+      default: out.insert(k);
+    }
+  }
+  return out;
+}
+
+// Predicted = touched, by id and by last name, when nothing changes in
+// between (no Delivery in the batch: no DELIVERY_CURSOR read).
+TYPED_TEST(TpccTransactionTest, OllpOrderStatusPredictsExactlyTheRowsItReads) {
+  for (const bool by_name : {false, true}) {
+    auto r = this->order_status_request(1, 7, 1234);
+    r.by_last_name = by_name;
+    r.c_last = 77;
+    ASSERT_TRUE(this->reconnoiter({&r})) << by_name;
+    ASSERT_NE(r.predicted_o_id, 0u);
+    const TxnDesc desc = this->workload_->describe(r);
+    Footprint f;
+    ASSERT_EQ(this->run(r, &f), RC::kOk) << by_name;
+    EXPECT_TRUE(f.written.empty());
+    EXPECT_TRUE(desc.write_set.empty());
+    EXPECT_EQ(f.read, this->keys(desc.read_set)) << by_name;
+    EXPECT_FALSE(this->reconnoiter({&r})) << "an unchanged prediction needs no new description";
+  }
+}
+
+// A NewOrder of the customer between the reconnaissance and the execution
+// changes its last order: detected in a CC-free queue (nothing read beyond
+// the declared rows), and the next reconnaissance predicts the new order.
+TYPED_TEST(TpccTransactionTest, OllpOrderStatusDetectsANewOrderOfItsCustomerInBetween) {
+  auto& db = this->db();
+  const uint32_t w = 1, d = 8, c = 2500;
+  auto r = this->order_status_request(w, d, c);
+  ASSERT_TRUE(this->reconnoiter({&r}));
+  ASSERT_EQ(this->run(this->new_order_request(w, d, c, {{11, 1, 1}, {12, 1, 2}, {13, 1, 3}})), RC::kOk);
+  EXPECT_EQ(this->run_cc_free(r), RC::kPredictionMismatch);
+  EXPECT_EQ(this->run(r), RC::kOk) << "under the protocol it reads the new last order";
+  ASSERT_TRUE(this->reconnoiter({&r})) << "the re-planned request is described again";
+  EXPECT_EQ(r.predicted_o_id, row<DistrictRow>(db.district, district_key(w, d))->next_o_id - 1);
+  EXPECT_EQ(r.predicted_ol_cnt, 3);
+  const TxnDesc desc = this->workload_->describe(r);
+  Footprint f;
+  ASSERT_EQ(this->run(r, &f), RC::kOk);
+  EXPECT_EQ(f.read, this->keys(desc.read_set));
+}
+
+// StockLevel's window is fixed by its reconnaissance (TPC-C 2.8.2.3): it reads
+// exactly the predicted lines and stock rows, also after a NewOrder of the
+// district; a window whose orders do not exist is a mismatch.
+TYPED_TEST(TpccTransactionTest, OllpStockLevelReadsItsPredictedWindow) {
+  auto& db = this->db();
+  const uint32_t w = 1, d = 9;
+  auto r = this->stock_level_request(w, d, 15);
+  ASSERT_TRUE(this->reconnoiter({&r}));
+  const uint32_t next = row<DistrictRow>(db.district, district_key(w, d))->next_o_id;
+  ASSERT_EQ(r.predicted_o_id, next);
+  const TxnDesc desc = this->workload_->describe(r);
+  EXPECT_EQ(std::count(desc.read_set.begin(), desc.read_set.end(), gk(kDistrictTable, district_key(w, d))), 0);
+  Footprint f;
+  ASSERT_EQ(this->run(r, &f), RC::kOk);
+  EXPECT_TRUE(f.written.empty());
+  EXPECT_EQ(f.read, this->keys(desc.read_set));
+
+  ASSERT_EQ(this->run(this->new_order_request(w, d, 7, {{21, 1, 1}, {22, 1, 1}})), RC::kOk);
+  ASSERT_EQ(this->run(r, &f), RC::kOk);
+  EXPECT_EQ(f.read, this->keys(desc.read_set)) << "the window of the reconnaissance, not the NewOrder's";
+
+  TpccRequest beyond = r;
+  beyond.predicted_o_id = next + 30;  // orders that do not exist
+  EXPECT_EQ(this->run_cc_free(beyond), RC::kPredictionMismatch);
+}
+
+// A Delivery declares its warehouse's cursors (the conflict key of the
+// orders it delivers) and the customers of its predicted orders: alone in
+// its batch, exactly the rows it touches.
+TYPED_TEST(TpccTransactionTest, OllpDeliveryPredictsTheRowsItTouches) {
+  auto r = this->delivery_request(1, 4, 1700000401);
+  ASSERT_TRUE(this->reconnoiter({&r}));
+  const TxnDesc desc = this->workload_->describe(r);
+  Footprint f;
+  ASSERT_EQ(this->run(r, &f), RC::kOk);
+  EXPECT_TRUE(f.read.empty());
+  EXPECT_TRUE(desc.read_set.empty());
+  EXPECT_EQ(as_conflict_keys(f.written), this->keys(desc.write_set));
+}
+
+// Another Delivery of the warehouse between the reconnaissance and the
+// execution moves every cursor past the predicted order: detected in a
+// CC-free queue before anything is delivered, and re-planned with the next
+// orders.
+TYPED_TEST(TpccTransactionTest, OllpDeliveryDetectsAnotherDeliveryInBetween) {
+  auto& db = this->db();
+  const uint32_t w = 1;
+  auto r = this->delivery_request(w, 5, 1700000501);
+  ASSERT_TRUE(this->reconnoiter({&r}));
+  ASSERT_EQ(this->run(this->delivery_request(w, 6, 1700000502)), RC::kOk);  // unplanned: no prediction
+  uint32_t cursors[kDistrictsPerWarehouse];
+  for (uint32_t d = 1; d <= kDistrictsPerWarehouse; ++d)
+    cursors[d - 1] = row<DeliveryCursorRow>(db.delivery_cursor, district_key(w, d))->next_o_id;
+  EXPECT_EQ(this->run_cc_free(r), RC::kPredictionMismatch);
+  for (uint32_t d = 1; d <= kDistrictsPerWarehouse; ++d) {
+    EXPECT_EQ(row<DeliveryCursorRow>(db.delivery_cursor, district_key(w, d))->next_o_id, cursors[d - 1]);
+    EXPECT_EQ(row<OrderRow>(db.order, order_key(w, d, cursors[d - 1]))->carrier_id, 0);
+  }
+  ASSERT_TRUE(this->reconnoiter({&r}));
+  const TxnDesc desc = this->workload_->describe(r);
+  Footprint f;
+  ASSERT_EQ(this->run(r, &f), RC::kOk);
+  EXPECT_EQ(as_conflict_keys(f.written), this->keys(desc.write_set));
+}
+
+// The Deliveries of a warehouse in one batch are bound to successive orders
+// in batch order: run in that order (as one CC-free queue runs them) each
+// touches exactly its prediction; out of it, the later one is a mismatch.
+TYPED_TEST(TpccTransactionTest, OllpDeliveriesOfOneBatchAreBoundInBatchOrder) {
+  auto a = this->delivery_request(1, 7, 1700000601), b = this->delivery_request(1, 8, 1700000602);
+  ASSERT_TRUE(this->reconnoiter({&a, &b}));
+  EXPECT_EQ(a.delivery_rank, 0u);
+  EXPECT_EQ(b.delivery_rank, 1u);
+  for (uint32_t d = 1; d <= kDistrictsPerWarehouse; ++d) EXPECT_EQ(b.delivery_from[d - 1], a.delivery_from[d - 1] + 1);
+  const TxnDesc da = this->workload_->describe(a), db = this->workload_->describe(b);
+  EXPECT_EQ(this->run_cc_free(b), RC::kPredictionMismatch) << "the later Delivery first";
+  Footprint fa, fb;
+  ASSERT_EQ(this->run_cc_free(a, &fa), RC::kOk);
+  ASSERT_EQ(this->run_cc_free(b, &fb), RC::kOk);
+  EXPECT_EQ(as_conflict_keys(fa.written), this->keys(da.write_set));
+  EXPECT_EQ(as_conflict_keys(fb.written), this->keys(db.write_set));
+}
+
+// A district without undelivered orders: the Delivery expects it empty and
+// reads (and declares) DISTRICT; an order a NewOrder inserted since has a
+// customer it did not declare: a mismatch in a CC-free queue.
+TYPED_TEST(TpccTransactionTest, OllpDeliveryAtTheEndOfADistrictsOrders) {
+  auto& db = this->db();
+  const uint32_t w = 2;
+  auto all_delivered = [&] { return this->all_delivered(w); };
+  ASSERT_NO_FATAL_FAILURE(this->deliver_everything(w));
+
+  auto r = this->delivery_request(w, 2, 1700000701);
+  ASSERT_TRUE(this->reconnoiter({&r}));
+  EXPECT_EQ(r.delivery_open, (1u << kDistrictsPerWarehouse) - 1);
+  TxnDesc desc = this->workload_->describe(r);
+  Footprint f;
+  ASSERT_EQ(this->run(r, &f), RC::kOk);
+  EXPECT_EQ(f.read, this->keys(desc.read_set));  // the ten DISTRICT rows
+  EXPECT_EQ(as_conflict_keys(f.written), this->keys(desc.write_set));
+
+  ASSERT_EQ(this->run(this->new_order_request(w, 4, 10, {{1, 2, 1}})), RC::kOk);
+  EXPECT_EQ(this->run_cc_free(r), RC::kPredictionMismatch);
+  ASSERT_TRUE(this->reconnoiter({&r}));
+  desc = this->workload_->describe(r);
+  ASSERT_EQ(this->run(r, &f), RC::kOk);
+  EXPECT_TRUE(all_delivered());
+  EXPECT_EQ(as_conflict_keys(f.written), this->keys(desc.write_set));
+  const uint32_t o = row<DistrictRow>(db.district, district_key(w, 4))->next_o_id - 1;
+  EXPECT_TRUE(f.written.count(gk(kCustomerTable, customer_key(w, 4, row<OrderRow>(db.order, order_key(w, 4, o))->c_id))));
 }
 
 }  // namespace

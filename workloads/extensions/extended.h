@@ -35,6 +35,7 @@
 #include <atomic>
 #include <concepts>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -152,18 +153,18 @@ class Extended {
   {
     return inner_.partition_of(k, n);
   }
-  // The bundle executor's OLLP reconnaissance and exactness check
-  // (engine/exec/bundle_executor.h): without them a wrapped TPC-C would run
-  // Payments by last name in CC-free queues with their customer undeclared.
+  // The bundle executor's OLLP reconnaissance (engine/exec/bundle_executor.h):
+  // without it a wrapped TPC-C would run Payments by last name, OrderStatus,
+  // Delivery and StockLevel in CC-free queues with rows undeclared.
+  void begin_reconnaissance(std::span<Request> batch)
+    requires requires(W& w, std::span<Request> b) { w.begin_reconnaissance(b, &Request::inner); }
+  {
+    inner_.begin_reconnaissance(batch, &Request::inner);
+  }
   bool reconnoiter(Request& r) const
     requires requires(const W& w, typename W::Request& q) { { w.reconnoiter(q) } -> std::same_as<bool>; }
   {
     return inner_.reconnoiter(r.inner);
-  }
-  std::string describe_gap() const
-    requires requires(const W& w) { { w.describe_gap() } -> std::convertible_to<std::string>; }
-  {
-    return inner_.describe_gap();
   }
   bool read_only(const Request& r) const
     requires requires(const W& w, const typename W::Request& q) { { w.read_only(q) } -> std::same_as<bool>; }

@@ -8,13 +8,18 @@
 //   tpcc_requests.h    transaction inputs, TpccGenerator (generation, describe())
 //   tpcc_database.h    the tables and the parallel loader
 //   tpcc_procedures.h  the five stored procedures (templates over Txn)
+//   tpcc_reconnaissance.h  OLLP reconnaissance: predicted rows for the bundle executor
 //   tpcc_invariants.h  post-run consistency checks
 //
 // Thread safety: load() and check_invariants() run alone; generate(), run(),
-// describe() and on_commit() run concurrently from the workers.
+// describe() and on_commit() run concurrently from the workers;
+// begin_reconnaissance() alone and reconnoiter() concurrently, while no
+// transaction runs (the bundle executor's analysis).
 #pragma once
 
+#include <functional>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -22,6 +27,7 @@
 #include "workloads/tpcc/tpcc_database.h"
 #include "workloads/tpcc/tpcc_invariants.h"
 #include "workloads/tpcc/tpcc_procedures.h"
+#include "workloads/tpcc/tpcc_reconnaissance.h"
 #include "workloads/tpcc/tpcc_requests.h"
 #include "engine/workload.h"
 
@@ -40,7 +46,7 @@ class TpccWorkload {
     int64_t payment_cents = 0;
   };
 
-  explicit TpccWorkload(const TpccOptions& o) : opt_(o), generator_(o) {}
+  explicit TpccWorkload(const TpccOptions& o) : opt_(o), generator_(o), recon_(o.warehouses) {}
 
   std::vector<std::string> txn_types() const { return generator_.txn_types(); }
 
@@ -57,35 +63,33 @@ class TpccWorkload {
     return tpcc::run_tpcc(txn, *db_, r);
   }
 
-  TxnDesc describe(const Request& r) const { return generator_.describe(r); }
-
-  // Empty when describe() names every row each generated request touches
-  // (what a front-end that runs transactions without CC relies on, e.g.
-  // --frontend=strife); else which setting leaves rows out (tpcc_requests.h).
-  std::string describe_gap() const {
-    const auto& m = opt_.mix_pct;
-    if (m[tpcc::kOrderStatus] + m[tpcc::kDelivery] + m[tpcc::kStockLevel] > 0)
-      return "--mix=" + opt_.mix + " includes order_status, delivery or stock_level, whose predicted access sets "
-             "leave out rows";
-    return {};  // Payments by last name: reconnoiter() predicts the customer
+  // The predicted access set (tpcc_requests.h); with OLLP predictions also
+  // the rows they imply that only the database knows (tpcc_reconnaissance.h).
+  // A request carries predictions only under the bundle executor, which
+  // describes it in its analysis, when no transaction runs.
+  TxnDesc describe(const Request& r) const {
+    TxnDesc d = generator_.describe(r);
+    if (db_) tpcc::Reconnaissance::describe_rows(*db_, r, d);
+    return d;
   }
 
-  // OLLP reconnaissance (Strife §5.6.4), called by the bundle executor in
-  // each batch's analysis: a Payment by last name reads the last-name index
-  // (a read-only, no-CC lookup) to predict its customer, which describe()
-  // then names. The procedure checks the prediction at execution and returns
-  // RC::kPredictionMismatch if it changed; the executor then moves the
-  // transaction to the next batch, whose analysis reconnoiters again.
-  // Returns whether r's prediction changed (its description must be redone).
-  // Concurrent calls on distinct requests are safe (the index is only read).
-  // REQUIRES: load() has run.
-  bool reconnoiter(Request& r) const {
-    if (r.type != tpcc::kPayment || !r.by_last_name) return false;
-    const uint32_t c = db_->names.middle(r.c_w_id, r.c_d_id, r.c_last);
-    if (c == r.predicted_c_id) return false;
-    r.predicted_c_id = c;
-    return true;
+  // OLLP reconnaissance (Strife §5.6.4; tpcc_reconnaissance.h), the bundle
+  // executor's hooks (engine/exec/bundle_executor.h): begin_reconnaissance()
+  // once per batch with all its requests (proj: element -> TpccRequest; it
+  // ranks the Deliveries), then
+  // reconnoiter() on each, concurrently, predicting the rows each touches
+  // from the database now; describe() then names them. The procedures check
+  // the predictions in CC-free queues and return RC::kPredictionMismatch if
+  // they no longer hold; the
+  // executor then re-plans the transaction in the next batch, whose analysis
+  // reconnoiters again. reconnoiter() returns whether r's prediction changed
+  // (its description must be redone).
+  // REQUIRES: load() has run; no transaction runs meanwhile.
+  template <class R, class Proj = std::identity>
+  void begin_reconnaissance(std::span<R> batch, Proj proj = {}) {
+    recon_.begin(batch, proj);
   }
+  bool reconnoiter(Request& r) const { return recon_.reconnoiter(*db_, r); }
 
   // OrderStatus and StockLevel never write (protocols may run them as
   // snapshot transactions; engine/cc/protocol.h, txn.read_only()).
@@ -168,13 +172,6 @@ class TpccWorkload {
   size_t memory_bytes() const { return db_ ? db_->memory_bytes() : 0; }
   MemoryEstimate memory_estimate() const { return {Database::estimated_bytes(opt_), "warehouses"}; }
 
-  // Reconnaissance for front-ends (Strife's OLLP): the customer a by-name
-  // Payment or OrderStatus will select, from the immutable last-name index.
-  // REQUIRES: load() has run.
-  uint32_t customer_by_last_name(uint32_t w, uint32_t d, uint32_t c_last) const {
-    return db_->names.middle(w, d, c_last);
-  }
-
   const TpccOptions& options() const { return opt_; }
   const TpccGenerator& generator() const { return generator_; }
   // REQUIRES: load() has run.
@@ -183,6 +180,7 @@ class TpccWorkload {
  private:
   TpccOptions opt_;
   TpccGenerator generator_;
+  tpcc::Reconnaissance recon_;  // the batch being reconnoitered (its Deliveries per warehouse)
   std::unique_ptr<Database> db_;
 };
 

@@ -198,20 +198,29 @@ RC payment(TxnT& txn, Db& db, const TpccRequest& r) {
 // ---- OrderStatus (2.6.2) ---------------------------------------------------------
 // The customer's last order comes from its CUSTOMER_LAST_ORDER row instead of
 // a descending scan of ORDER by (W, D, C) (README "Deviations").
+// OLLP (tpcc_reconnaissance.h): with a predicted last order, in a CC-free
+// queue, the customer and the order it finds must be the predicted ones; a
+// NewOrder of the customer that ran since makes it RC::kPredictionMismatch
+// (it read only declared rows).
 template <class TxnT, class Db>
 RC order_status(TxnT& txn, Db& db, const TpccRequest& r) {
   const uint32_t w = r.w_id, d = r.d_id;
   const uint32_t c_id = r.by_last_name ? db.names.middle(w, d, r.c_last) : r.c_id;
   if (c_id == 0) return RC::kNotFound;
+  const bool predicted = r.predicted_o_id != 0 && txn.cc_free();
+  if (predicted && r.by_last_name && r.predicted_c_id != c_id) return RC::kPredictionMismatch;
   const auto* cust = read_row<CustomerRow>(txn, db.customer, customer_key(w, d, c_id));
   if (cust == nullptr) return txn.failure();
   const auto* last = read_row<CustomerLastOrderRow>(txn, db.customer_last_order, customer_key(w, d, c_id));
   if (last == nullptr) return txn.failure();
-  const auto* od = read_row<OrderRow>(txn, db.order, order_key(w, d, last->o_id));
+  const uint32_t o_id = last->o_id;
+  if (predicted && o_id != r.predicted_o_id) return RC::kPredictionMismatch;
+  const auto* od = read_row<OrderRow>(txn, db.order, order_key(w, d, o_id));
   if (od == nullptr) return txn.failure();
+  if (predicted && od->ol_cnt != r.predicted_ol_cnt) return RC::kPredictionMismatch;
   uint64_t output = static_cast<uint64_t>(cust->balance) + od->entry_d + od->carrier_id;
   for (uint32_t ol = 1; ol <= od->ol_cnt; ++ol) {
-    const auto* line = read_row<OrderLineRow>(txn, db.order_line, order_line_key(w, d, last->o_id, ol));
+    const auto* line = read_row<OrderLineRow>(txn, db.order_line, order_line_key(w, d, o_id, ol));
     if (line == nullptr) return txn.failure();
     output += line->i_id + line->supply_w_id + line->quantity + static_cast<uint64_t>(line->amount) + line->delivery_d;
   }
@@ -228,20 +237,35 @@ RC order_status(TxnT& txn, Db& db, const TpccRequest& r) {
 // proves it) or the NewOrder that inserts it has not committed yet (then
 // D_NEXT_O_ID is past the cursor once it has, and the row is there: NewOrder
 // publishes its inserts before its DISTRICT write becomes visible).
+// OLLP (tpcc_reconnaissance.h): with a prediction, in a CC-free queue, the
+// order it delivers in each district must be the one it is bound to
+// [delivery_from, delivery_to), whose customer it declared, or, for a
+// district it expects empty ("open", DISTRICT declared), none. Anything else,
+// e.g. an earlier Delivery of the batch not run yet, or an order a NewOrder
+// of the batch inserted, is RC::kPredictionMismatch before any undeclared row
+// is touched. Under the protocol it delivers the oldest order, as always.
 template <class TxnT, class Db>
 RC delivery(TxnT& txn, Db& db, const TpccRequest& r) {
   const uint32_t w = r.w_id;
+  const bool predicted = r.delivery_from[0] != 0 && txn.cc_free();
   uint32_t delivered = 0;
   for (uint32_t d = 1; d <= kDistrictsPerWarehouse; ++d) {
     auto* cursor = update_row<DeliveryCursorRow>(txn, db.delivery_cursor, district_key(w, d));
     if (cursor == nullptr) return txn.failure();
     const uint32_t o_id = cursor->next_o_id;
+    // Past the predicted window: only an open district's end, found empty.
+    const bool at_end = predicted && o_id >= r.delivery_to[d - 1];
+    if (predicted && (o_id < r.delivery_from[d - 1] ||
+                      (at_end && (o_id != r.delivery_to[d - 1] || !(r.delivery_open >> (d - 1) & 1)))))
+      return RC::kPredictionMismatch;
     auto* no = update_row<NewOrderRow>(txn, db.new_order, order_key(w, d, o_id));
+    if (no != nullptr && at_end) return RC::kPredictionMismatch;  // an order inserted since: customer unknown
     if (no == nullptr) {
       if (txn.failure() != RC::kNotFound) return txn.failure();
       const auto* dist = read_row<DistrictRow>(txn, db.district, district_key(w, d));
       if (dist == nullptr) return txn.failure();
       if (dist->next_o_id <= o_id) continue;  // 2.7.4.2: no outstanding order: skip the district
+      if (at_end) return RC::kPredictionMismatch;
       no = update_row<NewOrderRow>(txn, db.new_order, order_key(w, d, o_id));
       if (no == nullptr) return txn.failure();
     }
@@ -273,20 +297,29 @@ RC delivery(TxnT& txn, Db& db, const TpccRequest& r) {
 // OL_NUMBER 1, 2, ... until a line is missing. A missing line is not a
 // phantom risk: an order's lines are inserted with it, under the DISTRICT
 // write this transaction read, and never deleted.
+// OLLP (tpcc_reconnaissance.h): with a predicted D_NEXT_O_ID the window is
+// the predicted one and DISTRICT is not read (2.8.2.3 asks of StockLevel
+// only committed data no older than when it was initiated); its orders
+// existed then, so, in a CC-free queue, an order without lines is
+// RC::kPredictionMismatch.
 template <class TxnT, class Db>
 RC stock_level(TxnT& txn, Db& db, const TpccRequest& r) {
   const uint32_t w = r.w_id, d = r.d_id;
-  const auto* dist = read_row<DistrictRow>(txn, db.district, district_key(w, d));
-  if (dist == nullptr) return txn.failure();
-  const uint32_t next = dist->next_o_id;
+  uint32_t next = r.predicted_o_id;
+  if (next == 0) {
+    const auto* dist = read_row<DistrictRow>(txn, db.district, district_key(w, d));
+    if (dist == nullptr) return txn.failure();
+    next = dist->next_o_id;
+  }
   uint32_t items[kStockLevelOrders * kMaxOrderLines];
   uint32_t n = 0;
   for (uint32_t o = next - kStockLevelOrders; o < next; ++o) {
     for (uint32_t ol = 1; ol <= kMaxOrderLines; ++ol) {
       const auto* line = read_row<OrderLineRow>(txn, db.order_line, order_line_key(w, d, o, ol));
       if (line == nullptr) {
-        if (txn.failure() == RC::kNotFound) break;
-        return txn.failure();
+        if (txn.failure() != RC::kNotFound) return txn.failure();
+        if (ol == 1 && r.predicted_o_id != 0 && txn.cc_free()) return RC::kPredictionMismatch;
+        break;
       }
       items[n++] = line->i_id;
     }

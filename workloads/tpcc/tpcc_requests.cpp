@@ -155,18 +155,27 @@ TxnDesc TpccGenerator::describe(const TpccRequest& r) {
       if (!r.by_last_name) write(kCustomerTable, customer_key(r.c_w_id, r.c_d_id, r.c_id));
       else if (r.predicted_c_id != 0) write(kCustomerTable, customer_key(r.c_w_id, r.c_d_id, r.predicted_c_id));  // OLLP
       break;
-    case kOrderStatus:
-      if (!r.by_last_name) {
-        read(kCustomerTable, customer_key(r.w_id, r.d_id, r.c_id));
-        read(kCustomerLastOrderTable, customer_key(r.w_id, r.d_id, r.c_id));
+    case kOrderStatus: {
+      const uint32_t c = r.by_last_name ? r.predicted_c_id : r.c_id;
+      if (c == 0) break;  // by last name, no prediction
+      read(kCustomerTable, customer_key(r.w_id, r.d_id, c));
+      read(kCustomerLastOrderTable, customer_key(r.w_id, r.d_id, c));
+      if (r.predicted_o_id == 0) break;
+      read(kOrderTable, order_key(r.w_id, r.d_id, r.predicted_o_id));
+      for (uint32_t ol = 1; ol <= r.predicted_ol_cnt; ++ol)
+        read(kOrderLineTable, order_line_key(r.w_id, r.d_id, r.predicted_o_id, ol));
+      if (r.predicted_cursor_read) read(kDeliveryCursorTable, district_key(r.w_id, r.d_id));
+      break;
+    }
+    case kDelivery:
+      for (uint32_t dist = 1; dist <= kDistrictsPerWarehouse; ++dist) {
+        write(kDeliveryCursorTable, district_key(r.w_id, dist));
+        if (r.delivery_open >> (dist - 1) & 1) read(kDistrictTable, district_key(r.w_id, dist));
       }
       break;
-    case kDelivery:
-      for (uint32_t dist = 1; dist <= kDistrictsPerWarehouse; ++dist)
-        write(kDeliveryCursorTable, district_key(r.w_id, dist));
-      break;
     case kStockLevel:
-      read(kDistrictTable, district_key(r.w_id, r.d_id));
+      if (r.predicted_o_id == 0) read(kDistrictTable, district_key(r.w_id, r.d_id));
+      else if (r.predicted_cursor_read) read(kDeliveryCursorTable, district_key(r.w_id, r.d_id));
       break;
   }
   return d;

@@ -48,10 +48,29 @@ struct TpccRequest {
   bool by_last_name = false;
   uint32_t c_id = 0;       // when !by_last_name
   uint16_t c_last = 0;     // C_LAST's number in [0, 999] when by_last_name
-  // Payment by last name under a front-end (Strife's OLLP, §5.6.4): the customer
-  // a reconnaissance read predicted (TpccWorkload::reconnoiter), 0 = none.
-  // describe() names it; the procedure checks it (RC::kPredictionMismatch).
-  uint32_t predicted_c_id = 0;
+  // OLLP predictions (Strife §5.6.4; tpcc_reconnaissance.h): what a
+  // reconnaissance read found before the batch ran (TpccWorkload::reconnoiter,
+  // only under a bundle front-end); zero = no prediction. describe() names the
+  // rows they imply; the procedure checks them and returns
+  // RC::kPredictionMismatch, having written nothing, if they no longer hold.
+  uint32_t predicted_c_id = 0;  // Payment, OrderStatus by last name: the customer
+  // OrderStatus: the customer's last order (its O_OL_CNT in predicted_ol_cnt);
+  // StockLevel: D_NEXT_O_ID, the end of its window of 20 orders.
+  uint32_t predicted_o_id = 0;
+  uint8_t predicted_ol_cnt = 0;
+  // OrderStatus, StockLevel: a Delivery of this batch may deliver an order it
+  // reads; it then declares the district's DELIVERY_CURSOR row, the conflict
+  // key of undelivered orders' rows (tpcc_reconnaissance.h).
+  bool predicted_cursor_read = false;
+  // Delivery: its rank among the batch's Deliveries of its warehouse (batch
+  // order), and per district d (index d - 1) the order it is bound to deliver,
+  // [delivery_from, delivery_to) (one order, or none), and in bit d - 1 of
+  // delivery_open whether it expects the district without an undelivered
+  // order (then it reads DISTRICT).
+  uint32_t delivery_rank = 0;
+  uint32_t delivery_from[tpcc::kDistrictsPerWarehouse] = {};
+  uint32_t delivery_to[tpcc::kDistrictsPerWarehouse] = {};
+  uint16_t delivery_open = 0;
   uint8_t ol_cnt = 0;      // NewOrder
   uint8_t carrier_id = 0;  // Delivery
   uint8_t threshold = 0;   // StockLevel
@@ -101,27 +120,35 @@ class TpccGenerator {
   tpcc::NurandConstants c_;
 };
 
-// TpccGenerator::describe: what is known before execution:
+// TpccGenerator::describe: what is known from the request (and its OLLP
+// predictions, when a reconnaissance made some):
 //   NewOrder     reads WAREHOUSE, CUSTOMER and every ITEM; writes DISTRICT,
 //                CUSTOMER_LAST_ORDER and the STOCK row of every item. The
 //                unused item id of a rolled-back order names no row: left out.
 //                The ORDER, NEW-ORDER and ORDER-LINE rows it inserts are keyed
-//                by D_NEXT_O_ID, read during execution: they are left out (no
-//                other predicted set names them; DISTRICT orders the writers).
+//                by D_NEXT_O_ID: the DISTRICT write is their conflict key
+//                (a transaction that could touch them before they exist, a
+//                Delivery that may find its district empty, reads DISTRICT).
 //   Payment      writes WAREHOUSE and DISTRICT, and CUSTOMER when selected by
-//                id. By last name the customer is the middle one of the
-//                district's customers with that name, unknown until the
-//                secondary index is read: left out (a front-end can resolve
-//                it with a reconnaissance lookup, TpccWorkload::
-//                customer_by_last_name). The HISTORY insert's key is the
-//                attempt's id: left out.
-//   OrderStatus  reads CUSTOMER and CUSTOMER_LAST_ORDER when selected by id
-//                (nothing when by name); its ORDER and ORDER-LINE rows depend
-//                on the last-order id read during execution: left out.
-//   Delivery     writes the 10 DELIVERY_CURSOR rows of its warehouse; the
-//                NEW-ORDER, ORDER, ORDER-LINE and CUSTOMER rows follow from the
-//                cursors: left out.
-//   StockLevel   reads DISTRICT; the order lines and stock rows follow from
-//                D_NEXT_O_ID: left out.
+//                id or by a predicted customer (by last name the customer is
+//                the middle namesake, known from the secondary index:
+//                TpccWorkload::reconnoiter). The HISTORY row it inserts is
+//                keyed by the attempt's id, which no other transaction
+//                touches; the DISTRICT write stands for it.
+//   OrderStatus  reads CUSTOMER and CUSTOMER_LAST_ORDER (selected by id, or by
+//                the predicted customer); with a predicted last order also
+//                that ORDER row, its O_OL_CNT ORDER-LINE rows and, when a
+//                Delivery of the batch may deliver it, the district's
+//                DELIVERY_CURSOR. By last name without a prediction: nothing.
+//   Delivery     writes the 10 DELIVERY_CURSOR rows of its warehouse (the
+//                conflict key of the NEW-ORDER, ORDER and ORDER-LINE rows of
+//                undelivered orders); reads DISTRICT of the districts its
+//                prediction expects empty. The CUSTOMER rows of its predicted
+//                orders come from the database (TpccWorkload::describe).
+//   StockLevel   with a predicted window: the district's DELIVERY_CURSOR when
+//                a Delivery of the batch may reach the window; its ORDER-LINE
+//                and STOCK rows come from the database (TpccWorkload::describe).
+//                Without one: reads DISTRICT; the lines and stock rows follow
+//                from D_NEXT_O_ID: left out.
 
 }  // namespace ccb

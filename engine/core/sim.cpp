@@ -4,8 +4,10 @@
 
 #include <boost/context/fiber.hpp>
 #include <boost/context/protected_fixedsize_stack.hpp>
+#include <sys/mman.h>
 
 #include <algorithm>
+#include <bit>
 #include <cctype>
 #include <chrono>
 #include <cstdio>
@@ -14,6 +16,7 @@
 #include <fstream>
 #include <memory>
 #include <sstream>
+#include <stdexcept>
 
 #include "engine/core/cli.h"
 #include "engine/core/json.h"
@@ -23,74 +26,176 @@ namespace {
 
 namespace ctx = boost::context;
 
-constexpr uint64_t kPsPerNs = 1000;  // virtual time is kept in picoseconds (fractional calibrated costs)
+using detail::kPsPerNs;
 constexpr size_t kStackBytes = size_t{1} << 20;
 
-struct Fiber {
-  ctx::fiber context;
+// A fiber: its clock and cost table (detail::Clock, what the inline hooks of
+// sim.h read) first, then what only the scheduler uses.
+struct Fiber : detail::Clock {
+  ctx::fiber context;  // where to resume it (empty while it runs)
   std::function<void()> body;
-  uint64_t now_ps = 0;
-  uint32_t id = 0;
   bool core = true;
   bool done = false;
-  uint64_t cost_ps[kOpCount] = {};  // the cost table, SMT factor applied for this fiber
   std::vector<uint64_t> locals;     // its copies of the fiber-local words
   const char* spin_file = nullptr;  // its last spin site
   int spin_line = 0;
   std::exception_ptr error;
 };
 
-// A line of the owner map: the core that wrote it last (-1: none yet), the
-// cores that read it since (a bit per core, modulo 64) and the virtual time
-// until which a read-modify-write on it is in flight.
+// A line of the owner map; all zero is a line nobody has touched yet. The
+// core that wrote it last (its id + 1; 0: none yet), the cores that read it
+// since (a bit per core, modulo 64) and the virtual time until which a
+// read-modify-write on it is in flight.
 struct Line {
-  int32_t writer = -1;
-  uint64_t readers = 0;
-  uint64_t busy_until_ps = 0;
+  uint32_t writer1;
+  uint64_t readers;
+  uint64_t busy_until_ps;
 };
+static_assert(sizeof(Line) <= 32);
 
-// The owner map: lines by address, open addressing with linear probing (a
-// std::unordered_map cost a tenth of a simulated YCSB transaction).
+// The owner map: lines by address, direct-mapped in chunks. A chunk covers
+// 4 MiB of address space (2^16 lines) with one 32-byte slot per line: 2 MiB,
+// aligned, transparent huge pages advised, faulted in as touched; a zero page
+// is a chunk of untouched lines, so nothing is initialized. A small
+// open-addressing directory finds a region's chunk (it stays in the L1
+// cache). Against a hash map of lines (std::unordered_map, then open
+// addressing) this saves the growth (every line rehashed at each doubling,
+// a cache miss each, and the fresh memory zeroed), a TLB miss per hook (base
+// pages), and it keeps the lines of one row side by side. Memory: half the
+// address range the simulated cores touch, in 2 MiB steps.
 class LineMap {
  public:
   Line& operator[](uintptr_t line) {
-    if (2 * (size_ + 1) > keys_.size()) grow();
-    return values_[slot(line, true)];
+    const uintptr_t region = line >> kChunkBits;
+    for (size_t h = home(region);; h = (h + 1) & dir_mask_) {
+      const Dir& d = dir_[h];
+      if (d.region == region && d.chunk != nullptr) return d.chunk[line & kChunkMask].line;
+      if (d.chunk == nullptr) return add(region)[line & kChunkMask].line;
+    }
   }
   void clear() {
-    keys_.assign(1024, kEmpty);
-    values_.assign(1024, Line{});
-    size_ = 0;
+    release();
+    dir_.assign(64, Dir{});
+    dir_mask_ = dir_.size() - 1;
+  }
+  void release() {
+    for (Slot* c : chunks_) munmap(c, kChunkBytes);
+    chunks_.clear();
+    dir_.clear();
+    dir_mask_ = 0;
+  }
+  ~LineMap() { release(); }
+
+ private:
+  struct alignas(32) Slot {
+    Line line;
+  };
+  struct Dir {
+    uintptr_t region = 0;
+    Slot* chunk = nullptr;  // nullptr: a free directory slot
+  };
+  static constexpr unsigned kChunkBits = 16;
+  static constexpr uintptr_t kChunkMask = (uintptr_t{1} << kChunkBits) - 1;
+  static constexpr size_t kChunkBytes = sizeof(Slot) << kChunkBits;  // 2 MiB
+  size_t home(uintptr_t region) const { return (region * 0x9E3779B97F4A7C15ull) >> 40 & dir_mask_; }
+  Slot* add(uintptr_t region) {
+    if (2 * (chunks_.size() + 1) > dir_.size()) {  // at most half full
+      std::vector<Dir> old = std::move(dir_);
+      dir_.assign(2 * old.size(), Dir{});
+      dir_mask_ = dir_.size() - 1;
+      for (const Dir& d : old)
+        if (d.chunk != nullptr) place(d);
+    }
+    // An aligned chunk: map twice its size, unmap the ends.
+    void* raw = mmap(nullptr, 2 * kChunkBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (raw == MAP_FAILED) throw std::runtime_error("sim: out of memory for the cache-line map");
+    const uintptr_t begin = reinterpret_cast<uintptr_t>(raw);
+    const uintptr_t aligned = (begin + kChunkBytes - 1) & ~(kChunkBytes - 1);
+    if (aligned > begin) munmap(raw, aligned - begin);
+    if (begin + 2 * kChunkBytes > aligned + kChunkBytes)
+      munmap(reinterpret_cast<void*>(aligned + kChunkBytes), begin + 2 * kChunkBytes - aligned - kChunkBytes);
+    Slot* chunk = reinterpret_cast<Slot*>(aligned);
+    madvise(chunk, kChunkBytes, MADV_HUGEPAGE);  // refused where the kernel has no THP: base pages, slower only
+    chunks_.push_back(chunk);
+    place(Dir{region, chunk});
+    return chunk;
+  }
+  void place(const Dir& d) {
+    size_t h = home(d.region);
+    while (dir_[h].chunk != nullptr) h = (h + 1) & dir_mask_;
+    dir_[h] = d;
+  }
+  std::vector<Dir> dir_;
+  size_t dir_mask_ = 0;
+  std::vector<Slot*> chunks_;
+};
+
+// The ready fibers by (virtual time, id): a loser tree (a tournament tree
+// whose inner nodes keep the loser of their match) over one leaf per fiber.
+// Only the running fiber's key changes, and the running fiber is the
+// tournament's winner, so a change replays its leaf-to-root path alone:
+// log2(leaves) branch-free compare-and-swaps. A key is one word, time << b |
+// id with b = bit_width(fibers) (so no live key is kDone, the key of a fiber
+// that has ended and of a padding leaf); a time that does not fit in the
+// other 64 - b bits (2^58 ps, 80 virtual hours, up to 63 fibers) ends the run
+// (overflow()). The fiber due next after the winner is the smallest loser on
+// the winner's path.
+using Key = uint64_t;
+constexpr Key kDone = ~Key{0};
+
+class Tournament {
+ public:
+  // A tournament of n fibers, all at time 0; returns the winner's id.
+  uint32_t start(uint32_t n) {
+    bits_ = static_cast<uint32_t>(std::bit_width(n));
+    max_time_ = (kDone >> bits_) - 1;
+    leaves_ = std::bit_ceil(std::max<size_t>(n, 2));
+    // winners[] of the subtrees, bottom-up; node_[i] the loser of node i's match.
+    std::vector<Key> winners(2 * leaves_, kDone);
+    for (uint32_t i = 0; i < n; ++i) winners[leaves_ + i] = key(0, i);
+    node_.assign(leaves_, kDone);
+    for (size_t i = leaves_ - 1; i >= 1; --i) {
+      const Key l = winners[2 * i], r = winners[2 * i + 1];
+      winners[i] = std::min(l, r);
+      node_[i] = std::max(l, r);
+    }
+    return id_of(winners[1]);
+  }
+  Key key(uint64_t now_ps, uint32_t id) const {
+    if (now_ps > max_time_) [[unlikely]] overflow(now_ps);
+    return now_ps << bits_ | id;
+  }
+  uint32_t id_of(Key k) const { return static_cast<uint32_t>(k & ((Key{1} << bits_) - 1)); }
+  // Leaf `leaf`, the winner's, has a new key; returns the new winner's key.
+  Key replay(uint32_t leaf, Key k) {
+    Key* node = node_.data();
+    for (size_t i = (leaves_ + leaf) >> 1; i >= 1; i >>= 1) {
+      const Key l = node[i];
+      node[i] = std::max(l, k);
+      k = std::min(l, k);
+    }
+    return k;
+  }
+  // The bound of the inline check for the winner `id` (detail::Hot::yield_at_ps):
+  // the smallest key other than the winner's is the smallest loser on its path.
+  uint64_t yield_at_ps(uint32_t id) const {
+    const Key* node = node_.data();
+    Key m = kDone;
+    for (size_t i = (leaves_ + id) >> 1; i >= 1; i >>= 1) m = std::min(m, node[i]);
+    if (m == kDone) return ~uint64_t{0};  // no other fiber left
+    return (m >> bits_) + (id < id_of(m) ? 1 : 0);  // at most max_time_ + 1: no overflow
   }
 
  private:
-  static constexpr uintptr_t kEmpty = ~uintptr_t{0};
-  size_t slot(uintptr_t line, bool insert) {
-    const size_t mask = keys_.size() - 1;
-    for (size_t h = (line * 0x9E3779B97F4A7C15ull) >> 20 & mask;; h = (h + 1) & mask) {
-      if (keys_[h] == line) return h;
-      if (keys_[h] == kEmpty) {
-        if (insert) {
-          keys_[h] = line;
-          ++size_;
-        }
-        return h;
-      }
-    }
+  [[noreturn]] static void overflow(uint64_t now_ps) {
+    std::fprintf(stderr, "error: sim: virtual time %.3f s is beyond the scheduler's clock range\n", now_ps * 1e-12);
+    std::fflush(stderr);
+    std::_Exit(1);
   }
-  void grow() {
-    std::vector<uintptr_t> keys = std::move(keys_);
-    std::vector<Line> values = std::move(values_);
-    const size_t n = std::max<size_t>(1024, 2 * keys.size());
-    keys_.assign(n, kEmpty);
-    values_.assign(n, Line{});
-    size_ = 0;
-    for (size_t i = 0; i < keys.size(); ++i)
-      if (keys[i] != kEmpty) values_[slot(keys[i], true)] = values[i];
-  }
-  std::vector<uintptr_t> keys_;
-  std::vector<Line> values_;
-  size_t size_ = 0;
+  uint32_t bits_ = 1;
+  uint64_t max_time_ = 0;
+  size_t leaves_ = 2;
+  std::vector<Key> node_;  // [1, leaves_): the loser of each inner node's match
 };
 
 struct State {
@@ -99,71 +204,43 @@ struct State {
   uint64_t transfer_ps = 0;
   RunStats last;
   std::vector<uint64_t*> local_words;
+  std::vector<uint64_t> os_locals;  // the OS thread's values of the fiber-local words, while a run is on
   // The running simulation.
   std::vector<std::unique_ptr<Fiber>> fibers;
-  std::vector<Fiber*> heap;  // ready fibers, min-heap by (now, id)
+  Tournament ready;  // every fiber that has not ended, by (now, id)
   Fiber* current = nullptr;
-  ctx::fiber scheduler;  // where the current fiber yields to
+  ctx::fiber caller;                 // ThreadGroup::run's own context, while its fibers run
+  ctx::fiber* resumed_from = nullptr;  // where the fiber that switched last keeps its continuation
   LineMap lines;
-  uint64_t events = 0, switches = 0, spins_in_a_row = 0;
+  uint64_t switches = 0;
 };
 
 State g_state;  // one simulation at a time, on one OS thread
 inline State& state() { return g_state; }
 
-// Heap order: the smallest virtual time first, ties by id.
-inline bool later(const Fiber* a, const Fiber* b) {
-  return a->now_ps != b->now_ps ? a->now_ps > b->now_ps : a->id > b->id;
+void event(bool progress) {
+  ++detail::hot.events;
+  if (progress) detail::hot.spins_in_a_row = 0;
 }
 
-// The ready fibers' min-heap (s.heap[0] is due first).
-void sift_down(std::vector<Fiber*>& h, size_t i) {
-  Fiber* f = h[i];
-  for (;;) {
-    size_t c = 2 * i + 1;
-    if (c >= h.size()) break;
-    if (c + 1 < h.size() && later(h[c], h[c + 1])) ++c;
-    if (!later(f, h[c])) break;
-    h[i] = h[c];
-    i = c;
+// Makes `to` (the winner) the current fiber: its bound for the inline check,
+// the fiber-local words (the previous fiber's, or the OS thread's when
+// `from` is null, saved first).
+void enter(State& s, Fiber* from, Fiber* to) {
+  const size_t n = s.local_words.size();
+  for (size_t i = 0; i < n; ++i) {
+    if (from != nullptr) from->locals[i] = *s.local_words[i];
+    *s.local_words[i] = to->locals[i];
   }
-  h[i] = f;
-}
-void push(std::vector<Fiber*>& h, Fiber* f) {
-  size_t i = h.size();
-  h.push_back(f);
-  while (i > 0 && later(h[(i - 1) / 2], f)) {
-    h[i] = h[(i - 1) / 2];
-    i = (i - 1) / 2;
-  }
-  h[i] = f;
-}
-Fiber* pop(std::vector<Fiber*>& h) {
-  Fiber* top = h.front();
-  h.front() = h.back();
-  h.pop_back();
-  if (!h.empty()) sift_down(h, 0);
-  return top;
-}
-// Puts f in the heap and takes the fiber due first (f itself if it is).
-Fiber* replace_top(std::vector<Fiber*>& h, Fiber* f) {
-  if (h.empty() || later(h.front(), f)) return f;
-  Fiber* top = h.front();
-  h.front() = f;
-  sift_down(h, 0);
-  return top;
+  detail::hot.yield_at_ps = s.ready.yield_at_ps(to->id);
+  detail::hot.current = to;
+  s.current = to;
+  ++s.switches;
 }
 
-// Hands the OS thread to the scheduler if another fiber is due before this one.
-void maybe_yield(State& s) {
-  if (s.heap.empty() || later(s.heap.front(), s.current)) return;
-  s.scheduler = std::move(s.scheduler).resume();
-}
-
-void event(State& s, bool progress) {
-  ++s.events;
-  if (progress) s.spins_in_a_row = 0;
-}
+// Runs in the fiber just resumed: the one that switched to it left its
+// continuation here.
+void arrived(State& s, ctx::fiber&& from) { *s.resumed_from = std::move(from); }
 
 uint64_t bit_of(uint32_t id) { return uint64_t{1} << (id & 63); }
 
@@ -171,23 +248,20 @@ uint64_t bit_of(uint32_t id) { return uint64_t{1} << (id & 63); }
 // another core holds it at all (write); the map then records this core.
 uint64_t transfer(State& s, Line& line, uint32_t id, bool write) {
   const uint64_t me = bit_of(id);
+  const bool other_writer = line.writer1 != 0 && line.writer1 != id + 1;
   bool moved;
   if (write) {
-    moved = (line.writer >= 0 && static_cast<uint32_t>(line.writer) != id) || (line.readers & ~me) != 0;
-    line.writer = static_cast<int32_t>(id);
+    moved = other_writer || (line.readers & ~me) != 0;
+    line.writer1 = id + 1;
     line.readers = me;
   } else {
-    moved = (line.readers & me) == 0 && line.writer >= 0 && static_cast<uint32_t>(line.writer) != id;
+    moved = (line.readers & me) == 0 && other_writer;
     line.readers |= me;
   }
   return moved ? s.transfer_ps : 0;
 }
 
 Line& line_of(State& s, const void* addr) { return s.lines[reinterpret_cast<uintptr_t>(addr) >> 6]; }
-
-void swap_locals(State& s, Fiber& f) {
-  for (size_t i = 0; i < s.local_words.size(); ++i) std::swap(*s.local_words[i], f.locals[i]);
-}
 
 // Skips whitespace; for the cost-table reader below.
 void skip_space(const std::string& t, size_t& i) {
@@ -285,61 +359,69 @@ void write_json(JsonWriter& w) {
   w.end_object();
 }
 
-bool in_fiber() { return state().current != nullptr; }
-uint64_t now_ns() { return state().current->now_ps / kPsPerNs; }
-uint32_t current_id() { return state().current->id; }
+// charge() (sim.h, inline): local work touches nothing another core sees,
+// so it only advances the clock: the fiber yields at its next hook that does
+// (a lock word, a latch, a seqlock read, a counter, an install, a spin, a
+// sleep), where the order of the shared operations is decided, the same
+// order as a yield after every charge would give. The one exception is the
+// index probe that starts each access: the row access after it is shared for
+// a protocol without row metadata (NoCC reads and copies rows in place), so
+// it yields there too. A third of a YCSB transaction's switches less.
 
-// Local work touches nothing another core sees, so it only advances the
-// clock: the fiber yields at its next hook that does (a lock word, a latch, a
-// seqlock read, a counter, an install, a spin, a sleep), where the order of
-// the shared operations is decided, the same order as a yield after every
-// charge would give. The one exception is the index probe that starts each
-// access: the row access after it is shared for a protocol without row
-// metadata (NoCC reads and copies rows in place), so it yields there too.
-// A third of a YCSB transaction's switches less.
-void charge(Op op) {
+namespace detail {
+// The current fiber's clock has reached the bound of the inline check: it
+// goes back into the tournament with its new time and the winner runs, the
+// switch straight from fiber to fiber (no scheduler in between).
+void yield() {
   State& s = state();
   Fiber* f = s.current;
-  if (f == nullptr) return;
-  event(s, true);
-  f->now_ps += f->cost_ps[static_cast<size_t>(op)];
-  if (op == Op::kIndexProbe) maybe_yield(s);
+  Fiber* next = s.fibers[s.ready.id_of(s.ready.replay(f->id, s.ready.key(f->now_ps, f->id)))].get();
+  if (next == f) {  // not reached with the exact bound of Tournament::yield_at_ps; kept as a guard
+    detail::hot.yield_at_ps = s.ready.yield_at_ps(f->id);
+    return;
+  }
+  enter(s, f, next);
+  s.resumed_from = &f->context;
+  arrived(s, std::move(next->context).resume());
 }
+}  // namespace detail
 
 void touch(const void* addr, bool write) {
-  State& s = state();
-  Fiber* f = s.current;
+  Fiber* f = state().current;
   if (f == nullptr) return;
-  event(s, true);
+  __builtin_prefetch(addr);  // the access that follows the hook, overlapped with the line map's miss
+  State& s = state();
+  detail::progress_event();
   f->now_ps += f->cost_ps[static_cast<size_t>(Op::kAtomicLoad)] + transfer(s, line_of(s, addr), f->id, write);
-  maybe_yield(s);
+  detail::maybe_yield(f);
 }
 
 void rmw(const void* addr) {
-  State& s = state();
-  Fiber* f = s.current;
+  Fiber* f = state().current;
   if (f == nullptr) return;
-  event(s, true);
+  __builtin_prefetch(addr, 1);  // the atomic that follows the hook, overlapped with the line map's miss
+  State& s = state();
+  detail::progress_event();
   Line& line = line_of(s, addr);
   // Serialized on the line: starts when the previous RMW on it has ended.
   const uint64_t start = std::max(f->now_ps, line.busy_until_ps);
   f->now_ps = start + f->cost_ps[static_cast<size_t>(Op::kAtomicRmw)] + transfer(s, line, f->id, true);
   line.busy_until_ps = f->now_ps;
-  maybe_yield(s);
+  detail::maybe_yield(f);
 }
 
 void spin(const char* file, int line) {
   State& s = state();
   Fiber* f = s.current;
   if (f == nullptr) return;
-  event(s, false);
+  event(false);
   f->spin_file = file;
   f->spin_line = line;
-  if (++s.spins_in_a_row > s.options.watchdog_events) {
+  if (++detail::hot.spins_in_a_row > s.options.watchdog_events) {
     std::fprintf(stderr,
                  "error: sim watchdog: %llu events in a row were spins (no virtual core made progress; "
                  "--sim_watchdog_events); spinning at %s:%d (fiber %u, virtual time %.9f s)\n",
-                 static_cast<unsigned long long>(s.spins_in_a_row), file, line, f->id, f->now_ps * 1e-12);
+                 static_cast<unsigned long long>(detail::hot.spins_in_a_row), file, line, f->id, f->now_ps * 1e-12);
     for (const auto& other : s.fibers)
       if (!other->done && other->spin_file != nullptr && other.get() != f)
         std::fprintf(stderr, "  fiber %u last spun at %s:%d\n", other->id, other->spin_file, other->spin_line);
@@ -347,16 +429,15 @@ void spin(const char* file, int line) {
     std::_Exit(1);
   }
   f->now_ps += f->cost_ps[static_cast<size_t>(Op::kSpinRound)];
-  maybe_yield(s);
+  detail::maybe_yield(f);
 }
 
 void sleep_until_ns(uint64_t t) {
-  State& s = state();
-  Fiber* f = s.current;
+  Fiber* f = state().current;
   if (f == nullptr) return;
-  ++s.events;
+  ++detail::hot.events;
   f->now_ps = std::max(f->now_ps, t * kPsPerNs);
-  maybe_yield(s);
+  detail::maybe_yield(f);
 }
 
 void fiber_local(uint64_t* word) {
@@ -370,9 +451,9 @@ void ThreadGroup::run(std::function<void()> main_body) {
   bodies_.push_back({std::move(main_body), false});
   const auto wall0 = std::chrono::steady_clock::now();
   s.fibers.clear();
-  s.heap.clear();
   s.lines.clear();
-  s.events = s.switches = s.spins_in_a_row = 0;
+  s.switches = 0;
+  detail::hot.events = detail::hot.spins_in_a_row = 0;
   uint32_t cores = 0;
   for (const Body& b : bodies_) cores += b.core;
   const uint32_t physical = std::max<uint32_t>(1, s.options.physical_cores);
@@ -390,10 +471,13 @@ void ThreadGroup::run(std::function<void()> main_body) {
       f->cost_ps[k] = static_cast<uint64_t>(s.costs.ns[k] * (k == static_cast<size_t>(Op::kLineTransfer) ? 1.0 : factor) * kPsPerNs + 0.5);
     f->locals.assign(s.local_words.size(), 0);
     Fiber* raw = f.get();
+    // A fiber switches to the next one itself (detail::yield); when it ends
+    // it goes out of the tournament and its entry returns the context to
+    // resume: the winner's, or run()'s once every fiber has ended.
     f->context = ctx::fiber(std::allocator_arg, ctx::protected_fixedsize_stack(kStackBytes),
-                            [raw](ctx::fiber&& scheduler) {
+                            [raw](ctx::fiber&& from) {
                               State& st = state();
-                              st.scheduler = std::move(scheduler);
+                              arrived(st, std::move(from));
                               try {
                                 raw->body();
                               } catch (const ctx::detail::forced_unwind&) {
@@ -402,41 +486,46 @@ void ThreadGroup::run(std::function<void()> main_body) {
                                 raw->error = std::current_exception();
                               }
                               raw->done = true;
-                              return std::move(st.scheduler);
+                              st.resumed_from = &raw->context;
+                              const Key winner = st.ready.replay(raw->id, kDone);
+                              if (winner == kDone) {  // the last one: back to run()
+                                for (size_t i = 0; i < st.local_words.size(); ++i) {
+                                  raw->locals[i] = *st.local_words[i];
+                                  *st.local_words[i] = st.os_locals[i];
+                                }
+                                detail::hot.current = nullptr;
+                                st.current = nullptr;
+                                return std::move(st.caller);
+                              }
+                              Fiber* next = st.fibers[st.ready.id_of(winner)].get();
+                              enter(st, raw, next);
+                              return std::move(next->context);
                             });
     s.fibers.push_back(std::move(f));
-    push(s.heap, raw);
   }
   bodies_.clear();
   // The fiber-local words start at each fiber's 0 (its copy), the OS thread's
   // values are kept aside and restored at the end.
-  // A fiber that yields is due after the heap's top (maybe_yield): it goes
-  // back in, and the top comes out, in one sift.
-  for (Fiber* f = pop(s.heap);;) {
-    s.current = f;
-    swap_locals(s, *f);
-    ++s.switches;
-    f->context = std::move(f->context).resume();
-    swap_locals(s, *f);
-    s.current = nullptr;
-    if (!f->done) f = replace_top(s.heap, f);
-    else if (!s.heap.empty()) f = pop(s.heap);
-    else break;
-  }
+  s.os_locals.resize(s.local_words.size());
+  for (size_t i = 0; i < s.local_words.size(); ++i) s.os_locals[i] = *s.local_words[i];
+  Fiber* first = s.fibers[s.ready.start(static_cast<uint32_t>(s.fibers.size()))].get();
+  enter(s, nullptr, first);
+  s.resumed_from = &s.caller;
+  arrived(s, std::move(first->context).resume());  // returns when every fiber has ended
   RunStats& r = s.last;
   r = {};
   r.virtual_cores = cores;
   uint64_t end_ps = 0;
   for (const auto& f : s.fibers) end_ps = std::max(end_ps, f->now_ps);
   r.virtual_seconds = end_ps * 1e-12;
-  r.events = s.events;
+  r.events = detail::hot.events;
   r.fiber_switches = s.switches;
   r.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
   std::exception_ptr error;
   for (const auto& f : s.fibers)
     if (f->error && !error) error = f->error;
   s.fibers.clear();
-  s.lines.clear();
+  s.lines.release();
   s.local_words.clear();
   if (error) std::rethrow_exception(error);
 }

@@ -119,11 +119,52 @@ const RunStats& last_run();
 void write_json(JsonWriter& w);
 void write_flags_json(JsonWriter& w);
 
-bool in_fiber();  // a fiber of a running simulation is current
-uint64_t now_ns();  // the current fiber's virtual time
-uint32_t current_id();  // the current fiber's id (a virtual core's: its spawn index)
-// Local work of the current fiber; yields only at an index probe (sim.cpp).
-void charge(Op op);
+// The scheduler's state that the inline hooks below read (sim.cpp owns it
+// and keeps it current at every switch). Not an API: the hooks are.
+namespace detail {
+inline constexpr uint64_t kPsPerNs = 1000;  // virtual time is kept in picoseconds (fractional calibrated costs)
+// The part of a fiber the inline hooks use (sim.cpp's Fiber starts with it).
+struct Clock {
+  uint64_t now_ps = 0;
+  uint32_t id = 0;
+  uint64_t cost_ps[kOpCount] = {};  // the cost table, SMT factor applied for this fiber
+};
+struct Hot {
+  Clock* current = nullptr;  // the running fiber; nullptr outside the fibers of a running simulation
+  // The current fiber is still due first while now_ps < yield_at_ps: the
+  // fiber due next after it is at (t, id), so yield_at_ps = t + (current id <
+  // id) (all ones when no other fiber is left).
+  uint64_t yield_at_ps = 0;
+  uint64_t events = 0;          // hook calls inside fibers
+  uint64_t spins_in_a_row = 0;  // the watchdog's count
+};
+inline Hot hot;
+// Hands the OS thread to the fiber due first, if that is not the current
+// one (out of line, sim.cpp).
+void yield();
+inline void progress_event() {
+  ++hot.events;
+  hot.spins_in_a_row = 0;
+}
+// The fast path of every yielding hook: one comparison while the current
+// fiber is still due first.
+inline void maybe_yield(const Clock* f) {
+  if (f->now_ps >= hot.yield_at_ps) yield();
+}
+}  // namespace detail
+
+inline bool in_fiber() { return detail::hot.current != nullptr; }  // a fiber of a running simulation is current
+inline uint64_t now_ns() { return detail::hot.current->now_ps / detail::kPsPerNs; }  // the current fiber's virtual time
+inline uint32_t current_id() { return detail::hot.current->id; }  // the current fiber's id (a virtual core's: its spawn index)
+// Local work of the current fiber; yields only at an index probe (sim.cpp
+// says why).
+inline void charge(Op op) {
+  detail::Clock* f = detail::hot.current;
+  if (f == nullptr) return;
+  detail::progress_event();
+  f->now_ps += f->cost_ps[static_cast<size_t>(op)];
+  if (op == Op::kIndexProbe) detail::maybe_yield(f);
+}
 // A read (write = false) or write of shared state on the line of `addr`.
 void touch(const void* addr, bool write);
 // An atomic read-modify-write of the line of `addr` (a lock word, a counter).

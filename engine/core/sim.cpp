@@ -170,9 +170,12 @@ class Tournament {
   Key replay(uint32_t leaf, Key k) {
     Key* node = node_.data();
     for (size_t i = (leaves_ + leaf) >> 1; i >= 1; i >>= 1) {
+      // Without a branch (which of the two wins is a coin toss): swap the
+      // candidate with the stored loser when the loser is smaller.
       const Key l = node[i];
-      node[i] = std::max(l, k);
-      k = std::min(l, k);
+      const Key swap = (l ^ k) & (Key{0} - (l < k));
+      node[i] = l ^ swap;
+      k ^= swap;
     }
     return k;
   }
@@ -224,14 +227,14 @@ void event(bool progress) {
 }
 
 // Makes `to` (the winner) the current fiber: its bound for the inline check,
-// the fiber-local words (the previous fiber's, or the OS thread's when
-// `from` is null, saved first).
-void enter(State& s, Fiber* from, Fiber* to) {
+// its fiber-local words (the previous fiber's saved first, unless `from` is
+// null: the OS thread's, kept in os_locals).
+[[gnu::always_inline]] inline void enter(State& s, Fiber* from, Fiber* to) {
+  uint64_t* const* words = s.local_words.data();
   const size_t n = s.local_words.size();
-  for (size_t i = 0; i < n; ++i) {
-    if (from != nullptr) from->locals[i] = *s.local_words[i];
-    *s.local_words[i] = to->locals[i];
-  }
+  if (from != nullptr)
+    for (size_t i = 0; i < n; ++i) from->locals[i] = *words[i];
+  for (size_t i = 0; i < n; ++i) *words[i] = to->locals[i];
   detail::hot.yield_at_ps = s.ready.yield_at_ps(to->id);
   detail::hot.current = to;
   s.current = to;
@@ -246,7 +249,7 @@ uint64_t bit_of(uint32_t id) { return uint64_t{1} << (id & 63); }
 
 // A transfer is due when another core wrote the line last (read) or when
 // another core holds it at all (write); the map then records this core.
-uint64_t transfer(State& s, Line& line, uint32_t id, bool write) {
+[[gnu::always_inline]] inline uint64_t transfer(State& s, Line& line, uint32_t id, bool write) {
   const uint64_t me = bit_of(id);
   const bool other_writer = line.writer1 != 0 && line.writer1 != id + 1;
   bool moved;

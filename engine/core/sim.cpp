@@ -215,6 +215,15 @@ struct State {
   ctx::fiber caller;                 // ThreadGroup::run's own context, while its fibers run
   ctx::fiber* resumed_from = nullptr;  // where the fiber that switched last keeps its continuation
   LineMap lines;
+  // A line operation whose fiber yielded before the line was read (see
+  // line_hook): applied before any other line operation, and before its
+  // fiber runs again.
+  struct Deferred {
+    Fiber* f = nullptr;  // nullptr: none
+    Line* line = nullptr;
+    uint64_t before_ps = 0;  // the fiber's clock before the operation
+    uint8_t op = 0;          // a LineOp
+  } deferred;
   uint64_t switches = 0;
 };
 
@@ -265,6 +274,50 @@ uint64_t bit_of(uint32_t id) { return uint64_t{1} << (id & 63); }
 }
 
 Line& line_of(State& s, const void* addr) { return s.lines[reinterpret_cast<uintptr_t>(addr) >> 6]; }
+
+// The operations of touch() and rmw() on a line.
+enum LineOp : uint8_t { kLineRead, kLineWrite, kLineRmw };
+
+// The clock of fiber f after operation `op` on `line`, from its clock
+// `before`, and the line's new state: a read or write of shared state costs an
+// atomic load plus a transfer; a read-modify-write is serialized on the line
+// (starts when the previous one on it has ended) and costs an atomic RMW plus
+// a transfer.
+[[gnu::always_inline]] inline uint64_t apply(State& s, Fiber* f, Line& line, LineOp op, uint64_t before) {
+  if (op == kLineRmw) {
+    const uint64_t start = std::max(before, line.busy_until_ps);
+    const uint64_t end = start + f->cost_ps[static_cast<size_t>(Op::kAtomicRmw)] + transfer(s, line, f->id, true);
+    line.busy_until_ps = end;
+    return end;
+  }
+  return before + f->cost_ps[static_cast<size_t>(Op::kAtomicLoad)] + transfer(s, line, f->id, op == kLineWrite);
+}
+
+// Applies the deferred line operation, if any.
+[[gnu::always_inline]] inline void settle(State& s) {
+  State::Deferred& d = s.deferred;
+  if (d.f == nullptr) return;
+  d.f->now_ps = apply(s, d.f, *d.line, static_cast<LineOp>(d.op), d.before_ps);
+  d.f = nullptr;
+}
+
+// The fiber due first, from the tournament's winner key k (kDone: none left).
+// A fiber whose line operation was deferred went into the tournament with a
+// lower bound of its time: when it comes out on top, its operation is
+// applied and it goes back in with its exact time (a winner's replay), until
+// the winner's key is exact. A lower bound elsewhere in the tree only makes
+// the bound of the inline check lower than it could be: an extra call of
+// yield() that switches to nobody.
+Fiber* winner(State& s, Key k) {
+  if (k == kDone) return nullptr;
+  for (;;) {
+    Fiber* w = s.fibers[s.ready.id_of(k)].get();
+    if (s.deferred.f == w) settle(s);
+    const Key exact = s.ready.key(w->now_ps, w->id);
+    if (exact == k) return w;
+    k = s.ready.replay(w->id, exact);
+  }
+}
 
 // Skips whitespace; for the cost-table reader below.
 void skip_space(const std::string& t, size_t& i) {
@@ -378,8 +431,8 @@ namespace detail {
 void yield() {
   State& s = state();
   Fiber* f = s.current;
-  Fiber* next = s.fibers[s.ready.id_of(s.ready.replay(f->id, s.ready.key(f->now_ps, f->id)))].get();
-  if (next == f) {  // not reached with the exact bound of Tournament::yield_at_ps; kept as a guard
+  Fiber* next = winner(s, s.ready.replay(f->id, s.ready.key(f->now_ps, f->id)));
+  if (next == f) {  // still due first (the bound was lower than it could be)
     detail::hot.yield_at_ps = s.ready.yield_at_ps(f->id);
     return;
   }
@@ -389,29 +442,46 @@ void yield() {
 }
 }  // namespace detail
 
-void touch(const void* addr, bool write) {
-  Fiber* f = state().current;
-  if (f == nullptr) return;
-  __builtin_prefetch(addr);  // the access that follows the hook, overlapped with the line map's miss
+namespace {
+// touch() and rmw(). The line map's slot of a random row is a cache miss
+// (DRAM: a third of the wall time when the hook waited for it). When the
+// fiber will yield after the operation whatever the line holds (its clock
+// plus the operation's own cost already reaches the bound of the inline
+// check), the operation is deferred: the slot is prefetched, the fiber goes
+// into the tournament at that lower bound, the next fiber runs, and the
+// operation is applied (settle) at the next line operation of any fiber or
+// when the fiber comes out on top (winner), whichever is first: the line
+// operations are applied in the same order, each from the same state, so the
+// times and the schedule are the same as without deferral.
+template <LineOp op>
+[[gnu::always_inline]] inline void line_hook(const void* addr) {
   State& s = state();
+  Fiber* f = s.current;
+  if (f == nullptr) return;
+  __builtin_prefetch(addr, op == kLineRead ? 0 : 1);  // the access that follows the hook, overlapped with the map's miss
   detail::progress_event();
-  f->now_ps += f->cost_ps[static_cast<size_t>(Op::kAtomicLoad)] + transfer(s, line_of(s, addr), f->id, write);
+  settle(s);
+  Line& line = line_of(s, addr);
+  const uint64_t before = f->now_ps;
+  const uint64_t lower = before + f->cost_ps[static_cast<size_t>(op == kLineRmw ? Op::kAtomicRmw : Op::kAtomicLoad)];
+  if (lower >= detail::hot.yield_at_ps) {
+    __builtin_prefetch(&line, 1);
+    s.deferred = {f, &line, before, op};
+    f->now_ps = lower;
+    detail::yield();
+    return;
+  }
+  f->now_ps = apply(s, f, line, op, before);
   detail::maybe_yield(f);
+}
+}  // namespace
+
+void touch(const void* addr, bool write) {
+  if (write) line_hook<kLineWrite>(addr);
+  else line_hook<kLineRead>(addr);
 }
 
-void rmw(const void* addr) {
-  Fiber* f = state().current;
-  if (f == nullptr) return;
-  __builtin_prefetch(addr, 1);  // the atomic that follows the hook, overlapped with the line map's miss
-  State& s = state();
-  detail::progress_event();
-  Line& line = line_of(s, addr);
-  // Serialized on the line: starts when the previous RMW on it has ended.
-  const uint64_t start = std::max(f->now_ps, line.busy_until_ps);
-  f->now_ps = start + f->cost_ps[static_cast<size_t>(Op::kAtomicRmw)] + transfer(s, line, f->id, true);
-  line.busy_until_ps = f->now_ps;
-  detail::maybe_yield(f);
-}
+void rmw(const void* addr) { line_hook<kLineRmw>(addr); }
 
 void spin(const char* file, int line) {
   State& s = state();
@@ -456,6 +526,7 @@ void ThreadGroup::run(std::function<void()> main_body) {
   s.fibers.clear();
   s.lines.clear();
   s.switches = 0;
+  s.deferred = {};
   detail::hot.events = detail::hot.spins_in_a_row = 0;
   uint32_t cores = 0;
   for (const Body& b : bodies_) cores += b.core;
@@ -490,8 +561,8 @@ void ThreadGroup::run(std::function<void()> main_body) {
                               }
                               raw->done = true;
                               st.resumed_from = &raw->context;
-                              const Key winner = st.ready.replay(raw->id, kDone);
-                              if (winner == kDone) {  // the last one: back to run()
+                              Fiber* next = winner(st, st.ready.replay(raw->id, kDone));
+                              if (next == nullptr) {  // the last one: back to run()
                                 for (size_t i = 0; i < st.local_words.size(); ++i) {
                                   raw->locals[i] = *st.local_words[i];
                                   *st.local_words[i] = st.os_locals[i];
@@ -500,7 +571,6 @@ void ThreadGroup::run(std::function<void()> main_body) {
                                 st.current = nullptr;
                                 return std::move(st.caller);
                               }
-                              Fiber* next = st.fibers[st.ready.id_of(winner)].get();
                               enter(st, raw, next);
                               return std::move(next->context);
                             });
@@ -515,6 +585,7 @@ void ThreadGroup::run(std::function<void()> main_body) {
   enter(s, nullptr, first);
   s.resumed_from = &s.caller;
   arrived(s, std::move(first->context).resume());  // returns when every fiber has ended
+  settle(s);  // none left: the last fiber to yield came out on top before it ended
   RunStats& r = s.last;
   r = {};
   r.virtual_cores = cores;

@@ -133,7 +133,9 @@ struct Hot {
   Clock* current = nullptr;  // the running fiber; nullptr outside the fibers of a running simulation
   // The current fiber is still due first while now_ps < yield_at_ps: the
   // fiber due next after it is at (t, id), so yield_at_ps = t + (current id <
-  // id) (all ones when no other fiber is left).
+  // id) (all ones when no other fiber is left), or less while a fiber with a
+  // deferred line operation waits at a lower bound of its time (sim.cpp):
+  // then yield() may find the current fiber still due first and return.
   uint64_t yield_at_ps = 0;
   uint64_t events = 0;          // hook calls inside fibers
   uint64_t spins_in_a_row = 0;  // the watchdog's count

@@ -40,7 +40,12 @@
 // without one), and only the requests whose prediction changed are
 // described again (a batch is replayed, so an unchanged prediction keeps the
 // description of the previous replay). Reported as "reconnaissance" (µs and
-// requests described again, per measured batch).
+// requests described again, per measured batch). After the plan, predictions
+// that depend on a transaction's position in its CC-free queue are bound to
+// it (a workload with HasQueueBinding, engine/exec/queue_binding.h; TPC-C's
+// Delivery); one that would then conflict with another queue moves to the
+// residuals. Reported in "reconnaissance" too (µs, transactions bound and
+// moved, per measured batch).
 // Phases are separated by one std::barrier of the workers and the
 // coordinator, whose completion step timestamps the phase ends.
 //
@@ -96,6 +101,7 @@
 #include "engine/exec/attempt.h"
 #include "engine/exec/bundle_plan.h"
 #include "engine/exec/online_executor.h"
+#include "engine/exec/queue_binding.h"
 #include "engine/exec/tsdefer.h"
 #include "engine/stats/estimate_fit.h"
 #include "engine/stats/histogram.h"
@@ -301,6 +307,8 @@ class BundleExecutor {
       plan_.clear();
       plan_.per_thread.resize(cfg_.threads);
       frontend_.plan(batch.descs, plan_);
+      const uint64_t bind_start = now_ns();
+      const QueueBindingStats bound = bind_queue_positions(batch);
       const uint64_t t1 = now_ns();
       if (const std::string bad = plan_.validate(batch.descs.size(), cfg_.threads); !bad.empty())
         throw std::logic_error("front-end " + frontend_name_ + ": " + bad);
@@ -330,6 +338,9 @@ class BundleExecutor {
       ++measured_batches_;
       recon_ns_ += recon_ns;
       recon_redescribed_ += recon_redescribed_batch_;
+      bind_ns_ += t1 - bind_start;
+      bind_rebound_ += bound.rebound;
+      bind_demoted_ += bound.demoted;
       measure_end = t3;
       analysis_ns_ += t1 - t0 + setup_ns;
       queues_ns_ += t2 - t_release;
@@ -376,6 +387,18 @@ class BundleExecutor {
       });
       recon_redescribed_batch_ = redescribed.load(std::memory_order_relaxed);
       return now_ns() - start;
+    }
+  }
+
+  // Binds the plan's CC-free queues' position-dependent predictions
+  // (engine/exec/queue_binding.h), on the coordinator after plan(): part of
+  // the analysis.
+  QueueBindingStats bind_queue_positions(Batch& batch) {
+    if constexpr (!HasQueueBinding<W>) {
+      return {};
+    } else {
+      return bind_queues(w_, plan_, std::span<typename W::Request>(batch.requests), std::span<TxnDesc>(batch.descs),
+                         [&](const typename W::Request& r, uint32_t i) { return describe_sorted(r, i); });
     }
   }
 
@@ -554,6 +577,9 @@ class BundleExecutor {
     w.key("reconnaissance").begin_object();
     w.key("us_per_batch").value(static_cast<double>(recon_ns_) * 1e-3 * per);
     w.key("redescribed_per_batch").value(static_cast<double>(recon_redescribed_) * per);
+    w.key("binding_us_per_batch").value(static_cast<double>(bind_ns_) * 1e-3 * per);
+    w.key("rebound_per_batch").value(static_cast<double>(bind_rebound_) * per);
+    w.key("demoted_per_batch").value(static_cast<double>(bind_demoted_) * per);
     w.end_object();
     w.key("phase_s").begin_object();
     w.key("analysis").value(analysis_ns_ * 1e-9);
@@ -641,6 +667,7 @@ class BundleExecutor {
   uint64_t analysis_ns_ = 0, queues_ns_ = 0, residual_ns_ = 0;
   uint64_t residual_txns_ = 0, worklist_queues_ = 0, deferred_total_ = 0;
   uint64_t recon_ns_ = 0, recon_redescribed_ = 0, recon_redescribed_batch_ = 0;
+  uint64_t bind_ns_ = 0, bind_rebound_ = 0, bind_demoted_ = 0;  // queue binding (queue_binding.h)
   LatencyHistogram batch_latency_, analysis_latency_;
   std::vector<Sum> step_sums_, counter_sums_;
 };

@@ -166,6 +166,23 @@ class Extended {
   {
     return inner_.reconnoiter(r.inner);
   }
+  // The queue binding after the plan (engine/exec/queue_binding.h): without
+  // it a wrapped TPC-C's Deliveries keep the batch-order binding.
+  void begin_queue_binding()
+    requires requires(W& w) { w.begin_queue_binding(); }
+  {
+    inner_.begin_queue_binding();
+  }
+  bool bind_in_queue(Request& r) const
+    requires requires(const W& w, typename W::Request& q) { { w.bind_in_queue(q) } -> std::same_as<bool>; }
+  {
+    return inner_.bind_in_queue(r.inner);
+  }
+  void accept_binding(const Request& r)
+    requires requires(W& w, const typename W::Request& q) { w.accept_binding(q); }
+  {
+    inner_.accept_binding(r.inner);
+  }
   bool read_only(const Request& r) const
     requires requires(const W& w, const typename W::Request& q) { { w.read_only(q) } -> std::same_as<bool>; }
   {

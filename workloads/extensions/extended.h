@@ -212,7 +212,7 @@ class Extended {
             "a t_T at which the longest runtime bound, p x minT x t_T (--runtime_skew_p=" + std::to_string(rt.p) +
                 ", --runtime_skew_min_t=" + std::to_string(rt.min_t) + "), is at most 1 s: at most " +
                 std::to_string(kMaxDelayUs / (rt.p * rt.min_t)) + " us");
-    const double longest_cycles = double{o.io.l_io} * o.io.min_cycles;
+    const double longest_cycles = static_cast<double>(o.io.l_io) * o.io.min_cycles;
     require(longest_cycles <= kMaxDelayCycles, "io_latency_min_cycles",
             "a minIO at which the longest I/O delay, l_IO x minIO (--io_latency_l=" + std::to_string(o.io.l_io) +
                 "), is at most 2e9 cycles: at most " +

@@ -195,37 +195,33 @@ class BundleExecutor {
       const auto order = Topology::get().pinning_order();
       for (int i = 0; i < n; ++i) out.worker_cpus.push_back(order[i % order.size()].cpu);
     }
-    // Natively: OS threads, joined after the coordinator (sim::ThreadGroup);
-    // under sim: fibers, the coordinator one of them.
-    sim::ThreadGroup threads;
-    for (int i = 0; i < n; ++i) {
-      threads.spawn([&, i] {
-        if (cfg_.pin) pin_current_thread(out.worker_cpus[i]);
-        worker_loop<kProfile>(*workers_[i], out.workload_states[i]);
-      });
-    }
-    std::atomic<bool> ticking{true};
-    if constexpr (HasEpochTick<CC>) {
-      threads.spawn(
-          [&] {
-            while (ticking.load(std::memory_order_acquire)) {
-              sim::sleep_for(std::chrono::milliseconds(CC::kEpochMillis));
-              cc_.tick();
-            }
-          },
-          /*core=*/false);
-    }
-    sim::LentThreads lent;  // under sim: the front-end's own threads, as fibers
     if constexpr (kSimBuild) {
-      frontend_.lend_threads(lent);
-      for (auto& body : lent.bodies) threads.spawn(std::move(body), /*core=*/false);
-    }
+      run_fibers<kProfile>(out);
+    } else {  // the native threads (as before the sim build, instruction for instruction)
+      std::vector<std::thread> threads;
+      for (int i = 0; i < n; ++i) {
+        threads.emplace_back([&, i] {
+          if (cfg_.pin) pin_current_thread(out.worker_cpus[i]);
+          worker_loop<kProfile>(*workers_[i], out.workload_states[i]);
+        });
+      }
+      std::atomic<bool> ticking{true};
+      std::thread ticker;
+      if constexpr (HasEpochTick<CC>) {
+        ticker = std::thread([&] {
+          while (ticking.load(std::memory_order_acquire)) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(CC::kEpochMillis));
+            cc_.tick();
+          }
+        });
+      }
 
-    threads.run([&] {
       coordinate(out);
-      for (auto& stop : lent.stops) stop();  // the lent threads return
+
+      for (auto& t : threads) t.join();
       ticking.store(false, std::memory_order_release);
-    });  // joins the workers, the ticker and the lent threads
+      if (ticker.joinable()) ticker.join();
+    }
     for (auto& wk : workers_) {
       out.stats.merge(wk->stats);
       out.queue_tags.insert(out.queue_tags.end(), wk->tags.begin(), wk->tags.end());
@@ -267,6 +263,35 @@ class BundleExecutor {
     std::string name;
     double total = 0;
   };
+
+  // Under sim: the run's threads as fibers of one sim::ThreadGroup (the
+  // header): the workers (virtual cores 0..n-1), the epoch ticker, the
+  // front-end's lent threads, and the coordinator as the group's main body.
+  template <bool kProfile>
+  void run_fibers(RunOutcome<W>& out) {
+    sim::ThreadGroup threads;
+    for (int i = 0; i < cfg_.threads; ++i)
+      threads.spawn([&, i] { worker_loop<kProfile>(*workers_[i], out.workload_states[i]); });
+    std::atomic<bool> ticking{true};
+    if constexpr (HasEpochTick<CC>) {
+      threads.spawn(
+          [&] {
+            while (ticking.load(std::memory_order_acquire)) {
+              sim::sleep_for(std::chrono::milliseconds(CC::kEpochMillis));
+              cc_.tick();
+            }
+          },
+          /*core=*/false);
+    }
+    sim::LentThreads lent;
+    frontend_.lend_threads(lent);
+    for (auto& body : lent.bodies) threads.spawn(std::move(body), /*core=*/false);
+    threads.run([&] {
+      coordinate(out);
+      for (auto& stop : lent.stops) stop();  // the lent threads return
+      ticking.store(false, std::memory_order_release);
+    });  // returns when every fiber has
+  }
 
   void generate_batches() {
     const uint64_t want = uint64_t{cfg_.txn_buffer} * static_cast<uint64_t>(cfg_.threads);

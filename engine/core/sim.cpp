@@ -25,6 +25,7 @@ namespace ctx = boost::context;
 
 constexpr uint64_t kPsPerNs = 1000;  // virtual time is kept in picoseconds (fractional calibrated costs)
 constexpr size_t kStackBytes = size_t{1} << 20;
+constexpr uint64_t kParkedPs = ~uint64_t{0};  // a parked fiber's clock: behind every ready fiber in the heap
 
 struct Fiber {
   ctx::fiber context;
@@ -37,6 +38,7 @@ struct Fiber {
   std::vector<uint64_t> locals;     // its copies of the fiber-local words
   const char* spin_file = nullptr;  // its last spin site
   int spin_line = 0;
+  uint64_t parked_ps = 0;           // park(): its virtual time when it parked
   std::exception_ptr error;
 };
 
@@ -362,6 +364,57 @@ void sleep_until_ns(uint64_t t) {
 void fiber_local(uint64_t* word) {
   State& s = state();
   if (std::find(s.local_words.begin(), s.local_words.end(), word) == s.local_words.end()) s.local_words.push_back(word);
+}
+
+// A parked fiber stays in the heap with the clock kParkedPs, so the
+// scheduler resumes it only when no fiber is ready: then nobody can wake it.
+void park(const char* file, int line) {
+  State& s = state();
+  Fiber* f = s.current;
+  if (f == nullptr) throw std::logic_error("sim::park outside a running simulation");
+  ++s.events;
+  f->spin_file = file;
+  f->spin_line = line;
+  f->parked_ps = f->now_ps;
+  f->now_ps = kParkedPs;
+  s.scheduler = std::move(s.scheduler).resume();
+  if (f->now_ps != kParkedPs) return;
+  std::fprintf(stderr,
+               "error: sim deadlock: every fiber left is parked (a wait nobody will end); fiber %u parked at %s:%d "
+               "(virtual time %.9f s)\n",
+               f->id, file, line, f->parked_ps * 1e-12);
+  for (const auto& other : s.fibers) {
+    if (!other->done && other->spin_file != nullptr && other.get() != f)
+      std::fprintf(stderr, "  fiber %u last waited at %s:%d\n", other->id, other->spin_file, other->spin_line);
+    if (other->error) {  // often the cause: the fiber that would have woken them threw
+      try {
+        std::rethrow_exception(other->error);
+      } catch (const std::exception& e) {
+        std::fprintf(stderr, "  fiber %u ended with an exception: %s\n", other->id, e.what());
+      } catch (...) {
+        std::fprintf(stderr, "  fiber %u ended with an exception\n", other->id);
+      }
+    }
+  }
+  std::fflush(stderr);
+  std::_Exit(1);
+}
+
+void unpark(uint32_t id) {
+  State& s = state();
+  if (id >= s.fibers.size()) return;
+  Fiber* w = s.fibers[id].get();
+  if (w->now_ps != kParkedPs) return;
+  w->now_ps = std::max(w->parked_ps, s.current != nullptr ? s.current->now_ps : 0);
+  // Its key decreased: sift it up from where it waits in the heap.
+  std::vector<Fiber*>& h = s.heap;
+  size_t i = static_cast<size_t>(std::find(h.begin(), h.end(), w) - h.begin());
+  if (i == h.size()) return;  // not in the heap: it is the current fiber (unreachable: it would be running)
+  while (i > 0 && later(h[(i - 1) / 2], w)) {
+    h[i] = h[(i - 1) / 2];
+    i = (i - 1) / 2;
+  }
+  h[i] = w;
 }
 
 void ThreadGroup::run(std::function<void()> main_body) {

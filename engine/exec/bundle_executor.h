@@ -49,6 +49,18 @@
 // Phases are separated by one std::barrier of the workers and the
 // coordinator, whose completion step timestamps the phase ends.
 //
+// Under sim (engine/core/sim.h, docs/sim.md) every thread of a run is a fiber
+// of one sim::ThreadGroup: the workers (the virtual cores, in tid order), the
+// epoch ticker, the front-end's own threads (Strife's analysis team,
+// BundleFrontend::lend_threads) and the coordinator (the group's main body).
+// The barrier is then sim::FiberBarrier (a waiting fiber parks: no spin
+// rounds, however long the analysis), std::barrier natively. The analysis
+// costs virtual time by a model, charged after the front-end's plan():
+// one index probe (the cost table's index_probe) per key of each
+// description, run through the front-end's for_chunks (on Strife's team in
+// parallel; serially on the coordinator otherwise) — deterministic, unlike
+// the plan's native duration.
+//
 // Batches: ceil(--txn_buffer x threads / batch_size) distinct batches (at
 // least one) are generated before the run and replayed in a cycle, as the
 // online executor replays its buffers. Transaction i of a batch is generated
@@ -98,6 +110,8 @@
 #include "engine/config.h"
 #include "engine/core/clock.h"
 #include "engine/core/random.h"
+#include "engine/core/sim.h"
+#include "engine/core/sim_sync.h"
 #include "engine/exec/attempt.h"
 #include "engine/exec/bundle_plan.h"
 #include "engine/exec/online_executor.h"
@@ -187,29 +201,33 @@ class BundleExecutor {
       const auto order = Topology::get().pinning_order();
       for (int i = 0; i < n; ++i) out.worker_cpus.push_back(order[i % order.size()].cpu);
     }
-    std::vector<std::thread> threads;
-    for (int i = 0; i < n; ++i) {
-      threads.emplace_back([&, i] {
-        if (cfg_.pin) pin_current_thread(out.worker_cpus[i]);
-        worker_loop<kProfile>(*workers_[i], out.workload_states[i]);
-      });
-    }
-    std::atomic<bool> ticking{true};
-    std::thread ticker;
-    if constexpr (HasEpochTick<CC>) {
-      ticker = std::thread([&] {
-        while (ticking.load(std::memory_order_acquire)) {
-          std::this_thread::sleep_for(std::chrono::milliseconds(CC::kEpochMillis));
-          cc_.tick();
-        }
-      });
-    }
+    if constexpr (kSimBuild) {
+      run_fibers<kProfile>(out);
+    } else {  // the native threads (as before the sim build, instruction for instruction)
+      std::vector<std::thread> threads;
+      for (int i = 0; i < n; ++i) {
+        threads.emplace_back([&, i] {
+          if (cfg_.pin) pin_current_thread(out.worker_cpus[i]);
+          worker_loop<kProfile>(*workers_[i], out.workload_states[i]);
+        });
+      }
+      std::atomic<bool> ticking{true};
+      std::thread ticker;
+      if constexpr (HasEpochTick<CC>) {
+        ticker = std::thread([&] {
+          while (ticking.load(std::memory_order_acquire)) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(CC::kEpochMillis));
+            cc_.tick();
+          }
+        });
+      }
 
-    coordinate(out);
+      coordinate(out);
 
-    for (auto& t : threads) t.join();
-    ticking.store(false, std::memory_order_release);
-    if (ticker.joinable()) ticker.join();
+      for (auto& t : threads) t.join();
+      ticking.store(false, std::memory_order_release);
+      if (ticker.joinable()) ticker.join();
+    }
     for (auto& wk : workers_) {
       out.stats.merge(wk->stats);
       out.queue_tags.insert(out.queue_tags.end(), wk->tags.begin(), wk->tags.end());
@@ -251,6 +269,35 @@ class BundleExecutor {
     std::string name;
     double total = 0;
   };
+
+  // Under sim: the run's threads as fibers of one sim::ThreadGroup (the
+  // header): the workers (virtual cores 0..n-1), the epoch ticker, the
+  // front-end's lent threads, and the coordinator as the group's main body.
+  template <bool kProfile>
+  void run_fibers(RunOutcome<W>& out) {
+    sim::ThreadGroup threads;
+    for (int i = 0; i < cfg_.threads; ++i)
+      threads.spawn([&, i] { worker_loop<kProfile>(*workers_[i], out.workload_states[i]); });
+    std::atomic<bool> ticking{true};
+    if constexpr (HasEpochTick<CC>) {
+      threads.spawn(
+          [&] {
+            while (ticking.load(std::memory_order_acquire)) {
+              sim::sleep_for(std::chrono::milliseconds(CC::kEpochMillis));
+              cc_.tick();
+            }
+          },
+          /*core=*/false);
+    }
+    sim::LentThreads lent;
+    frontend_.lend_threads(lent);
+    for (auto& body : lent.bodies) threads.spawn(std::move(body), /*core=*/false);
+    threads.run([&] {
+      coordinate(out);
+      for (auto& stop : lent.stops) stop();  // the lent threads return
+      ticking.store(false, std::memory_order_release);
+    });  // returns when every fiber has
+  }
 
   void generate_batches() {
     const uint64_t want = uint64_t{cfg_.txn_buffer} * static_cast<uint64_t>(cfg_.threads);
@@ -309,6 +356,7 @@ class BundleExecutor {
       frontend_.plan(batch.descs, plan_);
       const uint64_t bind_start = now_ns();
       const QueueBindingStats bound = bind_queue_positions(batch);
+      if constexpr (kSimBuild) charge_analysis(batch);
       const uint64_t t1 = now_ns();
       if (const std::string bad = plan_.validate(batch.descs.size(), cfg_.threads); !bad.empty())
         throw std::logic_error("front-end " + frontend_name_ + ": " + bad);
@@ -400,6 +448,16 @@ class BundleExecutor {
       return bind_queues(w_, plan_, std::span<typename W::Request>(batch.requests), std::span<TxnDesc>(batch.descs),
                          [&](const typename W::Request& r, uint32_t i) { return describe_sorted(r, i); });
     }
+  }
+
+  // Under sim: the analysis's virtual time (the header's model), one index
+  // probe per key of each description, on the front-end's analysis threads.
+  void charge_analysis(const Batch& batch) {
+    frontend_.for_chunks(batch.descs.size(), [&](size_t begin, size_t end) {
+      for (size_t i = begin; i < end; ++i)
+        for (size_t k = batch.descs[i].read_set.size() + batch.descs[i].write_set.size(); k > 0; --k)
+          sim::charge(sim::Op::kIndexProbe);
+    });
   }
 
   // TsDEFER's lanes for this batch (coordinator, workers parked at the
@@ -660,7 +718,7 @@ class BundleExecutor {
 
   uint64_t phase_step_ = 0;      // barrier completions so far (PhaseEnd)
   uint64_t phase_end_ns_[3]{};   // [0] batch start, [1] queue phase end, [2] residual phase end
-  std::barrier<PhaseEnd> barrier_;
+  sim::Barrier<PhaseEnd> barrier_;  // std::barrier natively
 
   // Coordinator-only measurement of the measured batches.
   uint64_t measured_batches_ = 0;

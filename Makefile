@@ -12,6 +12,8 @@
 #   make pipeline             bin/pipeline, the batching-and-reordering pipeline engine
 #   make middletier           bin/middletier, middle-tier reordering in front of PostgreSQL (needs libpq-dev)
 #   make test                 unit + stress tests (ctest) and harness tests (pytest)
+#   make build-ci test-cpp-ci CI's release stage: every binary and tool, the stress and mutation
+#                             programs, and every ctest tier but unit (CI runs it under ASan+UBSan)
 #   make test-profile         the profile build's binaries (VARIANT=profile) against their contract
 #   make test-sim             the simulation build's tests (VARIANT=sim, label sim; docs/sim.md)
 #   make test-sanitizers      TSan stress tests and ASan+UBSan unit tests (make test-tsan, make test-asan: one of them)
@@ -25,7 +27,8 @@
 #   make figures PROFILE=smoke|small|paper [FIGS=id1,id2]
 #   make fidelity [FIGS=id1,id2]  the named figures at small on a quiet machine, until decided -> paper_figures/FIDELITY.md
 #   make clean
-# Options: VARIANT=debug|tsan|asan|profile|sim, NATIVE=1 (-march=native), JOBS=N.
+# Options: VARIANT=debug|tsan|asan|profile|sim, NATIVE=1 (-march=native), JOBS=N,
+#   WORKLOADS="ycsb tpcc" (the workloads compiled into rundb; default all; also WORKLOADS_<variant>).
 
 # The protocol registry, the only list of protocols (engine/cc/protocols.txt).
 PROTOCOLS := $(shell awk '/^[a-z]/ {print $$1}' engine/cc/protocols.txt)
@@ -44,6 +47,20 @@ ifeq ($(origin CC),command line)
   SELECTED := $(CC)
 else
   SELECTED := $(PROTOCOLS)
+endif
+
+# The workloads compiled into the rundb binaries (workloads/workloads.txt):
+# WORKLOADS="ycsb tpcc", or per variant WORKLOADS_<variant> (e.g. in the
+# environment: CI's sim and profile variants build only what their tests and
+# figures run, scripts/run-tests.sh); default all. A binary refuses the others
+# (exit 2, naming the ones it has).
+ALL_WORKLOADS := $(shell awk -F'|' '/^[a-z]/ {gsub(/ /, "", $$1); print $$1}' workloads/workloads.txt)
+WORKLOADS ?= $(or $(WORKLOADS_$(VARIANT)),$(ALL_WORKLOADS))
+ifneq ($(filter-out $(ALL_WORKLOADS),$(WORKLOADS)),)
+  $(error WORKLOADS: unknown workload(s) $(filter-out $(ALL_WORKLOADS),$(WORKLOADS)); allowed: $(ALL_WORKLOADS))
+endif
+ifeq ($(strip $(WORKLOADS)),)
+  $(error WORKLOADS is empty; allowed: one or more of $(ALL_WORKLOADS))
 endif
 
 ifeq ($(filter $(VARIANT),release debug tsan asan profile sim),)
@@ -74,7 +91,7 @@ empty :=
 space := $(empty) $(empty)
 CMAKE_PROTOCOLS := $(subst $(space),;,$(strip $(PROTOCOLS)))
 
-.PHONY: all deps configure build tools pipeline middletier build-all test test-cpp test-python test-profile test-sim test-sanitizers test-tsan test-asan build-tests-tsan build-tests-asan run demo bench bench-compare bench-cost fuzz soak protocols figures clean
+.PHONY: all deps configure build tools pipeline middletier build-all build-ci test test-cpp test-cpp-ci test-python test-profile test-sim test-sanitizers test-tsan test-asan build-tests-tsan build-tests-asan run demo bench bench-compare bench-cost fuzz soak protocols figures clean
 all: build
 
 deps:
@@ -85,15 +102,17 @@ configure:
 	  -DCCB_SANITIZE=$(SANITIZE_$(VARIANT)) -DCCB_NATIVE=$(if $(filter 1,$(NATIVE)),ON,OFF) \
 	  -DCCB_PROFILE=$(if $(filter profile,$(VARIANT)),ON,OFF) \
 	  -DCCB_SIM=$(if $(filter sim,$(VARIANT)),ON,OFF) \
-	  -DCCB_PROTOCOLS="$(CMAKE_PROTOCOLS)" -DCCB_BIN_DIR=$(BIN_DIR) >/dev/null
+	  -DCCB_PROTOCOLS="$(CMAKE_PROTOCOLS)" -DCCB_RUNDB_WORKLOADS="$(subst $(space),;,$(strip $(WORKLOADS)))" \
+	  -DCCB_BIN_DIR=$(BIN_DIR) >/dev/null
 
 build: configure
 	@cmake --build $(BUILD_DIR) -j $(JOBS) --target $(addprefix rundb-,$(SELECTED))
 
 # The front-end and checker tools: bench_fvs, bench_strife, bench_tsgen, bench_checker,
 # check_history (into the variant's bin directory).
+TOOL_TARGETS := bench_fvs bench_strife bench_tsgen bench_checker check_history
 tools: configure
-	@cmake --build $(BUILD_DIR) -j $(JOBS) --target bench_fvs bench_strife bench_tsgen bench_checker check_history
+	@cmake --build $(BUILD_DIR) -j $(JOBS) --target $(TOOL_TARGETS)
 
 # The pipeline engine of the batching-and-reordering paper (bin/pipeline;
 # docs/pipeline.md).
@@ -108,6 +127,17 @@ middletier: configure
 # Everything (binaries, tools, test executables) of one variant.
 build-all: configure
 	@cmake --build $(BUILD_DIR) -j $(JOBS)
+
+# CI's release stage (scripts/run-tests.sh): every binary and tool, and the
+# programs of the tiers CI runs in this variant: stress and mutation (the
+# contract and verify tiers run the binaries). CI builds and runs the unit
+# tier's programs once, under ASan+UBSan (test-asan), not also here.
+CI_RELEASE_LABELS := stress|mutation|contract|verify
+build-ci: configure
+	@cmake --build $(BUILD_DIR) -j $(JOBS) --target $(addprefix rundb-,$(SELECTED)) $(TOOL_TARGETS) pipeline \
+	  middletier test_executables_stress test_executables_mutation
+test-cpp-ci:
+	@cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS) --timeout 600 -L "$(CI_RELEASE_LABELS)"
 
 test: deps
 	@$(MAKE) --no-print-directory build-all VARIANT=$(VARIANT)

@@ -42,6 +42,7 @@ class PartitionerFrontend final : public BundleFrontend {
   void for_chunks(size_t n, const std::function<void(size_t, size_t)>& body) override {
     partitioner_->for_chunks(n, body);
   }
+  void lend_threads(sim::LentThreads& out) override { partitioner_->lend_threads(out); }
   Partitioner& partitioner() { return *partitioner_; }
 
  private:

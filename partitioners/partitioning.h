@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/core/sim_sync.h"
 #include "engine/core/txn_desc.h"
 
 namespace ccb {
@@ -72,6 +73,9 @@ class Partitioner {
   // body(begin, end) over chunks of [0, n) on the partitioner's threads where
   // it has some (Strife's team), else on the caller (BundleFrontend::for_chunks).
   virtual void for_chunks(size_t n, const std::function<void(size_t begin, size_t end)>& body) { body(0, n); }
+  // Under sim: the partitioner's threads, for the executor's simulation
+  // (BundleFrontend::lend_threads).
+  virtual void lend_threads(sim::LentThreads&) {}
 };
 
 }  // namespace ccb

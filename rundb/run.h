@@ -32,19 +32,15 @@
 
 namespace ccb {
 
-// The sim build (engine/core/sim.h) runs the online executor's threads as
-// fibers: workers, the epoch ticker and the controller. A configuration with
+// The sim build (engine/core/sim.h) runs the executors' threads as fibers:
+// the online executor's workers, epoch ticker and controller, the bundle
+// executor's workers, ticker, coordinator and the front-end's own threads
+// (Strife's analysis team), and a lock service's threads (Orthrus's CC
+// threads; their message queues park a waiting fiber). A configuration with
 // threads it does not simulate is refused (ConfigError naming the flag).
 template <class CC>
 void check_sim_support(const EngineConfig& cfg) {
   if (!kSimBuild) return;
-  require(!uses_bundle_executor(cfg.frontend), "frontend",
-          "none|tsdefer|reorder in the sim build (the bundle executor's coordinator and Strife's analysis team "
-          "are not simulated yet; docs/sim.md)");
-  if constexpr (HasLockService<CC>)
-    throw ConfigError("cc", "protocol " + std::string(CC::kName) +
-                                " keeps lock-server threads and message queues, which the sim build does not "
-                                "simulate yet; allowed: a protocol without a lock service (docs/sim.md)");
   require(!cfg.pin, "pin", "false in the sim build (every virtual core runs on one OS thread)");
 }
 

@@ -352,9 +352,14 @@ class Bcc {
       const uint64_t clock_start = timer_.now();
       // Line 2: a TID, published in the global clock, unless a snapshot
       // synchronization is in progress (section 3): then wait, idle.
+      // Under sim the global clock vector, the floor and the sync flag are
+      // shared lines: each read of a line another core wrote is a transfer.
+      sim::touch(&floor_, false);
       const uint64_t floor = floor_.load(std::memory_order_seq_cst);
       const uint64_t tid = next_tid(h, t, floor);
+      sim::touch(&clock_[t], true);
       clock_[t].store(tid, std::memory_order_seq_cst);
+      sim::touch(&syncing_, false);
       if (syncing_.load(std::memory_order_seq_cst) || floor_.load(std::memory_order_seq_cst) != floor) {
         clock_[t].store(tid | kFlagBit, std::memory_order_release);
         continue;
@@ -365,6 +370,7 @@ class Bcc {
       const uint32_t n = n_threads_.load(std::memory_order_acquire);
       uint64_t max = 0, min_running = bcc::kNone, idle = 0;
       for (uint32_t u = 0; u < n; ++u) {
+        sim::touch(&clock_[u], false);
         const uint64_t v = clock_[u].load(std::memory_order_seq_cst);
         m.start[u] = v & ~kFlagBit;
         if (v & kFlagBit) idle |= uint64_t{1} << u;
@@ -384,6 +390,7 @@ class Bcc {
       const bool ready = room && memory && (h.stamp < bcc::kMaxStamp || h.wipe_tables());
       timer_.charge(h.stats.mm_cycles, mm_start);
       if (ready) break;
+      sim::touch(&clock_[t], true);
       clock_[t].store(tid | kFlagBit, std::memory_order_release);
       if (!room && !waited_for_history) ++h.stats.history_full;
       if (!memory && !waited_for_memory) ++h.stats.table_memory_full;
@@ -479,7 +486,9 @@ class Bcc {
       if (other == nullptr) continue;
       // Entries from the one running at Start (not if u was idle) to End.
       const uint64_t lo = u < m.n ? m.start[u] + ((m.idle_at_start >> u) & 1) : 0;
+      sim::touch(&clock_[u], false);
       const uint64_t hi = clock_[u].load(std::memory_order_seq_cst) & ~kFlagBit;
+      sim::touch(&other->head, false);
       const uint64_t head = other->head.load(std::memory_order_seq_cst);
       for (uint64_t i = head; i > 0 && head - i < bcc::kHistoryEntries;) {
         uint64_t s, table;
@@ -511,6 +520,7 @@ class Bcc {
     const uint32_t reads = m.table_full ? half + 1 : half - m.room;
     h.read_hint = std::max(reads, h.read_hint - h.read_hint / 32);
     const uint64_t clock_start = timer_.now();
+    sim::touch(&clock_[txn.thread_id()], true);
     clock_[txn.thread_id()].store(last | kFlagBit, std::memory_order_release);
     timer_.charge(h.stats.clock_cycles, clock_start);
   }
@@ -533,6 +543,7 @@ class Bcc {
   // another thread is synchronizing, its result is used.
   uint64_t synchronize(ThreadHistory& h) {
     bool expected = false;
+    sim::rmw(&syncing_);
     if (!syncing_.compare_exchange_strong(expected, true, std::memory_order_seq_cst)) {
       for (SpinWait w; syncing_.load(std::memory_order_acquire);) w.pause();
       return floor_.load(std::memory_order_seq_cst);
@@ -541,12 +552,15 @@ class Bcc {
     const uint32_t n = n_threads_.load(std::memory_order_acquire);
     for (uint32_t u = 0; u < n; ++u) {
       uint64_t v;
+      sim::touch(&clock_[u], false);
       for (SpinWait w; !((v = clock_[u].load(std::memory_order_seq_cst)) & kFlagBit);) w.pause();
       max = std::max(max, v);
     }
     const uint64_t floor = (counter_of(max) + 1) << kCounterShift;
     last_sync_ns_.store(now_ns(), std::memory_order_relaxed);
+    sim::touch(&floor_, true);
     floor_.store(floor, std::memory_order_seq_cst);
+    sim::touch(&syncing_, true);
     syncing_.store(false, std::memory_order_seq_cst);
     ++h.stats.syncs;
     return floor;

@@ -131,6 +131,7 @@ class Cicada {
     const auto writes = sorted_by_contention(txn);  // 2.
     for (auto* a : writes) {                        // 3. pending versions
       uint64_t expected = a->meta.wts;
+      sim::rmw(&a->row->meta.word);
       if (!a->row->meta.word.compare_exchange_strong(expected, mv::kLockBit | ts, std::memory_order_acq_rel)) {
         ++s.counters.write_conflicts;
         return fail(writes);

@@ -37,6 +37,15 @@
 // cover them, as for any key the prediction missed. A workload without a
 // partitioning maps keys by a hash of the global key.
 //
+// Under sim (engine/core/sim.h) a message is an atomic RMW of its queue's
+// line (sim::rmw: a line transfer between sender and receiver), checking an
+// inbox is a load of its line, and an owner pays one index probe per key of
+// a lock request (its table lookup). The blocking pops (Orthrus's execution
+// threads waiting for a grant, its CC threads waiting for a message) park the
+// fiber on a sim::WaitList that the push wakes (TBB's pop would block the one
+// OS thread); natively the hooks are empty and the queues are TBB's as
+// before.
+//
 // Thread safety: OwnerLockTable belongs to one owner thread. MessageLocks:
 // serve()/serve_pending() for partition p only on p's owner; acquire() and
 // release() for coordinator c only on c's thread.
@@ -57,6 +66,8 @@
 #include "engine/cc/protocol.h"
 #include "engine/cc/workload_partitioning.h"
 #include "engine/config.h"
+#include "engine/core/sim.h"
+#include "engine/core/sim_sync.h"
 #include "engine/core/json.h"
 #include "engine/core/random.h"
 #include "engine/core/txn_desc.h"
@@ -219,6 +230,10 @@ class MessageLocks {
       replies_.push_back(std::make_unique<tbb::concurrent_bounded_queue<uint32_t>>());
       replies_.back()->set_capacity(1);
     }
+#if CCB_SIM_BUILD
+    inbox_waiting_ = std::vector<sim::WaitList>(partitions);
+    reply_waiting_ = std::vector<sim::WaitList>(coordinators);
+#endif
   }
   uint32_t partitions() const { return static_cast<uint32_t>(owners_.size()); }
 
@@ -232,10 +247,15 @@ class MessageLocks {
     auto& replies = *replies_[coord];
     for (size_t i = 0; i < plan.parts.size(); ++i) {
       const std::span<const KeyLock> keys = plan.keys_of(i);
-      owners_[plan.parts[i]]->inbox.push({Msg::kLock, coord, keys.data(), static_cast<uint32_t>(keys.size())});
+      send(plan.parts[i], {Msg::kLock, coord, keys.data(), static_cast<uint32_t>(keys.size())});
       uint32_t granted;
       if (block) {
+#if CCB_SIM_BUILD
+        while (!replies.try_pop(granted)) reply_waiting_[coord].wait();
+        sim::rmw(&replies);
+#else
         replies.pop(granted);
+#endif
       } else {
         while (!replies.try_pop(granted)) wait();
       }
@@ -243,7 +263,7 @@ class MessageLocks {
   }
   // Releases what `acquire` locked (no reply).
   void release(uint32_t coord, const LockPlan& plan) {
-    for (uint32_t p : plan.parts) owners_[p]->inbox.push({Msg::kRelease, coord, nullptr, 0});
+    for (uint32_t p : plan.parts) send(p, {Msg::kRelease, coord, nullptr, 0});
   }
 
   // Owner of partition p: handles the messages already in its inbox; returns
@@ -251,6 +271,7 @@ class MessageLocks {
   size_t serve_pending(uint32_t p) {
     Msg m;
     size_t n = 0;
+    sim::touch(&owners_[p]->inbox, false);
     while (owners_[p]->inbox.try_pop(m)) {
       handle(p, m);
       ++n;
@@ -261,12 +282,17 @@ class MessageLocks {
   // empty, until stop(p) (Orthrus's CC threads).
   void serve_until_stopped(uint32_t p) {
     for (Msg m;;) {
+#if CCB_SIM_BUILD
+      while (!owners_[p]->inbox.try_pop(m)) inbox_waiting_[p].wait();
+      sim::rmw(&owners_[p]->inbox);
+#else
       owners_[p]->inbox.pop(m);
+#endif
       if (m.kind == Msg::kStop) return;
       handle(p, m);
     }
   }
-  void stop(uint32_t p) { owners_[p]->inbox.push({Msg::kStop, 0, nullptr, 0}); }
+  void stop(uint32_t p) { send(p, {Msg::kStop, 0, nullptr, 0}); }
 
  private:
   struct Msg {
@@ -285,16 +311,36 @@ class MessageLocks {
   void handle(uint32_t p, const Msg& m) {
     Owner& o = *owners_[p];
     if (m.kind == Msg::kLock) {
-      if (o.table.request(m.coord, {m.keys, m.n})) replies_[m.coord]->push(p);
+      for (uint32_t k = 0; k < m.n; ++k) sim::charge(sim::Op::kIndexProbe);
+      if (o.table.request(m.coord, {m.keys, m.n})) reply(m.coord, p);
       return;
     }
     o.granted.clear();
     o.table.release(m.coord, o.granted);
-    for (uint32_t c : o.granted) replies_[c]->push(p);
+    for (uint32_t c : o.granted) reply(c, p);
+  }
+  // The pushes (each succeeds at once: the capacities above); under sim a
+  // push wakes the fiber parked on that queue.
+  void send(uint32_t p, const Msg& m) {
+    sim::rmw(&owners_[p]->inbox);
+    owners_[p]->inbox.push(m);
+#if CCB_SIM_BUILD
+    inbox_waiting_[p].notify_all();
+#endif
+  }
+  void reply(uint32_t coord, uint32_t p) {
+    sim::rmw(replies_[coord].get());
+    replies_[coord]->push(p);
+#if CCB_SIM_BUILD
+    reply_waiting_[coord].notify_all();
+#endif
   }
 
   std::vector<std::unique_ptr<Owner>> owners_;
   std::vector<std::unique_ptr<tbb::concurrent_bounded_queue<uint32_t>>> replies_;
+#if CCB_SIM_BUILD
+  std::vector<sim::WaitList> inbox_waiting_, reply_waiting_;  // per owner, per coordinator
+#endif
 
  public:
   // For tests: partition p's table. REQUIRES: called on p's owner.
@@ -373,6 +419,11 @@ class MessageLockProtocol : public NoWait {
   }
 
   std::unique_ptr<MessageLocks> locks_;  // from open() on
+
+ public:
+  // Under sim: the protocol's own threads (Orthrus's CC threads) for the
+  // executor's simulation (sim_sync.h); Dora has none.
+  void lend_threads(sim::LentThreads&) {}
 
  private:
   struct alignas(64) Counters {

@@ -210,7 +210,10 @@ class Mocc : public Silo {
   }
 
   // The row's temperature now (decayed to the current period).
-  uint32_t temperature(const RowMeta& m) const { return decayed(m.temperature.load(std::memory_order_relaxed)); }
+  uint32_t temperature(const RowMeta& m) const {
+    sim::touch(&m.temperature, false);
+    return decayed(m.temperature.load(std::memory_order_relaxed));
+  }
   bool hot(const RowMeta& m) const { return temperature(m) >= threshold_; }
   uint32_t threshold() const { return threshold_; }
 
@@ -258,6 +261,7 @@ class Mocc : public Silo {
     return age >= kPeriodShift ? 0 : static_cast<uint32_t>((word & kCountMask) >> age);
   }
   void heat(RowMeta& m) {
+    sim::rmw(&m.temperature);  // under sim: a read-modify-write of the row's line (a hot row's serializes)
     uint64_t w = m.temperature.load(std::memory_order_relaxed);
     for (;;) {
       const uint64_t count = std::min<uint64_t>(decayed(w) + 1, kCountMask);

@@ -73,6 +73,7 @@ class MvState {
   // After a commit of thread t that saved versions: now and then, recycle
   // the chunks no reader can reach any more.
   void after_commit(Slot& s) {
+    sim::touch(&s.commits, true);
     s.commits.store(s.commits.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
     if (--s.until_collect > 0) [[likely]]
       return;
@@ -123,7 +124,10 @@ class MvState {
   void for_each_slot(Fn&& fn) const {
     const uint32_t n = n_slots_.load(std::memory_order_acquire);
     for (uint32_t t = 0; t < n; ++t)
-      if (const Slot* s = slots_[t].load(std::memory_order_acquire)) fn(*s);
+      if (const Slot* s = slots_[t].load(std::memory_order_acquire)) {
+        sim::touch(s, false);  // under sim: another thread's slot (its commit count) moves here
+        fn(*s);
+      }
   }
 
   GcBounds bounds_;
@@ -144,6 +148,7 @@ inline uint64_t read_visible(TxnT& txn, AccessT& a, uint64_t read_ts) {
   const size_t n = a.table->data_size();
   RowVersions& m = a.row->meta;
   for (SpinWait wait;; wait.pause()) {
+    sim::touch(&m, false);  // under sim: the row's version word, written by its last installer
     const uint64_t word = m.word.load(std::memory_order_acquire);
     if (word & kLockBit) continue;
     if (word < read_ts) {
@@ -153,6 +158,7 @@ inline uint64_t read_visible(TxnT& txn, AccessT& a, uint64_t read_ts) {
       return word;
     }
     for (const Version* v = m.older.load(std::memory_order_acquire); v != nullptr; v = v->older) {
+      sim::touch(v, false);
       if (v->wts < read_ts) {
         std::memcpy(dst, v->data(), n);
         return v->wts;
@@ -200,6 +206,7 @@ inline const Version* find_version(const RowVersions& m, uint64_t wts) {
 
 // Sets the stamps of the inline version and releases the row's lock.
 inline void publish_inline(RowVersions& m, uint64_t stamp, uint64_t rts) {
+  sim::touch(&m, true);
   m.rts.store(rts, std::memory_order_relaxed);
   m.wts.store(stamp, std::memory_order_release);
   m.word.store(stamp, std::memory_order_release);
@@ -216,6 +223,8 @@ inline void install_version(TxnT& txn, AccessT& a, MvState::Slot& s, uint64_t st
   RowVersions& m = a.row->meta;
   const size_t n = a.table->data_size();
   Version* v = s.store.allocate(n, stamp, s.versions);
+  sim::touch(v, true);
+  sim::touch(&m, true);
   v->wts = m.wts.load(std::memory_order_relaxed);
   v->sstamp.store(sstamp, std::memory_order_relaxed);
   v->older = m.older.load(std::memory_order_relaxed);
@@ -234,6 +243,7 @@ inline void install_version(TxnT& txn, AccessT& a, MvState::Slot& s, uint64_t st
 inline void raise_rts(RowVersions& m, uint64_t wts, uint64_t stamp) {
   if (m.wts.load(std::memory_order_acquire) != wts) return;
   uint64_t r = m.rts.load(std::memory_order_relaxed);
+  if (r < stamp) sim::rmw(&m.rts);
   while (r < stamp && !m.rts.compare_exchange_weak(r, stamp, std::memory_order_acq_rel, std::memory_order_relaxed)) {
   }
 }

@@ -10,8 +10,14 @@
 // sleeps in its reply queue until each grant arrives; it runs the procedure
 // only when every grant arrived (engine/cc/message_locks.h). See
 // docs/protocols.md for what this keeps and drops.
+//
+// Under sim (engine/core/sim.h) open() starts no thread: the CC threads are
+// lent to the online executor (lend_threads), which runs them as virtual
+// cores beside the execution threads, and the last execution thread to
+// finish stops them (worker_done), inside the simulation.
 #pragma once
 
+#include <atomic>
 #include <thread>
 #include <vector>
 
@@ -27,10 +33,23 @@ class Orthrus : public MessageLockProtocol {
   static int lock_server_threads(int threads) { return (threads + 4) / 5; }  // CC:execution = 1:4
   void open(int lock_servers, int workers) {
     locks_ = std::make_unique<MessageLocks>(lock_servers, workers);
+    if constexpr (kSimBuild) {
+      workers_left_.store(workers, std::memory_order_relaxed);
+      return;  // lend_threads()
+    }
     for (int p = 0; p < lock_servers; ++p)
       cc_threads_.emplace_back([this, p] { locks_->serve_until_stopped(static_cast<uint32_t>(p)); });
   }
-  void worker_done(uint32_t /*thread*/) {}
+  void lend_threads(sim::LentThreads& out) {
+    for (uint32_t p = 0; p < locks_->partitions(); ++p)
+      out.bodies.push_back([this, p] { locks_->serve_until_stopped(p); });
+  }
+  void worker_done(uint32_t /*thread*/) {
+    if constexpr (kSimBuild) {
+      if (workers_left_.fetch_sub(1, std::memory_order_acq_rel) == 1)
+        for (uint32_t p = 0; p < locks_->partitions(); ++p) locks_->stop(p);
+    }
+  }
   void close() {
     for (uint32_t p = 0; p < cc_threads_.size(); ++p) locks_->stop(p);
     for (auto& t : cc_threads_) t.join();
@@ -46,6 +65,7 @@ class Orthrus : public MessageLockProtocol {
 
  private:
   std::vector<std::thread> cc_threads_;
+  std::atomic<int> workers_left_{0};  // under sim: execution threads not done yet
 };
 
 }  // namespace ccb

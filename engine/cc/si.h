@@ -53,6 +53,7 @@ class SnapshotIsolation {
 
   void begin(auto& txn) {
     TxnMeta& m = txn.meta();
+    sim::touch(&counter_, false);  // under sim: the global commit counter's line, written by every commit
     m.read_ts = counter_.load(std::memory_order_acquire) + 1;
     const uint32_t t = txn.thread_id();
     if (!m.registered) [[unlikely]] {
@@ -95,6 +96,7 @@ class SnapshotIsolation {
       }
     }
     txn.publish_inserts([](RowMeta& m) { m.word.store(mv::kLockBit, std::memory_order_relaxed); });
+    sim::rmw(&counter_);  // under sim: commits serialize on the counter's line
     const uint64_t c = counter_.fetch_add(1, std::memory_order_acq_rel) + 1;
     const uint64_t sstamp = kSsn ? std::min(successor, c) : mv::kInfinity;
     for (auto* a : rows) {

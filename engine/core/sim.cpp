@@ -39,6 +39,7 @@ struct Fiber : detail::Clock {
   std::vector<uint64_t> locals;     // its copies of the fiber-local words
   const char* spin_file = nullptr;  // its last spin site
   int spin_line = 0;
+  bool parked = false;              // in park(), until another fiber's unpark()
   std::exception_ptr error;
 };
 
@@ -166,6 +167,29 @@ class Tournament {
     return now_ps << bits_ | id;
   }
   uint32_t id_of(Key k) const { return static_cast<uint32_t>(k & ((Key{1} << bits_) - 1)); }
+  // A parked fiber's key (park()): after every time the clock holds, so it
+  // comes out on top only when every fiber left is parked.
+  Key parked_key(uint32_t id) const { return (kDone >> bits_) << bits_ | id; }
+  // Every leaf's key anew, keys[i] for leaf i (a key other than the winner's
+  // changed: unpark()); the leaf `winner` stays the winner whatever its key
+  // (the running fiber, whose next replay sets it): each node on its path
+  // keeps the other side's winner, every other node its match's loser.
+  void rebuild(const std::vector<Key>& keys, uint32_t winner) {
+    std::vector<Key> winners(2 * leaves_, kDone);
+    std::vector<bool> holds_winner(2 * leaves_, false);
+    for (size_t i = 0; i < keys.size(); ++i) winners[leaves_ + i] = keys[i];
+    holds_winner[leaves_ + winner] = true;
+    for (size_t i = leaves_ - 1; i >= 1; --i) {
+      const Key l = winners[2 * i], r = winners[2 * i + 1];
+      if (holds_winner[2 * i] || holds_winner[2 * i + 1]) {
+        node_[i] = holds_winner[2 * i] ? r : l;
+        holds_winner[i] = true;
+      } else {
+        winners[i] = std::min(l, r);
+        node_[i] = std::max(l, r);
+      }
+    }
+  }
   // Leaf `leaf`, the winner's, has a new key; returns the new winner's key.
   Key replay(uint32_t leaf, Key k) {
     Key* node = node_.data();
@@ -313,7 +337,7 @@ Fiber* winner(State& s, Key k) {
   for (;;) {
     Fiber* w = s.fibers[s.ready.id_of(k)].get();
     if (s.deferred.f == w) settle(s);
-    const Key exact = s.ready.key(w->now_ps, w->id);
+    const Key exact = w->parked ? s.ready.parked_key(w->id) : s.ready.key(w->now_ps, w->id);
     if (exact == k) return w;
     k = s.ready.replay(w->id, exact);
   }
@@ -516,6 +540,70 @@ void sleep_until_ns(uint64_t t) {
 void fiber_local(uint64_t* word) {
   State& s = state();
   if (std::find(s.local_words.begin(), s.local_words.end(), word) == s.local_words.end()) s.local_words.push_back(word);
+}
+
+// park() takes the running fiber out of the race: it goes into the
+// tournament with its parked key (Tournament::parked_key), after every ready
+// fiber, so it comes out on top only when every fiber left is parked, and
+// then nobody can wake it: a deadlock, reported with every park site.
+void park(const char* file, int line) {
+  State& s = state();
+  Fiber* f = s.current;
+  if (f == nullptr) throw std::logic_error("sim::park outside a running simulation");
+  event(false);
+  f->spin_file = file;
+  f->spin_line = line;
+  f->parked = true;
+  Fiber* next = winner(s, s.ready.replay(f->id, s.ready.parked_key(f->id)));
+  if (next != f && !next->parked) {
+    enter(s, f, next);
+    s.resumed_from = &f->context;
+    arrived(s, std::move(next->context).resume());
+    if (!f->parked) return;  // unparked, and due first
+  }
+  std::fprintf(stderr,
+               "error: sim deadlock: every fiber left is parked (a wait nobody will end); fiber %u parked at %s:%d "
+               "(virtual time %.9f s)\n",
+               f->id, file, line, f->now_ps * 1e-12);
+  for (const auto& other : s.fibers) {
+    if (!other->done && other->spin_file != nullptr && other.get() != f)
+      std::fprintf(stderr, "  fiber %u last waited at %s:%d\n", other->id, other->spin_file, other->spin_line);
+    if (other->error) {  // often the cause: the fiber that would have woken them threw
+      try {
+        std::rethrow_exception(other->error);
+      } catch (const std::exception& e) {
+        std::fprintf(stderr, "  fiber %u ended with an exception: %s\n", other->id, e.what());
+      } catch (...) {
+        std::fprintf(stderr, "  fiber %u ended with an exception\n", other->id);
+      }
+    }
+  }
+  std::fflush(stderr);
+  std::_Exit(1);
+}
+
+// unpark() makes a parked fiber ready at the later of its park time and the
+// waker's time. Its key is not the winner's, which is the only one a replay
+// can change, so the tournament is rebuilt from every fiber's key with the
+// running fiber kept as the winner (a few hundred operations; parks are rare
+// next to yields), and the running fiber's bound is recomputed: it yields at
+// its next hook if the woken fiber is now due first.
+void unpark(uint32_t id) {
+  State& s = state();
+  if (id >= s.fibers.size()) return;
+  Fiber* w = s.fibers[id].get();
+  if (!w->parked) return;
+  w->parked = false;
+  Fiber* f = s.current;
+  w->now_ps = std::max(w->now_ps, f != nullptr ? f->now_ps : 0);
+  if (f == nullptr) return;  // unreachable: only a running fiber wakes another
+  std::vector<Key> keys(s.fibers.size());
+  for (size_t i = 0; i < keys.size(); ++i) {
+    const Fiber& g = *s.fibers[i];
+    keys[i] = g.done ? kDone : g.parked ? s.ready.parked_key(g.id) : s.ready.key(g.now_ps, g.id);
+  }
+  s.ready.rebuild(keys, f->id);
+  detail::hot.yield_at_ps = s.ready.yield_at_ps(f->id);
 }
 
 void ThreadGroup::run(std::function<void()> main_body) {

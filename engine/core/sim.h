@@ -178,6 +178,14 @@ void sleep_until_ns(uint64_t t);
 // A thread_local word that each fiber keeps its own copy of (saved and
 // restored at every switch) during the simulations that follow.
 void fiber_local(uint64_t* word);
+// A blocking wait (engine/core/sim_sync.h builds its barrier and wait list
+// on these): park() takes the current fiber out of the ready fibers until
+// another fiber calls unpark(its id); it then runs again at the later of its
+// own virtual time and its waker's. No spin rounds and no events while
+// parked. When every fiber left is parked nobody can wake them: the
+// simulation exits 1 naming each one's park site (file:line).
+void park(const char* file = __builtin_FILE(), int line = __builtin_LINE());
+void unpark(uint32_t id);  // no-op unless fiber `id` is parked
 
 // The threads of one run, as fibers: spawn() them, then run(main_body)
 // runs main_body as a fiber too (id after the spawned ones) and returns when

@@ -53,6 +53,7 @@
 #include <vector>
 
 #include "engine/core/memory.h"
+#include "engine/core/sim.h"
 
 namespace ccb::mv {
 
@@ -213,18 +214,29 @@ class GcBounds {
   }
   // Thread t's next read stamps are all at least `bound`. REQUIRES: t is
   // registered, and bounds published by t never decrease.
-  void publish(uint32_t t, uint64_t bound) { bounds_[t].value.store(bound, std::memory_order_seq_cst); }
+  void publish(uint32_t t, uint64_t bound) {
+    sim::touch(&bounds_[t], true);  // under sim: the bound's line, read by every refresh
+    bounds_[t].value.store(bound, std::memory_order_seq_cst);
+  }
   uint64_t bound_of(uint32_t t) const { return bounds_[t].value.load(std::memory_order_relaxed); }
 
   // Recomputes M if no other thread is at it, and returns the latest M.
   uint64_t refresh() {
+    sim::rmw(&latch_);  // under sim: the latch's line serializes the refreshers
     if (latch_.try_lock()) {
       uint64_t m = kInfinity;
       for (uint32_t u = 0; u < n_; ++u)
-        if (registered_[u]) m = std::min(m, bounds_[u].value.load(std::memory_order_seq_cst));
-      if (m != kInfinity && m > minimum_.load(std::memory_order_relaxed)) minimum_.store(m, std::memory_order_release);
+        if (registered_[u]) {
+          sim::touch(&bounds_[u], false);
+          m = std::min(m, bounds_[u].value.load(std::memory_order_seq_cst));
+        }
+      if (m != kInfinity && m > minimum_.load(std::memory_order_relaxed)) {
+        sim::touch(&minimum_, true);
+        minimum_.store(m, std::memory_order_release);
+      }
       latch_.unlock();
     }
+    sim::touch(&minimum_, false);
     return minimum_.load(std::memory_order_acquire);
   }
   uint64_t minimum() const { return minimum_.load(std::memory_order_acquire); }

@@ -40,9 +40,26 @@
 // without one), and only the requests whose prediction changed are
 // described again (a batch is replayed, so an unchanged prediction keeps the
 // description of the previous replay). Reported as "reconnaissance" (µs and
-// requests described again, per measured batch).
+// requests described again, per measured batch). After the plan, predictions
+// that depend on a transaction's position in its CC-free queue are bound to
+// it (a workload with HasQueueBinding, engine/exec/queue_binding.h; TPC-C's
+// Delivery); one that would then conflict with another queue moves to the
+// residuals. Reported in "reconnaissance" too (µs, transactions bound and
+// moved, per measured batch).
 // Phases are separated by one std::barrier of the workers and the
 // coordinator, whose completion step timestamps the phase ends.
+//
+// Under sim (engine/core/sim.h, docs/sim.md) every thread of a run is a fiber
+// of one sim::ThreadGroup: the workers (the virtual cores, in tid order), the
+// epoch ticker, the front-end's own threads (Strife's analysis team,
+// BundleFrontend::lend_threads) and the coordinator (the group's main body).
+// The barrier is then sim::FiberBarrier (a waiting fiber parks: no spin
+// rounds, however long the analysis), std::barrier natively. The analysis
+// costs virtual time by a model, charged after the front-end's plan():
+// one index probe (the cost table's index_probe) per key of each
+// description, run through the front-end's for_chunks (on Strife's team in
+// parallel; serially on the coordinator otherwise) — deterministic, unlike
+// the plan's native duration.
 //
 // Batches: ceil(--txn_buffer x threads / batch_size) distinct batches (at
 // least one) are generated before the run and replayed in a cycle, as the
@@ -93,9 +110,12 @@
 #include "engine/config.h"
 #include "engine/core/clock.h"
 #include "engine/core/random.h"
+#include "engine/core/sim.h"
+#include "engine/core/sim_sync.h"
 #include "engine/exec/attempt.h"
 #include "engine/exec/bundle_plan.h"
 #include "engine/exec/online_executor.h"
+#include "engine/exec/queue_binding.h"
 #include "engine/exec/tsdefer.h"
 #include "engine/stats/estimate_fit.h"
 #include "engine/stats/histogram.h"
@@ -181,29 +201,33 @@ class BundleExecutor {
       const auto order = Topology::get().pinning_order();
       for (int i = 0; i < n; ++i) out.worker_cpus.push_back(order[i % order.size()].cpu);
     }
-    std::vector<std::thread> threads;
-    for (int i = 0; i < n; ++i) {
-      threads.emplace_back([&, i] {
-        if (cfg_.pin) pin_current_thread(out.worker_cpus[i]);
-        worker_loop<kProfile>(*workers_[i], out.workload_states[i]);
-      });
-    }
-    std::atomic<bool> ticking{true};
-    std::thread ticker;
-    if constexpr (HasEpochTick<CC>) {
-      ticker = std::thread([&] {
-        while (ticking.load(std::memory_order_acquire)) {
-          std::this_thread::sleep_for(std::chrono::milliseconds(CC::kEpochMillis));
-          cc_.tick();
-        }
-      });
-    }
+    if constexpr (kSimBuild) {
+      run_fibers<kProfile>(out);
+    } else {  // the native threads (as before the sim build, instruction for instruction)
+      std::vector<std::thread> threads;
+      for (int i = 0; i < n; ++i) {
+        threads.emplace_back([&, i] {
+          if (cfg_.pin) pin_current_thread(out.worker_cpus[i]);
+          worker_loop<kProfile>(*workers_[i], out.workload_states[i]);
+        });
+      }
+      std::atomic<bool> ticking{true};
+      std::thread ticker;
+      if constexpr (HasEpochTick<CC>) {
+        ticker = std::thread([&] {
+          while (ticking.load(std::memory_order_acquire)) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(CC::kEpochMillis));
+            cc_.tick();
+          }
+        });
+      }
 
-    coordinate(out);
+      coordinate(out);
 
-    for (auto& t : threads) t.join();
-    ticking.store(false, std::memory_order_release);
-    if (ticker.joinable()) ticker.join();
+      for (auto& t : threads) t.join();
+      ticking.store(false, std::memory_order_release);
+      if (ticker.joinable()) ticker.join();
+    }
     for (auto& wk : workers_) {
       out.stats.merge(wk->stats);
       out.queue_tags.insert(out.queue_tags.end(), wk->tags.begin(), wk->tags.end());
@@ -245,6 +269,35 @@ class BundleExecutor {
     std::string name;
     double total = 0;
   };
+
+  // Under sim: the run's threads as fibers of one sim::ThreadGroup (the
+  // header): the workers (virtual cores 0..n-1), the epoch ticker, the
+  // front-end's lent threads, and the coordinator as the group's main body.
+  template <bool kProfile>
+  void run_fibers(RunOutcome<W>& out) {
+    sim::ThreadGroup threads;
+    for (int i = 0; i < cfg_.threads; ++i)
+      threads.spawn([&, i] { worker_loop<kProfile>(*workers_[i], out.workload_states[i]); });
+    std::atomic<bool> ticking{true};
+    if constexpr (HasEpochTick<CC>) {
+      threads.spawn(
+          [&] {
+            while (ticking.load(std::memory_order_acquire)) {
+              sim::sleep_for(std::chrono::milliseconds(CC::kEpochMillis));
+              cc_.tick();
+            }
+          },
+          /*core=*/false);
+    }
+    sim::LentThreads lent;
+    frontend_.lend_threads(lent);
+    for (auto& body : lent.bodies) threads.spawn(std::move(body), /*core=*/false);
+    threads.run([&] {
+      coordinate(out);
+      for (auto& stop : lent.stops) stop();  // the lent threads return
+      ticking.store(false, std::memory_order_release);
+    });  // returns when every fiber has
+  }
 
   void generate_batches() {
     const uint64_t want = uint64_t{cfg_.txn_buffer} * static_cast<uint64_t>(cfg_.threads);
@@ -301,6 +354,9 @@ class BundleExecutor {
       plan_.clear();
       plan_.per_thread.resize(cfg_.threads);
       frontend_.plan(batch.descs, plan_);
+      const uint64_t bind_start = now_ns();
+      const QueueBindingStats bound = bind_queue_positions(batch);
+      if constexpr (kSimBuild) charge_analysis(batch);
       const uint64_t t1 = now_ns();
       if (const std::string bad = plan_.validate(batch.descs.size(), cfg_.threads); !bad.empty())
         throw std::logic_error("front-end " + frontend_name_ + ": " + bad);
@@ -330,6 +386,9 @@ class BundleExecutor {
       ++measured_batches_;
       recon_ns_ += recon_ns;
       recon_redescribed_ += recon_redescribed_batch_;
+      bind_ns_ += t1 - bind_start;
+      bind_rebound_ += bound.rebound;
+      bind_demoted_ += bound.demoted;
       measure_end = t3;
       analysis_ns_ += t1 - t0 + setup_ns;
       queues_ns_ += t2 - t_release;
@@ -377,6 +436,28 @@ class BundleExecutor {
       recon_redescribed_batch_ = redescribed.load(std::memory_order_relaxed);
       return now_ns() - start;
     }
+  }
+
+  // Binds the plan's CC-free queues' position-dependent predictions
+  // (engine/exec/queue_binding.h), on the coordinator after plan(): part of
+  // the analysis.
+  QueueBindingStats bind_queue_positions(Batch& batch) {
+    if constexpr (!HasQueueBinding<W>) {
+      return {};
+    } else {
+      return bind_queues(w_, plan_, std::span<typename W::Request>(batch.requests), std::span<TxnDesc>(batch.descs),
+                         [&](const typename W::Request& r, uint32_t i) { return describe_sorted(r, i); });
+    }
+  }
+
+  // Under sim: the analysis's virtual time (the header's model), one index
+  // probe per key of each description, on the front-end's analysis threads.
+  void charge_analysis(const Batch& batch) {
+    frontend_.for_chunks(batch.descs.size(), [&](size_t begin, size_t end) {
+      for (size_t i = begin; i < end; ++i)
+        for (size_t k = batch.descs[i].read_set.size() + batch.descs[i].write_set.size(); k > 0; --k)
+          sim::charge(sim::Op::kIndexProbe);
+    });
   }
 
   // TsDEFER's lanes for this batch (coordinator, workers parked at the
@@ -554,6 +635,9 @@ class BundleExecutor {
     w.key("reconnaissance").begin_object();
     w.key("us_per_batch").value(static_cast<double>(recon_ns_) * 1e-3 * per);
     w.key("redescribed_per_batch").value(static_cast<double>(recon_redescribed_) * per);
+    w.key("binding_us_per_batch").value(static_cast<double>(bind_ns_) * 1e-3 * per);
+    w.key("rebound_per_batch").value(static_cast<double>(bind_rebound_) * per);
+    w.key("demoted_per_batch").value(static_cast<double>(bind_demoted_) * per);
     w.end_object();
     w.key("phase_s").begin_object();
     w.key("analysis").value(analysis_ns_ * 1e-9);
@@ -634,13 +718,14 @@ class BundleExecutor {
 
   uint64_t phase_step_ = 0;      // barrier completions so far (PhaseEnd)
   uint64_t phase_end_ns_[3]{};   // [0] batch start, [1] queue phase end, [2] residual phase end
-  std::barrier<PhaseEnd> barrier_;
+  sim::Barrier<PhaseEnd> barrier_;  // std::barrier natively
 
   // Coordinator-only measurement of the measured batches.
   uint64_t measured_batches_ = 0;
   uint64_t analysis_ns_ = 0, queues_ns_ = 0, residual_ns_ = 0;
   uint64_t residual_txns_ = 0, worklist_queues_ = 0, deferred_total_ = 0;
   uint64_t recon_ns_ = 0, recon_redescribed_ = 0, recon_redescribed_batch_ = 0;
+  uint64_t bind_ns_ = 0, bind_rebound_ = 0, bind_demoted_ = 0;  // queue binding (queue_binding.h)
   LatencyHistogram batch_latency_, analysis_latency_;
   std::vector<Sum> step_sums_, counter_sums_;
 };

@@ -79,6 +79,7 @@
 #include "engine/core/random.h"
 #include "engine/core/clock.h"
 #include "engine/core/sim.h"
+#include "engine/core/sim_sync.h"
 #include "engine/exec/thread_reorder.h"
 #include "engine/exec/tsdefer.h"
 #include "engine/core/topology.h"
@@ -221,6 +222,13 @@ class OnlineExecutor {
         if constexpr (HasLockService<CC>) cc_.worker_done(static_cast<uint32_t>(i));
         contended[i] = tls_contended_latch_acquisitions - contended_at_measure_start_;
       });
+    }
+    if constexpr (kSimBuild && HasLockService<CC>) {
+      // Under sim the protocol's own threads (Orthrus's CC threads) are
+      // virtual cores too, after the workers (message_locks.h).
+      sim::LentThreads lent;
+      cc_.lend_threads(lent);
+      for (auto& body : lent.bodies) threads.spawn(std::move(body));
     }
     if constexpr (HasEpochTick<CC>) {
       threads.spawn(

@@ -120,7 +120,7 @@ class Clusterer::KeyTable {
   // a concurrent reader of the same key waits for that one store.
   Node node_at(size_t i) const {
     Node n;
-    while ((n = slots_[i].node.load(std::memory_order_acquire)) == kAbsent) std::this_thread::yield();
+    while ((n = slots_[i].node.load(std::memory_order_acquire)) == kAbsent) sim::yield_thread();
     return n;
   }
 
@@ -147,6 +147,10 @@ void Clusterer::for_chunks(size_t n, Fn&& fn) {
   }
   const size_t chunks = team_->size() * kChunksPerThread;
   team_->run(chunks, [&](size_t worker, size_t c) { fn(worker, n * c / chunks, n * (c + 1) / chunks); });
+}
+
+void Clusterer::lend_threads(sim::LentThreads& out) {
+  if (team_) team_->lend(out);
 }
 
 void Clusterer::run_chunks(size_t n, const std::function<void(size_t begin, size_t end)>& body) {

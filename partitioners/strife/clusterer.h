@@ -24,6 +24,7 @@
 #include <span>
 #include <vector>
 
+#include "engine/core/sim_sync.h"
 #include "engine/core/txn_desc.h"
 #include "partitioners/strife/union_find.h"
 
@@ -123,6 +124,9 @@ class Clusterer {
   // body(begin, end) over chunks of [0, n) on the analysis team (the
   // bundle executor's reconnaissance, BundleFrontend::for_chunks).
   void run_chunks(size_t n, const std::function<void(size_t begin, size_t end)>& body);
+  // Under sim: the team's helpers, for the executor's simulation
+  // (BundleFrontend::lend_threads, thread_team.h).
+  void lend_threads(sim::LentThreads& out);
 
   // Between steps: the data cluster (root node) of an item, or nullopt if
   // the item is not active (no transaction of the batch writes it).

@@ -32,6 +32,7 @@ class StrifeFrontend final : public BundleFrontend {
   void plan(std::span<const TxnDesc> batch, BundlePlan& plan) override;
   void params_json(JsonWriter& w) const override;
   void for_chunks(size_t n, const std::function<void(size_t, size_t)>& body) override { clusterer_.run_chunks(n, body); }
+  void lend_threads(sim::LentThreads& out) override { clusterer_.lend_threads(out); }
 
  private:
   Options options_;

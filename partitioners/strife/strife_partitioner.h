@@ -25,6 +25,7 @@ class StrifePartitioner final : public Partitioner {
   void partition(std::span<const TxnDesc> bundle, unsigned parts, Partitioning& out) override;
   const char* name() const override { return "strife"; }
   void for_chunks(size_t n, const std::function<void(size_t, size_t)>& body) override { clusterer_.run_chunks(n, body); }
+  void lend_threads(sim::LentThreads& out) override { clusterer_.lend_threads(out); }
   const Options& options() const { return options_; }
 
  private:

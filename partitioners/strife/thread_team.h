@@ -10,6 +10,13 @@
 // one at a time from an atomic ticket, and run() waits only for claimed
 // chunks, never for a helper to wake up: on a busy machine the owner does
 // the chunks that descheduled helpers do not take.
+//
+// Under the simulation (engine/core/sim.h) the constructor starts no thread:
+// the bundle executor spawns the helpers as fibers of its run (lend()), and
+// their waits, and the owner's wait for the chunks, park the fiber
+// (sim::WaitList) instead of spinning or sleeping on the atomics. Helpers
+// that were never lent leave every chunk to the owner. The native build
+// keeps the code below as it was (every sim branch is `if constexpr`).
 #pragma once
 
 #include <atomic>
@@ -22,6 +29,9 @@
 #include <utility>
 #include <vector>
 
+#include "engine/core/sim.h"
+#include "engine/core/sim_sync.h"
+
 namespace ccb::strife {
 
 class ThreadTeam {
@@ -29,10 +39,12 @@ class ThreadTeam {
   using Body = std::function<void(size_t worker, size_t chunk)>;
 
   // REQUIRES: threads >= 1.
-  explicit ThreadTeam(unsigned threads) {
+  explicit ThreadTeam(unsigned threads) : size_(threads) {
+    if constexpr (kSimBuild) return;  // lend() hands the helpers to the run
     for (unsigned w = 1; w < threads; ++w) helpers_.emplace_back([this, w] { help(w); });
   }
   ~ThreadTeam() {
+    if constexpr (kSimBuild) return;  // the lent helpers ended with the run (stop())
     stop_.store(true, std::memory_order_relaxed);
     generation_.fetch_add(1, std::memory_order_release);
     generation_.notify_all();
@@ -41,7 +53,20 @@ class ThreadTeam {
   ThreadTeam(const ThreadTeam&) = delete;
   ThreadTeam& operator=(const ThreadTeam&) = delete;
 
-  size_t size() const { return helpers_.size() + 1; }
+  size_t size() const { return size_; }
+
+  // Under sim: the helpers (workers 1..size()-1) as bodies for the run's
+  // fibers, and the stop that ends them (sim_sync.h); natively nothing.
+  void lend(sim::LentThreads& out) {
+    if constexpr (!kSimBuild) return;
+    for (size_t w = 1; w < size_; ++w) out.bodies.push_back([this, w] { help(w); });
+    if (size_ > 1)
+      out.stops.push_back([this] {
+        stop_.store(true, std::memory_order_relaxed);
+        generation_.fetch_add(1, std::memory_order_release);
+        helpers_waiting_.notify_all();
+      });
+  }
 
   // Runs body(worker, chunk) once for every chunk in [0, chunks) and returns
   // when all have finished. If a call throws, the other chunks still run and
@@ -54,10 +79,13 @@ class ThreadTeam {
     done_.store(0, std::memory_order_relaxed);
     ticket_.store(run_id << 32, std::memory_order_relaxed);
     generation_.store(run_id, std::memory_order_release);  // publishes the stores above
-    generation_.notify_all();
+    if constexpr (kSimBuild) helpers_waiting_.notify_all();
+    else generation_.notify_all();
     drain(0, run_id);
-    for (size_t done; (done = done_.load(std::memory_order_acquire)) != chunks;)
-      done_.wait(done, std::memory_order_acquire);
+    for (size_t done; (done = done_.load(std::memory_order_acquire)) != chunks;) {
+      if constexpr (kSimBuild) owner_waiting_.wait();
+      else done_.wait(done, std::memory_order_acquire);
+    }
     if (error_) std::rethrow_exception(std::exchange(error_, nullptr));
   }
 
@@ -71,6 +99,12 @@ class ThreadTeam {
     uint64_t seen = 0;
     while (true) {
       uint64_t g = generation_.load(std::memory_order_acquire);
+      if constexpr (kSimBuild) {
+        while (g == seen) {
+          helpers_waiting_.wait();
+          g = generation_.load(std::memory_order_acquire);
+        }
+      }
       for (int i = 0; g == seen && i < kSpinRounds; ++i) {
         std::this_thread::yield();
         g = generation_.load(std::memory_order_acquire);
@@ -103,13 +137,17 @@ class ThreadTeam {
         std::lock_guard<std::mutex> lock(error_mu_);
         if (!error_) error_ = std::current_exception();
       }
-      if (done_.fetch_add(1, std::memory_order_acq_rel) + 1 == chunks_.load(std::memory_order_relaxed))
-        done_.notify_one();
+      if (done_.fetch_add(1, std::memory_order_acq_rel) + 1 == chunks_.load(std::memory_order_relaxed)) {
+        if constexpr (kSimBuild) owner_waiting_.notify_all();
+        else done_.notify_one();
+      }
       ticket = ticket_.load(std::memory_order_acquire);
     }
   }
 
+  const size_t size_;  // workers, the owner included
   std::vector<std::thread> helpers_;
+  sim::WaitList helpers_waiting_, owner_waiting_;  // under sim: parked helpers, the parked owner
   std::atomic<uint64_t> generation_{0};  // the current run id; bumped once more at shutdown
   std::atomic<uint64_t> ticket_{0};
   std::atomic<const Body*> body_{nullptr};

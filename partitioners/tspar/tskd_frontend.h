@@ -71,6 +71,9 @@ class TskdFrontend final : public BundleFrontend {
     if (partitioner_) partitioner_->for_chunks(n, body);
     else body(0, n);
   }
+  void lend_threads(sim::LentThreads& out) override {
+    if (partitioner_) partitioner_->lend_threads(out);
+  }
 
   const CostModel& costs() const { return costs_; }
 

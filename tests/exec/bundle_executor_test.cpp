@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "engine/exec/bundle_executor.h"
+#include "engine/exec/queue_binding.h"
 #include "engine/verify/cf_check.h"
 #include "engine/verify/checker.h"
 #include "tests/exec/probe_workload.h"
@@ -327,6 +328,133 @@ TEST(BundleExecutorOllp, ReconnaissanceRunsInParallelAndDescribesOnlyChangedPred
   EXPECT_GE(w.reconnaissance_threads(), 2u);
   EXPECT_EQ(w.describes(), 2u * kBig);
   EXPECT_NE(out.frontend_json.find("\"reconnaissance\""), std::string::npos) << out.frontend_json;
+}
+
+// Queue binding (engine/exec/queue_binding.h) on a workload whose requests
+// of a group are bound to their position among the group's requests of their
+// queue (TPC-C's Deliveries of a warehouse): a bound request writes row
+// (group, position) of table 1, planned at its batch rank. The plan sends a
+// group's first request to the residuals (as a partitioner does): the others
+// of its CC-free queue move up one position; a CC queue, or a queue TsDEFER
+// orders, keeps its planned predictions.
+struct BindingRequest {
+  bool binds = false;
+  uint32_t group = 0, position = 0;
+  std::vector<GlobalKey> writes;  // rows written besides the bound one
+};
+struct BindingWorkload {
+  using Request = BindingRequest;
+  void begin_queue_binding() { next.clear(); }
+  bool bind_in_queue(Request& r) const {
+    if (!r.binds) return false;
+    const auto it = next.find(r.group);
+    const uint32_t p = it == next.end() ? 0 : it->second;
+    const bool changed = r.position != p;
+    r.position = p;
+    return changed;
+  }
+  void accept_binding(const Request& r) {
+    if (r.binds) ++next[r.group];
+  }
+  static TxnDesc describe(const Request& r, uint32_t i) {
+    TxnDesc d;
+    d.id = i;
+    d.write_set = r.writes;
+    if (r.binds) d.write_set.push_back(make_global_key(1, r.group * 100 + r.position));
+    std::sort(d.write_set.begin(), d.write_set.end());
+    return d;
+  }
+  std::map<uint32_t, uint32_t> next;
+};
+struct BindingBatch {
+  std::vector<BindingRequest> requests;
+  std::vector<TxnDesc> descs;
+  void add(BindingRequest r) {
+    descs.push_back(BindingWorkload::describe(r, static_cast<uint32_t>(requests.size())));
+    requests.push_back(std::move(r));
+  }
+  QueueBindingStats bind(BundlePlan& plan) {
+    BindingWorkload w;
+    return bind_queues(w, plan, std::span<BindingRequest>(requests), std::span<TxnDesc>(descs),
+                       [](const BindingRequest& r, uint32_t i) { return BindingWorkload::describe(r, i); });
+  }
+};
+BindingRequest bound_at(uint32_t group, uint32_t position) { return {true, group, position, {}}; }
+BundleQueue queue(BundleQueue::Mode mode, std::vector<uint32_t> txns) { return {mode, std::move(txns)}; }
+constexpr auto kCcFree = BundleQueue::Mode::kWithoutCC;
+
+TEST(BundleExecutorQueueBinding, RequestsAreBoundToTheirPositionInTheirCcFreeQueue) {
+  BindingBatch b;
+  b.add(bound_at(1, 0));  // 0: to the residuals
+  b.add(bound_at(1, 1));  // 1, 2: queue 0, first and second of group 1
+  b.add(bound_at(1, 2));
+  b.add(bound_at(2, 0));  // 3, 4: group 2 in batch order, queue 1: unchanged
+  b.add(bound_at(2, 1));
+  b.add(bound_at(3, 1));  // 5: a CC queue (not checked, not bound)
+  BundlePlan plan;
+  plan.per_thread.resize(3);
+  plan.per_thread[0].push_back(queue(kCcFree, {1, 2}));
+  plan.per_thread[1].push_back(queue(kCcFree, {3, 4}));
+  plan.per_thread[2].push_back(queue(BundleQueue::Mode::kWithCC, {5}));
+  plan.residuals = {0};
+  const QueueBindingStats st = b.bind(plan);
+  EXPECT_EQ(st.rebound, 2u);
+  EXPECT_EQ(st.demoted, 0u);
+  EXPECT_EQ(b.requests[1].position, 0u);
+  EXPECT_EQ(b.requests[2].position, 1u);
+  EXPECT_EQ(b.descs[1].write_set, std::vector<GlobalKey>{make_global_key(1, 100)}) << "described again";
+  EXPECT_EQ(b.descs[2].write_set, std::vector<GlobalKey>{make_global_key(1, 101)});
+  EXPECT_EQ(b.requests[5].position, 1u);
+  EXPECT_EQ(plan.per_thread[0][0].txns, (std::vector<uint32_t>{1, 2}));
+  EXPECT_EQ(plan.residuals, std::vector<uint32_t>{0});
+  EXPECT_EQ(plan.validate(b.requests.size(), 3), "");
+
+  // A queue TsDEFER orders is not run in its order: not bound.
+  BindingBatch t;
+  t.add(bound_at(1, 0));
+  t.add(bound_at(1, 1));
+  BundlePlan deferred;
+  deferred.per_thread.resize(1);
+  deferred.per_thread[0].push_back(queue(kCcFree, {1}));
+  deferred.residuals = {0};
+  deferred.tsdefer_queues = true;
+  EXPECT_EQ(t.bind(deferred).rebound, 0u);
+  EXPECT_EQ(t.requests[1].position, 1u);
+}
+
+// A bound prediction that names a row another queue touches would break the
+// plan's promise (Strife §2; checked by cf_check.h at run time): the request
+// keeps its planned prediction and runs in the residuals instead, and the
+// next one of its group takes the position. Rows bound in one queue count
+// against the queues bound after it.
+TEST(BundleExecutorQueueBinding, ABindingThatConflictsWithAnotherQueueGoesToTheResiduals) {
+  BindingBatch b;
+  b.add(bound_at(1, 0));                                  // 0: residuals
+  b.add(bound_at(1, 1));                                  // 1: queue 0, would take row (1, 0)...
+  b.add({false, 0, 0, {make_global_key(1, 100)}});        // 2: ...which queue 1 writes: stays planned, residuals
+  b.add(bound_at(1, 2));                                  // 3: queue 0, takes position 0 then: also conflicts
+  b.add(bound_at(2, 1));                                  // 4: queue 0, group 2: row (2, 0), free: bound
+  b.add(bound_at(2, 2));                                  // 5: queue 2 (worklist), group 2 again: row (2, 0),
+                                                          //    bound in queue 0 just before: residuals
+  BundlePlan plan;
+  plan.per_thread.resize(2);
+  plan.per_thread[0].push_back(queue(kCcFree, {1, 3, 4}));
+  plan.per_thread[1].push_back(queue(kCcFree, {2}));
+  plan.worklist.push_back(queue(kCcFree, {5}));
+  plan.residuals = {0};
+  const BindingBatch planned = b;
+  const QueueBindingStats st = b.bind(plan);
+  EXPECT_EQ(st.demoted, 3u);
+  EXPECT_EQ(st.rebound, 1u);
+  EXPECT_EQ(plan.per_thread[0][0].txns, std::vector<uint32_t>{4});
+  EXPECT_EQ(plan.worklist[0].txns, std::vector<uint32_t>{});
+  EXPECT_EQ(plan.residuals, (std::vector<uint32_t>{0, 1, 3, 5}));
+  for (uint32_t i : {1u, 3u, 5u}) {
+    EXPECT_EQ(b.requests[i].position, planned.requests[i].position) << i;
+    EXPECT_EQ(b.descs[i].write_set, planned.descs[i].write_set) << i;
+  }
+  EXPECT_EQ(b.requests[4].position, 0u);
+  EXPECT_EQ(plan.validate(b.requests.size(), 2), "");
 }
 
 TEST(BundleExecutorVerify, PlanValidationNamesTheProblem) {

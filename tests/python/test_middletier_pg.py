@@ -171,7 +171,10 @@ def test_server_is_stopped_and_removed_on_a_signal(signum):
     data = Path(line)
     pid = _postmaster_pid(data)
     child.send_signal(signum)
-    child.wait(timeout=60)
+    # A guard against a hang, not a speed bound: CI runs pytest beside the
+    # release ctest (scripts/run-tests.sh), and on a 2-core machine that load
+    # once stretched the stop past 60 s.
+    child.wait(timeout=180)
     assert not data.exists()
     assert _gone(pid)
 

@@ -320,8 +320,7 @@ def test_sim_validation_compares_each_protocol_natively_and_simulated(figure_id)
     config = load_catalog(Workspace.create()).figures[figure_id]
     series = {series.name: series for series in config.series}
     protocols = [name for name in series if not name.startswith("sim-")]
-    # Strife waits for the bundle executor under sim (a sim binary refuses --frontend=strife: docs/sim.md).
-    assert protocols == ["nowait", "waitdie", "occ", "silo", "tictoc", "bcc", "mocc"]
+    assert protocols == ["nowait", "waitdie", "occ", "silo", "tictoc", "bcc", "mocc", "strife"]
     for name in protocols:
         assert series[name].variant == "native" and series[f"sim-{name}"].variant == "sim"
         assert series[name].params == series[f"sim-{name}"].params

@@ -1,7 +1,9 @@
 // The simulation's scheduler and cost model (engine/core/sim.h), on fibers
 // the tests spawn themselves: the order of the schedule, its determinism,
 // virtual time that never goes back, the cost accounting of a hand-computed
-// schedule, fiber-local words, and the watchdog on a planted spin.
+// schedule, fiber-local words, the watchdog on a planted spin, and the
+// blocking waits of sim_sync.h (a barrier releases at its last arrival's
+// time; a wait nobody ends is reported as a deadlock).
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -12,6 +14,7 @@
 
 #include "engine/cc/protocol.h"  // cpu_relax
 #include "engine/core/sim.h"
+#include "engine/core/sim_sync.h"
 
 namespace ccb::sim {
 namespace {
@@ -206,6 +209,51 @@ TEST_F(SimTest, FiberExceptionReachesTheCaller) {
   });
   g.spawn([] { charge(Op::kRowRead); });
   EXPECT_THROW(g.run([] {}), std::runtime_error);
+}
+
+// The barrier: arrivals are RMWs of its counter (5 ns each, 100 ns more when
+// another fiber wrote the line last), the last arrival runs the completion
+// at its own time and goes on; the parked ones go on at that time plus the
+// load of the counter's line (2 + 100 ns). Fiber f arrives after f + 1 index
+// probes (10 ns each): f0 at 10 (done at 15), f1 at 20 (125: it waits for no
+// one but pays the transfer), f2 at 30, which waits for f1's RMW (125 + 105).
+TEST_F(SimTest, FiberBarrierReleasesAtTheLastArrival) {
+  uint64_t completed_at = 0;
+  struct Done {
+    uint64_t* at;
+    void operator()() noexcept { *at = now_ns(); }
+  };
+  FiberBarrier<Done> barrier(3, Done{&completed_at});
+  std::vector<uint64_t> after(3);
+  ThreadGroup g;
+  for (uint32_t f = 0; f < 3; ++f) {
+    g.spawn([&, f] {
+      for (uint32_t i = 0; i <= f; ++i) charge(Op::kIndexProbe);
+      barrier.arrive_and_wait();
+      after[f] = now_ns();
+    });
+  }
+  g.run([] {});
+  EXPECT_EQ(completed_at, 230u);
+  EXPECT_EQ(after[2], 230u);
+  EXPECT_EQ(after[0], 332u);
+  EXPECT_EQ(after[1], 332u);
+  // No spin rounds: 6 probes, 3 arrivals, 2 parks, 2 released loads.
+  EXPECT_EQ(last_run().events, 13u);
+}
+
+// A wait that nobody will end: once every fiber left is parked, the
+// simulation exits 1 naming the park site.
+void planted_wait() {
+  WaitList never;
+  ThreadGroup g;
+  g.spawn([&] { never.wait(); });  // the planted wait: nobody notifies
+  g.spawn([] { charge(Op::kRowRead); });  // ends at once
+  g.run([] {});
+}
+TEST(SimDeadlockDeathTest, NamesTheParkSite) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(planted_wait(), ::testing::ExitedWithCode(1), "sim deadlock: every fiber left is parked.*sim_test\.cpp:[0-9]+");
 }
 
 // A spin that no other fiber will ever end: the watchdog names its site and

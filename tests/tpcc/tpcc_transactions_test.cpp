@@ -613,6 +613,92 @@ TYPED_TEST(TpccTransactionTest, OllpDeliveriesOfOneBatchAreBoundInBatchOrder) {
   EXPECT_EQ(as_conflict_keys(fb.written), this->keys(db.write_set));
 }
 
+// After the plan, a Delivery in a CC-free queue is bound to its position
+// among its queue's Deliveries of the warehouse (engine/exec/queue_binding.h):
+// the plan sent the batch's first Delivery to the residuals (which run after
+// every queue) and kept the second in a queue, where it runs first. Bound in
+// batch order it would find the first one's orders and be re-planned; bound
+// to its queue position it delivers the oldest orders, exactly the rows it
+// then declares, and the residual one, under the protocol, the next ones.
+TYPED_TEST(TpccTransactionTest, OllpDeliveryIsBoundToItsPositionInItsCcFreeQueue) {
+  auto& db = this->db();
+  const uint32_t w = 1;
+  auto a = this->delivery_request(w, 1, 1700000801), b = this->delivery_request(w, 2, 1700000802);
+  ASSERT_TRUE(this->reconnoiter({&a, &b}));
+  ASSERT_EQ(b.delivery_rank, 1u);
+  EXPECT_EQ(this->run_cc_free(b), RC::kPredictionMismatch) << "bound in batch order, b expects a to have run";
+  uint32_t oldest[kDistrictsPerWarehouse];
+  for (uint32_t d = 1; d <= kDistrictsPerWarehouse; ++d)
+    oldest[d - 1] = row<DeliveryCursorRow>(db.delivery_cursor, district_key(w, d))->next_o_id;
+
+  this->workload_->begin_queue_binding();
+  ASSERT_TRUE(this->workload_->bind_in_queue(b)) << "first of its queue: bound again";
+  this->workload_->accept_binding(b);
+  EXPECT_EQ(b.delivery_rank, 0u);
+  for (uint32_t d = 1; d <= kDistrictsPerWarehouse; ++d) EXPECT_EQ(b.delivery_from[d - 1], oldest[d - 1]);
+  const TxnDesc desc = this->workload_->describe(b);
+  Footprint f;
+  ASSERT_EQ(this->run_cc_free(b, &f), RC::kOk);
+  EXPECT_EQ(as_conflict_keys(f.written), this->keys(desc.write_set));
+  ASSERT_EQ(this->run(a), RC::kOk) << "the residual one, under the protocol";
+  for (uint32_t d = 1; d <= kDistrictsPerWarehouse; ++d) {
+    EXPECT_NE(row<OrderRow>(db.order, order_key(w, d, oldest[d - 1]))->carrier_id, 0);
+    EXPECT_EQ(row<DeliveryCursorRow>(db.delivery_cursor, district_key(w, d))->next_o_id, oldest[d - 1] + 2);
+  }
+
+  // Two Deliveries kept in their queue in batch order: their binding stands.
+  auto c = this->delivery_request(w, 3, 1700000803), e = this->delivery_request(w, 4, 1700000804);
+  ASSERT_TRUE(this->reconnoiter({&c, &e}));
+  this->workload_->begin_queue_binding();
+  for (TpccRequest* r : {&c, &e}) {
+    EXPECT_FALSE(this->workload_->bind_in_queue(*r));
+    this->workload_->accept_binding(*r);
+  }
+  EXPECT_EQ(e.delivery_rank, 1u);
+  // A Delivery outside the plan runs before them and delivers c's orders: c
+  // is still a mismatch; e's orders are the oldest now, as it predicted.
+  ASSERT_EQ(this->run(this->delivery_request(w, 5, 1700000805)), RC::kOk);
+  EXPECT_EQ(this->run_cc_free(c), RC::kPredictionMismatch);
+  EXPECT_EQ(this->run_cc_free(e), RC::kOk);
+}
+
+// A NewOrder of the OrderStatus's customer in the same batch: the plan orders
+// the two (both declare CUSTOMER_LAST_ORDER), and the OrderStatus also
+// declares DISTRICT, the conflict key of the batch's inserted orders. Run
+// after the NewOrder in a CC-free queue it reads the new order, rows the
+// NewOrder's DISTRICT write stands for, instead of being re-planned. A
+// NewOrder of a customer the batch does not order for, run outside the plan,
+// is still a mismatch.
+TYPED_TEST(TpccTransactionTest, OllpOrderStatusAfterANewOrderOfItsCustomerInTheBatch) {
+  auto& db = this->db();
+  const uint32_t w = 2, d = 6, c = 2400, other = 2401;
+  auto no = this->new_order_request(w, d, c, {{31, 2, 1}, {32, 2, 2}, {33, 2, 3}});
+  auto os = this->order_status_request(w, d, c), bystander = this->order_status_request(w, d, other);
+  this->reconnoiter({&no, &os, &bystander});
+  EXPECT_TRUE(os.predicted_new_order);
+  EXPECT_FALSE(bystander.predicted_new_order);
+  const GlobalKey district = gk(kDistrictTable, district_key(w, d));
+  const TxnDesc desc = this->workload_->describe(os);
+  EXPECT_EQ(std::count(desc.read_set.begin(), desc.read_set.end(), district), 1);
+  const TxnDesc no_desc = this->workload_->describe(no);
+  EXPECT_EQ(std::count(no_desc.write_set.begin(), no_desc.write_set.end(), district), 1);
+
+  const uint32_t o = row<DistrictRow>(db.district, district_key(w, d))->next_o_id;
+  ASSERT_EQ(this->run_cc_free(no), RC::kOk);
+  Footprint f;
+  ASSERT_EQ(this->run_cc_free(os, &f), RC::kOk) << "the NewOrder the plan ran first is no mismatch";
+  EXPECT_EQ(f.read, (std::set<GlobalKey>{gk(kCustomerTable, customer_key(w, d, c)),
+                                         gk(kCustomerLastOrderTable, customer_key(w, d, c)),
+                                         gk(kOrderTable, order_key(w, d, o)),
+                                         gk(kOrderLineTable, order_line_key(w, d, o, 1)),
+                                         gk(kOrderLineTable, order_line_key(w, d, o, 2)),
+                                         gk(kOrderLineTable, order_line_key(w, d, o, 3))}));
+
+  ASSERT_EQ(this->run(this->new_order_request(w, d, other, {{34, 2, 1}})), RC::kOk);
+  EXPECT_EQ(this->run_cc_free(bystander), RC::kPredictionMismatch) << "a NewOrder outside the plan";
+  EXPECT_EQ(this->run(bystander), RC::kOk);
+}
+
 // A district without undelivered orders: the Delivery expects it empty and
 // reads (and declares) DISTRICT; an order a NewOrder inserted since has a
 // customer it did not declare: a mismatch in a CC-free queue.

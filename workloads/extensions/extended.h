@@ -166,6 +166,23 @@ class Extended {
   {
     return inner_.reconnoiter(r.inner);
   }
+  // The queue binding after the plan (engine/exec/queue_binding.h): without
+  // it a wrapped TPC-C's Deliveries keep the batch-order binding.
+  void begin_queue_binding()
+    requires requires(W& w) { w.begin_queue_binding(); }
+  {
+    inner_.begin_queue_binding();
+  }
+  bool bind_in_queue(Request& r) const
+    requires requires(const W& w, typename W::Request& q) { { w.bind_in_queue(q) } -> std::same_as<bool>; }
+  {
+    return inner_.bind_in_queue(r.inner);
+  }
+  void accept_binding(const Request& r)
+    requires requires(W& w, const typename W::Request& q) { w.accept_binding(q); }
+  {
+    inner_.accept_binding(r.inner);
+  }
   bool read_only(const Request& r) const
     requires requires(const W& w, const typename W::Request& q) { { w.read_only(q) } -> std::same_as<bool>; }
   {
@@ -195,7 +212,7 @@ class Extended {
             "a t_T at which the longest runtime bound, p x minT x t_T (--runtime_skew_p=" + std::to_string(rt.p) +
                 ", --runtime_skew_min_t=" + std::to_string(rt.min_t) + "), is at most 1 s: at most " +
                 std::to_string(kMaxDelayUs / (rt.p * rt.min_t)) + " us");
-    const double longest_cycles = double{o.io.l_io} * o.io.min_cycles;
+    const double longest_cycles = static_cast<double>(o.io.l_io) * o.io.min_cycles;
     require(longest_cycles <= kMaxDelayCycles, "io_latency_min_cycles",
             "a minIO at which the longest I/O delay, l_IO x minIO (--io_latency_l=" + std::to_string(o.io.l_io) +
                 "), is at most 2e9 cycles: at most " +

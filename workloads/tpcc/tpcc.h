@@ -13,8 +13,8 @@
 //
 // Thread safety: load() and check_invariants() run alone; generate(), run(),
 // describe() and on_commit() run concurrently from the workers;
-// begin_reconnaissance() alone and reconnoiter() concurrently, while no
-// transaction runs (the bundle executor's analysis).
+// begin_reconnaissance() alone and reconnoiter() concurrently, then the queue
+// binding alone, while no transaction runs (the bundle executor's analysis).
 #pragma once
 
 #include <functional>
@@ -90,6 +90,13 @@ class TpccWorkload {
     recon_.begin(batch, proj);
   }
   bool reconnoiter(Request& r) const { return recon_.reconnoiter(*db_, r); }
+  // Queue binding (engine/exec/queue_binding.h), after the plan: a Delivery
+  // in a CC-free queue is bound to its position among the queue's Deliveries
+  // of its warehouse (tpcc_reconnaissance.h).
+  // REQUIRES: as reconnoiter(); the coordinator alone.
+  void begin_queue_binding() { recon_.begin_queue(); }
+  bool bind_in_queue(Request& r) const { return recon_.bind_in_queue(*db_, r); }
+  void accept_binding(const Request& r) { recon_.accept_binding(r); }
 
   // OrderStatus and StockLevel never write (protocols may run them as
   // snapshot transactions; engine/cc/protocol.h, txn.read_only()).

@@ -199,9 +199,11 @@ RC payment(TxnT& txn, Db& db, const TpccRequest& r) {
 // The customer's last order comes from its CUSTOMER_LAST_ORDER row instead of
 // a descending scan of ORDER by (W, D, C) (README "Deviations").
 // OLLP (tpcc_reconnaissance.h): with a predicted last order, in a CC-free
-// queue, the customer and the order it finds must be the predicted ones; a
-// NewOrder of the customer that ran since makes it RC::kPredictionMismatch
-// (it read only declared rows).
+// queue, the customer and the order it finds must be the predicted ones, or,
+// when the batch holds a NewOrder of the customer (predicted_new_order), a
+// newer order, which the plan ran first: its rows stand under the DISTRICT
+// row declared for it. Any other NewOrder of the customer that ran since
+// makes it RC::kPredictionMismatch (it read only declared rows).
 template <class TxnT, class Db>
 RC order_status(TxnT& txn, Db& db, const TpccRequest& r) {
   const uint32_t w = r.w_id, d = r.d_id;
@@ -214,10 +216,11 @@ RC order_status(TxnT& txn, Db& db, const TpccRequest& r) {
   const auto* last = read_row<CustomerLastOrderRow>(txn, db.customer_last_order, customer_key(w, d, c_id));
   if (last == nullptr) return txn.failure();
   const uint32_t o_id = last->o_id;
-  if (predicted && o_id != r.predicted_o_id) return RC::kPredictionMismatch;
+  const bool newer = predicted && r.predicted_new_order && o_id > r.predicted_o_id;  // the batch's NewOrder's
+  if (predicted && o_id != r.predicted_o_id && !newer) return RC::kPredictionMismatch;
   const auto* od = read_row<OrderRow>(txn, db.order, order_key(w, d, o_id));
   if (od == nullptr) return txn.failure();
-  if (predicted && od->ol_cnt != r.predicted_ol_cnt) return RC::kPredictionMismatch;
+  if (predicted && !newer && od->ol_cnt != r.predicted_ol_cnt) return RC::kPredictionMismatch;
   uint64_t output = static_cast<uint64_t>(cust->balance) + od->entry_d + od->carrier_id;
   for (uint32_t ol = 1; ol <= od->ol_cnt; ++ol) {
     const auto* line = read_row<OrderLineRow>(txn, db.order_line, order_line_key(w, d, o_id, ol));
@@ -240,10 +243,12 @@ RC order_status(TxnT& txn, Db& db, const TpccRequest& r) {
 // OLLP (tpcc_reconnaissance.h): with a prediction, in a CC-free queue, the
 // order it delivers in each district must be the one it is bound to
 // [delivery_from, delivery_to), whose customer it declared, or, for a
-// district it expects empty ("open", DISTRICT declared), none. Anything else,
-// e.g. an earlier Delivery of the batch not run yet, or an order a NewOrder
-// of the batch inserted, is RC::kPredictionMismatch before any undeclared row
-// is touched. Under the protocol it delivers the oldest order, as always.
+// district it expects empty ("open", DISTRICT declared), none. Its binding
+// follows its position among its queue's Deliveries of the warehouse
+// (engine/exec/queue_binding.h), so anything else, e.g. an earlier Delivery
+// of its queue re-planned, or an order a NewOrder of the batch inserted, is
+// RC::kPredictionMismatch before any undeclared row is touched. Under the
+// protocol it delivers the oldest order, as always.
 template <class TxnT, class Db>
 RC delivery(TxnT& txn, Db& db, const TpccRequest& r) {
   const uint32_t w = r.w_id;

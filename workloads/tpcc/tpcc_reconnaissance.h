@@ -23,9 +23,15 @@
 // run before the prediction's own may change what it reads:
 //   Payment, OrderStatus by last name: the middle namesake (the index never
 //       changes: always right).
-//   OrderStatus: the customer's last order and its O_OL_CNT. Wrong when a
-//       NewOrder of the same customer runs first (it writes the
-//       CUSTOMER_LAST_ORDER row both declare, so the plan sees the conflict).
+//   OrderStatus: the customer's last order and its O_OL_CNT. A NewOrder of
+//       the same customer that runs first gives it a newer one: both declare
+//       its CUSTOMER_LAST_ORDER row, so the plan orders them (one queue, or
+//       the residuals), and when the batch holds such a NewOrder the
+//       OrderStatus also declares a read of DISTRICT, the conflict key of the
+//       batch's inserted orders (below), and accepts a last order newer than
+//       the predicted one in a CC-free queue (predicted_new_order): the plan
+//       ran its NewOrder first. Without one in the batch a newer last order
+//       is a transaction outside the plan: a mismatch.
 //   StockLevel: D_NEXT_O_ID, which fixes the 20 orders it examines. TPC-C
 //       2.8.2.3 asks of StockLevel only that "all data read must be committed
 //       and no older than the most recently committed data prior to the time
@@ -33,13 +39,22 @@
 //       batch's analysis is; the procedure then examines that window instead
 //       of reading DISTRICT, so NewOrders of the batch do not invalidate it.
 //   Delivery: the oldest undelivered order of each district moves with every
-//       Delivery of the warehouse. The k-th Delivery of a warehouse in batch
-//       order is bound to the order cursor + k of each district (or, past
-//       D_NEXT_O_ID, to finding the district empty, reading DISTRICT) and
-//       declares its customer. The batch's Deliveries of a warehouse all
-//       write the same cursors, so a partitioner keeps them in one CC-free
-//       queue, in batch order (or sends them to the residual, under CC);
-//       one that runs out of that order in a CC-free queue is a mismatch.
+//       Delivery of the warehouse. For the plan, the k-th Delivery of a
+//       warehouse in batch order is bound to the order cursor + k of each
+//       district (or, past D_NEXT_O_ID, to finding the district empty,
+//       reading DISTRICT) and declares its customer. The batch's Deliveries
+//       of a warehouse all write the same cursors, so a partitioner keeps
+//       them in one CC-free queue (or sends them to the residuals, which run
+//       after every queue, under CC: Strife §2, TSKD §6.1), but not
+//       necessarily in batch order nor all of them. So once the plan exists
+//       the k-th Delivery of a warehouse in its CC-free queue is bound again,
+//       to cursor + k, the oldest undelivered order when it runs
+//       (bind_in_queue; engine/exec/queue_binding.h checks the customers it
+//       then declares against the other queues and otherwise leaves it to
+//       the residuals). Deliveries in the residuals or in CC queues keep the
+//       batch-order binding: unchecked, they deliver the oldest order. One
+//       that still runs out of its bound order in a CC-free queue (an earlier
+//       one of its queue was re-planned) is a mismatch.
 //       (Declaring every order one of the m Deliveries might reach instead
 //       makes each declare 10 m customers: Schism's pairwise graph did not
 //       finish a 10,000-transaction bundle at the small profile in 120 s.)
@@ -49,12 +64,15 @@
 // and an OrderStatus or StockLevel reading such a row that a Delivery of the
 // batch may reach (an order in [cursor, cursor + m)) declares a read of it.
 // Orders a NewOrder of the batch inserts stand under DISTRICT (NewOrder
-// writes it, a Delivery that may reach them reads it).
+// writes it; a Delivery that may reach them, and an OrderStatus that may find
+// one as its customer's last order, read it).
 //
 // Thread safety: begin() runs alone on the coordinator (it writes the
 // Deliveries' ranks into the batch); reconnoiter() and
 // describe_rows() then run concurrently on distinct requests, reading the
-// database and the batch's counts. REQUIRES: no transaction runs meanwhile.
+// database and the batch's counts; the queue binding (begin_queue(),
+// bind_in_queue(), accept_binding()) runs alone on the coordinator after the
+// plan. REQUIRES: no transaction runs meanwhile.
 #pragma once
 
 #include <algorithm>
@@ -71,18 +89,42 @@ namespace ccb::tpcc {
 
 class Reconnaissance {
  public:
-  explicit Reconnaissance(uint32_t warehouses) : deliveries_(warehouses + 1, 0) {}
+  explicit Reconnaissance(uint32_t warehouses) : deliveries_(warehouses + 1, 0), queue_ranks_(warehouses + 1, 0) {}
 
   // The batch whose requests are reconnoitered next: counts its Deliveries
-  // per warehouse and ranks them in batch order (TpccRequest::delivery_rank;
-  // proj maps an element of `batch` to its TpccRequest).
+  // per warehouse and ranks them in batch order (TpccRequest::delivery_rank),
+  // and notes the customers its NewOrders give a new last order (proj maps an
+  // element of `batch` to its TpccRequest).
   template <class R, class Proj = std::identity>
   void begin(std::span<R> batch, Proj proj = {}) {
     std::fill(deliveries_.begin(), deliveries_.end(), 0u);
+    new_order_customers_.clear();
     for (R& x : batch) {
       TpccRequest& r = std::invoke(proj, x);
       if (r.type == kDelivery) r.delivery_rank = deliveries_[r.w_id]++;
+      // A rolled-back NewOrder (2.4.1.4) leaves the last order alone.
+      if (r.type == kNewOrder && !r.rolls_back()) new_order_customers_.push_back(customer_key(r.w_id, r.d_id, r.c_id));
     }
+    std::sort(new_order_customers_.begin(), new_order_customers_.end());
+    new_order_customers_.erase(std::unique(new_order_customers_.begin(), new_order_customers_.end()),
+                               new_order_customers_.end());
+  }
+
+  // Queue binding (engine/exec/queue_binding.h), after the plan: a CC-free
+  // queue starts (begin_queue), and each of its requests in queue order is
+  // bound (bind_in_queue) and, if the executor keeps it there, takes its
+  // position (accept_binding). Only a predicted Delivery binds: its rank
+  // becomes its position among the queue's Deliveries of its warehouse, and
+  // its prediction is made again (returns whether it changed).
+  void begin_queue() { std::fill(queue_ranks_.begin(), queue_ranks_.end(), 0u); }
+  template <class Db>
+  bool bind_in_queue(Db& db, TpccRequest& r) const {
+    if (r.type != kDelivery || r.delivery_from[0] == 0) return false;
+    r.delivery_rank = queue_ranks_[r.w_id];
+    return reconnoiter(db, r);
+  }
+  void accept_binding(const TpccRequest& r) {
+    if (r.type == kDelivery && r.delivery_from[0] != 0) ++queue_ranks_[r.w_id];
   }
 
   // Predicts r's data-dependent rows against `db`; returns whether the
@@ -101,9 +143,12 @@ class Reconnaissance {
         r.predicted_o_id = row<CustomerLastOrderRow>(db, db.customer_last_order, customer_key(w, d, c))->o_id;
         r.predicted_ol_cnt = row<OrderRow>(db, db.order, order_key(w, d, r.predicted_o_id))->ol_cnt;
         r.predicted_cursor_read = reachable_by_delivery(db, w, d, r.predicted_o_id, r.predicted_o_id + 1);
+        r.predicted_new_order = std::binary_search(new_order_customers_.begin(), new_order_customers_.end(),
+                                                   customer_key(w, d, c));
         return r.predicted_c_id != before.predicted_c_id || r.predicted_o_id != before.predicted_o_id ||
                r.predicted_ol_cnt != before.predicted_ol_cnt ||
-               r.predicted_cursor_read != before.predicted_cursor_read;
+               r.predicted_cursor_read != before.predicted_cursor_read ||
+               r.predicted_new_order != before.predicted_new_order;
       }
       case kStockLevel: {
         const uint32_t w = r.w_id, d = r.d_id;
@@ -186,6 +231,8 @@ class Reconnaissance {
   }
 
   std::vector<uint32_t> deliveries_;  // per warehouse id: Deliveries in the batch being reconnoitered
+  std::vector<uint64_t> new_order_customers_;  // customer_key()s of the batch's NewOrders, sorted
+  std::vector<uint32_t> queue_ranks_;  // per warehouse id: Deliveries bound in the queue being bound
 };
 
 }  // namespace ccb::tpcc

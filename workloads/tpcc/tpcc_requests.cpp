@@ -165,6 +165,7 @@ TxnDesc TpccGenerator::describe(const TpccRequest& r) {
       for (uint32_t ol = 1; ol <= r.predicted_ol_cnt; ++ol)
         read(kOrderLineTable, order_line_key(r.w_id, r.d_id, r.predicted_o_id, ol));
       if (r.predicted_cursor_read) read(kDeliveryCursorTable, district_key(r.w_id, r.d_id));
+      if (r.predicted_new_order) read(kDistrictTable, district_key(r.w_id, r.d_id));
       break;
     }
     case kDelivery:

@@ -62,6 +62,10 @@ struct TpccRequest {
   // reads; it then declares the district's DELIVERY_CURSOR row, the conflict
   // key of undelivered orders' rows (tpcc_reconnaissance.h).
   bool predicted_cursor_read = false;
+  // OrderStatus: a NewOrder of this batch orders for its customer; it may run
+  // first (the plan orders them) and give the customer a newer last order,
+  // whose rows stand under DISTRICT, which it then declares.
+  bool predicted_new_order = false;
   // Delivery: its rank among the batch's Deliveries of its warehouse (batch
   // order), and per district d (index d - 1) the order it is bound to deliver,
   // [delivery_from, delivery_to) (one order, or none), and in bit d - 1 of
@@ -139,7 +143,10 @@ class TpccGenerator {
 //                the predicted customer); with a predicted last order also
 //                that ORDER row, its O_OL_CNT ORDER-LINE rows and, when a
 //                Delivery of the batch may deliver it, the district's
-//                DELIVERY_CURSOR. By last name without a prediction: nothing.
+//                DELIVERY_CURSOR; when a NewOrder of the batch may give the
+//                customer a newer last order, DISTRICT (the conflict key of
+//                the batch's inserted orders). By last name without a
+//                prediction: nothing.
 //   Delivery     writes the 10 DELIVERY_CURSOR rows of its warehouse (the
 //                conflict key of the NEW-ORDER, ORDER and ORDER-LINE rows of
 //                undelivered orders); reads DISTRICT of the districts its

@@ -35,6 +35,7 @@
 #include "engine/cc/bcc/read_set.h"
 #include "engine/cc/bcc/ring.h"
 #include "engine/cc/bcc/stats.h"
+#include "engine/core/sim.h"
 
 namespace ccb::bcc {
 
@@ -53,6 +54,7 @@ struct alignas(64) ThreadHistory {
     // A consistent <start TID, table> of the entry, or false while the owner
     // rewrites it. Any thread.
     bool read(uint64_t& start, uint64_t& t) const {
+      sim::touch(this, false);  // another thread's entry: its line moves here under sim
       start = start_tid.load(std::memory_order_acquire);
       t = table.load(std::memory_order_seq_cst);
       return start != 0 && start_tid.load(std::memory_order_relaxed) == start;
@@ -128,6 +130,8 @@ struct alignas(64) ThreadHistory {
     const uint64_t table = allocate_table(log2, ++stamp);
     assert(table != 0);
     Entry& e = ring[h % kHistoryEntries];
+    sim::touch(&e, true);
+    sim::touch(&head, true);
     e.start_tid.store(0, std::memory_order_relaxed);
     e.table.store(table, std::memory_order_release);
     e.start_tid.store(start_tid, std::memory_order_release);
@@ -145,6 +149,7 @@ struct alignas(64) ThreadHistory {
     const uint64_t bigger = allocate_table(static_cast<int>(table & 63) + 1, stamp);
     if (bigger == 0) return 0;
     rehash_reads(ReadSet(table), ReadSet(bigger));
+    sim::touch(&ring[(h - 1) % kHistoryEntries], true);
     ring[(h - 1) % kHistoryEntries].table.store(bigger, order);
     return bigger;
   }

@@ -33,6 +33,8 @@
 #include <cassert>
 #include <cstdint>
 
+#include "engine/core/sim.h"
+
 #if defined(__linux__)
 #include <linux/membarrier.h>
 #include <sys/syscall.h>
@@ -75,6 +77,7 @@ inline uint64_t find_read(uint64_t table, uint64_t row) {
   const ReadSet t(table);
   const uint64_t key = t.key(row);
   for (uint64_t i = t.home(row), probes = 0; probes <= t.mask; i = (i + 1) & t.mask, ++probes) {
+    sim::touch(&t.slots[i], false);  // the owner's table: its lines move here under sim
     const uint64_t k = t.slots[i].key.load(std::memory_order_seq_cst);
     if (k == key) return t.slots[i].tid.load(std::memory_order_seq_cst);
     if (ReadSet::empty(k, key)) break;
@@ -95,11 +98,13 @@ inline bool put_read(const ReadSet& t, uint64_t row, uint64_t tid, bool fenced) 
   for (uint64_t i = t.home(row);; i = (i + 1) & mask) {
     const uint64_t k = s[i].key.load(std::memory_order_relaxed);
     if (k == key) {
+      sim::touch(&s[i], true);  // under sim: the slot's line is this core's, a searcher's read moves it
       if (fenced) s[i].tid.exchange(tid, std::memory_order_seq_cst);
       else s[i].tid.store(tid, std::memory_order_release);
       return false;
     }
     if (ReadSet::empty(k, key)) {
+      sim::touch(&s[i], true);
       s[i].tid.store(tid, std::memory_order_relaxed);
       if (fenced) s[i].key.exchange(key, std::memory_order_seq_cst);
       else s[i].key.store(key, std::memory_order_release);

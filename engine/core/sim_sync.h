@@ -1,0 +1,106 @@
+// Waits that block a fiber under the simulation (engine/core/sim.h,
+// docs/sim.md), built on sim::park / sim::unpark: a barrier for the bundle
+// executor's phases and a wait list for Strife's analysis team
+// (partitioners/strife/thread_team.h), so that a wait costs no spin rounds
+// however long it lasts in virtual time (the coordinator's analysis of a
+// batch, a straggling worker), and the watchdog is left for real spins.
+//
+// Natively nothing here is used: sim::Barrier<F> is std::barrier<F> (the
+// executor's native code is what it was), and sim::WaitList's members are
+// empty functions that the callers reach only under `if constexpr (kSimBuild)`.
+//
+// Thread safety: under sim all fibers run on one OS thread and switch only
+// inside sim hooks, so a check followed by park() cannot miss a wake-up; the
+// classes here are used by fibers of one simulation only.
+#pragma once
+
+#include <barrier>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <stdexcept>
+#include <utility>
+#include <vector>
+
+#include "engine/core/sim.h"
+
+namespace ccb::sim {
+
+// Fibers waiting for a condition another fiber makes true: wait() parks the
+// current fiber until notify_all(); callers re-check their condition after
+// wait() returns, as with a condition variable.
+class WaitList {
+ public:
+#if CCB_SIM_BUILD
+  void wait(const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
+    if (!in_fiber()) throw std::logic_error("sim::WaitList::wait outside a running simulation");
+    ids_.push_back(current_id());
+    park(file, line);
+  }
+  void notify_all() {
+    std::vector<uint32_t> ids;
+    ids.swap(ids_);
+    for (uint32_t id : ids) unpark(id);
+  }
+
+ private:
+  std::vector<uint32_t> ids_;
+#else
+  void wait(const char* = nullptr, int = 0) {}
+  void notify_all() {}
+#endif
+};
+
+#if CCB_SIM_BUILD
+// std::barrier's arrive_and_wait with its completion step, for fibers. An
+// arrival is an atomic read-modify-write of the barrier's counter (sim::rmw:
+// arrivals serialize on its line); the last one runs the completion at its
+// virtual time, then releases the others, which go on at that time plus the
+// load of the released counter (sim::touch: a line transfer).
+template <class Completion>
+class FiberBarrier {
+ public:
+  FiberBarrier(std::ptrdiff_t expected, Completion completion)
+      : expected_(expected), completion_(std::move(completion)) {}
+
+  void arrive_and_wait(const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
+    if (!in_fiber()) throw std::logic_error("sim::FiberBarrier outside a running simulation");
+    rmw(&arrived_);
+    if (++arrived_ < expected_) {
+      const uint64_t phase = phase_;
+      while (phase_ == phase) waiting_.wait(file, line);
+      touch(&arrived_, false);
+      return;
+    }
+    completion_();
+    arrived_ = 0;
+    ++phase_;
+    waiting_.notify_all();
+  }
+
+ private:
+  const std::ptrdiff_t expected_;
+  Completion completion_;
+  std::ptrdiff_t arrived_ = 0;
+  uint64_t phase_ = 0;
+  WaitList waiting_;
+};
+
+template <class Completion>
+using Barrier = FiberBarrier<Completion>;
+#else
+template <class Completion>
+using Barrier = std::barrier<Completion>;
+#endif
+
+// Threads that an object built before a run (Strife's analysis team) lends
+// to the run under sim: the executor spawns each body as a fiber beside its
+// own, and calls every stop() from its coordinator when the run ends, after
+// which the bodies return. Natively the object's threads are running already
+// and lends none.
+struct LentThreads {
+  std::vector<std::function<void()>> bodies;
+  std::vector<std::function<void()>> stops;
+};
+
+}  // namespace ccb::sim

@@ -28,7 +28,8 @@
 #   make fidelity [FIGS=id1,id2]  the named figures at small on a quiet machine, until decided -> paper_figures/FIDELITY.md
 #   make clean
 # Options: VARIANT=debug|tsan|asan|profile|sim, NATIVE=1 (-march=native), JOBS=N,
-#   WORKLOADS="ycsb tpcc" (the workloads compiled into rundb; default all; also WORKLOADS_<variant>).
+#   WORKLOADS="ycsb tpcc" (the workloads compiled into rundb; default all; also WORKLOADS_<variant>),
+#   UNITY=0 (compile each rundb workload as its own translation unit: more CPU, more parallel).
 
 # The protocol registry, the only list of protocols (engine/cc/protocols.txt).
 PROTOCOLS := $(shell awk '/^[a-z]/ {print $$1}' engine/cc/protocols.txt)
@@ -66,6 +67,10 @@ endif
 ifeq ($(filter $(VARIANT),release debug tsan asan profile sim),)
   $(error VARIANT=$(VARIANT) is not one of release|debug|tsan|asan|profile|sim)
 endif
+UNITY ?= 1
+ifeq ($(filter $(UNITY),0 1),)
+  $(error UNITY=$(UNITY) must be 0 or 1)
+endif
 ifeq ($(filter $(NATIVE),0 1),)
   $(error NATIVE=$(NATIVE) must be 0 or 1)
 endif
@@ -101,7 +106,7 @@ configure:
 	@cmake -S . -B $(BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=$(BUILD_TYPE_$(VARIANT)) \
 	  -DCCB_SANITIZE=$(SANITIZE_$(VARIANT)) -DCCB_NATIVE=$(if $(filter 1,$(NATIVE)),ON,OFF) \
 	  -DCCB_PROFILE=$(if $(filter profile,$(VARIANT)),ON,OFF) \
-	  -DCCB_SIM=$(if $(filter sim,$(VARIANT)),ON,OFF) \
+	  -DCCB_SIM=$(if $(filter sim,$(VARIANT)),ON,OFF) -DCCB_UNITY_RUNDB=$(if $(filter 1,$(UNITY)),ON,OFF) \
 	  -DCCB_PROTOCOLS="$(CMAKE_PROTOCOLS)" -DCCB_RUNDB_WORKLOADS="$(subst $(space),;,$(strip $(WORKLOADS)))" \
 	  -DCCB_BIN_DIR=$(BIN_DIR) >/dev/null
 

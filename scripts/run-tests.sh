@@ -25,11 +25,12 @@ stages=()
 run_timed() {  # run_timed <cpu file> <command...>
   local cpu_file=$1
   shift
-  ( rc=0; "$@" || rc=$?; times >"$cpu_file"; exit "$rc" )
+  ( rc=0; "$@" || rc=$?; times >"$cpu_file"; echo "$EPOCHREALTIME" >>"$cpu_file"; exit "$rc" )
 }
-record_stage() {  # record_stage <name> <wall0> <cpu file> <rc> [note]
+record_stage() {  # record_stage <name> <wall0> <cpu file> <rc> [note]: wall time to the command's own end
   stages+=("$(awk -v n="$1" -v w0="$2" -v w1="$EPOCHREALTIME" -v rc="$4" -v note="${5:-}" \
     'NR == 2 { split($1, u, /[ms]/); split($2, s, /[ms]/); c = u[1] * 60 + u[2] + s[1] * 60 + s[2] }
+     NR == 3 { w1 = $1 }
      END { printf "%-16s %8.1f %8.1f%s%s", n, w1 - w0, c, note ? "  " note : "", rc ? "  failed (exit " rc ")" : "" }' "$3")")
 }
 stage() {  # stage <name> <command...>: runs it now

@@ -151,16 +151,11 @@ class Tournament {
     bits_ = static_cast<uint32_t>(std::bit_width(n));
     max_time_ = (kDone >> bits_) - 1;
     leaves_ = std::bit_ceil(std::max<size_t>(n, 2));
-    // winners[] of the subtrees, bottom-up; node_[i] the loser of node i's match.
-    std::vector<Key> winners(2 * leaves_, kDone);
-    for (uint32_t i = 0; i < n; ++i) winners[leaves_ + i] = key(0, i);
     node_.assign(leaves_, kDone);
-    for (size_t i = leaves_ - 1; i >= 1; --i) {
-      const Key l = winners[2 * i], r = winners[2 * i + 1];
-      winners[i] = std::min(l, r);
-      node_[i] = std::max(l, r);
-    }
-    return id_of(winners[1]);
+    std::vector<Key> keys(n);
+    for (uint32_t i = 0; i < n; ++i) keys[i] = key(0, i);
+    rebuild(keys, 0);  // every fiber at time 0: fiber 0 has the smallest key and wins
+    return 0;
   }
   Key key(uint64_t now_ps, uint32_t id) const {
     if (now_ps > max_time_) [[unlikely]] overflow(now_ps);

@@ -144,7 +144,9 @@ TEST(BccStress, HistoryMemoryStaysWithinItsCapacity) {
   Bcc cc;
   cc_test::Counters<Bcc> c(kRows);
   std::atomic<bool> stop{false};
-  std::vector<uint64_t> commits(4), memory_aborts(4);
+  // Atomic: the main thread reads them while the workers run.
+  std::vector<std::atomic<uint64_t>> commits(4);
+  std::vector<uint64_t> memory_aborts(4);
   std::vector<std::thread> workers;
   for (uint32_t t = 0; t < 4; ++t)
     workers.emplace_back([&, t] {
@@ -160,18 +162,31 @@ TEST(BccStress, HistoryMemoryStaysWithinItsCapacity) {
           memory_aborts[t] += txn.failure() == RC::kHistoryMemory;
           txn.abort();
         } else if (txn.commit() == RC::kOk) {
-          ++commits[t];
+          commits[t].fetch_add(1, std::memory_order_relaxed);
         }
       }
     });
+  // At least 600 ms under load, then until every worker has committed once
+  // (a worker the bound starves never does, and fails at the deadline). The
+  // wait is open-ended because under ThreadSanitizer on a loaded 2-core CI
+  // machine a worker's 20000-read transaction can take most of 600 ms, and
+  // whether one finished by then was a matter of the schedule.
   std::this_thread::sleep_for(std::chrono::milliseconds(600));
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  auto all_committed = [&] {
+    for (const auto& n : commits)
+      if (n.load(std::memory_order_relaxed) == 0) return false;
+    return true;
+  };
+  while (!all_committed() && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
   stop.store(true);
   for (auto& w : workers) w.join();
   const Bcc::Stats s = cc.total_stats();
   EXPECT_LE(s.memory_max, bcc::kTableMemoryBytes);
   uint64_t aborts = 0;
   for (uint32_t t = 0; t < 4; ++t) {
-    EXPECT_GT(commits[t], 0u) << "worker " << t;
+    EXPECT_GT(commits[t].load(), 0u) << "worker " << t;
     aborts += memory_aborts[t];
   }
   EXPECT_EQ(aborts, s.table_grow_failures);

@@ -167,10 +167,10 @@ TEST(BccStress, HistoryMemoryStaysWithinItsCapacity) {
       }
     });
   // At least 600 ms under load, then until every worker has committed once
-  // (a worker the bound starves never does, and fails at the deadline). The
-  // wait is open-ended because under ThreadSanitizer on a loaded 2-core CI
-  // machine a worker's 20000-read transaction can take most of 600 ms, and
-  // whether one finished by then was a matter of the schedule.
+  // or 60 s (a worker the bound starves never does, and fails then). Not a
+  // fixed 600 ms: under ThreadSanitizer on a loaded 2-core CI machine a
+  // worker's 20000-read transaction can take most of 600 ms, and whether one
+  // finished by then was a matter of the schedule.
   std::this_thread::sleep_for(std::chrono::milliseconds(600));
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
   auto all_committed = [&] {

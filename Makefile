@@ -29,7 +29,8 @@
 #   make clean
 # Options: VARIANT=debug|tsan|asan|profile|sim, NATIVE=1 (-march=native), JOBS=N,
 #   WORKLOADS="ycsb tpcc" (the workloads compiled into rundb; default all; also WORKLOADS_<variant>),
-#   UNITY=0 (compile each rundb workload as its own translation unit: more CPU, more parallel).
+#   UNITY=0 (compile each rundb workload as its own translation unit: more CPU, more parallel),
+#   OPT=-O1 (the optimization level of release, profile and sim; default -O2; also OPT_<variant>).
 
 # The protocol registry, the only list of protocols (engine/cc/protocols.txt).
 PROTOCOLS := $(shell awk '/^[a-z]/ {print $$1}' engine/cc/protocols.txt)
@@ -62,6 +63,14 @@ ifneq ($(filter-out $(ALL_WORKLOADS),$(WORKLOADS)),)
 endif
 ifeq ($(strip $(WORKLOADS)),)
   $(error WORKLOADS is empty; allowed: one or more of $(ALL_WORKLOADS))
+endif
+
+# The optimization level of the variants of build type Release (release,
+# profile, sim): OPT=-O1, or per variant OPT_<variant>; default -O2. debug,
+# tsan and asan set their own.
+OPT ?= $(or $(OPT_$(VARIANT)),-O2)
+ifeq ($(filter $(OPT),-O0 -O1 -O2 -O3 -Os -Og),)
+  $(error OPT=$(OPT) is not one of -O0|-O1|-O2|-O3|-Os|-Og)
 endif
 
 ifeq ($(filter $(VARIANT),release debug tsan asan profile sim),)
@@ -108,7 +117,7 @@ configure:
 	  -DCCB_PROFILE=$(if $(filter profile,$(VARIANT)),ON,OFF) \
 	  -DCCB_SIM=$(if $(filter sim,$(VARIANT)),ON,OFF) -DCCB_UNITY_RUNDB=$(if $(filter 1,$(UNITY)),ON,OFF) \
 	  -DCCB_PROTOCOLS="$(CMAKE_PROTOCOLS)" -DCCB_RUNDB_WORKLOADS="$(subst $(space),;,$(strip $(WORKLOADS)))" \
-	  -DCCB_BIN_DIR=$(BIN_DIR) >/dev/null
+	  -DCCB_OPT_LEVEL=$(OPT) -DCCB_BIN_DIR=$(BIN_DIR) >/dev/null
 
 build: configure
 	@cmake --build $(BUILD_DIR) -j $(JOBS) --target $(addprefix rundb-,$(SELECTED))

@@ -179,8 +179,12 @@ class Cicada {
  private:
   // The CPU's time-stamp counter (synchronized across cores on the CPUs this
   // runs on: invariant TSC), ordered after earlier loads; the steady clock
-  // elsewhere.
+  // elsewhere. Under sim, the fiber's virtual time as a 2.5 GHz counter (the
+  // constants above assume one; 0 outside the fibers, the constructor's
+  // base): the TSC here made a simulated run depend on the host's speed (not
+  // deterministic).
   static uint64_t ticks() {
+    if constexpr (kSimBuild) return sim::in_fiber() ? sim::now_ns() * 5 / 2 : 0;
 #if defined(__x86_64__) || defined(__i386__)
     _mm_lfence();
     return __rdtsc();

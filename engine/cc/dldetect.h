@@ -47,11 +47,11 @@
 
 #include <atomic>
 #include <bit>
-#include <chrono>
 #include <vector>
 
 #include "engine/cc/common.h"
 #include "engine/cc/two_phase_locking.h"
+#include "engine/core/clock.h"
 #include "engine/core/json.h"
 
 namespace ccb {
@@ -210,18 +210,21 @@ class DlDetect : public TwoPhaseLocking<DlDetect> {
     }
   }
 
+  // The engine's clock (now_ns(), engine/core/clock.h): under sim the
+  // fiber's virtual time, so the searches and the timeout follow the
+  // simulated wait (the steady clock here made a simulated run depend on the
+  // host's speed: not deterministic).
   RC wait_for_grant(Node& me, uint64_t wait) {
-    using Clock = std::chrono::steady_clock;
-    const auto give_up = Clock::now() + std::chrono::nanoseconds(wait_timeout_ns);
-    auto next_search = Clock::now();
+    const uint64_t give_up = now_ns() + wait_timeout_ns;
+    uint64_t next_search = now_ns();
     for (SpinWait w;; w.pause()) {
       const uint64_t s = me.status.load(std::memory_order_acquire);
       if (s == status_of(wait, kGranted)) return RC::kOk;
       if (s == status_of(wait, kVictim)) return RC::kDeadlock;
-      if (w.rounds() % 16 == 0 && Clock::now() >= next_search) {
+      if (w.rounds() % 16 == 0 && now_ns() >= next_search) {
         search(me.thread);
-        const auto now = Clock::now();
-        next_search = now + std::chrono::nanoseconds(kDetectIntervalNs);
+        const uint64_t now = now_ns();
+        next_search = now + kDetectIntervalNs;
         // Safety net (DBx1000's DL_DETECT has one too, TIMEOUT = 1 ms): a
         // wait this long is treated as a deadlock and the waiter aborts itself
         // (under the row latch, so a grant racing with it wins). Counted in

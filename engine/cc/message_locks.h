@@ -44,7 +44,11 @@
 // threads waiting for a grant, its CC threads waiting for a message) park the
 // fiber on a sim::WaitList that the push wakes (TBB's pop would block the one
 // OS thread); natively the hooks are empty and the queues are TBB's as
-// before.
+// before. Under sim each queue object starts a cache line of its own
+// (kQueueAlign): the line map is keyed by address, and 40-byte queues
+// allocated one after another shared lines as the heap's layout fell, which
+// depends on the binary's earlier allocations, so Orthrus's schedule differed
+// between two builds of the same code (docs/sim.md, "Determinism").
 //
 // Thread safety: OwnerLockTable belongs to one owner thread. MessageLocks:
 // serve()/serve_pending() for partition p only on p's owner; acquire() and
@@ -227,7 +231,7 @@ class MessageLocks {
       owners_.back()->inbox.set_capacity(2 * coordinators + 1);
     }
     for (uint32_t c = 0; c < coordinators; ++c) {
-      replies_.push_back(std::make_unique<tbb::concurrent_bounded_queue<uint32_t>>());
+      replies_.push_back(std::make_unique<ReplyQueue>());
       replies_.back()->set_capacity(1);
     }
 #if CCB_SIM_BUILD
@@ -301,7 +305,12 @@ class MessageLocks {
     const KeyLock* keys = nullptr;  // kLock: the coordinator's plan, unchanged until the grant
     uint32_t n = 0;
   };
-  struct Owner {
+  // Natively the queues keep their own alignment (the layout of before);
+  // under sim one line each (above).
+  template <class T>
+  static constexpr size_t kQueueAlign = kSimBuild ? 64 : alignof(tbb::concurrent_bounded_queue<T>);
+  struct alignas(kQueueAlign<uint32_t>) ReplyQueue : tbb::concurrent_bounded_queue<uint32_t> {};
+  struct alignas(kQueueAlign<Msg>) Owner {
     explicit Owner(uint32_t coordinators) : table(coordinators) {}
     tbb::concurrent_bounded_queue<Msg> inbox;
     OwnerLockTable table;            // owner thread only
@@ -337,7 +346,7 @@ class MessageLocks {
   }
 
   std::vector<std::unique_ptr<Owner>> owners_;
-  std::vector<std::unique_ptr<tbb::concurrent_bounded_queue<uint32_t>>> replies_;
+  std::vector<std::unique_ptr<ReplyQueue>> replies_;
 #if CCB_SIM_BUILD
   std::vector<sim::WaitList> inbox_waiting_, reply_waiting_;  // per owner, per coordinator
 #endif

@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
 # The sim build's binaries end to end (label sim; docs/sim.md), at 32 virtual
-# cores on one OS thread, a few virtual milliseconds per run:
-#   sim_run_test.sh verify <bin/sim/rundb-cc> <workload>
-#       --verify passes (exit 0), the result matches docs/result.schema.json
-#       and carries the "sim" object;
+# cores on one OS thread, a few to 22 virtual milliseconds per run:
+#   sim_run_test.sh verify <bin/sim/rundb-cc> <workload> [<workload flags>...]
+#       at the given workload flags (the registry's high-contention flags,
+#       workloads/workloads.txt; default: sizes below): --verify passes (exit
+#       0), the history was checked and is serializable, the workload's
+#       invariants were checked and hold, transactions committed and the
+#       history has dependency edges to get wrong, the result matches
+#       docs/result.schema.json and carries the "sim" object;
 #   sim_run_test.sh determinism <rundb-cc>
 #       two runs of one configuration and seed: the same commits, aborts and
 #       history (byte for byte); another seed: another history;
@@ -38,17 +42,43 @@ sizes() {
   esac
 }
 common="--threads=32 --warmup=0.0005 --duration=0.003 --txn_buffer=64 --load_threads=1"
+# The --verify matrix's run (tests/sim/CMakeLists.txt): at the registry's
+# high-contention flags, 400 to 190,000 commits per point, 0.4 to 2 s of
+# wall time (docs/sim.md, "Tests").
+matrix="--threads=32 --warmup=0.002 --duration=0.02 --txn_buffer=64 --load_threads=1"
 # The bundle executor: batches of 1000 (2 distinct ones), at least one measured.
 bundle="--threads=32 --warmup=0.0002 --duration=0.0005 --txn_buffer=64 --batch_size=1000 --load_threads=1"
 field() { "$py" -c "import json, sys; d = json.load(open(sys.argv[1])); print(eval(sys.argv[2]))" "$@"; }
 
 case $case_name in
   verify)
-    "$bin" --workload="$wl" $(sizes "$wl") $common --verify --out="$tmp/r.json"
+    if [[ $# -gt 3 ]]; then
+      run=("$bin" --workload="$wl" "${@:4}" $matrix)
+    else
+      run=("$bin" --workload="$wl" $(sizes "$wl") $common)
+    fi
+    "${run[@]}" --verify --out="$tmp/r.json"
     rc=$?
-    [[ $rc -eq 0 ]] || fail "$name $wl under sim: --verify exited $rc"
-    [[ $(field "$tmp/r.json" "d['sim']['virtual_cores']") == 32 ]] || fail "sim.virtual_cores is not 32"
-    [[ $(field "$tmp/r.json" "d['commits'] > 0 and d['sim']['events'] > 0") == True ]] || fail "no commits or no events"
+    [[ $rc -eq 0 ]] || fail "$name $wl under sim: --verify exited $rc: ${run[*]} --verify"
+    # One Python for the checks (cheaper than one per field).
+    "$py" - "$tmp/r.json" <<'EOF' || fail "$name $wl under sim: ${run[*]} --verify"
+import json, sys
+d = json.load(open(sys.argv[1]))
+v, sim = d["verify"], d["sim"]
+bad = [what for what, ok in [
+    ("sim.virtual_cores is not 32", sim["virtual_cores"] == 32),
+    ("no commits or no events", d["commits"] > 0 and sim["events"] > 0),
+    ("the history was not checked, has no edges or is not serializable: %s" % v,
+     v["serializable"] and v["counts"]["graph_edges"] > 0),
+    ("the workload's invariants were not checked or are broken: %s" % d["invariants"],
+     d["invariants_ok"] and d["invariants"] and all(i["ok"] for i in d["invariants"])),
+] if not ok]
+for b in bad:
+    print("FAIL:", b)
+print("%d commits, %d aborts, %d transactions checked, %d invariants, %.4f virtual s, %.2f wall s" % (
+    d["commits"], d["aborts"], v["counts"]["txns"], len(d["invariants"]), sim["virtual_seconds"], sim["wall_seconds"]))
+sys.exit(1 if bad else 0)
+EOF
     match_schema "$tmp/r.json"
     ;;
   determinism)

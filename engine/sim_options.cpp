@@ -1,6 +1,13 @@
 // The sim build's flags (engine/core/sim.h, docs/sim.md): one table,
 // "sim_flags", defined only in the sim build (CCB_SIM=ON compiles this file),
 // so a native binary refuses every --sim_* flag as unknown.
+#include <algorithm>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "engine/core/cli.h"
 #include "engine/core/options.h"
 #include "engine/core/sim.h"
 
@@ -25,6 +32,10 @@ CCB_OPTION(ccb::sim::sim_flags, watchdog_events, uint64, sim_watchdog_events, 10
            ccb::range(1, 1e15, "an integer"),
            "events in a row that are spins (no virtual core makes progress) before the watchdog names the spin "
            "site and exits 1");
+CCB_OPTION(ccb::sim::sim_flags, work_scale, string, sim_work_scale, "", ccb::any_value(),
+           "factor on the cost table's local work (txn_begin .. abort) per transaction type, fitted by the harness "
+           "so that one virtual core matches a native single-thread run (docs/sim.md, \"The work scale\"): \"\" "
+           "(none), one factor for every type, or <type>:<factor>,...");
 CCB_OPTION(ccb::sim::sim_flags, calibrate, string, sim_calibrate, "", ccb::writable_path().not_echoed(),
            "measure the cost table on this machine (native, single thread), write it to this JSON file and exit "
            "(no run)");
@@ -32,6 +43,41 @@ CCB_OPTION(ccb::sim::sim_flags, calibrate, string, sim_calibrate, "", ccb::writa
 namespace ccb::sim {
 
 SimOptions SimOptions::from_flags() { return sim_flags.read(); }
+
+std::vector<double> parse_work_scale(const std::string& spec, const std::vector<std::string>& types) {
+  std::string allowed_types;
+  for (const std::string& t : types) allowed_types += (allowed_types.empty() ? "" : "|") + t;
+  const std::string allowed = "\"\", a positive factor, or <type>:<factor>,... with <type> one of " + allowed_types;
+  auto factor = [&](const std::string& text) {
+    size_t used = 0;
+    double x = 0;
+    try {
+      x = std::stod(text, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    require(used == text.size() && used > 0 && x > 0 && x < 1e6, "sim_work_scale",
+            allowed + " (got '" + text + "')");
+    return x;
+  };
+  if (spec.empty()) return {};
+  if (spec.find(':') == std::string::npos) return std::vector<double>(types.size(), factor(spec));
+  std::vector<double> scales(types.size(), 1.0);
+  std::vector<bool> named(types.size(), false);
+  std::stringstream items(spec);
+  for (std::string item; std::getline(items, item, ',');) {
+    const size_t colon = item.find(':');
+    require(colon != std::string::npos, "sim_work_scale", allowed + " (got '" + item + "')");
+    const std::string name = item.substr(0, colon);
+    const auto it = std::find(types.begin(), types.end(), name);
+    require(it != types.end(), "sim_work_scale", allowed + " (unknown type '" + name + "')");
+    const size_t t = static_cast<size_t>(it - types.begin());
+    require(!named[t], "sim_work_scale", allowed + " (type '" + name + "' named twice)");
+    named[t] = true;
+    scales[t] = factor(item.substr(colon + 1));
+  }
+  return scales;
+}
 
 void write_flags_json(JsonWriter& w) {
   w.key("flags").begin_object();

@@ -32,6 +32,7 @@ constexpr size_t kStackBytes = size_t{1} << 20;
 // A fiber: its clock and cost table (detail::Clock, what the inline hooks of
 // sim.h read) first, then what only the scheduler uses.
 struct Fiber : detail::Clock {
+  uint64_t local_base_ps[kLocalWorkOps] = {};  // the local-work costs before the work scale (SMT applied)
   ctx::fiber context;  // where to resume it (empty while it runs)
   std::function<void()> body;
   bool core = true;
@@ -225,6 +226,8 @@ struct State {
   CostTable costs = CostTable::builtin();
   uint64_t transfer_ps = 0;
   RunStats last;
+  std::vector<double> work_scales;           // by transaction type; empty: 1 for every type
+  std::vector<std::string> work_type_names;  // the types' names, for the result
   std::vector<uint64_t*> local_words;
   std::vector<uint64_t> os_locals;  // the OS thread's values of the fiber-local words, while a run is on
   // The running simulation.
@@ -407,6 +410,11 @@ void configure(const SimOptions& options, const CostTable& costs) {
   s.costs = costs;
   s.transfer_ps = static_cast<uint64_t>(line_transfer_ns() * kPsPerNs + 0.5);
 }
+void set_work_scales(std::vector<double> by_type, std::vector<std::string> names) {
+  State& s = state();
+  s.work_scales = std::move(by_type);
+  s.work_type_names = std::move(names);
+}
 const SimOptions& options() { return state().options; }
 const CostTable& costs() { return state().costs; }
 double line_transfer_ns() {
@@ -430,6 +438,10 @@ void write_json(JsonWriter& w) {
   w.key("smt_factor").value(s.options.smt_factor);
   w.key("line_transfer_ns").value(line_transfer_ns());
   w.key("watchdog_events").value(s.options.watchdog_events);
+  w.key("work_scale").begin_object();  // by transaction type (--sim_work_scale), 1 where unscaled
+  for (size_t t = 0; t < s.work_type_names.size(); ++t)
+    w.key(s.work_type_names[t]).value(t < s.work_scales.size() ? s.work_scales[t] : 1.0);
+  w.end_object();
   write_flags_json(w);
   w.end_object();
 }
@@ -444,6 +456,16 @@ void write_json(JsonWriter& w) {
 // it yields there too. A third of a YCSB transaction's switches less.
 
 namespace detail {
+// work_type() (sim.h) when the type changes: the local-work costs of the
+// fiber's attempts of `type` from now on.
+void apply_work_type(Clock* clock, uint32_t type) {
+  const State& s = state();
+  Fiber* f = static_cast<Fiber*>(clock);
+  f->work_type = type;
+  const double scale = type < s.work_scales.size() ? s.work_scales[type] : 1.0;
+  for (size_t k = 0; k < kLocalWorkOps; ++k) f->cost_ps[k] = static_cast<uint64_t>(f->local_base_ps[k] * scale + 0.5);
+}
+
 // The current fiber's clock has reached the bound of the inline check: it
 // goes back into the tournament with its new time and the winner runs, the
 // switch straight from fiber to fiber (no scheduler in between).
@@ -626,6 +648,7 @@ void ThreadGroup::run(std::function<void()> main_body) {
     const double factor = shared ? s.options.smt_factor : 1.0;
     for (size_t k = 0; k < kOpCount; ++k)
       f->cost_ps[k] = static_cast<uint64_t>(s.costs.ns[k] * (k == static_cast<size_t>(Op::kLineTransfer) ? 1.0 : factor) * kPsPerNs + 0.5);
+    std::copy_n(f->cost_ps, kLocalWorkOps, f->local_base_ps);
     f->locals.assign(s.local_words.size(), 0);
     Fiber* raw = f.get();
     // A fiber switches to the next one itself (detail::yield); when it ends

@@ -68,6 +68,10 @@ enum class Op : uint8_t {
   kCount
 };
 inline constexpr size_t kOpCount = static_cast<size_t>(Op::kCount);
+// The local work of a transaction: the operations before kAtomicRmw, the ones
+// --sim_work_scale scales per transaction type (the protocols' shared
+// metadata, spins and line transfers are not scaled).
+inline constexpr size_t kLocalWorkOps = static_cast<size_t>(Op::kAtomicRmw);
 inline constexpr const char* kOpNames[kOpCount] = {
     "txn_begin", "index_probe", "row_read", "row_write",  "row_install", "insert",
     "commit",    "abort",       "atomic_rmw", "atomic_load", "spin_round",  "line_transfer"};
@@ -93,10 +97,19 @@ struct SimOptions {
   double smt_factor = 1.6;       // slowdown of a virtual core that shares a physical core
   double line_transfer_ns = 0;   // 0 = the cost table's line_transfer
   uint64_t watchdog_events = 1000000;
+  // --sim_work_scale: "" (none), one factor for every transaction type, or
+  // "<type>:<factor>,..." (docs/sim.md, "The work scale").
+  std::string work_scale;
   std::string calibrate;  // non-empty: measure the cost table on this machine, write it here, exit
 
   static SimOptions from_flags();  // the sim build only
 };
+
+// --sim_work_scale's factor for each of `types` (a workload's transaction
+// types, Request::type's order): 1 where the spec names none. ConfigError
+// naming sim_work_scale for a malformed spec, an unknown type or a factor
+// that is not a positive number.
+std::vector<double> parse_work_scale(const std::string& spec, const std::vector<std::string>& types);
 
 // What the last simulation did (the result's "sim" object).
 struct RunStats {
@@ -124,9 +137,11 @@ void write_flags_json(JsonWriter& w);
 namespace detail {
 inline constexpr uint64_t kPsPerNs = 1000;  // virtual time is kept in picoseconds (fractional calibrated costs)
 // The part of a fiber the inline hooks use (sim.cpp's Fiber starts with it).
+inline constexpr uint32_t kNoWorkType = ~uint32_t{0};
 struct Clock {
   uint64_t now_ps = 0;
   uint32_t id = 0;
+  uint32_t work_type = kNoWorkType;  // the transaction type whose work scale cost_ps has (work_type())
   uint64_t cost_ps[kOpCount] = {};  // the cost table, SMT factor applied for this fiber
 };
 struct Hot {
@@ -148,6 +163,9 @@ inline void progress_event() {
   ++hot.events;
   hot.spins_in_a_row = 0;
 }
+// Rescales the fiber's local-work costs for transaction type `type` (out of
+// line, sim.cpp).
+void apply_work_type(Clock* f, uint32_t type);
 // The fast path of every yielding hook: one comparison while the current
 // fiber is still due first.
 inline void maybe_yield(const Clock* f) {
@@ -167,6 +185,16 @@ inline void charge(Op op) {
   f->now_ps += f->cost_ps[static_cast<size_t>(op)];
   if (op == Op::kIndexProbe) detail::maybe_yield(f);
 }
+// The current fiber starts an attempt of transaction type `type` (the
+// workload's Request::type): its local work costs the cost table's ns times
+// the type's --sim_work_scale factor until the next call.
+inline void work_type(uint32_t type) {
+  detail::Clock* f = detail::hot.current;
+  if (f != nullptr && f->work_type != type) detail::apply_work_type(f, type);
+}
+// The work scale of the runs that follow, by transaction type (empty: 1 for
+// every type), and the types' names for the result's "sim" object.
+void set_work_scales(std::vector<double> by_type, std::vector<std::string> names);
 // A read (write = false) or write of shared state on the line of `addr`.
 void touch(const void* addr, bool write);
 // An atomic read-modify-write of the line of `addr` (a lock word, a counter).
@@ -211,6 +239,7 @@ inline constexpr uint32_t current_id() { return 0; }
 inline void sleep_until_ns(uint64_t) {}
 inline void fiber_local(uint64_t*) {}
 inline void charge(Op) {}
+inline void work_type(uint32_t) {}
 inline void touch(const void*, bool) {}
 inline void rmw(const void*) {}
 inline void spin(const char*, int) {}

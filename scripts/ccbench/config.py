@@ -30,7 +30,7 @@ from ccbench.errors import ConfigError, UsageError
 from ccbench.fileio import load_yaml
 from ccbench.points import Point
 from ccbench.programs import ENGINE, PROGRAMS, SIM_VARIANT, Program
-from ccbench.sim import DEFAULT_COST_TABLE, cores_text
+from ccbench.sim import DEFAULT_COST_TABLE, WORK_SCALE_FIT, WORK_SCALE_NONE, cores_text
 
 @dataclass(frozen=True)
 class Profile:
@@ -43,6 +43,7 @@ class Profile:
     max_repetitions: int = 0     # --until-decided's cap; the profile file's, else its repetitions
     variant: str = schema.VARIANT_NATIVE    # sim: its engine points run on virtual cores (docs/sim.md)
     sim_cost_table: str = DEFAULT_COST_TABLE   # the simulated points' cost table, under the results directory
+    sim_work_scale: str = WORK_SCALE_NONE      # fit: fit each simulated configuration's work scale (workscale.py)
 
     @property
     def simulates(self) -> bool:
@@ -80,7 +81,8 @@ def load_profiles(profiles_dir: Path) -> dict[str, Profile]:
         profiles[path.stem] = Profile(path.stem, document["description"], document["base"],
                                       document["repetitions"], float(document["timeout_s"]), path, cap,
                                       document.get("variant", schema.VARIANT_NATIVE),
-                                      document.get("sim_cost_table", DEFAULT_COST_TABLE))
+                                      document.get("sim_cost_table", DEFAULT_COST_TABLE),
+                                      document.get("sim_work_scale", WORK_SCALE_NONE))
     return profiles
 
 
@@ -294,11 +296,12 @@ class ResolvedFigure:
                 first_seed = parameters.get("seed", 1)
                 build = SIM_VARIANT if self.simulates(series) else None
                 cost_table = self.profile.sim_cost_table if build else None
+                fit = bool(build) and self.profile.sim_work_scale == WORK_SCALE_FIT and program.name == ENGINE
                 for repetition in range(self.repetitions):
                     flags = {**parameters, "seed": first_seed + repetition}
                     self._points.append(Point(self.figure_id, series.name, coords, repetition, cc,
                                               tuple(sorted(flags.items())), self.timeout_s, program.name, build,
-                                              cost_table))
+                                              cost_table, fit))
         return self._points
 
     def max_threads(self) -> int:

@@ -65,6 +65,8 @@ class Task:
     simulated: bool = False            # on virtual cores (sim.py): never noisy, run in parallel locally
     cost_table: str | None = None      # a simulated run's cost table (--sim_cost_table)
     cost_table_digest: str | None = None   # its sim.file_digest when the run was planned
+    fit_work_scale: bool = False       # a simulated run's --sim_work_scale is fitted first (workscale.py)
+    work_scale: str | None = None      # the fitted --sim_work_scale (in the command; part of the digest)
     unrunnable: str | None = None      # why it has no binary to run it (points.Point.unrunnable): not run
 
 
@@ -301,6 +303,8 @@ def execute_task(task: Task) -> dict:
               "result": None, "failure": None, "returncode": None, "stdout_tail": "", "stderr_tail": ""}
     if task.simulated:
         record["sim_cost_table"] = {"path": task.cost_table, "sha256": task.cost_table_digest}
+        if task.work_scale is not None:
+            record["sim_work_scale"] = task.work_scale
     started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="ccbench-run-") as scratch:
         out_path = Path(scratch) / "result.json"

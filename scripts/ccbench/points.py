@@ -42,6 +42,8 @@ class Point:
     build: str | None = None                  # SIM_VARIANT: the point runs on virtual cores (docs/sim.md)
     cost_table: str | None = None             # a simulated point's cost table (not part of its key: the
                                               # runner digests the file with the binary)
+    fit_work_scale: bool = False              # its --sim_work_scale is fitted first (workscale.py; its
+                                              # profile's sim_work_scale: fit)
 
     @property
     def threads(self) -> int:

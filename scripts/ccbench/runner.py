@@ -9,7 +9,7 @@ from typing import Callable, Sequence
 
 from tqdm import tqdm
 
-from ccbench import sim
+from ccbench import sim, workscale
 from ccbench.config import ResolvedFigure
 from ccbench.interface import check_flags, check_protocols
 from ccbench.backends import LocalBackend
@@ -18,7 +18,7 @@ from ccbench.engine import (STATUS_ERROR, STATUS_FAILED, STATUS_OK, Task, build_
 from ccbench.load import DEFAULT_THRESHOLD_CORES
 from ccbench.pgserver import PostgresUnavailable, private_server
 from ccbench.points import Point
-from ccbench.programs import PROGRAMS
+from ccbench.programs import ENGINE, PROGRAMS
 from ccbench.schema import PLACEMENT_EXCLUSIVE
 from ccbench.store import ResultStore
 from ccbench.workspace import Workspace
@@ -75,7 +75,7 @@ def tasks_for(figures: Sequence[ResolvedFigure], workspace: Workspace,
             tasks[key] = Task(key, point.program, point.cc, workspace.command(point), point.timeout_s,
                               point.os_threads, template, point.row_list, variant=point.variant, placement=placement,
                               simulated=point.simulated, cost_table=str(cost_table) if cost_table else None,
-                              unrunnable=point.unrunnable)
+                              fit_work_scale=point.fit_work_scale, unrunnable=point.unrunnable)
         elif placement == PLACEMENT_EXCLUSIVE:   # a run two figures share is shared only if both say so
             tasks[key] = dataclasses.replace(tasks[key], placement=placement)
     return tasks
@@ -118,6 +118,7 @@ def run_tasks(tasks: Sequence[Task], workspace: Workspace, backend, *, descripti
     if not dry_run:
         runnable = _build_what_is_needed(runnable, workspace, summary, log)
         runnable = _calibrate_what_is_needed(runnable, workspace, summary, log, quiet_threshold_cores)
+        runnable = _fit_work_scales(runnable, workspace, summary, log, quiet_threshold_cores)
         before_running()
     digests: dict[tuple[str, ...], str | None] = {}
     pending = []
@@ -126,7 +127,9 @@ def run_tasks(tasks: Sequence[Task], workspace: Workspace, backend, *, descripti
         if words not in digests:
             digests[words] = program_digest(words)
         cost_table_digest = sim.file_digest(Path(task.cost_table)) if task.cost_table else None
-        task = dataclasses.replace(task, binary_digest=sim.combined_digest(digests[words], cost_table_digest),
+        # The fitted work scale is an input of the run like its cost table (a refit runs it again).
+        inputs_digest = f"{cost_table_digest}:{task.work_scale}" if task.work_scale else cost_table_digest
+        task = dataclasses.replace(task, binary_digest=sim.combined_digest(digests[words], inputs_digest),
                                    cost_table_digest=cost_table_digest, quiet_threshold_cores=quiet_threshold_cores)
         record = store.get(task.key)
         if record is not None and record.get("binary_digest") != task.binary_digest:
@@ -217,6 +220,45 @@ def _calibrate_what_is_needed(tasks: list[Task], workspace: Workspace, summary: 
         if task.cost_table in failed:
             summary.skipped[task.key] = failed[task.cost_table]
     return [task for task in tasks if task.cost_table not in failed]
+
+
+def _fit_work_scales(tasks: list[Task], workspace: Workspace, summary: SweepSummary,
+                     log: Callable[[str], None], quiet_threshold_cores: float) -> list[Task]:
+    """Give each simulated engine run whose profile fits work scales its --sim_work_scale (workscale.py):
+    the stored fit of its configuration, else a new one (which builds the native binary it compares with).
+    A run whose fit fails is not run, with the reason."""
+    fitted: dict[str, str] = {}
+    failed: dict[str, str] = {}
+    built: dict[str, str | None] = {}
+    out = []
+    for task in tasks:
+        if not (task.simulated and task.fit_work_scale and task.cost_table and task.program == ENGINE):
+            out.append(task)
+            continue
+        sim_argv = workspace.argv(task.program, task.cc, task.variant)
+        flags = list(task.command[len(sim_argv):])
+        key = workscale.fit_key(task.cc, flags)
+        if key not in fitted and key not in failed:
+            if task.cc not in built:
+                built[task.cc] = build_binaries(workspace.root, list(workspace.make_arguments(task.program, task.cc)),
+                                                [workspace.binary(task.program, task.cc)]) \
+                    if workspace.builds(task.program) else None
+            try:
+                if built[task.cc]:
+                    raise workscale.FitFailed(built[task.cc].splitlines()[0])
+                cost_table = Path(task.cost_table)
+                fitted[key] = workscale.ensure(key, workspace.argv(task.program, task.cc), sim_argv, flags,
+                                               cost_table, sim.file_digest(cost_table), log=log,
+                                               threshold_cores=quiet_threshold_cores)
+            except workscale.FitFailed as error:
+                log(f"ccbench: no work scale for {key}: {error}")
+                failed[key] = f"no work scale: {error}"
+        if key in failed:
+            summary.skipped[task.key] = failed[key]
+            continue
+        out.append(dataclasses.replace(task, command=(*task.command, f"--{workscale.FLAG}={fitted[key]}"),
+                                       work_scale=fitted[key]))
+    return out
 
 
 def _build_what_is_needed(tasks: list[Task], workspace: Workspace, summary: SweepSummary,

@@ -351,6 +351,9 @@ PROFILE = {
         "variant": {"enum": VARIANTS},
         # the simulated points' cost table, relative to the results directory (calibrated if missing)
         "sim_cost_table": TEXT,
+        # fit: each simulated configuration's work scale is fitted to a native single-thread run first
+        # (workscale.py, docs/sim.md "The work scale"); none: the cost table alone
+        "sim_work_scale": {"enum": ["fit", "none"]},
     },
 }
 

@@ -36,6 +36,8 @@ from ccbench.fileio import write_json_atomically
 
 DEFAULT_COST_TABLE = "sim/cost_table.json"   # under the results directory (--results); a profile may name another
 CALIBRATE_FLAG = "sim_calibrate"
+# A profile's sim_work_scale: fit each simulated configuration's work scale first (workscale.py), or not.
+WORK_SCALE_FIT, WORK_SCALE_NONE = "fit", "none"
 CALIBRATE_TIMEOUT_S = 1800
 CALIBRATION_TAIL_CHARS = 4000
 

@@ -9,10 +9,12 @@
 #include <atomic>
 #include <cstdint>
 #include <stdexcept>
+#include <string>
 #include <utility>
 #include <vector>
 
 #include "engine/cc/protocol.h"  // cpu_relax
+#include "engine/core/cli.h"      // ConfigError
 #include "engine/core/sim.h"
 #include "engine/core/sim_sync.h"
 
@@ -176,6 +178,44 @@ TEST_F(SimTest, SmtFactorSlowsSharedCoresOnly) {
   EXPECT_EQ(end[0], 20u);
   EXPECT_EQ(end[1], 10u);
   EXPECT_EQ(end[2], 20u);
+}
+
+// The work scale (--sim_work_scale): an attempt of a type costs its local
+// work times the type's factor (SMT on top), and nothing else: atomics and
+// line transfers keep their cost. Type 1 has factor 3, type 0 none given (1).
+TEST_F(SimTest, WorkScaleMultipliesTheLocalWorkOfItsTypeOnly) {
+  SimOptions o;
+  o.physical_cores = 1;
+  o.smt_factor = 2.0;
+  configure(o, round_costs());
+  set_work_scales({1.0, 3.0}, {"a", "b"});
+  alignas(64) uint64_t line[8] = {};
+  std::vector<uint64_t> end(2);
+  ThreadGroup g;
+  g.spawn([&] {
+    work_type(1);
+    charge(Op::kIndexProbe);  // 10 * 3 = 30
+    charge(Op::kRowRead);     // 7 * 3 = 21
+    rmw(&line[0]);            // 5: not local work (the SMT factor applies to it as to every op but a transfer)
+    end[0] = now_ns();
+    work_type(0);
+    charge(Op::kRowRead);     // 7
+    end[1] = now_ns();
+  });
+  g.spawn([] {});  // a second virtual core, so that both share the one physical core
+  g.run([] {});
+  EXPECT_EQ(end[0], 2 * (30 + 21 + 5u));  // the SMT factor on top of the scaled local work
+  EXPECT_EQ(end[1], end[0] + 2 * 7);
+  set_work_scales({}, {});
+}
+
+TEST(SimWorkScale, ParsesOneFactorOrFactorsByTypeAndRefusesBadSpecs) {
+  const std::vector<std::string> types = {"new_order", "payment", "delivery"};
+  EXPECT_TRUE(parse_work_scale("", types).empty());
+  EXPECT_EQ(parse_work_scale("1.5", types), (std::vector<double>{1.5, 1.5, 1.5}));
+  EXPECT_EQ(parse_work_scale("payment:2,new_order:0.5", types), (std::vector<double>{0.5, 2, 1}));
+  for (const char* bad : {"0", "-1", "x", "1.5x", "payment", "nope:2", "payment:2,payment:3", "payment:0"})
+    EXPECT_THROW(parse_work_scale(bad, types), ConfigError) << bad;
 }
 
 // A registered thread-local word is each fiber's own during the run and the

@@ -16,7 +16,7 @@ single-thread runs"):
 1. natively, on a quiet machine: bin/rundb-<cc> at one thread (two where the
    configuration needs two: Orthrus's lock server), time per commit T and
    each type's mean latency l_t;
-2. simulated at the same threads, the local work scaled by 1 and by 2: a
+2. simulated at the same threads (SIM_LENGTH), the local work scaled by 1 and by 2: a
    type's latency is a + s*b in its factor s (local work scales, the shared
    lines, atomics and spins do not), so s_t = (l_t - a_t) / b_t matches the
    type's native latency. Latencies count only the attempts, and a bundle
@@ -56,6 +56,7 @@ MIN_SCALE, MAX_SCALE = 0.02, 50.0
 # cost table (the store is per table) and the factor itself.
 UNKEYED_FLAGS = ("threads", "seed", "warmup", "duration", "measure_txns", "sim_cost_table", FLAG)
 NATIVE_LENGTH = ("--warmup=0.3", "--duration=1.5")   # real seconds: the native run's measured interval
+SIM_LENGTH = ("--warmup=0.02", "--duration=0.1")     # virtual seconds (the sim profile's): a fit's simulated runs
 FIT_TIMEOUT_S = 900
 EXIT_CONFIG_ERROR = 2
 
@@ -174,8 +175,7 @@ def fit(native_argv: Sequence[str], sim_argv: Sequence[str], flags: Sequence[str
         if native is None:
             raise FitFailed(f"the native run `{' '.join(native_command)}` failed (exit {code}): {why}")
         break
-    sim_base = [*sim_argv, *[flag for flag in flags if _flag_name(flag) not in ("threads", "seed", "sim_cost_table", FLAG)],
-                f"--threads={threads}", "--seed=1", f"--sim_cost_table={cost_table}"]
+    sim_base = [*sim_argv, *keyed, f"--threads={threads}", "--seed=1", *SIM_LENGTH, f"--sim_cost_table={cost_table}"]
 
     def simulate(scales: dict[str, float] | float) -> dict:
         value = spec(scales) if isinstance(scales, dict) else f"{scales:g}"

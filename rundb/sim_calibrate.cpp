@@ -22,11 +22,10 @@
 //                 load), round trips / 2. The line another core wrote is in
 //                 its cache, not in memory: the memory latency (a pointer
 //                 chase, engine/stats/memory_bound.h, the first tables' and
-//                 the fallback on a one-CPU machine) put 2-thread YCSB at
-//                 theta 0.99 at 0.5-0.65 of native on the development
-//                 machine, where the measured transfer (about 40 ns on its
-//                 EPYC, against 159 ns to memory) brings it to 0.8-0.95
-//                 (docs/sim.md, "Validation")
+//                 the fallback on a one-CPU machine) overcharged contention
+//                 about threefold on the development machine's EPYC (45-55
+//                 ns between its cores, 159 ns to memory; docs/sim.md,
+//                 "Validation")
 // Compiled in the sim build only; the loops run outside any simulation, so
 // the hooks in the code they time do nothing.
 #include "rundb/sim_calibrate.h"

@@ -14,7 +14,8 @@ workload and transaction type, calibrated on the machine from native
 single-thread runs"):
 
 1. natively, on a quiet machine: bin/rundb-<cc> at one thread (two where the
-   configuration needs two: Orthrus's lock server), time per commit T and
+   configuration needs two: Orthrus's lock server), three runs (seeds 1-3),
+   of which the one of median throughput gives the time per commit T and
    each type's mean latency l_t;
 2. simulated at the same threads (SIM_LENGTH), the local work scaled by 1 and by 2: a
    type's latency is a + s*b in its factor s (local work scales, the shared
@@ -55,7 +56,8 @@ MIN_SCALE, MAX_SCALE = 0.02, 50.0
 # Flags a fit does not key on: the run's thread count, seed and lengths (the fit sets its own), its
 # cost table (the store is per table) and the factor itself.
 UNKEYED_FLAGS = ("threads", "seed", "warmup", "duration", "measure_txns", "sim_cost_table", FLAG)
-NATIVE_LENGTH = ("--warmup=0.3", "--duration=1.5")   # real seconds: the native run's measured interval
+NATIVE_LENGTH = ("--warmup=0.3", "--duration=1.5")   # real seconds: a native run's measured interval
+NATIVE_RUNS = 3   # seeds 1..3; the fit takes the run of median throughput
 SIM_LENGTH = ("--warmup=0.02", "--duration=0.1")     # virtual seconds (the sim profile's): a fit's simulated runs
 FIT_TIMEOUT_S = 900
 EXIT_CONFIG_ERROR = 2
@@ -165,16 +167,24 @@ def fit(native_argv: Sequence[str], sim_argv: Sequence[str], flags: Sequence[str
     numbers, "clamped", "load"}. Raises FitFailed."""
     keyed = keyed_flags(flags)
     for threads in (1, 2):
-        native_command = [*native_argv, *keyed, f"--threads={threads}", "--seed=1", *NATIVE_LENGTH]
-        load.wait_until_quiet(threshold_cores, max_wait_s, log)
-        before = snapshot()
-        code, native, why = run(native_command)
-        section = load_record(before, snapshot(), threads, threshold_cores)
-        if code == EXIT_CONFIG_ERROR and threads == 1:
+        native_runs = []
+        for seed in range(1, NATIVE_RUNS + 1):
+            native_command = [*native_argv, *keyed, f"--threads={threads}", f"--seed={seed}", *NATIVE_LENGTH]
+            load.wait_until_quiet(threshold_cores, max_wait_s, log)
+            before = snapshot()
+            code, native, why = run(native_command)
+            section = load_record(before, snapshot(), threads, threshold_cores)
+            if native is None:
+                break
+            native_runs.append((native["throughput"], native, section))
+        if code == EXIT_CONFIG_ERROR and threads == 1 and not native_runs:
             continue   # the configuration needs two threads (a lock server beside a worker): fit at two
         if native is None:
             raise FitFailed(f"the native run `{' '.join(native_command)}` failed (exit {code}): {why}")
         break
+    # The run of median throughput (its latencies with it): one disturbed or lucky run does not set the factor.
+    native_runs.sort(key=lambda entry: entry[0])
+    _, native, section = native_runs[len(native_runs) // 2]
     sim_base = [*sim_argv, *keyed, f"--threads={threads}", "--seed=1", *SIM_LENGTH, f"--sim_cost_table={cost_table}"]
 
     def simulate(scales: dict[str, float] | float) -> dict:
@@ -193,7 +203,8 @@ def fit(native_argv: Sequence[str], sim_argv: Sequence[str], flags: Sequence[str
     if section["noisy"]:
         log(f"ccbench: the work-scale fit's native run ran on a busy machine ({load.describe(section)}): "
             f"its factor may be off; delete {store_path(cost_table)} and run again on a quiet machine")
-    return {"scale": spec(scales), "scales": scales, "threads": threads, "native_time_per_commit_s":
+    return {"scale": spec(scales), "scales": scales, "threads": threads,
+            "native_throughputs": [throughput for throughput, _, _ in native_runs], "native_time_per_commit_s":
             time_per_commit(native), "native_latency_s": {k: v for k, (_, v) in latencies(native).items()},
             "per_type": directions != {name: 1.0 for name in directions}, "multiplier": multiplier,
             "clamped": clamped, "load": section, "fitted_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}

@@ -16,6 +16,7 @@
 #include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "engine/config.h"
 #include "engine/core/memory.h"
@@ -71,7 +72,11 @@ int run_online(const EngineConfig& cfg, W& workload) {
   check_executor_support<CC, W>(cfg);  // thread-count errors before loading
   check_sim_support<CC>(cfg);
 #if CCB_SIM_BUILD
-  sim::set_work_scales(sim::parse_work_scale(sim::options().work_scale, workload.txn_types()), workload.txn_types());
+  {
+    std::vector<std::string> types = workload.txn_types();
+    std::vector<double> scales = sim::parse_work_scale(sim::options().work_scale, types);
+    sim::set_work_scales(std::move(scales), std::move(types));
+  }
 #endif
   if (cfg.validate_only) return 0;     // every check above passed; nothing loaded or written
   // Before the load, so the buffer (as large as the tables) is gone again

@@ -25,7 +25,8 @@
 #       as determinism, through the bundle executor and the front-end;
 #   sim_run_test.sh refusals <rundb-cc>
 #       configurations whose threads the sim build does not simulate, and bad
-#       --sim_* values, are refused with exit 2 naming the flag.
+#       --sim_* values, are refused with exit 2 naming the flag; a
+#       --sim_work_scale is recorded by type.
 set -u
 case_name=$1
 source "$(dirname "${BASH_SOURCE[0]}")/../engine/contract_lib.sh" "$2"
@@ -163,6 +164,16 @@ EOF
       fail "a run with the calibrated table exited $?"
     [[ $(field "$tmp/r.json" "d['sim']['cost_table_source']") == "$tmp/costs.json" ]] || fail "cost_table_source not recorded"
     match_schema "$tmp/r.json"
+    # --sim_work_scale: a bad spec is refused naming the flag and the
+    # workload's types; a good one is applied to its type only and recorded.
+    refused sim_work_scale --sim_work_scale=nope:2
+    grep -q "one of ycsb " "$tmp/err" || fail "the refusal did not list ycsb's types: $(cat "$tmp/err")"
+    refused sim_work_scale --sim_work_scale=0
+    "$bin" --workload=tpcc --warehouses=2 $common --sim_work_scale=payment:3 --out="$tmp/w.json" ||
+      fail "a run with --sim_work_scale=payment:2 exited $?"
+    [[ $(field "$tmp/w.json" "float(d['sim']['work_scale']['payment']), float(d['sim']['work_scale']['new_order'])") == "(3.0, 1.0)" ]] ||
+      fail "work_scale not recorded: $(field "$tmp/w.json" "d['sim']['work_scale']")"
+    match_schema "$tmp/w.json"
     ;;
   *) fail "unknown case $case_name" ;;
 esac

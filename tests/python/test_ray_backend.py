@@ -181,7 +181,9 @@ def test_exclusive_points_never_share_a_machine_and_the_head_takes_none(cluster,
 
 
 def test_shared_points_pack_by_threads(cluster, ray_sandbox):
-    figure = _figure(ray_sandbox, 2.0, threads=[1], thetas=[0.0, 0.3, 0.6, 0.9], placement="shared")
+    # Each point lasts 6 s: the second point on a machine needs a new Ray worker process, whose start
+    # took over 2 s on a loaded 2-core CI machine, so that 2 s points never overlapped there.
+    figure = _figure(ray_sandbox, 6.0, threads=[1], thetas=[0.0, 0.3, 0.6, 0.9], placement="shared")
     summary, records, _ = _sweep(ray_sandbox, figure)
 
     assert summary.ran == 4 and summary.failed == 0

@@ -14,6 +14,7 @@
 
 #include "engine/cc/latch_contention.h"
 #include "engine/cc/txn.h"
+#include "engine/core/spin.h"
 
 namespace ccb {
 
@@ -63,45 +64,6 @@ struct RwLockWord {
     sim::touch(&word, true);
     word.store(0, std::memory_order_release);
   }
-};
-
-// Pacing of a wait loop: spin briefly, then yield the CPU on every round, so a
-// lock holder that was descheduled can run (workers may outnumber cores).
-// Under sim every round is one spin round at the caller's site (sim::spin).
-class SpinWait {
- public:
-  static constexpr uint32_t kSpinsBeforeYield = 64;
-  void pause(const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
-    if constexpr (kSimBuild) {
-      if (sim::in_fiber()) {
-        ++rounds_;
-        return sim::spin(file, line);
-      }
-    }
-    if (++rounds_ <= kSpinsBeforeYield) cpu_relax();
-    else std::this_thread::yield();
-  }
-  uint32_t rounds() const { return rounds_; }
-
- private:
-  uint32_t rounds_ = 0;
-};
-
-// A test-and-test-and-set spin latch for short critical sections (lock queues
-// and waits-for graph partitions of DlDetect).
-class SpinLatch {
- public:
-  void lock() {
-    SpinWait w;
-    for (;;) {
-      if (!held_.load(std::memory_order_relaxed) && !held_.exchange(true, std::memory_order_acquire)) return;
-      w.pause();
-    }
-  }
-  void unlock() { held_.store(false, std::memory_order_release); }
-
- private:
-  std::atomic<bool> held_{false};
 };
 
 // Registers worker `thread` in a count of registered threads that others

@@ -94,7 +94,7 @@ class PartCC {
     c.partitions += want.size();
     if (want.size() > 1) ++c.multi_partition;
     for (uint32_t p : want) {
-      for (SpinWait w; !locks_[p].try_lock();) w.pause();
+      locks_[p].lock();
       txn.meta().held.push_back(p);
     }
     return RC::kOk;
@@ -124,7 +124,7 @@ class PartCC {
   void abort(auto& txn) { release(txn); }
 
   // Whether partition p is locked now (tests).
-  bool locked(uint32_t p) const { return locks_[p].held.load(std::memory_order_acquire); }
+  bool locked(uint32_t p) const { return locks_[p].locked(); }
 
   void reset_stats(uint32_t thread) { counters_[thread] = Counters{}; }
   void stats_json(JsonWriter& w) const {
@@ -143,11 +143,7 @@ class PartCC {
   }
 
  private:
-  struct alignas(64) PartitionLock {
-    std::atomic<bool> held{false};
-    bool try_lock() { return !held.load(std::memory_order_relaxed) && !held.exchange(true, std::memory_order_acquire); }
-    void unlock() { held.store(false, std::memory_order_release); }
-  };
+  struct alignas(64) PartitionLock : SpinLatch {};  // one line each
   struct alignas(64) Counters {
     uint64_t txns = 0, partitions = 0, multi_partition = 0, unpredicted = 0;
   };
@@ -168,7 +164,7 @@ class PartCC {
     if (std::find(held.begin(), held.end(), p) != held.end()) return RC::kOk;
     ++counters_[txn.thread_id()].unpredicted;
     if (held.empty() || p > held.back()) {
-      for (SpinWait w; !locks_[p].try_lock();) w.pause();
+      locks_[p].lock();
     } else if (!locks_[p].try_lock()) {
       note_contended_latch();
       return RC::kLockConflict;

@@ -117,6 +117,7 @@
 
 #include "engine/core/rc.h"
 #include "engine/core/sim.h"
+#include "engine/core/spin.h"
 #include "engine/core/table.h"
 #include "engine/core/txn_desc.h"
 
@@ -197,20 +198,6 @@ concept HasProtocolStats = requires(CC cc, const CC ccc, JsonWriter& w) {
   ccc.stats_json(w);
   cc.reset_stats(uint32_t{0});
 };
-
-// CPU relax hint for spin loops. Under sim (engine/core/sim.h) one spin
-// round of the current virtual core at the caller's file:line, which hands
-// the OS thread to the other fibers (the watchdog names the site).
-inline void cpu_relax(const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
-  if constexpr (kSimBuild) {
-    if (sim::in_fiber()) return sim::spin(file, line);
-  }
-#if defined(__x86_64__) || defined(__i386__)
-  __builtin_ia32_pause();
-#elif defined(__aarch64__)
-  asm volatile("yield");
-#endif
-}
 
 // Copies of row data that may race with a concurrent writer. Optimistic
 // protocols (Silo, TicToc, OCC) copy a row and then check that its version did

@@ -49,11 +49,13 @@
 #include <cstring>
 #include <deque>
 #include <memory>
+#include <mutex>
 #include <thread>
 #include <vector>
 
 #include "engine/core/memory.h"
 #include "engine/core/sim.h"
+#include "engine/core/spin.h"
 
 namespace ccb::mv {
 
@@ -205,7 +207,7 @@ class GcBounds {
   // must use instead (at least the minimum already used to recycle).
   uint64_t register_thread(uint32_t t, uint64_t candidate) {
     assert(t < kMaxThreads);
-    Guard g(latch_);
+    std::lock_guard g(latch_);
     const uint64_t bound = std::max(candidate, minimum_.load(std::memory_order_relaxed));
     bounds_[t].value.store(bound, std::memory_order_seq_cst);
     registered_[t] = true;
@@ -222,7 +224,6 @@ class GcBounds {
 
   // Recomputes M if no other thread is at it, and returns the latest M.
   uint64_t refresh() {
-    sim::rmw(&latch_);  // under sim: the latch's line serializes the refreshers
     if (latch_.try_lock()) {
       uint64_t m = kInfinity;
       for (uint32_t u = 0; u < n_; ++u)
@@ -243,27 +244,11 @@ class GcBounds {
   uint32_t threads() const { return n_.load(std::memory_order_acquire); }
 
  private:
-  class Latch {
-   public:
-    bool try_lock() { return !held_.load(std::memory_order_relaxed) && !held_.exchange(true, std::memory_order_acquire); }
-    void lock() {
-      while (!try_lock()) std::this_thread::yield();  // only a joining thread waits
-    }
-    void unlock() { held_.store(false, std::memory_order_release); }
-
-   private:
-    std::atomic<bool> held_{false};
-  };
-  struct Guard {
-    explicit Guard(Latch& l) : latch(l) { latch.lock(); }
-    ~Guard() { latch.unlock(); }
-    Latch& latch;
-  };
   struct alignas(64) Bound {
     std::atomic<uint64_t> value{kInfinity};
   };
 
-  Latch latch_;
+  SpinLatch latch_;
   std::atomic<uint32_t> n_{0};  // registered slots are below it (written under the latch)
   std::unique_ptr<bool[]> registered_{new bool[kMaxThreads]()};
   std::unique_ptr<Bound[]> bounds_{new Bound[kMaxThreads]};

@@ -53,9 +53,12 @@ from ccbench.fileio import write_json_atomically
 
 FLAG = "sim_work_scale"
 MIN_SCALE, MAX_SCALE = 0.02, 50.0
-# Flags a fit does not key on: the run's thread count, seed and lengths (the fit sets its own), its
-# cost table (the store is per table) and the factor itself.
-UNKEYED_FLAGS = ("threads", "seed", "warmup", "duration", "measure_txns", "sim_cost_table", FLAG)
+# Flags a fit does not key on: the run's thread count, seed and lengths (the fit sets its own), and
+# every flag of the simulation itself (sim_*): its cost table (the store is per table), the factor,
+# and the modelled machine (physical cores, SMT factor, line transfer), which leaves a one-core run's
+# local work as it is. The fit's runs (native and simulated) get none of them.
+UNKEYED_FLAGS = ("threads", "seed", "warmup", "duration", "measure_txns")
+SIM_FLAG_PREFIX = "sim_"
 NATIVE_LENGTH = ("--warmup=0.3", "--duration=1.5")   # real seconds: a native run's measured interval
 NATIVE_RUNS = 3   # seeds 1..3; the fit takes the run of median throughput
 SIM_LENGTH = ("--warmup=0.02", "--duration=0.1")     # virtual seconds (the sim profile's): a fit's simulated runs
@@ -74,7 +77,8 @@ def _flag_name(argument: str) -> str:
 
 def keyed_flags(flags: Sequence[str]) -> list[str]:
     """A run's flag arguments (--name=value) less the ones a fit does not key on, sorted."""
-    return sorted(flag for flag in flags if flag.startswith("--") and _flag_name(flag) not in UNKEYED_FLAGS)
+    return sorted(flag for flag in flags if flag.startswith("--") and _flag_name(flag) not in UNKEYED_FLAGS
+                  and not _flag_name(flag).startswith(SIM_FLAG_PREFIX))
 
 
 def fit_key(cc: str, flags: Sequence[str]) -> str:

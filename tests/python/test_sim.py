@@ -392,6 +392,30 @@ def test_the_fit_matches_the_native_time_per_commit(tmp_path):
     assert fit["scales"] == {"a": pytest.approx(1.5)} and fit["per_type"] and not fit["clamped"]
 
 
+def test_the_modelled_machine_is_not_part_of_a_fit(tmp_path):
+    """A figure that models its paper's machine (--sim_physical_cores, --sim_smt_factor) shares the fit of
+    the same configuration on the default machine, and the fit's native runs never get a sim flag
+    (the native binary has none)."""
+    from ccbench import workscale
+    plain = ["--workload=ycsb", "--theta=0.9", "--threads=28"]
+    machine = [*plain, "--sim_physical_cores=28", "--sim_smt_factor=1.3", "--sim_line_transfer_ns=90"]
+    assert workscale.fit_key("silo", machine) == workscale.fit_key("silo", plain) == \
+        "silo --theta=0.9 --workload=ycsb"
+    seen = []
+
+    def run(command):
+        seen.append(command)
+        return 0, {"config": {"threads": 1}, "throughput": 1e6,
+                   "per_txn_type": {"a": {"commits": 10, "avg_latency_us": 1.0}}}, ""
+
+    workscale.fit(["native"], ["sim"], machine, tmp_path / "t.json", log=lambda _: None, run=run,
+                  threshold_cores=1e9, max_wait_s=0)
+    natives = [command for command in seen if command[0] == "native"]
+    assert len(natives) == workscale.NATIVE_RUNS
+    assert not any(word.startswith("--sim_") for command in natives for word in command)
+    assert not any(word.startswith(("--sim_physical", "--sim_smt", "--sim_line")) for command in seen for word in command)
+
+
 def test_a_configuration_that_needs_two_threads_is_fitted_at_two(tmp_path):
     from ccbench import workscale
     seen = []

@@ -37,6 +37,9 @@ struct WorkloadEntry {
 template <class CC>
   requires Protocol<CC>
 int rundb_main(int argc, char** argv, std::span<const WorkloadEntry> workloads) {
+#if CCB_SIM_BUILD
+  sim::fix_address_layout(argv);  // a simulated run is a function of its flags and seed alone
+#endif
   // The protocol's own flags: this binary defines them, no other program does.
   if constexpr (HasProtocolOptions<CC>) CC::Options::flags.define_flags();
   std::vector<std::string> names;

@@ -5,6 +5,8 @@
 #include <boost/context/fiber.hpp>
 #include <boost/context/protected_fixedsize_stack.hpp>
 #include <sys/mman.h>
+#include <sys/personality.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <bit>
@@ -423,6 +425,19 @@ double line_transfer_ns() {
 }
 const RunStats& last_run() { return state().last; }
 
+void fix_address_layout(char** argv) {
+  const int persona = personality(0xffffffff);  // reads it
+  if (persona == -1 || (persona & ADDR_NO_RANDOMIZE) != 0) return;
+  if (personality(static_cast<unsigned long>(persona) | ADDR_NO_RANDOMIZE) == -1) return;
+  execv("/proc/self/exe", argv);
+  personality(static_cast<unsigned long>(persona));  // the exec failed: go on as we were
+}
+
+static bool address_randomization() {
+  const int persona = personality(0xffffffff);
+  return persona == -1 || (persona & ADDR_NO_RANDOMIZE) == 0;
+}
+
 void write_json(JsonWriter& w) {
   const State& s = state();
   w.key("sim").begin_object();
@@ -438,6 +453,7 @@ void write_json(JsonWriter& w) {
   w.key("smt_factor").value(s.options.smt_factor);
   w.key("line_transfer_ns").value(line_transfer_ns());
   w.key("watchdog_events").value(s.options.watchdog_events);
+  w.key("address_randomization").value(address_randomization());  // fix_address_layout()
   w.key("work_scale").begin_object();  // by transaction type (--sim_work_scale), 1 where unscaled
   for (size_t t = 0; t < s.work_type_names.size(); ++t)
     w.key(s.work_type_names[t]).value(t < s.work_scales.size() ? s.work_scales[t] : 1.0);

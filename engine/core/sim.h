@@ -192,6 +192,16 @@ inline void work_type(uint32_t type) {
   detail::Clock* f = detail::hot.current;
   if (f != nullptr && f->work_type != type) detail::apply_work_type(f, type);
 }
+// Runs this program again (execv of /proc/self/exe with the same argv) with
+// the address space's randomization off (personality ADDR_NO_RANDOMIZE),
+// unless it is off already; returns only if it is off, or if the kernel
+// refuses (a seccomp profile may: the run then goes on randomized, and the
+// result's sim.address_randomization says so). Rows keep their relative
+// addresses under randomization, but BCC's read-set tables hash a row's
+// absolute address (engine/cc/bcc/read_set.h), so without this a BCC run's
+// schedule followed the layout ASLR drew (docs/sim.md, "Determinism").
+// Call first thing in main, before any other thread starts.
+void fix_address_layout(char** argv);
 // The work scale of the runs that follow, by transaction type (empty: 1 for
 // every type), and the types' names for the result's "sim" object.
 void set_work_scales(std::vector<double> by_type, std::vector<std::string> names);

@@ -221,6 +221,7 @@ def simulate(args: argparse.Namespace, document: dict) -> None:
                        "cost_table": table, "cost_table_source": args.sim_cost_table,
                        "physical_cores": args.sim_physical_cores, "smt_factor": args.sim_smt_factor,
                        "line_transfer_ns": args.sim_line_transfer_ns, "watchdog_events": args.sim_watchdog_events,
+                       "address_randomization": False,
                        "work_scale": {"ycsb": work_scale},
                        "flags": {"sim_work_scale": args.sim_work_scale, "sim_cost_table": args.sim_cost_table, "sim_physical_cores": args.sim_physical_cores,
                                  "sim_smt_factor": args.sim_smt_factor,

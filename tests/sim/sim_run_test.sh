@@ -87,6 +87,12 @@ EOF
       "$bin" --workload=ycsb $(sizes ycsb) $common --seed=7 --verify --history_out="$tmp/$run.hist" \
         --out="$tmp/$run.json" || fail "run $run exited $?"
     done
+    # The sim binary runs itself again with the address space's randomization off (sim::fix_address_layout):
+    # BCC's schedule follows absolute addresses. Only a kernel that refuses it (a seccomp profile) leaves it on,
+    # and BCC's runs then cannot agree: a skip (77) saying so, not a pass.
+    if [[ $(field "$tmp/a.json" "d['sim']['address_randomization']") == True ]]; then
+      [[ $name != rundb-bcc ]] || { echo "SKIP: this kernel refused ADDR_NO_RANDOMIZE; BCC's runs follow the layout"; exit 77; }
+    fi
     "$bin" --workload=ycsb $(sizes ycsb) $common --seed=8 --verify --history_out="$tmp/c.hist" --out="$tmp/c.json" ||
       fail "run c exited $?"
     for f in commits aborts; do

@@ -176,7 +176,7 @@ EOF
     grep -q "one of ycsb " "$tmp/err" || fail "the refusal did not list ycsb's types: $(cat "$tmp/err")"
     refused sim_work_scale --sim_work_scale=0
     "$bin" --workload=tpcc --warehouses=2 $common --sim_work_scale=payment:3 --out="$tmp/w.json" ||
-      fail "a run with --sim_work_scale=payment:2 exited $?"
+      fail "a run with --sim_work_scale=payment:3 exited $?"
     [[ $(field "$tmp/w.json" "float(d['sim']['work_scale']['payment']), float(d['sim']['work_scale']['new_order'])") == "(3.0, 1.0)" ]] ||
       fail "work_scale not recorded: $(field "$tmp/w.json" "d['sim']['work_scale']")"
     match_schema "$tmp/w.json"

@@ -28,6 +28,10 @@ CCB_OPTION(ccb::sim::sim_flags, smt_factor, double, sim_smt_factor, 1.6, ccb::ra
 CCB_OPTION(ccb::sim::sim_flags, line_transfer_ns, double, sim_line_transfer_ns, 0,
            ccb::range(0, 1e6, "nanoseconds", " (0 = the cost table's line_transfer)"),
            "cost of touching a cache line last written by another virtual core");
+CCB_OPTION(ccb::sim::sim_flags, line_residency_ns, double, sim_line_residency_ns, 1e6,
+           ccb::range(0, 1e12, "nanoseconds", " (0 = a line never leaves a core's cache)"),
+           "virtual time after which a line nobody touched has left every core's private cache: touching it "
+           "then costs no transfer (a cold access, priced by the cost table's local work)");
 CCB_OPTION(ccb::sim::sim_flags, watchdog_events, uint64, sim_watchdog_events, 1000000,
            ccb::range(1, 1e15, "an integer"),
            "events in a row that are spins (no virtual core makes progress) before the watchdog names the spin "

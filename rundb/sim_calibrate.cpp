@@ -26,6 +26,12 @@
 //                 about threefold on the development machine's EPYC (45-55
 //                 ns between its cores, 159 ns to memory; docs/sim.md,
 //                 "Validation")
+//   wake_up       one way of a wake-up between the same two CPUs: each thread
+//                 sleeps in FUTEX_WAIT until the other's FUTEX_WAKE, round
+//                 trips / 2 (the builtin default on a one-CPU machine). A
+//                 blocking queue's hand-off (Orthrus, Dora) pays it natively:
+//                 about 5 us on a 16-core cloud VM, 15 us on the 2-core
+//                 development VM (docs/sim.md, "The cost model")
 // Compiled in the sim build only; the loops run outside any simulation, so
 // the hooks in the code they time do nothing.
 #include "rundb/sim_calibrate.h"
@@ -39,8 +45,11 @@
 #include <thread>
 #include <vector>
 
+#include <linux/futex.h>
 #include <pthread.h>
 #include <sched.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "engine/cc/nocc.h"
 #include "engine/cc/txn.h"
@@ -70,30 +79,33 @@ double best_ns(uint64_t n, Fn fn) {
   return best;
 }
 
-// One way of a cache line between two CPUs (ns), best of three: the two
-// threads pass a counter back and forth `kRounds` times. 0 when this process
-// may run on fewer than two CPUs.
-double measure_line_transfer_ns() {
+// One way of a hand-off between two CPUs (ns), best of three: the two
+// threads pass a counter back and forth `rounds` times, each polling it
+// (`sleep` false: a cache line's transfer) or sleeping on it in the kernel
+// until the other wakes it (a futex wait and wake). 0 when this process may
+// run on fewer than two CPUs.
+double measure_hand_off_ns(uint64_t rounds, bool sleep) {
   cpu_set_t allowed;
   CPU_ZERO(&allowed);
   if (sched_getaffinity(0, sizeof(allowed), &allowed) != 0 || CPU_COUNT(&allowed) < 2) return 0;
   int cpus[2] = {-1, -1};
   for (int c = 0, found = 0; c < CPU_SETSIZE && found < 2; ++c)
     if (CPU_ISSET(c, &allowed)) cpus[found++] = c;
-  constexpr uint64_t kRounds = 100000;
   double best = 1e300;
   for (int rep = 0; rep < 3; ++rep) {
-    alignas(64) std::atomic<uint64_t> word{0};
-    auto player = [&word](int cpu, uint64_t parity) {
+    alignas(64) std::atomic<uint32_t> word{0};  // a futex word is 32 bits
+    auto player = [&word, rounds, sleep](int cpu, uint32_t parity) {
       cpu_set_t one;
       CPU_ZERO(&one);
       CPU_SET(cpu, &one);
       pthread_setaffinity_np(pthread_self(), sizeof(one), &one);
-      for (uint64_t i = 0; i < kRounds; ++i) {
-        const uint64_t mine = 2 * i + parity;
-        while (word.load(std::memory_order_acquire) != mine) {
-        }
+      auto* futex_word = reinterpret_cast<uint32_t*>(&word);
+      for (uint64_t i = 0; i < rounds; ++i) {
+        const uint32_t mine = static_cast<uint32_t>(2 * i) + parity;
+        for (uint32_t seen; (seen = word.load(std::memory_order_acquire)) != mine;)
+          if (sleep) syscall(SYS_futex, futex_word, FUTEX_WAIT_PRIVATE, seen, nullptr, nullptr, 0);
         word.store(mine + 1, std::memory_order_release);
+        if (sleep) syscall(SYS_futex, futex_word, FUTEX_WAKE_PRIVATE, 1, nullptr, nullptr, 0);
       }
     };
     const auto t0 = std::chrono::steady_clock::now();
@@ -101,8 +113,9 @@ double measure_line_transfer_ns() {
     player(cpus[0], 0);
     second.join();
     const double ns = std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - t0).count();
-    best = std::min(best, ns / (2.0 * kRounds));
+    best = std::min(best, ns / (2.0 * static_cast<double>(rounds)));
   }
+  sched_setaffinity(0, sizeof(allowed), &allowed);  // the calling thread played too: unpin it
   return best;
 }
 
@@ -168,7 +181,7 @@ sim::CostTable calibrate_cost_table() {
   set(sim::Op::kAtomicRmw, best_ns(1 << 22, [&](uint64_t) { word.fetch_add(1, std::memory_order_acq_rel); }));
   set(sim::Op::kAtomicLoad, best_ns(1 << 22, [&](uint64_t) { sink = sink + word.load(std::memory_order_acquire); }));
   set(sim::Op::kSpinRound, best_ns(1 << 18, [&](uint64_t) { cpu_relax(); }));
-  const double transfer = measure_line_transfer_ns();
+  const double transfer = measure_hand_off_ns(100000, false);
   if (transfer > 0) {
     set(sim::Op::kLineTransfer, transfer);
   } else {
@@ -177,6 +190,8 @@ sim::CostTable calibrate_cost_table() {
     std::fprintf(stderr, "sim calibration: one CPU only: line_transfer is the memory latency (%.1f ns)\n",
                  bound.latency_ns);
   }
+  const double wake_up = measure_hand_off_ns(20000, true);
+  if (wake_up > 0) set(sim::Op::kWakeUp, wake_up);
   c.source = "calibrated";
   return c;
 }

@@ -235,8 +235,8 @@ class MessageLocks {
       replies_.back()->set_capacity(1);
     }
 #if CCB_SIM_BUILD
-    inbox_waiting_ = std::vector<sim::WaitList>(partitions);
-    reply_waiting_ = std::vector<sim::WaitList>(coordinators);
+    inbox_waiting_.assign(partitions, sim::WaitList(sim::kTbbQueuePopSpinRounds));
+    reply_waiting_.assign(coordinators, sim::WaitList(sim::kTbbQueuePopSpinRounds));
 #endif
   }
   uint32_t partitions() const { return static_cast<uint32_t>(owners_.size()); }

@@ -43,17 +43,20 @@ struct Fiber : detail::Clock {
   const char* spin_file = nullptr;  // its last spin site
   int spin_line = 0;
   bool parked = false;              // in park(), until another fiber's unpark()
+  uint64_t parked_at_ps = 0;        // its time when it parked
+  uint64_t native_spin_ps = 0;      // how long the native wait it parked for polls before it sleeps
   std::exception_ptr error;
 };
 
 // A line of the owner map; all zero is a line nobody has touched yet. The
 // core that wrote it last (its id + 1; 0: none yet), the cores that read it
-// since (a bit per core, modulo 64) and the virtual time until which a
-// read-modify-write on it is in flight.
+// since (a bit per core, modulo 64), the virtual time until which a
+// read-modify-write on it is in flight, and the latest time a core touched it.
 struct Line {
   uint32_t writer1;
   uint64_t readers;
   uint64_t busy_until_ps;
+  uint64_t touched_ps;
 };
 static_assert(sizeof(Line) <= 32);
 
@@ -227,6 +230,7 @@ struct State {
   SimOptions options;
   CostTable costs = CostTable::builtin();
   uint64_t transfer_ps = 0;
+  uint64_t residency_ps = ~uint64_t{0} / 2;  // --sim_line_residency_ns (0: forever)
   RunStats last;
   std::vector<double> work_scales;           // by transaction type; empty: 1 for every type
   std::vector<std::string> work_type_names;  // the types' names, for the result
@@ -281,8 +285,14 @@ void arrived(State& s, ctx::fiber&& from) { *s.resumed_from = std::move(from); }
 uint64_t bit_of(uint32_t id) { return uint64_t{1} << (id & 63); }
 
 // A transfer is due when another core wrote the line last (read) or when
-// another core holds it at all (write); the map then records this core.
-[[gnu::always_inline]] inline uint64_t transfer(State& s, Line& line, uint32_t id, bool write) {
+// another core holds it at all (write); the map then records this core. A
+// line nobody touched for --sim_line_residency_ns has left every core's
+// private cache: the access is a cold one, which the cost table's local work
+// prices already (its row and index costs are measured on cold rows), so it
+// costs no transfer and the line starts afresh (docs/sim.md).
+[[gnu::always_inline]] inline uint64_t transfer(State& s, Line& line, uint32_t id, bool write, uint64_t now_ps) {
+  if (now_ps > line.touched_ps + s.residency_ps) line.writer1 = 0, line.readers = 0;
+  line.touched_ps = std::max(line.touched_ps, now_ps);
   const uint64_t me = bit_of(id);
   const bool other_writer = line.writer1 != 0 && line.writer1 != id + 1;
   bool moved;
@@ -310,11 +320,11 @@ enum LineOp : uint8_t { kLineRead, kLineWrite, kLineRmw };
 [[gnu::always_inline]] inline uint64_t apply(State& s, Fiber* f, Line& line, LineOp op, uint64_t before) {
   if (op == kLineRmw) {
     const uint64_t start = std::max(before, line.busy_until_ps);
-    const uint64_t end = start + f->cost_ps[static_cast<size_t>(Op::kAtomicRmw)] + transfer(s, line, f->id, true);
+    const uint64_t end = start + f->cost_ps[static_cast<size_t>(Op::kAtomicRmw)] + transfer(s, line, f->id, true, start);
     line.busy_until_ps = end;
     return end;
   }
-  return before + f->cost_ps[static_cast<size_t>(Op::kAtomicLoad)] + transfer(s, line, f->id, op == kLineWrite);
+  return before + f->cost_ps[static_cast<size_t>(Op::kAtomicLoad)] + transfer(s, line, f->id, op == kLineWrite, before);
 }
 
 // Applies the deferred line operation, if any.
@@ -353,7 +363,7 @@ void skip_space(const std::string& t, size_t& i) {
 CostTable CostTable::builtin() {
   // The order of kOpNames. Single-thread costs of a 2020s x86 server core on
   // the engine's YCSB tables (rows of 1000 bytes, out of cache); docs/sim.md.
-  return CostTable{{150, 60, 80, 120, 60, 150, 60, 60, 20, 2, 30, 100}, "builtin"};
+  return CostTable{{150, 60, 80, 120, 60, 150, 60, 60, 20, 2, 30, 100, 4000}, "builtin"};
 }
 
 CostTable CostTable::read_file(const std::string& path, const char* flag) {
@@ -395,7 +405,8 @@ CostTable CostTable::read_file(const std::string& path, const char* flag) {
     if (i < t.size() && t[i] == ',') ++i;
   }
   for (size_t k = 0; k < kOpCount; ++k)
-    require(seen[k], flag, allowed + " ('" + path + "' lacks \"" + kOpNames[k] + "\")");
+    require(seen[k], flag, allowed + " ('" + path + "' lacks \"" + kOpNames[k] +
+                               "\": a calibration by an older build; calibrate again, e.g. `ccbench calibrate`)");
   c.source = path;
   return c;
 }
@@ -411,6 +422,8 @@ void configure(const SimOptions& options, const CostTable& costs) {
   s.options = options;
   s.costs = costs;
   s.transfer_ps = static_cast<uint64_t>(line_transfer_ns() * kPsPerNs + 0.5);
+  s.residency_ps = options.line_residency_ns > 0 ? static_cast<uint64_t>(options.line_residency_ns * kPsPerNs + 0.5)
+                                                 : ~uint64_t{0} / 2;
 }
 void set_work_scales(std::vector<double> by_type, std::vector<std::string> names) {
   State& s = state();
@@ -452,6 +465,7 @@ void write_json(JsonWriter& w) {
   w.key("physical_cores").value(s.options.physical_cores);
   w.key("smt_factor").value(s.options.smt_factor);
   w.key("line_transfer_ns").value(line_transfer_ns());
+  w.key("line_residency_ns").value(s.options.line_residency_ns);
   w.key("watchdog_events").value(s.options.watchdog_events);
   w.key("address_randomization").value(address_randomization());  // fix_address_layout()
   w.key("work_scale").begin_object();  // by transaction type (--sim_work_scale), 1 where unscaled
@@ -579,7 +593,7 @@ void fiber_local(uint64_t* word) {
 // tournament with its parked key (Tournament::parked_key), after every ready
 // fiber, so it comes out on top only when every fiber left is parked, and
 // then nobody can wake it: a deadlock, reported with every park site.
-void park(const char* file, int line) {
+void park(uint32_t native_spin_rounds, const char* file, int line) {
   State& s = state();
   Fiber* f = s.current;
   if (f == nullptr) throw std::logic_error("sim::park outside a running simulation");
@@ -587,6 +601,8 @@ void park(const char* file, int line) {
   f->spin_file = file;
   f->spin_line = line;
   f->parked = true;
+  f->parked_at_ps = f->now_ps;
+  f->native_spin_ps = native_spin_rounds * f->cost_ps[static_cast<size_t>(Op::kSpinRound)];
   Fiber* next = winner(s, s.ready.replay(f->id, s.ready.parked_key(f->id)));
   if (next != f && !next->parked) {
     enter(s, f, next);
@@ -628,8 +644,9 @@ void unpark(uint32_t id) {
   if (!w->parked) return;
   w->parked = false;
   Fiber* f = s.current;
-  w->now_ps = std::max(w->now_ps, f != nullptr ? f->now_ps : 0);
   if (f == nullptr) return;  // unreachable: only a running fiber wakes another
+  const bool asleep = f->now_ps > w->parked_at_ps + w->native_spin_ps;
+  w->now_ps = asleep ? f->now_ps + w->cost_ps[static_cast<size_t>(Op::kWakeUp)] : std::max(w->now_ps, f->now_ps);
   std::vector<Key> keys(s.fibers.size());
   for (size_t i = 0; i < keys.size(); ++i) {
     const Fiber& g = *s.fibers[i];
@@ -662,8 +679,11 @@ void ThreadGroup::run(std::function<void()> main_body) {
     // slower by the factor.
     const bool shared = f->core && cores > physical && (id % physical) < cores - physical;
     const double factor = shared ? s.options.smt_factor : 1.0;
-    for (size_t k = 0; k < kOpCount; ++k)
-      f->cost_ps[k] = static_cast<uint64_t>(s.costs.ns[k] * (k == static_cast<size_t>(Op::kLineTransfer) ? 1.0 : factor) * kPsPerNs + 0.5);
+    for (size_t k = 0; k < kOpCount; ++k) {
+      // A line transfer and an OS wake-up do not run on the core's pipeline.
+      const bool core_work = k != static_cast<size_t>(Op::kLineTransfer) && k != static_cast<size_t>(Op::kWakeUp);
+      f->cost_ps[k] = static_cast<uint64_t>(s.costs.ns[k] * (core_work ? factor : 1.0) * kPsPerNs + 0.5);
+    }
     std::copy_n(f->cost_ps, kLocalWorkOps, f->local_base_ps);
     f->locals.assign(s.local_words.size(), 0);
     Fiber* raw = f.get();

@@ -65,6 +65,7 @@ enum class Op : uint8_t {
   kAtomicLoad,   // one load of shared protocol metadata
   kSpinRound,    // one round of a spin or wait loop
   kLineTransfer, // a cache line moving from another core (the default of --sim_line_transfer_ns)
+  kWakeUp,       // a thread asleep in the kernel (a futex wait) running again after another one woke it
   kCount
 };
 inline constexpr size_t kOpCount = static_cast<size_t>(Op::kCount);
@@ -74,7 +75,8 @@ inline constexpr size_t kOpCount = static_cast<size_t>(Op::kCount);
 inline constexpr size_t kLocalWorkOps = static_cast<size_t>(Op::kAtomicRmw);
 inline constexpr const char* kOpNames[kOpCount] = {
     "txn_begin", "index_probe", "row_read", "row_write",  "row_install", "insert",
-    "commit",    "abort",       "atomic_rmw", "atomic_load", "spin_round",  "line_transfer"};
+    "commit",    "abort",       "atomic_rmw", "atomic_load", "spin_round",  "line_transfer",
+    "wake_up"};
 
 // ns per operation.
 struct CostTable {
@@ -96,6 +98,7 @@ struct SimOptions {
   uint32_t physical_cores = 16;  // the modelled machine (m5.8xlarge: 16 cores, 32 hardware threads)
   double smt_factor = 1.6;       // slowdown of a virtual core that shares a physical core
   double line_transfer_ns = 0;   // 0 = the cost table's line_transfer
+  double line_residency_ns = 1e6;  // a line untouched this long costs no transfer (0 = it never leaves a cache)
   uint64_t watchdog_events = 1000000;
   // --sim_work_scale: "" (none), one factor for every transaction type, or
   // "<type>:<factor>,..." (docs/sim.md, "The work scale").
@@ -218,11 +221,16 @@ void sleep_until_ns(uint64_t t);
 void fiber_local(uint64_t* word);
 // A blocking wait (engine/core/sim_sync.h builds its barrier and wait list
 // on these): park() takes the current fiber out of the ready fibers until
-// another fiber calls unpark(its id); it then runs again at the later of its
-// own virtual time and its waker's. No spin rounds and no events while
-// parked. When every fiber left is parked nobody can wake them: the
-// simulation exits 1 naming each one's park site (file:line).
-void park(const char* file = __builtin_FILE(), int line = __builtin_LINE());
+// another fiber calls unpark(its id). No spin rounds and no events while
+// parked. `native_spin_rounds` says how the native wait the park stands for
+// blocks: it polls that many rounds, then sleeps in the kernel. A fiber woken
+// within those rounds (virtual time, spin_round each) was still polling: it
+// runs again at the later of its own time and its waker's. One woken later
+// was asleep: it runs again the cost table's wake_up after its waker's time
+// (the OS wake-up that Orthrus's message queues pay natively on every
+// hand-off; docs/sim.md). When every fiber left is parked nobody can wake
+// them: the simulation exits 1 naming each one's park site (file:line).
+void park(uint32_t native_spin_rounds, const char* file = __builtin_FILE(), int line = __builtin_LINE());
 void unpark(uint32_t id);  // no-op unless fiber `id` is parked
 
 // The threads of one run, as fibers: spawn() them, then run(main_body)

@@ -26,16 +26,29 @@
 
 namespace ccb::sim {
 
+// How the native waits that the fibers' parks stand for block: the rounds
+// each polls before it sleeps in the kernel (sim::park charges a wake-up to
+// a fiber woken after them).
+// oneTBB's concurrent_bounded_queue::pop commits to its monitor's sleep
+// without polling.
+inline constexpr uint32_t kTbbQueuePopSpinRounds = 0;
+// libstdc++ 12's std::atomic<T>::wait and std::barrier poll 16 times (12
+// pauses, then 4 yields: __atomic_spin in <bits/atomic_wait.h>), then sleep
+// on a futex.
+inline constexpr uint32_t kAtomicWaitSpinRounds = 16;
+
 // Fibers waiting for a condition another fiber makes true: wait() parks the
 // current fiber until notify_all(); callers re-check their condition after
-// wait() returns, as with a condition variable.
+// wait() returns, as with a condition variable. A list is built with the
+// spin rounds of the native wait it stands for (above).
 class WaitList {
  public:
 #if CCB_SIM_BUILD
+  explicit WaitList(uint32_t native_spin_rounds) : native_spin_rounds_(native_spin_rounds) {}
   void wait(const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
     if (!in_fiber()) throw std::logic_error("sim::WaitList::wait outside a running simulation");
     ids_.push_back(current_id());
-    park(file, line);
+    park(native_spin_rounds_, file, line);
   }
   void notify_all() {
     std::vector<uint32_t> ids;
@@ -44,8 +57,10 @@ class WaitList {
   }
 
  private:
+  uint32_t native_spin_rounds_;
   std::vector<uint32_t> ids_;
 #else
+  explicit WaitList(uint32_t) {}
   void wait(const char* = nullptr, int = 0) {}
   void notify_all() {}
 #endif
@@ -83,7 +98,7 @@ class FiberBarrier {
   Completion completion_;
   std::ptrdiff_t arrived_ = 0;
   uint64_t phase_ = 0;
-  WaitList waiting_;
+  WaitList waiting_{kAtomicWaitSpinRounds};  // std::barrier's wait, natively
 };
 
 template <class Completion>

@@ -147,7 +147,10 @@ class ThreadTeam {
 
   const size_t size_;  // workers, the owner included
   std::vector<std::thread> helpers_;
-  sim::WaitList helpers_waiting_, owner_waiting_;  // under sim: parked helpers, the parked owner
+  // Under sim: the parked helpers (natively they yield kSpinRounds rounds,
+  // then sleep in generation_.wait) and the parked owner (done_.wait).
+  sim::WaitList helpers_waiting_{kSpinRounds + sim::kAtomicWaitSpinRounds};
+  sim::WaitList owner_waiting_{sim::kAtomicWaitSpinRounds};
   std::atomic<uint64_t> generation_{0};  // the current run id; bumped once more at shutdown
   std::atomic<uint64_t> ticket_{0};
   std::atomic<const Body*> body_{nullptr};

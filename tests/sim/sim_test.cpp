@@ -33,6 +33,7 @@ CostTable round_costs() {
   c.ns[static_cast<size_t>(Op::kAtomicLoad)] = 2;
   c.ns[static_cast<size_t>(Op::kSpinRound)] = 3;
   c.ns[static_cast<size_t>(Op::kLineTransfer)] = 100;
+  c.ns[static_cast<size_t>(Op::kWakeUp)] = 1000;
   c.source = "test";
   return c;
 }
@@ -253,10 +254,12 @@ TEST_F(SimTest, FiberExceptionReachesTheCaller) {
 
 // The barrier: arrivals are RMWs of its counter (5 ns each, 100 ns more when
 // another fiber wrote the line last), the last arrival runs the completion
-// at its own time and goes on; the parked ones go on at that time plus the
-// load of the counter's line (2 + 100 ns). Fiber f arrives after f + 1 index
-// probes (10 ns each): f0 at 10 (done at 15), f1 at 20 (125: it waits for no
-// one but pays the transfer), f2 at 30, which waits for f1's RMW (125 + 105).
+// at its own time and goes on; the parked ones waited longer than
+// std::barrier polls (16 spin rounds, 48 ns), so they slept: they go on at
+// that time plus a wake-up (1000 ns) and the load of the counter's line (2 +
+// 100 ns). Fiber f arrives after f + 1 index probes (10 ns each): f0 at 10
+// (done at 15), f1 at 20 (125: it waits for no one but pays the transfer),
+// f2 at 30, which waits for f1's RMW (125 + 105).
 TEST_F(SimTest, FiberBarrierReleasesAtTheLastArrival) {
   uint64_t completed_at = 0;
   struct Done {
@@ -276,16 +279,85 @@ TEST_F(SimTest, FiberBarrierReleasesAtTheLastArrival) {
   g.run([] {});
   EXPECT_EQ(completed_at, 230u);
   EXPECT_EQ(after[2], 230u);
-  EXPECT_EQ(after[0], 332u);
-  EXPECT_EQ(after[1], 332u);
+  EXPECT_EQ(after[0], 1332u);
+  EXPECT_EQ(after[1], 1332u);
   // No spin rounds: 6 probes, 3 arrivals, 2 parks, 2 released loads.
   EXPECT_EQ(last_run().events, 13u);
+}
+
+// A park stands for a native wait that polls some rounds, then sleeps: a
+// fiber woken within its rounds (std::atomic::wait's 16: 48 ns here) goes
+// on at its waker's time; one woken later, or one whose wait sleeps at once
+// (a TBB queue's pop), goes on a wake-up (1000 ns) after its waker's time.
+TEST_F(SimTest, OnlyAFiberWhoseNativeWaitSleptPaysTheWakeUp) {
+  WaitList polls(kAtomicWaitSpinRounds), sleeps(kTbbQueuePopSpinRounds), polls_long(kAtomicWaitSpinRounds);
+  bool early = false, late = false;
+  std::vector<uint64_t> woke(3);
+  ThreadGroup g;
+  g.spawn([&] {
+    while (!early) polls.wait();
+    woke[0] = now_ns();
+  });
+  g.spawn([&] {
+    while (!early) sleeps.wait();
+    woke[1] = now_ns();
+  });
+  g.spawn([&] {
+    while (!late) polls_long.wait();
+    woke[2] = now_ns();
+  });
+  g.spawn([&] {
+    charge(Op::kIndexProbe);  // 10 ns: the three have parked at 0
+    early = true;
+    polls.notify_all();
+    sleeps.notify_all();
+    for (int i = 0; i < 9; ++i) charge(Op::kIndexProbe);  // 100 ns
+    late = true;
+    polls_long.notify_all();
+  });
+  g.run([] {});
+  EXPECT_EQ(woke[0], 10u);
+  EXPECT_EQ(woke[1], 1010u);
+  EXPECT_EQ(woke[2], 1100u);
+}
+
+// A line nobody touched for --sim_line_residency_ns (1000 ns here) has left
+// every core's private cache: reading it costs an atomic load (2 ns) and no
+// transfer, since the cost table's local work prices a cold access; a line
+// another core wrote more recently costs the transfer (100 ns) as well.
+TEST_F(SimTest, ALineUntouchedForTheResidencyCostsNoTransfer) {
+  SimOptions o;
+  o.line_residency_ns = 1000;
+  configure(o, round_costs());
+  struct alignas(64) Word {
+    uint64_t v = 0;
+  };
+  Word recent_line, stale_line;
+  uint64_t recent = 0, stale = 0;
+  ThreadGroup g;
+  g.spawn([&] {
+    touch(&recent_line, true);  // both written by core 0 at 0-4 ns
+    touch(&stale_line, true);
+  });
+  g.spawn([&] {
+    for (int i = 0; i < 10; ++i) charge(Op::kIndexProbe);  // 100 ns
+    uint64_t t0 = now_ns();
+    touch(&recent_line, false);
+    recent = now_ns() - t0;
+    sleep_until_ns(5000);
+    t0 = now_ns();
+    touch(&stale_line, false);
+    stale = now_ns() - t0;
+  });
+  g.run([] {});
+  EXPECT_EQ(recent, 102u);
+  EXPECT_EQ(stale, 2u);
 }
 
 // A wait that nobody will end: once every fiber left is parked, the
 // simulation exits 1 naming the park site.
 void planted_wait() {
-  WaitList never;
+  WaitList never(kAtomicWaitSpinRounds);
   ThreadGroup g;
   g.spawn([&] { never.wait(); });  // the planted wait: nobody notifies
   g.spawn([] { charge(Op::kRowRead); });  // ends at once
@@ -293,7 +365,7 @@ void planted_wait() {
 }
 TEST(SimDeadlockDeathTest, NamesTheParkSite) {
   GTEST_FLAG_SET(death_test_style, "threadsafe");
-  EXPECT_EXIT(planted_wait(), ::testing::ExitedWithCode(1), "sim deadlock: every fiber left is parked.*sim_test\.cpp:[0-9]+");
+  EXPECT_EXIT(planted_wait(), ::testing::ExitedWithCode(1), "sim deadlock: every fiber left is parked.*sim_test\\.cpp:[0-9]+");
 }
 
 // A spin that no other fiber will ever end: the watchdog names its site and

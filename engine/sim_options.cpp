@@ -39,7 +39,8 @@ CCB_OPTION(ccb::sim::sim_flags, watchdog_events, uint64, sim_watchdog_events, 10
 CCB_OPTION(ccb::sim::sim_flags, work_scale, string, sim_work_scale, "", ccb::any_value(),
            "factor on the cost table's local work (txn_begin .. abort) per transaction type, fitted by the harness "
            "so that one virtual core matches a native single-thread run (docs/sim.md, \"The work scale\"): \"\" "
-           "(none), one factor for every type, or <type>:<factor>,...");
+           "(none), one factor for every type, or <type>:<factor>,...; the type \"analysis\" is a bundle executor's "
+           "analysis (its per-key charge)");
 CCB_OPTION(ccb::sim::sim_flags, calibrate, string, sim_calibrate, "", ccb::writable_path().not_echoed(),
            "measure the cost table on this machine (native, single thread), write it to this JSON file and exit "
            "(no run)");

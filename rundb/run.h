@@ -74,6 +74,7 @@ int run_online(const EngineConfig& cfg, W& workload) {
 #if CCB_SIM_BUILD
   {
     std::vector<std::string> types = workload.txn_types();
+    types.emplace_back(sim::kAnalysisWorkType);  // a bundle executor's analysis, after the transactions
     std::vector<double> scales = sim::parse_work_scale(sim::options().work_scale, types);
     sim::set_work_scales(std::move(scales), std::move(types));
   }

@@ -430,6 +430,11 @@ void set_work_scales(std::vector<double> by_type, std::vector<std::string> names
   s.work_scales = std::move(by_type);
   s.work_type_names = std::move(names);
 }
+uint32_t analysis_work_type() {
+  const std::vector<std::string>& names = state().work_type_names;
+  const auto it = std::find(names.begin(), names.end(), kAnalysisWorkType);
+  return it == names.end() ? detail::kNoWorkType : static_cast<uint32_t>(it - names.begin());
+}
 const SimOptions& options() { return state().options; }
 const CostTable& costs() { return state().costs; }
 double line_transfer_ns() {

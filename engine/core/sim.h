@@ -208,6 +208,13 @@ void fix_address_layout(char** argv);
 // The work scale of the runs that follow, by transaction type (empty: 1 for
 // every type), and the types' names for the result's "sim" object.
 void set_work_scales(std::vector<double> by_type, std::vector<std::string> names);
+// The work type of the analysis of a bundle executor's front-end (Strife,
+// TSKD's): rundb names it after the workload's transaction types, so that
+// --sim_work_scale's "analysis" factor scales its per-key charge (fitted to
+// the native analysis time; docs/sim.md, "The work scale"). kNoWorkType
+// when the runs have no such type.
+inline constexpr const char* kAnalysisWorkType = "analysis";
+uint32_t analysis_work_type();
 // A read (write = false) or write of shared state on the line of `addr`.
 void touch(const void* addr, bool write);
 // An atomic read-modify-write of the line of `addr` (a lock word, a counter).
@@ -258,6 +265,7 @@ inline void sleep_until_ns(uint64_t) {}
 inline void fiber_local(uint64_t*) {}
 inline void charge(Op) {}
 inline void work_type(uint32_t) {}
+inline constexpr uint32_t analysis_work_type() { return 0; }
 inline void touch(const void*, bool) {}
 inline void rmw(const void*) {}
 inline void spin(const char*, int) {}

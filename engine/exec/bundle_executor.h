@@ -451,9 +451,13 @@ class BundleExecutor {
   }
 
   // Under sim: the analysis's virtual time (the header's model), one index
-  // probe per key of each description, on the front-end's analysis threads.
+  // probe per key of each description, on the front-end's analysis threads,
+  // scaled by the "analysis" work type's factor (fitted by the harness to the
+  // native analysis time per batch).
   void charge_analysis(const Batch& batch) {
+    const uint32_t analysis = sim::analysis_work_type();
     frontend_.for_chunks(batch.descs.size(), [&](size_t begin, size_t end) {
+      sim::work_type(analysis);
       for (size_t i = begin; i < end; ++i)
         for (size_t k = batch.descs[i].read_set.size() + batch.descs[i].write_set.size(); k > 0; --k)
           sim::charge(sim::Op::kIndexProbe);

@@ -17,7 +17,9 @@ single-thread runs"):
    configuration needs two: Orthrus's lock server), three runs (seeds 1-3),
    of which the one of median throughput gives the time per commit T and
    each type's mean latency l_t;
-2. simulated at the same threads (SIM_LENGTH), the local work scaled by 1 and by 2: a
+2. simulated at the same threads (SIM_LENGTH), the local work scaled by 1 and by 2 (a
+   bundle executor's analysis first gets its own factor, "analysis", which makes its simulated
+   time per batch the native one: one charge per key, linear in the factor): a
    type's latency is a + s*b in its factor s (local work scales, the shared
    lines, atomics and spins do not), so s_t = (l_t - a_t) / b_t matches the
    type's native latency. Latencies count only the attempts, and a bundle
@@ -130,6 +132,26 @@ def type_directions(native: dict, once: dict, twice: dict, clamped: list[str]) -
     return directions
 
 
+ANALYSIS = "analysis"   # the work type of a bundle executor's analysis (engine/core/sim.h, kAnalysisWorkType)
+
+
+def analysis_seconds_per_batch(result: dict) -> float | None:
+    """A bundle executor's analysis time per batch (its front-end's phase_s.analysis over its batches), or None
+    for a run without one."""
+    frontend = result.get("frontend") or {}
+    seconds, batches = (frontend.get("phase_s") or {}).get("analysis"), frontend.get("batches")
+    return seconds / batches if seconds and batches else None
+
+
+def analysis_factor(native: dict, once: dict, clamped: list[str]) -> dict[str, float]:
+    """Step 0: {"analysis": factor} such that the simulated analysis takes the native time per batch (the
+    simulated one is linear in the factor: one charge per key, scaled), or {} for a run without an analysis."""
+    target, at_one = analysis_seconds_per_batch(native), analysis_seconds_per_batch(once)
+    if target is None or at_one is None:
+        return {}
+    return {ANALYSIS: _clamp(target / at_one, clamped, "the analysis")}
+
+
 def common_multiplier(native: dict, at_d: dict, at_2d: dict, clamped: list[str]) -> float:
     """Step 3: the c for which c*d matches the native time per commit (time per commit is linear in c)."""
     one, two = time_per_commit(at_d), time_per_commit(at_2d)
@@ -200,10 +222,18 @@ def fit(native_argv: Sequence[str], sim_argv: Sequence[str], flags: Sequence[str
         return result
 
     clamped: list[str] = []
-    directions = type_directions(native, simulate(1.0), simulate(2.0), clamped)
-    multiplier = common_multiplier(native, simulate(directions), simulate({k: 2 * v for k, v in directions.items()}),
-                                   clamped)
+    once = simulate(1.0)
+    analysis = analysis_factor(native, once, clamped)   # fixed from here on: the types' factors come on top
+    if analysis:
+        types = {name: 1.0 for name in native["per_txn_type"]}
+        once, twice = simulate({**types, **analysis}), simulate({**{k: 2.0 for k in types}, **analysis})
+    else:
+        twice = simulate(2.0)
+    directions = type_directions(native, once, twice, clamped)
+    multiplier = common_multiplier(native, simulate({**directions, **analysis}),
+                                   simulate({**{k: 2 * v for k, v in directions.items()}, **analysis}), clamped)
     scales = {name: _clamp(direction * multiplier, clamped, f"type {name}") for name, direction in directions.items()}
+    scales.update(analysis)
     if section["noisy"]:
         log(f"ccbench: the work-scale fit's native run ran on a busy machine ({load.describe(section)}): "
             f"its factor may be off; delete {store_path(cost_table)} and run again on a quiet machine")

@@ -392,6 +392,38 @@ def test_the_fit_matches_the_native_time_per_commit(tmp_path):
     assert fit["scales"] == {"a": pytest.approx(1.5)} and fit["per_type"] and not fit["clamped"]
 
 
+def test_a_bundle_executors_analysis_gets_its_own_factor(tmp_path):
+    """A front-end's analysis (a bundle executor's phase_s.analysis per batch) is fitted first, to the native
+    time per batch (8 ms native; 2 ms per unit of its factor simulated: 4), and keeps that factor in every
+    run that fits the transactions' factor (1.5, as in the linear model above)."""
+    from ccbench import workscale
+
+    def factors(command):
+        value = command[-1].split("=", 1)[1]
+        if ":" not in value:
+            return {"a": float(value), "analysis": float(value)}
+        return {name: float(factor) for name, factor in (item.split(":") for item in value.split(","))}
+
+    def result(seconds_per_commit, analysis_s_per_batch):
+        return {"config": {"threads": 1}, "throughput": 1 / seconds_per_commit,
+                "per_txn_type": {"a": {"commits": 100, "avg_latency_us": seconds_per_commit * 1e6}},
+                "frontend": {"batches": 10, "phase_s": {"analysis": 10 * analysis_s_per_batch}}}
+
+    sims = []
+
+    def run(command):
+        if not any(word.startswith("--sim_cost_table") for word in command):
+            return 0, result(4e-6, 8e-3), ""
+        sims.append(factors(command))
+        return 0, result(1e-6 + 2e-6 * sims[-1].get("a", 1.0), 2e-3 * sims[-1].get("analysis", 1.0)), ""
+
+    fit = workscale.fit(["native"], ["sim"], ["--workload=ycsb", "--frontend=strife"], tmp_path / "t.json",
+                        log=lambda _: None, run=run, threshold_cores=1e9, max_wait_s=0)
+    assert fit["scales"] == {"a": pytest.approx(1.5), "analysis": pytest.approx(4.0)} and not fit["clamped"]
+    assert fit["scale"] == "a:1.5,analysis:4"
+    assert sims[0] == {"a": 1.0, "analysis": 1.0} and all(f["analysis"] == pytest.approx(4.0) for f in sims[1:])
+
+
 def test_the_modelled_machine_is_not_part_of_a_fit(tmp_path):
     """A figure that models its paper's machine (--sim_physical_cores, --sim_smt_factor) shares the fit of
     the same configuration on the default machine, and the fit's native runs never get a sim flag

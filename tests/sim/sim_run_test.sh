@@ -173,7 +173,7 @@ EOF
     # --sim_work_scale: a bad spec is refused naming the flag and the
     # workload's types; a good one is applied to its type only and recorded.
     refused sim_work_scale --sim_work_scale=nope:2
-    grep -q "one of ycsb " "$tmp/err" || fail "the refusal did not list ycsb's types: $(cat "$tmp/err")"
+    grep -q "one of ycsb|analysis " "$tmp/err" || fail "the refusal did not list ycsb's types and the analysis: $(cat "$tmp/err")"
     refused sim_work_scale --sim_work_scale=0
     "$bin" --workload=tpcc --warehouses=2 $common --sim_work_scale=payment:3 --out="$tmp/w.json" ||
       fail "a run with --sim_work_scale=payment:3 exited $?"

@@ -195,6 +195,11 @@ inline void work_type(uint32_t type) {
   detail::Clock* f = detail::hot.current;
   if (f != nullptr && f->work_type != type) detail::apply_work_type(f, type);
 }
+// The current fiber's work type (kNoWorkType outside a fiber or before its first).
+inline uint32_t current_work_type() {
+  const detail::Clock* f = detail::hot.current;
+  return f != nullptr ? f->work_type : detail::kNoWorkType;
+}
 // Runs this program again (execv of /proc/self/exe with the same argv) with
 // the address space's randomization off (personality ADDR_NO_RANDOMIZE),
 // unless it is off already; returns only if it is off, or if the kernel
@@ -265,6 +270,7 @@ inline void sleep_until_ns(uint64_t) {}
 inline void fiber_local(uint64_t*) {}
 inline void charge(Op) {}
 inline void work_type(uint32_t) {}
+inline constexpr uint32_t current_work_type() { return 0; }
 inline constexpr uint32_t analysis_work_type() { return 0; }
 inline void touch(const void*, bool) {}
 inline void rmw(const void*) {}
@@ -296,6 +302,20 @@ inline void sleep_for(std::chrono::duration<Rep, Period> d) {
 #endif
   std::this_thread::sleep_for(d);
 }
+
+// Local work of one type within a scope (a bundle executor's analysis chunk):
+// the fiber's type before it (its attempt's, or none) is back after it, so
+// no later charge outside an attempt is scaled by the scope's factor.
+class ScopedWorkType {
+ public:
+  explicit ScopedWorkType(uint32_t type) : previous_(current_work_type()) { work_type(type); }
+  ~ScopedWorkType() { work_type(previous_); }
+  ScopedWorkType(const ScopedWorkType&) = delete;
+  ScopedWorkType& operator=(const ScopedWorkType&) = delete;
+
+ private:
+  uint32_t previous_;
+};
 
 // Gives up the CPU in a wait loop: std::this_thread::yield natively, one
 // spin round at the caller's site under sim.

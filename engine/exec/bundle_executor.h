@@ -457,7 +457,7 @@ class BundleExecutor {
   void charge_analysis(const Batch& batch) {
     const uint32_t analysis = sim::analysis_work_type();
     frontend_.for_chunks(batch.descs.size(), [&](size_t begin, size_t end) {
-      sim::work_type(analysis);
+      const sim::ScopedWorkType scope(analysis);
       for (size_t i = begin; i < end; ++i)
         for (size_t k = batch.descs[i].read_set.size() + batch.descs[i].write_set.size(); k > 0; --k)
           sim::charge(sim::Op::kIndexProbe);

@@ -30,6 +30,7 @@ from ccbench.errors import ConfigError
 from ccbench.points import Point
 from ccbench.programs import PROGRAMS
 from ccbench.result_fields import metric_origins
+from ccbench.sim import COST_TABLE_FLAG
 from ccbench.workspace import Workspace
 
 
@@ -106,7 +107,7 @@ def check_points_accepted(figures: Sequence[ResolvedFigure], workspace: Workspac
     """Every point's flags are accepted by its program: each distinct command runs once with
     --validate_only (the program's every check, memory estimate included, nothing loaded or written;
     a few at a time). A refusal (exit 2, "error: --flag: ...") is a config error naming the fields
-    that set the flag, before any point has run."""
+    that set the flag, before any point has run; a refused cost table is not a field's (runner.py)."""
     commands: dict[tuple[str, ...], list[tuple[ResolvedFigure, object]]] = {}
     for figure in figures:
         program = figure.config.program
@@ -121,12 +122,14 @@ def check_points_accepted(figures: Sequence[ResolvedFigure], workspace: Workspac
                 continue  # its build failed: the runner reports that
             commands.setdefault(command, []).append((figure, point))
     with ThreadPoolExecutor(max_workers=VALIDATE_PARALLEL) as pool:
-        refusals = dict(zip(commands, pool.map(_refusal, commands)))
+        refusals = dict(zip(commands, pool.map(refusal, commands)))
     problems = []
-    for command, refusal in refusals.items():
-        if refusal is None:
+    for command, refused in refusals.items():
+        if refused is None:
             continue
-        flag, message = refusal
+        flag, message = refused
+        if flag == COST_TABLE_FLAG:
+            continue   # a refused cost table: the runner said so once and ran none of its points
         for figure, point in commands[command]:
             program = figure.config.program
             names = [name for name, _ in point.flags]
@@ -140,7 +143,7 @@ def check_points_accepted(figures: Sequence[ResolvedFigure], workspace: Workspac
         raise ConfigError.many(sorted(set(problems)))
 
 
-def _refusal(command: tuple[str, ...]) -> tuple[str, str] | None:
+def refusal(command: Sequence[str]) -> tuple[str, str] | None:
     """(flag, message) when `command --validate_only` refuses (exit 2); None when it accepts."""
     try:
         done = subprocess.run([*command, "--validate_only"], capture_output=True, text=True,

@@ -11,7 +11,7 @@ from tqdm import tqdm
 
 from ccbench import sim, workscale
 from ccbench.config import ResolvedFigure
-from ccbench.interface import check_flags, check_protocols
+from ccbench.interface import check_flags, check_protocols, refusal
 from ccbench.backends import LocalBackend
 from ccbench.engine import (STATUS_ERROR, STATUS_FAILED, STATUS_OK, Task, build_arguments, build_binaries,
                             build_plan, command_files, program_digest)
@@ -206,16 +206,26 @@ def _run_with_postgres(tasks: list[Task], workspace: Workspace, local_backend, o
 def _calibrate_what_is_needed(tasks: list[Task], workspace: Workspace, summary: SweepSummary,
                               log: Callable[[str], None], quiet_threshold_cores: float) -> list[Task]:
     """Calibrate each missing cost table of the simulated runs with the simulation binary of the first run
-    that names it (sim.calibrate); drop the runs whose table could not be made."""
+    that names it (sim.calibrate), then have that run's binary check each table (--validate_only): a table
+    it refuses (one from an older build lacks an op) would fail every run and work-scale fit that reads it,
+    so it is said once here. Drop the runs whose table could not be made or is refused."""
     failed: dict[str, str] = {}
+    checked: set[str] = set()
     for task in tasks:
-        if not task.cost_table or task.cost_table in failed or Path(task.cost_table).is_file():
+        if not task.cost_table or task.cost_table in failed or task.cost_table in checked:
             continue
-        problem = sim.calibrate(workspace.argv(task.program, task.cc, task.variant), Path(task.cost_table), log=log,
-                                threshold_cores=quiet_threshold_cores)
-        if problem:
-            log(f"ccbench: {problem}")
-            failed[task.cost_table] = f"no cost table: {problem}"
+        if not Path(task.cost_table).is_file():
+            problem = sim.calibrate(workspace.argv(task.program, task.cc, task.variant), Path(task.cost_table),
+                                    log=log, threshold_cores=quiet_threshold_cores)
+            if problem:
+                log(f"ccbench: {problem}")
+                failed[task.cost_table] = f"no cost table: {problem}"
+                continue
+        checked.add(task.cost_table)
+        refused = refusal(task.command) if PROGRAMS[task.program].validates else None
+        if refused and refused[0] == sim.COST_TABLE_FLAG:   # another refusal is the point's own (check_flags)
+            log(f"ccbench: {refused[1]}")
+            failed[task.cost_table] = f"cost table refused: {refused[1]}"
     for task in tasks:
         if task.cost_table in failed:
             summary.skipped[task.key] = failed[task.cost_table]

@@ -36,6 +36,7 @@ from ccbench.fileio import write_json_atomically
 
 DEFAULT_COST_TABLE = "sim/cost_table.json"   # under the results directory (--results); a profile may name another
 CALIBRATE_FLAG = "sim_calibrate"
+COST_TABLE_FLAG = "sim_cost_table"
 # A profile's sim_work_scale: fit each simulated configuration's work scale first (workscale.py), or not.
 WORK_SCALE_FIT, WORK_SCALE_NONE = "fit", "none"
 CALIBRATE_TIMEOUT_S = 1800

@@ -260,6 +260,13 @@ def main() -> None:
     if args.sim_cost_table is not None and not Path(args.sim_cost_table).is_file():
         print(f"error: --sim_cost_table: no such file '{args.sim_cost_table}'", file=sys.stderr)
         sys.exit(2)
+    if args.sim_cost_table is not None:   # as the engine: a table from an older build lacks an op
+        lacking = [op for op in COST_TABLE if op not in json.loads(Path(args.sim_cost_table).read_text())]
+        if lacking:
+            print(f"error: --sim_cost_table: invalid value '{args.sim_cost_table}'; allowed: every op "
+                  f"('{args.sim_cost_table}' lacks \"{lacking[0]}\": a calibration by an older build; calibrate "
+                  f"again)", file=sys.stderr)
+            sys.exit(2)
     if args.sim_calibrate:
         calibrate(args.sim_calibrate)
         return

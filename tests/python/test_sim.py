@@ -22,7 +22,7 @@ from ccbench.plots import suptitle
 from ccbench.runner import tasks_for
 from ccbench.workspace import Workspace
 from conftest import FIGURE, Sandbox, figure_document
-from fake_engine import PROTOCOL_SPEED
+from fake_engine import COST_TABLE, PROTOCOL_SPEED
 
 SIM_PROFILE = {"description": "tests: simulated, instant", "base": {"duration": 0.02, "warmup": 0.0},
                "repetitions": 1, "timeout_s": 20, "variant": "sim", "sim_cost_table": "sim/cost_table.json"}
@@ -166,6 +166,21 @@ def test_a_failed_calibration_skips_the_simulated_points_and_says_why(sim_sandbo
     err = capsys.readouterr().err
     assert "not run: no cost table: the calibration" in err and "cannot measure the row read" in err
     assert main(sim_sandbox.cli_arguments("calibrate", "--profile", "simulated")) == 1
+
+
+def test_a_cost_table_from_an_older_build_is_refused_once_before_any_fit_or_point(sim_sandbox, tmp_path,
+                                                                                  monkeypatch, capsys):
+    log = engine_log(tmp_path, monkeypatch)
+    table = tmp_path / "results/sim/cost_table.json"
+    table.parent.mkdir(parents=True)
+    table.write_text(json.dumps({op: ns for op, ns in COST_TABLE.items() if op != "wake_up"}))
+    sim_sandbox.add_figure("test-fig", figure_document(series=native_and_sim_series(), claims=None))
+    assert main(sim_sandbox.cli_arguments("run", "test-fig", "--profile", "simulated", "--quiet")) == 1
+    assert not [call for call in log.read_text().splitlines() if "--sim_" in call]   # no simulated run
+    assert len(sim_sandbox.records()) == 3                                          # the native series ran
+    err = capsys.readouterr().err
+    assert err.count('lacks "wake_up"') == 2   # said once as found, once among the reasons not run
+    assert "not run: cost table refused: --sim_cost_table:" in err and "calibrate again" in err
 
 
 def test_calibrate_refuses_an_unknown_protocol(sim_sandbox, capsys):

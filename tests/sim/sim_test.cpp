@@ -210,6 +210,38 @@ TEST_F(SimTest, WorkScaleMultipliesTheLocalWorkOfItsTypeOnly) {
   set_work_scales({}, {});
 }
 
+// A scoped work type (the bundle executor's analysis chunk) scales only the
+// work inside its scope: after it, the fiber's type before it is back, its
+// attempt's type or none (factor 1).
+TEST_F(SimTest, AScopedWorkTypeGivesBackTheTypeBeforeIt) {
+  configure(SimOptions{}, round_costs());
+  set_work_scales({2.0, 5.0}, {"a", "analysis"});
+  std::vector<uint64_t> end(3);
+  ThreadGroup g;
+  g.spawn([&] {
+    {
+      const ScopedWorkType analysis(1);
+      charge(Op::kIndexProbe);  // 10 * 5
+    }
+    charge(Op::kIndexProbe);    // no type before the scope: 10
+    end[0] = now_ns();
+    work_type(0);
+    {
+      const ScopedWorkType analysis(1);
+      charge(Op::kRowRead);     // 7 * 5
+      end[1] = now_ns();
+    }
+    charge(Op::kRowRead);       // the attempt's type again: 7 * 2
+    end[2] = now_ns();
+  });
+  g.run([] {});
+  EXPECT_EQ(end[0], 50u + 10u);
+  EXPECT_EQ(end[1], end[0] + 35u);
+  EXPECT_EQ(end[2], end[1] + 14u);
+  EXPECT_EQ(current_work_type(), detail::kNoWorkType);  // outside a fiber
+  set_work_scales({}, {});
+}
+
 TEST(SimWorkScale, ParsesOneFactorOrFactorsByTypeAndRefusesBadSpecs) {
   const std::vector<std::string> types = {"new_order", "payment", "delivery"};
   EXPECT_TRUE(parse_work_scale("", types).empty());

@@ -21,7 +21,13 @@
 // same way for the same reason).
 //
 // Messages travel through TBB concurrent_bounded_queue (one inbox per
-// partition, one reply queue per coordinator). A coordinator has at most one
+// partition, one reply queue per coordinator). A thread that has nothing to
+// do but wait for a message (Orthrus's CC threads for requests, its
+// execution threads for grants) waits as ThreadWait says: polling the queue
+// (kPoll: SpinWait's pause, then a yield per round, never a sleep; the
+// Orthrus paper's dedicated threads poll their queues) or sleeping in TBB's
+// blocking pop (kSleep: every hand-off then wakes a sleeping thread through
+// the kernel). A coordinator has at most one
 // lock request outstanding, and sends a partition a release only for a grant
 // it received, so an inbox holds at most two messages per coordinator (a
 // release and the next lock request) plus the stop message, and a reply queue
@@ -40,11 +46,12 @@
 // Under sim (engine/core/sim.h) a message is an atomic RMW of its queue's
 // line (sim::rmw: a line transfer between sender and receiver), checking an
 // inbox is a load of its line, and an owner pays one index probe per key of
-// a lock request (its table lookup). The blocking pops (Orthrus's execution
-// threads waiting for a grant, its CC threads waiting for a message) park the
-// fiber on a sim::WaitList that the push wakes (TBB's pop would block the one
-// OS thread); natively the hooks are empty and the queues are TBB's as
-// before. Under sim each queue object starts a cache line of its own
+// a lock request (its table lookup). A waiting thread's pops (Orthrus's
+// execution threads waiting for a grant, its CC threads waiting for a
+// message) park the fiber on a sim::WaitList that the push wakes, built with
+// the spin rounds of the native wait (kPoll: it never sleeps, so a woken
+// fiber runs on at its waker's time; kSleep: TBB's pop sleeps at once, so a
+// woken fiber pays the cost table's wake_up); natively the hooks are empty. Under sim each queue object starts a cache line of its own
 // (kQueueAlign): the line map is keyed by address, and 40-byte queues
 // allocated one after another shared lines as the heap's layout fell, which
 // depends on the binary's earlier allocations, so Orthrus's schedule differed
@@ -74,9 +81,13 @@
 #include "engine/core/sim_sync.h"
 #include "engine/core/json.h"
 #include "engine/core/random.h"
+#include "engine/core/spin.h"
 #include "engine/core/txn_desc.h"
 
 namespace ccb {
+
+// How a thread with nothing else to do waits for its next message (above).
+enum class ThreadWait : uint8_t { kPoll, kSleep };
 
 struct KeyLock {
   GlobalKey key = 0;
@@ -224,8 +235,9 @@ struct LockPlan {
 
 class MessageLocks {
  public:
-  // `partitions` owners, `coordinators` workers.
-  MessageLocks(uint32_t partitions, uint32_t coordinators) {
+  // `partitions` owners, `coordinators` workers; `wait`: how a waiting
+  // thread waits (acquire with block = true, serve_until_stopped).
+  MessageLocks(uint32_t partitions, uint32_t coordinators, ThreadWait wait = ThreadWait::kSleep) : wait_(wait) {
     for (uint32_t p = 0; p < partitions; ++p) {
       owners_.push_back(std::make_unique<Owner>(coordinators));
       owners_.back()->inbox.set_capacity(2 * coordinators + 1);
@@ -235,8 +247,9 @@ class MessageLocks {
       replies_.back()->set_capacity(1);
     }
 #if CCB_SIM_BUILD
-    inbox_waiting_.assign(partitions, sim::WaitList(sim::kTbbQueuePopSpinRounds));
-    reply_waiting_.assign(coordinators, sim::WaitList(sim::kTbbQueuePopSpinRounds));
+    const uint32_t rounds = wait == ThreadWait::kPoll ? sim::kPollSpinRounds : sim::kTbbQueuePopSpinRounds;
+    inbox_waiting_.assign(partitions, sim::WaitList(rounds));
+    reply_waiting_.assign(coordinators, sim::WaitList(rounds));
 #endif
   }
   uint32_t partitions() const { return static_cast<uint32_t>(owners_.size()); }
@@ -244,8 +257,8 @@ class MessageLocks {
   // Coordinator `coord` locks every key of `plan`, partition by partition in
   // ascending order. `wait` is called whenever the grant has not arrived yet
   // (Dora serves its own partition there); with block = true the
-  // coordinator instead sleeps in the queue until the grant arrives (Orthrus's
-  // execution threads own no partition).
+  // coordinator instead waits in the queue until the grant arrives, as
+  // ThreadWait says (Orthrus's execution threads own no partition).
   template <class Wait>
   void acquire(uint32_t coord, const LockPlan& plan, bool block, Wait&& wait) {
     auto& replies = *replies_[coord];
@@ -254,12 +267,7 @@ class MessageLocks {
       send(plan.parts[i], {Msg::kLock, coord, keys.data(), static_cast<uint32_t>(keys.size())});
       uint32_t granted;
       if (block) {
-#if CCB_SIM_BUILD
-        while (!replies.try_pop(granted)) reply_waiting_[coord].wait();
-        sim::rmw(&replies);
-#else
-        replies.pop(granted);
-#endif
+        pop_waiting(replies, granted, reply_waiting_, coord);
       } else {
         while (!replies.try_pop(granted)) wait();
       }
@@ -282,16 +290,11 @@ class MessageLocks {
     }
     return n;
   }
-  // Owner of partition p: handles messages, sleeping while the inbox is
-  // empty, until stop(p) (Orthrus's CC threads).
+  // Owner of partition p: handles messages, waiting (ThreadWait) while the
+  // inbox is empty, until stop(p) (Orthrus's CC threads).
   void serve_until_stopped(uint32_t p) {
     for (Msg m;;) {
-#if CCB_SIM_BUILD
-      while (!owners_[p]->inbox.try_pop(m)) inbox_waiting_[p].wait();
-      sim::rmw(&owners_[p]->inbox);
-#else
-      owners_[p]->inbox.pop(m);
-#endif
+      pop_waiting(owners_[p]->inbox, m, inbox_waiting_, p);
       if (m.kind == Msg::kStop) return;
       handle(p, m);
     }
@@ -316,6 +319,19 @@ class MessageLocks {
     OwnerLockTable table;            // owner thread only
     std::vector<uint32_t> granted;   // owner thread only: scratch of release()
   };
+
+  // Pops the next message of queue q (waiters[i] is its wait list under
+  // sim), waiting while it is empty as wait_ says.
+  template <class Queue, class T, class WaitLists>
+  void pop_waiting(Queue& q, T& out, [[maybe_unused]] WaitLists& waiters, [[maybe_unused]] uint32_t i) {
+#if CCB_SIM_BUILD
+    while (!q.try_pop(out)) waiters[i].wait();
+    sim::rmw(&q);
+#else
+    if (wait_ == ThreadWait::kSleep) return q.pop(out);
+    for (SpinWait w; !q.try_pop(out);) w.pause();
+#endif
+  }
 
   void handle(uint32_t p, const Msg& m) {
     Owner& o = *owners_[p];
@@ -345,11 +361,10 @@ class MessageLocks {
 #endif
   }
 
+  ThreadWait wait_;
   std::vector<std::unique_ptr<Owner>> owners_;
   std::vector<std::unique_ptr<ReplyQueue>> replies_;
-#if CCB_SIM_BUILD
-  std::vector<sim::WaitList> inbox_waiting_, reply_waiting_;  // per owner, per coordinator
-#endif
+  std::vector<sim::WaitList> inbox_waiting_, reply_waiting_;  // under sim: per owner, per coordinator
 
  public:
   // For tests: partition p's table. REQUIRES: called on p's owner.

@@ -7,9 +7,13 @@
 // request's predicted lock set to the CC threads by message passing, in
 // ascending partition order, one CC thread after another (section 3.2: locks
 // are requested in a fixed global order, so the scheme is deadlock free), and
-// sleeps in its reply queue until each grant arrives; it runs the procedure
-// only when every grant arrived (engine/cc/message_locks.h). See
-// docs/protocols.md for what this keeps and drops.
+// waits in its reply queue until each grant arrives; it runs the procedure
+// only when every grant arrived (engine/cc/message_locks.h). How the threads
+// wait for a message is --orthrus_wait: they poll by default, as Orthrus's
+// threads, one per core, poll their message queues (section 3); `sleep`
+// blocks them in TBB's pop, the substitute's only mode before (every message
+// then wakes a sleeping thread). See docs/protocols.md for what this keeps
+// and drops.
 //
 // Under sim (engine/core/sim.h) open() starts no thread: the CC threads are
 // lent to the online executor (lend_threads), which runs them as virtual
@@ -18,21 +22,38 @@
 #pragma once
 
 #include <atomic>
+#include <string>
 #include <thread>
 #include <vector>
 
 #include "engine/cc/message_locks.h"
+#include "engine/core/options.h"
 
 namespace ccb {
+
+// Orthrus's own flag (rows in orthrus_options.cpp), defined by bin/rundb-orthrus
+// only, as MOCC's (engine/cc/mocc.h).
+struct OrthrusOptions {
+  std::string wait = "poll";  // --orthrus_wait: poll | sleep (ThreadWait)
+
+  static const std::vector<std::string>& waits();  // {"poll", "sleep"}
+  ThreadWait thread_wait() const { return wait == "sleep" ? ThreadWait::kSleep : ThreadWait::kPoll; }
+  static OptionsTable<OrthrusOptions> flags;  // defined by the program (kByProgram)
+  static OrthrusOptions from_flags() { return flags.read(); }
+  void to_json(JsonWriter& w) const { flags.write(*this, w); }  // members of "config"
+};
 
 class Orthrus : public MessageLockProtocol {
  public:
   static constexpr const char* kName = "orthrus";
+  using Options = OrthrusOptions;
+
+  void configure(const OrthrusOptions& o) { wait_ = o.thread_wait(); }
 
   // The executor's lock-service hooks (protocol.h, HasLockService).
   static int lock_server_threads(int threads) { return (threads + 4) / 5; }  // CC:execution = 1:4
   void open(int lock_servers, int workers) {
-    locks_ = std::make_unique<MessageLocks>(lock_servers, workers);
+    locks_ = std::make_unique<MessageLocks>(lock_servers, workers, wait_);
     if constexpr (kSimBuild) {
       workers_left_.store(workers, std::memory_order_relaxed);
       return;  // lend_threads()
@@ -64,6 +85,7 @@ class Orthrus : public MessageLockProtocol {
   }
 
  private:
+  ThreadWait wait_ = OrthrusOptions{}.thread_wait();
   std::vector<std::thread> cc_threads_;
   std::atomic<int> workers_left_{0};  // under sim: execution threads not done yet
 };

@@ -607,7 +607,9 @@ void park(uint32_t native_spin_rounds, const char* file, int line) {
   f->spin_line = line;
   f->parked = true;
   f->parked_at_ps = f->now_ps;
-  f->native_spin_ps = native_spin_rounds * f->cost_ps[static_cast<size_t>(Op::kSpinRound)];
+  f->native_spin_ps = native_spin_rounds == kNeverSleeps
+                          ? ~uint64_t{0} / 2  // with parked_at_ps (below 2^63: the clock's range) beyond any time
+                          : native_spin_rounds * f->cost_ps[static_cast<size_t>(Op::kSpinRound)];
   Fiber* next = winner(s, s.ready.replay(f->id, s.ready.parked_key(f->id)));
   if (next != f && !next->parked) {
     enter(s, f, next);

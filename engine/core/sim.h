@@ -123,6 +123,9 @@ struct RunStats {
   double wall_seconds = 0;
 };
 
+// park()'s spin rounds for a native wait that never sleeps.
+inline constexpr uint32_t kNeverSleeps = ~uint32_t{0};
+
 #if CCB_SIM_BUILD
 // Sets the model for the simulations that follow (checks nothing itself).
 void configure(const SimOptions& options, const CostTable& costs);
@@ -242,6 +245,8 @@ void fiber_local(uint64_t* word);
 // (the OS wake-up that Orthrus's message queues pay natively on every
 // hand-off; docs/sim.md). When every fiber left is parked nobody can wake
 // them: the simulation exits 1 naming each one's park site (file:line).
+// native_spin_rounds = kNeverSleeps (above): the native wait polls until it
+// is woken, however long (a woken fiber never pays a wake-up).
 void park(uint32_t native_spin_rounds, const char* file = __builtin_FILE(), int line = __builtin_LINE());
 void unpark(uint32_t id);  // no-op unless fiber `id` is parked
 

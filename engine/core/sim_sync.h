@@ -36,6 +36,10 @@ inline constexpr uint32_t kTbbQueuePopSpinRounds = 0;
 // pauses, then 4 yields: __atomic_spin in <bits/atomic_wait.h>), then sleep
 // on a futex.
 inline constexpr uint32_t kAtomicWaitSpinRounds = 16;
+// A wait that polls until its condition holds and never sleeps (Orthrus's
+// threads at --orthrus_wait=poll): a woken fiber runs on at its waker's time,
+// never pays a wake-up (sim::kNeverSleeps).
+inline constexpr uint32_t kPollSpinRounds = kNeverSleeps;
 
 // Fibers waiting for a condition another fiber makes true: wait() parks the
 // current fiber until notify_all(); callers re-check their condition after

@@ -247,12 +247,18 @@ TEST(MessageLocks, CrossPartitionRequestProceedsOnlyAfterEveryGrant) {
 
 // Orthrus: the CC thread (1 of 3 threads) owns the lock table. Execution
 // thread 1's transaction on A and B waits until execution thread 0, holding A,
-// commits, and then reads A's committed value.
-TEST(Orthrus, TransactionRunsOnlyAfterItsLocksAreGranted) {
+// commits, and then reads A's committed value; whether the threads poll their
+// queues or sleep in them (--orthrus_wait).
+class OrthrusWaits : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(OrthrusWaits, TransactionRunsOnlyAfterItsLocksAreGranted) {
   Orthrus cc;
   EXPECT_EQ(Orthrus::lock_server_threads(2), 1);
   EXPECT_EQ(Orthrus::lock_server_threads(5), 1);
   EXPECT_EQ(Orthrus::lock_server_threads(6), 2);  // 1:4
+  OrthrusOptions o;
+  o.wait = GetParam();
+  cc.configure(o);
   cc.open(1, 2);
   Counters<Orthrus> c(4);
   Txn<Orthrus> t0(cc, 0, nullptr), t1(cc, 1, nullptr);
@@ -275,6 +281,8 @@ TEST(Orthrus, TransactionRunsOnlyAfterItsLocksAreGranted) {
   EXPECT_EQ(c.value(1), 1u);
   cc.close();
 }
+INSTANTIATE_TEST_SUITE_P(Orthrus, OrthrusWaits, ::testing::ValuesIn(OrthrusOptions::waits()),
+                         [](const auto& info) { return info.param; });
 
 // Dora: worker 0 owns partition 0, worker 1 partition 1. Worker 0 locks A
 // (its own partition) and B (worker 1's) through the owners; worker 1's

@@ -254,6 +254,19 @@ else
   refused mocc_temperature_threshold "$tmp/m.json" --workload=ycsb --table_size=100 --mocc_temperature_threshold=3 \
     --out="$tmp/m.json"
 fi
+# Orthrus's wait: orthrus only, poll or sleep; both run and are echoed.
+if [[ $name == rundb-orthrus ]]; then
+  refused orthrus_wait "$tmp/o.json" --workload=ycsb --table_size=100 --orthrus_wait=spin --out="$tmp/o.json"
+  for wait in poll sleep; do
+    "$bin" --workload=ycsb --threads=2 --warmup=0 --duration=0.2 --table_size=1000 --orthrus_wait=$wait \
+      --out="$tmp/orthrus.json" 2>/dev/null || fail "--orthrus_wait=$wait run exited $?"
+    python3 -c "import json, sys; d = json.load(open(sys.argv[1])); \
+assert d['config']['orthrus_wait'] == sys.argv[2] and d['commits'] > 0, d['config']" "$tmp/orthrus.json" $wait ||
+      fail "--orthrus_wait=$wait not echoed in config or no commits"
+  done
+else
+  refused orthrus_wait "$tmp/o.json" --workload=ycsb --table_size=100 --orthrus_wait=poll --out="$tmp/o.json"
+fi
 if $partitioned_only; then
   for wl in $unpartitioned; do refused cc "$tmp/p.json" --workload="$wl" --out="$tmp/p.json"; done
 fi

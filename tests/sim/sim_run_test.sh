@@ -23,6 +23,10 @@
 #       virtual time;
 #   sim_run_test.sh bundle_determinism <rundb-cc> <frontend>
 #       as determinism, through the bundle executor and the front-end;
+#   sim_run_test.sh orthrus_waits <rundb-orthrus>
+#       one configuration and seed with --orthrus_wait=poll and =sleep: both
+#       verify, and polling commits more, since a thread that sleeps in its
+#       queue pays a wake-up on every message and a polling one does not;
 #   sim_run_test.sh refusals <rundb-cc>
 #       configurations whose threads the sim build does not simulate, and bad
 #       --sim_* values, are refused with exit 2 naming the flag; a
@@ -102,6 +106,17 @@ EOF
       fail "sim.events differ between two runs of one seed"
     cmp -s "$tmp/a.hist" "$tmp/b.hist" || fail "the histories of two runs of one seed differ"
     ! cmp -s "$tmp/a.hist" "$tmp/c.hist" || fail "two seeds gave the same history (the seed is not used?)"
+    ;;
+  orthrus_waits)
+    for wait in poll sleep; do
+      "$bin" --workload=tpcc $(sizes tpcc) $common --seed=7 --orthrus_wait=$wait --verify --out="$tmp/$wait.json" ||
+        fail "--orthrus_wait=$wait exited $?"
+      [[ $(field "$tmp/$wait.json" "d['config']['orthrus_wait']") == "$wait" ]] || fail "--orthrus_wait=$wait not echoed"
+    done
+    poll=$(field "$tmp/poll.json" "d['commits']")
+    sleep=$(field "$tmp/sleep.json" "d['commits']")
+    echo "commits: poll $poll, sleep $sleep"
+    [[ $poll -gt $sleep ]] || fail "polling threads committed $poll, sleeping ones $sleep: the wake-ups cost nothing?"
     ;;
   bundle_verify)
     fe=$3

@@ -321,10 +321,13 @@ TEST_F(SimTest, FiberBarrierReleasesAtTheLastArrival) {
 // fiber woken within its rounds (std::atomic::wait's 16: 48 ns here) goes
 // on at its waker's time; one woken later, or one whose wait sleeps at once
 // (a TBB queue's pop), goes on a wake-up (1000 ns) after its waker's time.
+// A wait that never sleeps (kPollSpinRounds: Orthrus's polling threads) goes
+// on at its waker's time however late.
 TEST_F(SimTest, OnlyAFiberWhoseNativeWaitSleptPaysTheWakeUp) {
-  WaitList polls(kAtomicWaitSpinRounds), sleeps(kTbbQueuePopSpinRounds), polls_long(kAtomicWaitSpinRounds);
+  WaitList polls(kAtomicWaitSpinRounds), sleeps(kTbbQueuePopSpinRounds), polls_long(kAtomicWaitSpinRounds),
+      polls_forever(kPollSpinRounds);
   bool early = false, late = false;
-  std::vector<uint64_t> woke(3);
+  std::vector<uint64_t> woke(4);
   ThreadGroup g;
   g.spawn([&] {
     while (!early) polls.wait();
@@ -339,18 +342,24 @@ TEST_F(SimTest, OnlyAFiberWhoseNativeWaitSleptPaysTheWakeUp) {
     woke[2] = now_ns();
   });
   g.spawn([&] {
-    charge(Op::kIndexProbe);  // 10 ns: the three have parked at 0
+    while (!late) polls_forever.wait();
+    woke[3] = now_ns();
+  });
+  g.spawn([&] {
+    charge(Op::kIndexProbe);  // 10 ns: the four have parked at 0
     early = true;
     polls.notify_all();
     sleeps.notify_all();
     for (int i = 0; i < 9; ++i) charge(Op::kIndexProbe);  // 100 ns
     late = true;
     polls_long.notify_all();
+    polls_forever.notify_all();
   });
   g.run([] {});
   EXPECT_EQ(woke[0], 10u);
   EXPECT_EQ(woke[1], 1010u);
   EXPECT_EQ(woke[2], 1100u);
+  EXPECT_EQ(woke[3], 100u);
 }
 
 // A line nobody touched for --sim_line_residency_ns (1000 ns here) has left

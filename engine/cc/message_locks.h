@@ -51,7 +51,8 @@
 // message) park the fiber on a sim::WaitList that the push wakes, built with
 // the spin rounds of the native wait (kPoll: it never sleeps, so a woken
 // fiber runs on at its waker's time; kSleep: TBB's pop sleeps at once, so a
-// woken fiber pays the cost table's wake_up); natively the hooks are empty. Under sim each queue object starts a cache line of its own
+// woken fiber pays the cost table's wake_up); natively the hooks are empty.
+// Under sim each queue object starts a cache line of its own
 // (kQueueAlign): the line map is keyed by address, and 40-byte queues
 // allocated one after another shared lines as the heap's layout fell, which
 // depends on the binary's earlier allocations, so Orthrus's schedule differed

@@ -7,6 +7,7 @@
 # variants to build/<variant>/bin.
 #
 #   make deps                 install Debian packages (if missing) and .venv
+#   make check-cc             protocol code uses the core's primitives only (no raw atomics, no sim::)
 #   make build                all protocols (make CC=silo: just one)
 #   make tools                bench_fvs, bench_strife, bench_checker, check_history
 #   make pipeline             bin/pipeline, the batching-and-reordering pipeline engine
@@ -106,11 +107,16 @@ empty :=
 space := $(empty) $(empty)
 CMAKE_PROTOCOLS := $(subst $(space),;,$(strip $(PROTOCOLS)))
 
-.PHONY: all deps configure build tools pipeline middletier build-all build-ci test test-cpp test-cpp-ci test-python test-profile test-sim test-sanitizers test-tsan test-asan build-tests-tsan build-tests-asan run demo bench bench-compare bench-cost fuzz soak protocols figures clean
+.PHONY: all deps check-cc configure build tools pipeline middletier build-all build-ci test test-cpp test-cpp-ci test-python test-profile test-sim test-sanitizers test-tsan test-asan build-tests-tsan build-tests-asan run demo bench bench-compare bench-cost fuzz soak protocols figures clean
 all: build
 
 deps:
 	@scripts/install-deps.sh
+
+# Protocol code (engine/cc/) uses the core's primitives only: no raw
+# std::atomic, no sim:: call (CONTRIBUTING.md, "How to add a protocol").
+check-cc:
+	@bash scripts/check-cc-primitives.sh
 
 configure:
 	@cmake -S . -B $(BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=$(BUILD_TYPE_$(VARIANT)) \

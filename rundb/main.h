@@ -9,7 +9,7 @@
 // line on stderr naming the flag, nothing written); 3 a correctness check
 // failed; 1 any other error.
 //
-// The sim build (engine/core/sim.h) reads its --sim_* flags here, before the
+// The sim build (engine/sim/sim.h) reads its --sim_* flags here, before the
 // run: the cost table and the model for every simulation that follows, or,
 // with --sim_calibrate, the calibration command instead of a run.
 #pragma once
@@ -22,7 +22,7 @@
 
 #include "engine/cc/protocol.h"
 #include "engine/config.h"
-#include "engine/core/sim.h"
+#include "engine/sim/sim.h"
 #if CCB_SIM_BUILD
 #include "rundb/sim_calibrate.h"
 #endif

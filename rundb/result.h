@@ -52,7 +52,7 @@ struct RunReport {
   const std::vector<InvariantResult>& invariants;
   const verify::CheckResult* check = nullptr;          // --verify
   const verify::CfCheckResult* cc_free_check = nullptr;  // --verify on the bundle executor
-  JsonMembers sim;  // the sim build's "sim" object (engine/core/sim.h); empty natively
+  JsonMembers sim;  // the sim build's "sim" object (engine/sim/sim.h); empty natively
 };
 
 // The rundb result document (docs/result.schema.json, $defs/rundb).

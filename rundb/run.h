@@ -33,7 +33,7 @@
 
 namespace ccb {
 
-// The sim build (engine/core/sim.h) runs the executors' threads as fibers:
+// The sim build (engine/sim/sim.h) runs the executors' threads as fibers:
 // the online executor's workers, epoch ticker and controller, the bundle
 // executor's workers, ticker, coordinator and the front-end's own threads
 // (Strife's analysis team), and a lock service's threads (Orthrus's CC

@@ -1,5 +1,5 @@
 // bin/sim/rundb-<cc> --sim_calibrate=<file.json>: the simulation's cost table
-// (engine/core/sim.h, docs/sim.md) measured on this machine, natively, on
+// (engine/sim/sim.h, docs/sim.md) measured on this machine, natively, on
 // one thread, with the engine's own table, index and transaction code (NoCC's
 // operations, so no protocol cost is counted twice: the protocols' shared
 // metadata is charged by the hooks as atomic operations and line transfers).
@@ -55,7 +55,7 @@
 #include "engine/cc/txn.h"
 #include "engine/core/json.h"
 #include "engine/core/random.h"
-#include "engine/core/sim.h"
+#include "engine/sim/sim.h"
 #include "engine/core/table.h"
 #include "engine/stats/memory_bound.h"
 

@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "engine/core/sim.h"
+#include "engine/sim/sim.h"
 
 namespace ccb {
 

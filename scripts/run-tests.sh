@@ -96,6 +96,7 @@ else
 fi
 
 stage deps bash scripts/install-deps.sh
+stage check-cc bash scripts/check-cc-primitives.sh
 stage build-release make --no-print-directory $release_build
 start_beside pytest make --no-print-directory test-python
 stage ctest-release make --no-print-directory $release_tests

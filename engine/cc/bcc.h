@@ -121,8 +121,8 @@ class Bcc {
   static constexpr uint32_t kSnapshotEpochMillis = Silo::kEpochMillis * Silo::kSnapshotEpochs;
 
   struct RowMeta {
-    std::atomic<uint64_t> tid{0};  // Silo's TID word: writer's commit TID | lock bit
-    std::atomic<snapshot::Version*> old{nullptr};  // saved versions, newest first
+    Shared<uint64_t> tid{0};  // Silo's TID word: writer's commit TID | lock bit
+    Shared<snapshot::Version*> old{nullptr};  // saved versions, newest first
   };
   struct AccessMeta {
     uint64_t observed_tid = 0;
@@ -158,7 +158,7 @@ class Bcc {
   explicit Bcc(uint32_t snapshot_epoch_ms = kSnapshotEpochMillis, Fence fence = Fence::kPerRead)
       : snapshot_epoch_ns_(uint64_t{snapshot_epoch_ms} * 1'000'000),
         asymmetric_(fence == Fence::kAsymmetric && bcc::register_asymmetric_fence()) {
-    for (auto& c : clock_) c.store(kFlagBit, std::memory_order_relaxed);
+    for (auto& c : clock_) c.unmodelled().store(kFlagBit, std::memory_order_relaxed);
   }
 
   // --bcc_breakdown (bcc-tab1): time the history's memory management and the
@@ -177,7 +177,7 @@ class Bcc {
     if (m.history == nullptr) m.history = register_thread(txn.thread_id());
     ThreadHistory& h = *m.history;
     m.snapshot = txn.read_only();
-    snapshots_.collect(txn.thread_id(), floor_.load(std::memory_order_seq_cst));
+    snapshots_.collect(txn.thread_id(), floor_.unmodelled().load(std::memory_order_seq_cst));
     if (m.snapshot) begin_snapshot(h, m, txn.thread_id());
     else begin_update(h, m, txn.thread_id());
     const uint64_t bytes = h.table_bytes();
@@ -238,7 +238,7 @@ class Bcc {
         // Section 3: a version older than the floor is kept for snapshots
         // (the row is locked, and validated if read: it is still the one
         // observed, or the one found while locking for blind writes).
-        const uint64_t current = a.row->meta.tid.load(std::memory_order_relaxed) & ~kFlagBit;
+        const uint64_t current = a.row->meta.tid.unmodelled().load(std::memory_order_relaxed) & ~kFlagBit;
         if (current < m.floor) snapshots_.save(txn.thread_id(), a, current, m.floor);
       });
     }
@@ -336,7 +336,7 @@ class Bcc {
       std::abort();
     }
     if (!owned_[t]) owned_[t] = std::make_unique<ThreadHistory>();
-    threads_[t].store(owned_[t].get(), std::memory_order_release);
+    threads_[t].unmodelled().store(owned_[t].get(), std::memory_order_release);
     register_in_count(n_threads_, t);
     return owned_[t].get();
   }
@@ -354,23 +354,19 @@ class Bcc {
       // synchronization is in progress (section 3): then wait, idle.
       // Under sim the global clock vector, the floor and the sync flag are
       // shared lines: each read of a line another core wrote is a transfer.
-      sim::touch(&floor_, false);
       const uint64_t floor = floor_.load(std::memory_order_seq_cst);
       const uint64_t tid = next_tid(h, t, floor);
-      sim::touch(&clock_[t], true);
       clock_[t].store(tid, std::memory_order_seq_cst);
-      sim::touch(&syncing_, false);
-      if (syncing_.load(std::memory_order_seq_cst) || floor_.load(std::memory_order_seq_cst) != floor) {
-        clock_[t].store(tid | kFlagBit, std::memory_order_release);
+      if (syncing_.load(std::memory_order_seq_cst) || floor_.unmodelled().load(std::memory_order_seq_cst) != floor) {
+        clock_[t].unmodelled().store(tid | kFlagBit, std::memory_order_release);
         continue;
       }
       m.start_tid = tid;
       m.floor = floor;
       // Line 3: Start.
-      const uint32_t n = n_threads_.load(std::memory_order_acquire);
+      const uint32_t n = n_threads_.unmodelled().load(std::memory_order_acquire);
       uint64_t max = 0, min_running = bcc::kNone, idle = 0;
       for (uint32_t u = 0; u < n; ++u) {
-        sim::touch(&clock_[u], false);
         const uint64_t v = clock_[u].load(std::memory_order_seq_cst);
         m.start[u] = v & ~kFlagBit;
         if (v & kFlagBit) idle |= uint64_t{1} << u;
@@ -390,7 +386,6 @@ class Bcc {
       const bool ready = room && memory && (h.stamp < bcc::kMaxStamp || h.wipe_tables());
       timer_.charge(h.stats.mm_cycles, mm_start);
       if (ready) break;
-      sim::touch(&clock_[t], true);
       clock_[t].store(tid | kFlagBit, std::memory_order_release);
       if (!room && !waited_for_history) ++h.stats.history_full;
       if (!memory && !waited_for_memory) ++h.stats.table_memory_full;
@@ -417,7 +412,7 @@ class Bcc {
       if (bcc::put_read(m.reads_set, row, tid, !asymmetric_) && m.room-- == 0 && !grow_table(*m.history, m))
         return false;
       std::atomic_signal_fence(std::memory_order_seq_cst);  // the compiler keeps the insert first
-      if (a.row->meta.tid.load(std::memory_order_seq_cst) != tid) continue;  // changed: re-read
+      if (a.row->meta.tid.unmodelled().load(std::memory_order_seq_cst) != tid) continue;  // changed: re-read
       a.meta.observed_tid = tid;
       return true;
     }
@@ -467,7 +462,7 @@ class Bcc {
     for (const auto& a : txn.accesses())
       if (a.type != AccessType::kInsert && after_start(m, a.meta.observed_tid)) return kWr;
     for (auto* a : writes)
-      if (after_start(m, a->row->meta.tid.load(std::memory_order_relaxed) & ~kFlagBit)) return kWw;
+      if (after_start(m, a->row->meta.tid.unmodelled().load(std::memory_order_relaxed) & ~kFlagBit)) return kWw;
     if (writes.size() > 0 && rw_dependency(txn, writes)) return kRw;
     return kNoDependency;
   }
@@ -479,16 +474,14 @@ class Bcc {
   bool rw_dependency(auto& txn, const auto& writes) {
     const TxnMeta& m = txn.meta();
     if (asymmetric_) bcc::asymmetric_fence();  // readers' inserts before their checks: see put_read
-    const uint32_t n = n_threads_.load(std::memory_order_acquire);
+    const uint32_t n = n_threads_.unmodelled().load(std::memory_order_acquire);
     for (uint32_t u = 0; u < n; ++u) {
       if (u == txn.thread_id()) continue;
-      const ThreadHistory* other = threads_[u].load(std::memory_order_acquire);
+      const ThreadHistory* other = threads_[u].unmodelled().load(std::memory_order_acquire);
       if (other == nullptr) continue;
       // Entries from the one running at Start (not if u was idle) to End.
       const uint64_t lo = u < m.n ? m.start[u] + ((m.idle_at_start >> u) & 1) : 0;
-      sim::touch(&clock_[u], false);
       const uint64_t hi = clock_[u].load(std::memory_order_seq_cst) & ~kFlagBit;
-      sim::touch(&other->head, false);
       const uint64_t head = other->head.load(std::memory_order_seq_cst);
       for (uint64_t i = head; i > 0 && head - i < bcc::kHistoryEntries;) {
         uint64_t s, table;
@@ -496,7 +489,7 @@ class Bcc {
         if (s < lo) break;
         if (s > hi) continue;
         for (auto* a : writes) {
-          const uint64_t version = a->row->meta.tid.load(std::memory_order_relaxed) & ~kFlagBit;
+          const uint64_t version = a->row->meta.tid.unmodelled().load(std::memory_order_relaxed) & ~kFlagBit;
           if (bcc::find_read(table, reinterpret_cast<uint64_t>(a->row)) == version) return true;
         }
       }
@@ -520,7 +513,6 @@ class Bcc {
     const uint32_t reads = m.table_full ? half + 1 : half - m.room;
     h.read_hint = std::max(reads, h.read_hint - h.read_hint / 32);
     const uint64_t clock_start = timer_.now();
-    sim::touch(&clock_[txn.thread_id()], true);
     clock_[txn.thread_id()].store(last | kFlagBit, std::memory_order_release);
     timer_.charge(h.stats.clock_cycles, clock_start);
   }
@@ -531,8 +523,9 @@ class Bcc {
   // latest is older than the snapshot epoch.
   void begin_snapshot(ThreadHistory& h, TxnMeta& m, uint32_t t) {
     m.floor = snapshots_.begin_read(t, floor_, [&] {
-      const uint64_t f = floor_.load(std::memory_order_seq_cst);
-      if (f == 0 || now_ns() - last_sync_ns_.load(std::memory_order_relaxed) > snapshot_epoch_ns_) return synchronize(h);
+      const uint64_t f = floor_.unmodelled().load(std::memory_order_seq_cst);
+      const uint64_t last_sync = last_sync_ns_.unmodelled().load(std::memory_order_relaxed);
+      if (f == 0 || now_ns() - last_sync > snapshot_epoch_ns_) return synchronize(h);
       return f;
     });
   }
@@ -543,24 +536,20 @@ class Bcc {
   // another thread is synchronizing, its result is used.
   uint64_t synchronize(ThreadHistory& h) {
     bool expected = false;
-    sim::rmw(&syncing_);
     if (!syncing_.compare_exchange_strong(expected, true, std::memory_order_seq_cst)) {
-      for (SpinWait w; syncing_.load(std::memory_order_acquire);) w.pause();
-      return floor_.load(std::memory_order_seq_cst);
+      for (SpinWait w; syncing_.unmodelled().load(std::memory_order_acquire);) w.pause();
+      return floor_.unmodelled().load(std::memory_order_seq_cst);
     }
-    uint64_t max = floor_.load(std::memory_order_relaxed);
-    const uint32_t n = n_threads_.load(std::memory_order_acquire);
+    uint64_t max = floor_.unmodelled().load(std::memory_order_relaxed);
+    const uint32_t n = n_threads_.unmodelled().load(std::memory_order_acquire);
     for (uint32_t u = 0; u < n; ++u) {
       uint64_t v;
-      sim::touch(&clock_[u], false);
       for (SpinWait w; !((v = clock_[u].load(std::memory_order_seq_cst)) & kFlagBit);) w.pause();
       max = std::max(max, v);
     }
     const uint64_t floor = (counter_of(max) + 1) << kCounterShift;
-    last_sync_ns_.store(now_ns(), std::memory_order_relaxed);
-    sim::touch(&floor_, true);
+    last_sync_ns_.unmodelled().store(now_ns(), std::memory_order_relaxed);
     floor_.store(floor, std::memory_order_seq_cst);
-    sim::touch(&syncing_, true);
     syncing_.store(false, std::memory_order_seq_cst);
     ++h.stats.syncs;
     return floor;
@@ -568,11 +557,11 @@ class Bcc {
 
   // Section 4.1/5.1: one contiguous vector (one socket; the paper keeps one
   // cache-line-aligned sub-vector per socket).
-  alignas(64) std::atomic<uint64_t> clock_[kMaxThreads];
-  alignas(64) std::atomic<uint32_t> n_threads_{0};
-  std::atomic<bool> syncing_{false};
-  std::atomic<uint64_t> floor_{0};  // latest snapshot floor, 0 = none yet
-  std::atomic<uint64_t> last_sync_ns_{0};
+  alignas(64) Shared<uint64_t> clock_[kMaxThreads];
+  alignas(64) Shared<uint32_t> n_threads_{0};
+  Shared<bool> syncing_{false};
+  Shared<uint64_t> floor_{0};  // latest snapshot floor, 0 = none yet
+  Shared<uint64_t> last_sync_ns_{0};
   const uint64_t snapshot_epoch_ns_;
   const bool asymmetric_;  // searchers issue asymmetric fences; inserts need none
   bcc::ComponentTimer timer_;  // --bcc_breakdown
@@ -581,7 +570,7 @@ class Bcc {
   bool uses_asymmetric_fence() const { return asymmetric_; }
 
  private:
-  std::atomic<ThreadHistory*> threads_[kMaxThreads] = {};
+  Shared<ThreadHistory*> threads_[kMaxThreads] = {};
   std::unique_ptr<ThreadHistory> owned_[kMaxThreads];
   snapshot::Snapshots snapshots_;
 };

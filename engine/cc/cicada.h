@@ -57,12 +57,9 @@
 #include <chrono>
 #include <cstdint>
 
-#if defined(__x86_64__) || defined(__i386__)
-#include <x86intrin.h>
-#endif
-
 #include "engine/cc/common.h"
 #include "engine/cc/mv_common.h"
+#include "engine/core/clock.h"
 #include "engine/core/random.h"
 
 namespace ccb {
@@ -131,7 +128,6 @@ class Cicada {
     const auto writes = sorted_by_contention(txn);  // 2.
     for (auto* a : writes) {                        // 3. pending versions
       uint64_t expected = a->meta.wts;
-      sim::rmw(&a->row->meta.word);
       if (!a->row->meta.word.compare_exchange_strong(expected, mv::kLockBit | ts, std::memory_order_acq_rel)) {
         ++s.counters.write_conflicts;
         return fail(writes);
@@ -144,19 +140,20 @@ class Cicada {
     std::atomic_thread_fence(std::memory_order_seq_cst);
     for (auto& a : txn.accesses()) {  // 5. version consistency check
       if (a.type == AccessType::kInsert) continue;
-      const bool ok = a.is_write() ? a.row->meta.rts.load(std::memory_order_acquire) <= ts : still_visible(a, ts);
+      const bool ok =
+          a.is_write() ? a.row->meta.rts.unmodelled().load(std::memory_order_acquire) <= ts : still_visible(a, ts);
       if (!ok) return fail(writes);
     }
     // Inserts become visible, still locked, before any write does; so a
     // reader that sees one of this transaction's writes finds its inserts.
     txn.publish_inserts([&](RowMeta& m) {
-      m.wts.store(ts, std::memory_order_relaxed);
-      m.rts.store(ts, std::memory_order_relaxed);
-      m.word.store(mv::kLockBit | ts, std::memory_order_relaxed);
+      m.wts.unmodelled().store(ts, std::memory_order_relaxed);
+      m.rts.unmodelled().store(ts, std::memory_order_relaxed);
+      m.word.unmodelled().store(mv::kLockBit | ts, std::memory_order_relaxed);
     });
     for (auto* a : writes) mv::install_version(txn, *a, s, ts, ts, mv::kInfinity);
     for (auto& a : txn.accesses())
-      if (a.type == AccessType::kInsert) a.row->meta.word.store(ts, std::memory_order_release);
+      if (a.type == AccessType::kInsert) a.row->meta.word.unmodelled().store(ts, std::memory_order_release);
     state_.after_commit(s);
     return RC::kOk;
   }
@@ -172,26 +169,14 @@ class Cicada {
     w.key("early_aborts").value(c.early_aborts);
     w.key("pending_install_aborts").value(c.write_conflicts);
     w.key("backoffs").value(c.backoffs);
-    w.key("max_backoff_ticks").value(max_backoff_.load(std::memory_order_relaxed));
+    w.key("max_backoff_ticks").value(max_backoff_.unmodelled().load(std::memory_order_relaxed));
   }
   uint64_t gc_minimum() const { return state_.bounds().minimum(); }
 
  private:
-  // The CPU's time-stamp counter (synchronized across cores on the CPUs this
-  // runs on: invariant TSC), ordered after earlier loads; the steady clock
-  // elsewhere. Under sim, the fiber's virtual time as a 2.5 GHz counter (the
-  // constants above assume one; 0 outside the fibers, the constructor's
-  // base): the TSC here made a simulated run depend on the host's speed (not
-  // deterministic).
-  static uint64_t ticks() {
-    if constexpr (kSimBuild) return sim::in_fiber() ? sim::now_ns() * 5 / 2 : 0;
-#if defined(__x86_64__) || defined(__i386__)
-    _mm_lfence();
-    return __rdtsc();
-#else
-    return static_cast<uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
-#endif
-  }
+  // The CPU's time-stamp counter (engine/core/clock.h; the constants above
+  // assume a 2.5 GHz one, which it is under sim).
+  static uint64_t ticks() { return cpu_ticks(); }
 
   // One-sided synchronization with the next peer: adopt its clock if ahead.
   uint64_t synchronize(TxnMeta& m, uint32_t t, uint64_t clock) {
@@ -207,9 +192,9 @@ class Cicada {
 
   static bool passes_early_check(const auto& a, uint64_t ts) {
     const mv::RowVersions& m = a.row->meta;
-    const uint64_t w = m.word.load(std::memory_order_acquire);
+    const uint64_t w = m.word.unmodelled().load(std::memory_order_acquire);
     if (a.is_write())  // the newest version is still the one read, unlocked, and not read later than ts
-      return w == a.meta.wts && m.rts.load(std::memory_order_relaxed) <= ts;
+      return w == a.meta.wts && m.rts.unmodelled().load(std::memory_order_relaxed) <= ts;
     if (w & mv::kLockBit) return (w & mv::kStampMask) > ts;  // a pending version below ts: outcome unknown
     return w >= ts || w == a.meta.wts;  // no newer committed version below ts
   }
@@ -217,11 +202,11 @@ class Cicada {
   // Step 5 for a read: the version visible at ts is still the one read.
   static bool still_visible(const auto& a, uint64_t ts) {
     const mv::RowVersions& m = a.row->meta;
-    const uint64_t w = m.word.load(std::memory_order_acquire);
+    const uint64_t w = m.word.unmodelled().load(std::memory_order_acquire);
     uint64_t inline_wts = w;
     if (w & mv::kLockBit) {
       if ((w & mv::kStampMask) < ts) return false;  // pending below ts
-      inline_wts = m.wts.load(std::memory_order_acquire);
+      inline_wts = m.wts.unmodelled().load(std::memory_order_acquire);
     }
     return mv::visible_wts(m, inline_wts, ts) == a.meta.wts;
   }
@@ -236,7 +221,7 @@ class Cicada {
   static RC fail(const auto& writes) {
     for (auto* a : writes) {
       if (!a->meta.locked) continue;
-      a->row->meta.word.store(a->meta.wts, std::memory_order_release);
+      a->row->meta.word.unmodelled().store(a->meta.wts, std::memory_order_release);
       a->meta.locked = false;
     }
     return RC::kValidation;
@@ -244,7 +229,7 @@ class Cicada {
 
   // Contention regulation: a retry waits a random time below the maximum.
   void back_off(TxnMeta& m, mv::MvState::Slot& s) {
-    const uint64_t cap = max_backoff_.load(std::memory_order_relaxed);
+    const uint64_t cap = max_backoff_.unmodelled().load(std::memory_order_relaxed);
     if (cap == 0) return;
     ++s.counters.backoffs;
     const uint64_t until = ticks() + m.rng.below(cap);
@@ -254,14 +239,14 @@ class Cicada {
   // under the regulating_ flag) moves the maximum backoff one step, in the
   // direction that last raised the committed throughput.
   void regulate(uint64_t clock) {
-    if (clock < next_regulation_.load(std::memory_order_relaxed)) [[likely]]
+    if (clock < next_regulation_.unmodelled().load(std::memory_order_relaxed)) [[likely]]
       return;
-    if (regulating_.exchange(true, std::memory_order_acquire)) return;  // another thread is at it
-    if (clock >= next_regulation_.load(std::memory_order_relaxed)) {
-      next_regulation_.store(clock + kRegulatorPeriod, std::memory_order_relaxed);
+    if (regulating_.unmodelled().exchange(true, std::memory_order_acquire)) return;  // another thread is at it
+    if (clock >= next_regulation_.unmodelled().load(std::memory_order_relaxed)) {
+      next_regulation_.unmodelled().store(clock + kRegulatorPeriod, std::memory_order_relaxed);
       step_backoff();
     }
-    regulating_.store(false, std::memory_order_release);
+    regulating_.unmodelled().store(false, std::memory_order_release);
   }
   void step_backoff() {
     const uint64_t commits = state_.commits();
@@ -269,16 +254,17 @@ class Cicada {
     regulator_commits_ = commits;
     if (done < regulator_last_) regulator_up_ = !regulator_up_;
     regulator_last_ = done;
-    const uint64_t cap = max_backoff_.load(std::memory_order_relaxed);
-    max_backoff_.store(regulator_up_ ? std::min(cap + kBackoffStep, kMaxBackoff) : cap - std::min(cap, kBackoffStep),
-                       std::memory_order_relaxed);
+    const uint64_t cap = max_backoff_.unmodelled().load(std::memory_order_relaxed);
+    max_backoff_.unmodelled().store(
+        regulator_up_ ? std::min(cap + kBackoffStep, kMaxBackoff) : cap - std::min(cap, kBackoffStep),
+        std::memory_order_relaxed);
   }
 
   const uint64_t base_ticks_;
   mv::MvState state_;
-  alignas(64) std::atomic<uint64_t> next_regulation_{0};
-  std::atomic<bool> regulating_{false};
-  std::atomic<uint64_t> max_backoff_{0};
+  alignas(64) Shared<uint64_t> next_regulation_{0};
+  Shared<bool> regulating_{false};
+  Shared<uint64_t> max_backoff_{0};
   // The regulator's state, touched only under regulating_.
   uint64_t regulator_commits_ = 0, regulator_last_ = 0;
   bool regulator_up_ = true;

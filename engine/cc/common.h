@@ -1,8 +1,8 @@
-// Building blocks shared by several protocols: reader-writer lock words and
-// spin waiting for the 2PL family, the lock bit of the optimistic protocols'
-// row words, the write-set ordering used by commit-time locking, the seqlock
-// row copy of the optimistic protocols, and the predicted-access-set
-// acquisition of LockSorted and PreNoWait.
+// Building blocks shared by several protocols: the write-set ordering used by
+// commit-time locking, the seqlock row copy of the optimistic protocols, and
+// the predicted-access-set acquisition of LockSorted and PreNoWait. The
+// latches (reader-writer lock words, the optimistic protocols' lock bit) are
+// engine/core/latch.h.
 #pragma once
 
 #include <algorithm>
@@ -12,96 +12,15 @@
 #include <cstdlib>
 #include <thread>
 
-#include "engine/cc/latch_contention.h"
+#include "engine/core/latch_contention.h"
 #include "engine/cc/txn.h"
+#include "engine/core/latch.h"
+#include "engine/core/shared.h"
 #include "engine/core/spin.h"
 
 namespace ccb {
 
-// A reader-writer lock in one 64-bit word: bit 63 = exclusive, bits 0..62 =
-// the holders. Each holder adds its `unit`: 1 keeps a count of the holders
-// (NoWait), owner_bit(thread) keeps the set of holding threads, for protocols
-// that must know who holds a lock (wait-die compares the holders' timestamps,
-// deadlock detection draws waits-for edges to them; at most kMaxOwners
-// threads). An exclusive holder keeps its unit in the word as well. Never
-// blocks; callers decide whether to retry, wait or abort. Under sim each call
-// is one read-modify-write of the word's line (sim::rmw), the release by the
-// exclusive holder a write of it.
-// REQUIRES: a holder passes the same unit to every call on one lock.
-struct RwLockWord {
-  static constexpr uint64_t kExclusive = uint64_t{1} << 63;
-  static constexpr int kMaxOwners = 63;
-  static constexpr uint64_t owner_bit(uint32_t thread) { return uint64_t{1} << thread; }
-  static constexpr uint64_t holders(uint64_t w) { return w & ~kExclusive; }
-  std::atomic<uint64_t> word{0};
-
-  bool try_lock_shared(uint64_t unit = 1) {
-    sim::rmw(&word);
-    uint64_t v = word.load(std::memory_order_relaxed);
-    do {
-      if (v & kExclusive) return false;
-    } while (!word.compare_exchange_weak(v, v + unit, std::memory_order_acquire, std::memory_order_relaxed));
-    return true;
-  }
-  bool try_lock_exclusive(uint64_t unit = 1) {
-    sim::rmw(&word);
-    uint64_t expected = 0;
-    return word.compare_exchange_strong(expected, kExclusive | unit, std::memory_order_acquire,
-                                        std::memory_order_relaxed);
-  }
-  // Upgrade by the only shared holder.
-  bool try_upgrade(uint64_t unit = 1) {
-    sim::rmw(&word);
-    uint64_t expected = unit;
-    return word.compare_exchange_strong(expected, kExclusive | unit, std::memory_order_acquire,
-                                        std::memory_order_relaxed);
-  }
-  void unlock_shared(uint64_t unit = 1) {
-    sim::rmw(&word);
-    word.fetch_sub(unit, std::memory_order_release);
-  }
-  void unlock_exclusive() {
-    sim::touch(&word, true);
-    word.store(0, std::memory_order_release);
-  }
-};
-
-// Registers worker `thread` in a count of registered threads that others
-// scan (slots 0 .. count-1): raises `count` to at least thread + 1.
-inline void register_in_count(std::atomic<uint32_t>& count, uint32_t thread) {
-  uint32_t n = count.load(std::memory_order_relaxed);
-  while (n < thread + 1 && !count.compare_exchange_weak(n, thread + 1, std::memory_order_acq_rel)) {
-  }
-}
-
 enum class LockHeld : uint8_t { kNone, kShared, kExclusive };
-
-// The commit-time latch of the optimistic protocols: bit `kBit` of a row's
-// metadata word (OCC's latch, Silo's and BCC's TID lock bit, TicToc's lock
-// bit). Sets it, spinning while another transaction holds it, and returns the
-// word as it was just before (TicToc reads its rts from it). The other bits
-// are left as they are. A contended acquisition is counted once
-// (latch_contention.h). The bit is a template argument, so each protocol's
-// loop compiles as its own copy did (a run-time bit changed GCC's inlining of
-// OCC's commit).
-template <uint64_t kBit>
-inline uint64_t lock_bit(std::atomic<uint64_t>& word) {
-  uint64_t v = word.load(std::memory_order_relaxed);
-  for (LatchAcquisition contention;; contention.note()) {
-    sim::rmw(&word);
-    if (!(v & kBit) && word.compare_exchange_weak(v, v | kBit, std::memory_order_acquire, std::memory_order_relaxed))
-      return v;
-    cpu_relax();
-    v = word.load(std::memory_order_relaxed);
-  }
-}
-// Clears `kBit`, keeping the rest of the word (the holder wrote nothing).
-// REQUIRES: the caller holds the bit (lock_bit).
-template <uint64_t kBit>
-inline void unlock_bit(std::atomic<uint64_t>& word) {
-  sim::rmw(&word);
-  word.fetch_and(~kBit, std::memory_order_release);
-}
 
 // The accesses selected by `pred`, ordered by row address: taking commit-time
 // locks in one global order rules out deadlock (Silo section 4.4). The array
@@ -134,11 +53,10 @@ AccessList<CC> sorted_accesses(Txn<CC, kProfiled>& txn, Pred pred) {
 // (callgrind, issue 19).
 template <uint64_t kLockBit, class CC, bool kProfiled>
 [[gnu::always_inline]] inline uint64_t stable_copy(Txn<CC, kProfiled>& txn, Access<CC>& a,
-                                                   const std::atomic<uint64_t>& meta) {
+                                                   const Shared<uint64_t>& meta) {
   uint8_t* dst = a.local ? a.local : txn.make_local(a);
   const size_t n = a.table->data_size();
   for (;;) {
-    sim::touch(&meta, false);
     const uint64_t before = meta.load(std::memory_order_acquire);
     if (before & kLockBit) {
       cpu_relax();
@@ -146,7 +64,8 @@ template <uint64_t kLockBit, class CC, bool kProfiled>
     }
     racy_copy(dst, a.row->data(), n);
     std::atomic_thread_fence(std::memory_order_acquire);
-    if (meta.load(std::memory_order_relaxed) == before) return before;
+    // The re-check reads the line the load above charged: not charged again.
+    if (meta.unmodelled().load(std::memory_order_relaxed) == before) return before;
   }
 }
 

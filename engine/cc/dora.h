@@ -29,14 +29,14 @@ class Dora : public MessageLockProtocol {
   static int lock_server_threads(int /*threads*/) { return 0; }  // every worker owns a partition
   void open(int /*lock_servers*/, int workers) {
     workers_ = workers;
-    done_.store(0, std::memory_order_relaxed);
+    done_.unmodelled().store(0, std::memory_order_relaxed);
     locks_ = std::make_unique<MessageLocks>(workers, workers);
   }
   // After its last transaction a worker keeps serving its partition until
   // every worker is done: another coordinator may still wait for its grant.
   void worker_done(uint32_t thread) {
-    done_.fetch_add(1, std::memory_order_acq_rel);
-    for (SpinWait w; done_.load(std::memory_order_acquire) < workers_;)
+    done_.unmodelled().fetch_add(1, std::memory_order_acq_rel);
+    for (SpinWait w; done_.unmodelled().load(std::memory_order_acquire) < workers_;)
       if (locks_->serve_pending(thread) == 0) w.pause();
   }
   void close() {}
@@ -67,7 +67,7 @@ class Dora : public MessageLockProtocol {
 
  private:
   int workers_ = 0;
-  std::atomic<int> done_{0};
+  Shared<int> done_{0};
 };
 
 }  // namespace ccb

@@ -43,15 +43,10 @@
 // cover them, as for any key the prediction missed. A workload without a
 // partitioning maps keys by a hash of the global key.
 //
-// Under sim (engine/core/sim.h) a message is an atomic RMW of its queue's
-// line (sim::rmw: a line transfer between sender and receiver), checking an
-// inbox is a load of its line, and an owner pays one index probe per key of
-// a lock request (its table lookup). A waiting thread's pops (Orthrus's
-// execution threads waiting for a grant, its CC threads waiting for a
-// message) park the fiber on a sim::WaitList that the push wakes, built with
-// the spin rounds of the native wait (kPoll: it never sleeps, so a woken
-// fiber runs on at its waker's time; kSleep: TBB's pop sleeps at once, so a
-// woken fiber pays the cost table's wake_up); natively the hooks are empty.
+// Under sim (engine/sim/sim.h) the queues' pushes, pops and waits are the
+// cost model's as engine/core/message_queue.h (QueueWaits) says, and an
+// owner pays one index probe per key of a lock request (its table lookup);
+// natively the hooks are empty.
 // Under sim each queue object starts a cache line of its own
 // (kQueueAlign): the line map is keyed by address, and 40-byte queues
 // allocated one after another shared lines as the heap's layout fell, which
@@ -78,17 +73,15 @@
 #include "engine/cc/protocol.h"
 #include "engine/cc/workload_partitioning.h"
 #include "engine/config.h"
-#include "engine/core/sim.h"
-#include "engine/core/sim_sync.h"
 #include "engine/core/json.h"
+#include "engine/core/local_work.h"
+#include "engine/core/message_queue.h"
 #include "engine/core/random.h"
 #include "engine/core/spin.h"
+#include "engine/core/thread_group.h"
 #include "engine/core/txn_desc.h"
 
 namespace ccb {
-
-// How a thread with nothing else to do waits for its next message (above).
-enum class ThreadWait : uint8_t { kPoll, kSleep };
 
 struct KeyLock {
   GlobalKey key = 0;
@@ -247,11 +240,8 @@ class MessageLocks {
       replies_.push_back(std::make_unique<ReplyQueue>());
       replies_.back()->set_capacity(1);
     }
-#if CCB_SIM_BUILD
-    const uint32_t rounds = wait == ThreadWait::kPoll ? sim::kPollSpinRounds : sim::kTbbQueuePopSpinRounds;
-    inbox_waiting_.assign(partitions, sim::WaitList(rounds));
-    reply_waiting_.assign(coordinators, sim::WaitList(rounds));
-#endif
+    inbox_waits_.assign(partitions, wait);
+    reply_waits_.assign(coordinators, wait);
   }
   uint32_t partitions() const { return static_cast<uint32_t>(owners_.size()); }
 
@@ -268,7 +258,7 @@ class MessageLocks {
       send(plan.parts[i], {Msg::kLock, coord, keys.data(), static_cast<uint32_t>(keys.size())});
       uint32_t granted;
       if (block) {
-        pop_waiting(replies, granted, reply_waiting_, coord);
+        reply_waits_.pop(replies, coord, granted, wait_);
       } else {
         while (!replies.try_pop(granted)) wait();
       }
@@ -284,7 +274,7 @@ class MessageLocks {
   size_t serve_pending(uint32_t p) {
     Msg m;
     size_t n = 0;
-    sim::touch(&owners_[p]->inbox, false);
+    QueueWaits::look(owners_[p]->inbox);
     while (owners_[p]->inbox.try_pop(m)) {
       handle(p, m);
       ++n;
@@ -295,7 +285,7 @@ class MessageLocks {
   // inbox is empty, until stop(p) (Orthrus's CC threads).
   void serve_until_stopped(uint32_t p) {
     for (Msg m;;) {
-      pop_waiting(owners_[p]->inbox, m, inbox_waiting_, p);
+      inbox_waits_.pop(owners_[p]->inbox, p, m, wait_);
       if (m.kind == Msg::kStop) return;
       handle(p, m);
     }
@@ -321,23 +311,10 @@ class MessageLocks {
     std::vector<uint32_t> granted;   // owner thread only: scratch of release()
   };
 
-  // Pops the next message of queue q (waiters[i] is its wait list under
-  // sim), waiting while it is empty as wait_ says.
-  template <class Queue, class T, class WaitLists>
-  void pop_waiting(Queue& q, T& out, [[maybe_unused]] WaitLists& waiters, [[maybe_unused]] uint32_t i) {
-#if CCB_SIM_BUILD
-    while (!q.try_pop(out)) waiters[i].wait();
-    sim::rmw(&q);
-#else
-    if (wait_ == ThreadWait::kSleep) return q.pop(out);
-    for (SpinWait w; !q.try_pop(out);) w.pause();
-#endif
-  }
-
   void handle(uint32_t p, const Msg& m) {
     Owner& o = *owners_[p];
     if (m.kind == Msg::kLock) {
-      for (uint32_t k = 0; k < m.n; ++k) sim::charge(sim::Op::kIndexProbe);
+      for (uint32_t k = 0; k < m.n; ++k) charge_local_work(Work::kIndexProbe);
       if (o.table.request(m.coord, {m.keys, m.n})) reply(m.coord, p);
       return;
     }
@@ -345,27 +322,14 @@ class MessageLocks {
     o.table.release(m.coord, o.granted);
     for (uint32_t c : o.granted) reply(c, p);
   }
-  // The pushes (each succeeds at once: the capacities above); under sim a
-  // push wakes the fiber parked on that queue.
-  void send(uint32_t p, const Msg& m) {
-    sim::rmw(&owners_[p]->inbox);
-    owners_[p]->inbox.push(m);
-#if CCB_SIM_BUILD
-    inbox_waiting_[p].notify_all();
-#endif
-  }
-  void reply(uint32_t coord, uint32_t p) {
-    sim::rmw(replies_[coord].get());
-    replies_[coord]->push(p);
-#if CCB_SIM_BUILD
-    reply_waiting_[coord].notify_all();
-#endif
-  }
+  // The pushes (each succeeds at once: the capacities above).
+  void send(uint32_t p, const Msg& m) { inbox_waits_.push(owners_[p]->inbox, p, m); }
+  void reply(uint32_t coord, uint32_t p) { reply_waits_.push(*replies_[coord], coord, p); }
 
   ThreadWait wait_;
   std::vector<std::unique_ptr<Owner>> owners_;
   std::vector<std::unique_ptr<ReplyQueue>> replies_;
-  std::vector<sim::WaitList> inbox_waiting_, reply_waiting_;  // under sim: per owner, per coordinator
+  QueueWaits inbox_waits_, reply_waits_;  // per owner, per coordinator
 
  public:
   // For tests: partition p's table. REQUIRES: called on p's owner.
@@ -447,8 +411,8 @@ class MessageLockProtocol : public NoWait {
 
  public:
   // Under sim: the protocol's own threads (Orthrus's CC threads) for the
-  // executor's simulation (sim_sync.h); Dora has none.
-  void lend_threads(sim::LentThreads&) {}
+  // executor's simulation (engine/core/thread_group.h); Dora has none.
+  void lend_threads(LentThreads&) {}
 
  private:
   struct alignas(64) Counters {

@@ -112,7 +112,7 @@ class Mocc : public Silo {
 
   struct RowMeta : Silo::RowMeta {
     RwLockWord lock;                          // MOCC's record lock (shared: hot reads)
-    std::atomic<uint64_t> temperature{0};     // (decay period << kPeriodShift) | count
+    Shared<uint64_t> temperature{0};     // (decay period << kPeriodShift) | count
   };
   struct AccessMeta : Silo::AccessMeta {
     bool stale = false;  // failed validation at commit: the RLL takes the row
@@ -191,7 +191,8 @@ class Mocc : public Silo {
       }
     }
     for (auto* a : writes) {
-      a->row->meta.tid.fetch_or(kLockBit, std::memory_order_acquire);  // uncontended: we hold the record lock
+      // Uncontended (we hold the record lock): not a line of the model.
+      a->row->meta.tid.unmodelled().fetch_or(kLockBit, std::memory_order_acquire);
       a->meta.locked = true;
     }
     const RC rc = validate_and_install(txn, writes, [this](auto& a) {
@@ -211,7 +212,6 @@ class Mocc : public Silo {
 
   // The row's temperature now (decayed to the current period).
   uint32_t temperature(const RowMeta& m) const {
-    sim::touch(&m.temperature, false);
     return decayed(m.temperature.load(std::memory_order_relaxed));
   }
   bool hot(const RowMeta& m) const { return temperature(m) >= threshold_; }
@@ -254,18 +254,21 @@ class Mocc : public Silo {
   // Decay periods elapsed, from Silo's epoch clock (ticked every
   // kEpochMillis by the executor).
   uint64_t period() const {
-    return epoch_.load(std::memory_order_relaxed) * static_cast<uint64_t>(kEpochMillis) / decay_ms_;
+    return epoch_.unmodelled().load(std::memory_order_relaxed) * static_cast<uint64_t>(kEpochMillis) / decay_ms_;
   }
   uint32_t decayed(uint64_t word) const {
     const uint64_t age = period() - std::min(period(), word >> kPeriodShift);
     return age >= kPeriodShift ? 0 : static_cast<uint32_t>((word & kCountMask) >> age);
   }
   void heat(RowMeta& m) {
-    sim::rmw(&m.temperature);  // under sim: a read-modify-write of the row's line (a hot row's serializes)
-    uint64_t w = m.temperature.load(std::memory_order_relaxed);
+    // Under sim the CAS loop is one read-modify-write of the row's line (a hot row's serializes).
+    m.temperature.charge_rmw();
+    uint64_t w = m.temperature.unmodelled().load(std::memory_order_relaxed);
     for (;;) {
       const uint64_t count = std::min<uint64_t>(decayed(w) + 1, kCountMask);
-      if (m.temperature.compare_exchange_weak(w, period() << kPeriodShift | count, std::memory_order_relaxed)) return;
+      if (m.temperature.unmodelled().compare_exchange_weak(w, period() << kPeriodShift | count,
+                                                           std::memory_order_relaxed))
+        return;
     }
   }
 

@@ -24,7 +24,7 @@ class Occ {
   static constexpr const char* kName = "occ";
   static constexpr uint64_t kLatch = uint64_t{1} << 63;
   struct RowMeta {
-    std::atomic<uint64_t> word{0};  // latch bit | wts (commit ts of the last writer)
+    Shared<uint64_t> word{0};  // latch bit | wts (commit ts of the last writer)
   };
   struct AccessMeta {};
   struct TxnMeta {
@@ -32,7 +32,7 @@ class Occ {
   };
 
   void begin(auto& txn) {
-    sim::rmw(&clock_);  // the global timestamp counter: a serialized line under sim
+    // The global timestamp counter: a serialized line under sim.
     txn.meta().start_ts = clock_.fetch_add(1, std::memory_order_acq_rel);
   }
 
@@ -63,13 +63,12 @@ class Occ {
  protected:
   // Takes the commit timestamp, installs the writes stamped with it, unlatches.
   void install_and_unlatch(auto& txn, const auto& rows) {
-    sim::rmw(&clock_);
     const uint64_t commit_ts = clock_.fetch_add(1, std::memory_order_acq_rel);
     for (auto* a : rows)
       if (a->is_write()) txn.install(*a);
-    txn.publish_inserts([&](RowMeta& m) { m.word.store(commit_ts, std::memory_order_relaxed); });
+    txn.publish_inserts([&](RowMeta& m) { m.word.unmodelled().store(commit_ts, std::memory_order_relaxed); });
     for (auto* a : rows) {
-      if (a->is_write()) a->row->meta.word.store(commit_ts, std::memory_order_release);
+      if (a->is_write()) a->row->meta.word.unmodelled().store(commit_ts, std::memory_order_release);
       else unlock_bit<kLatch>(a->row->meta.word);
     }
   }
@@ -77,11 +76,12 @@ class Occ {
   // started. REQUIRES: every row in `rows` latched by this transaction.
   static bool validate(auto& txn, const auto& rows) {
     for (auto* a : rows)
-      if ((a->row->meta.word.load(std::memory_order_relaxed) & ~kLatch) > txn.meta().start_ts) return false;
+      if ((a->row->meta.word.unmodelled().load(std::memory_order_relaxed) & ~kLatch) > txn.meta().start_ts)
+        return false;
     return true;
   }
 
-  alignas(64) std::atomic<uint64_t> clock_{1};
+  alignas(64) Shared<uint64_t> clock_{1};
 };
 
 }  // namespace ccb

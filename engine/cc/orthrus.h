@@ -15,7 +15,7 @@
 // then wakes a sleeping thread). See docs/protocols.md for what this keeps
 // and drops.
 //
-// Under sim (engine/core/sim.h) open() starts no thread: the CC threads are
+// Under sim (engine/sim/sim.h) open() starts no thread: the CC threads are
 // lent to the online executor (lend_threads), which runs them as virtual
 // cores beside the execution threads, and the last execution thread to
 // finish stops them (worker_done), inside the simulation.
@@ -55,19 +55,19 @@ class Orthrus : public MessageLockProtocol {
   void open(int lock_servers, int workers) {
     locks_ = std::make_unique<MessageLocks>(lock_servers, workers, wait_);
     if constexpr (kSimBuild) {
-      workers_left_.store(workers, std::memory_order_relaxed);
+      workers_left_.unmodelled().store(workers, std::memory_order_relaxed);
       return;  // lend_threads()
     }
     for (int p = 0; p < lock_servers; ++p)
       cc_threads_.emplace_back([this, p] { locks_->serve_until_stopped(static_cast<uint32_t>(p)); });
   }
-  void lend_threads(sim::LentThreads& out) {
+  void lend_threads(LentThreads& out) {
     for (uint32_t p = 0; p < locks_->partitions(); ++p)
       out.bodies.push_back([this, p] { locks_->serve_until_stopped(p); });
   }
   void worker_done(uint32_t /*thread*/) {
     if constexpr (kSimBuild) {
-      if (workers_left_.fetch_sub(1, std::memory_order_acq_rel) == 1)
+      if (workers_left_.unmodelled().fetch_sub(1, std::memory_order_acq_rel) == 1)
         for (uint32_t p = 0; p < locks_->partitions(); ++p) locks_->stop(p);
     }
   }
@@ -87,7 +87,7 @@ class Orthrus : public MessageLockProtocol {
  private:
   ThreadWait wait_ = OrthrusOptions{}.thread_wait();
   std::vector<std::thread> cc_threads_;
-  std::atomic<int> workers_left_{0};  // under sim: execution threads not done yet
+  Shared<int> workers_left_{0};  // under sim: execution threads not done yet
 };
 
 }  // namespace ccb

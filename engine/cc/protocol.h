@@ -116,7 +116,7 @@
 #include <cstring>
 
 #include "engine/core/rc.h"
-#include "engine/core/sim.h"
+#include "engine/core/shared.h"
 #include "engine/core/spin.h"
 #include "engine/core/table.h"
 #include "engine/core/txn_desc.h"

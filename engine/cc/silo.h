@@ -56,8 +56,8 @@ class Silo {
   static constexpr int kEpochShift = 32;
 
   struct RowMeta {
-    std::atomic<uint64_t> tid{0};
-    std::atomic<snapshot::Version*> old{nullptr};  // saved versions, newest first
+    Shared<uint64_t> tid{0};
+    Shared<snapshot::Version*> old{nullptr};  // saved versions, newest first
   };
   struct AccessMeta {
     uint64_t observed_tid = 0;
@@ -74,7 +74,6 @@ class Silo {
   explicit Silo(uint32_t snapshot_epochs = kSnapshotEpochs) : k_(snapshot_epochs) { assert(snapshot_epochs >= 1); }
 
   void tick() {
-    sim::rmw(&epoch_);
     const uint64_t e = epoch_.fetch_add(1, std::memory_order_seq_cst) + 1;
     advance_floor(e);
   }
@@ -83,9 +82,10 @@ class Silo {
     TxnMeta& m = txn.meta();
     m.snapshot = txn.read_only() && snapshots_complete();
     if (m.snapshot) [[unlikely]]
-      m.floor = snapshots_.begin_read(txn.thread_id(), floor_, [this] { return floor_.load(std::memory_order_seq_cst); });
+      m.floor = snapshots_.begin_read(txn.thread_id(), floor_,
+                                      [this] { return floor_.unmodelled().load(std::memory_order_seq_cst); });
     else
-      snapshots_.collect(txn.thread_id(), floor_.load(std::memory_order_acquire));
+      snapshots_.collect(txn.thread_id(), floor_.unmodelled().load(std::memory_order_acquire));
   }
 
   RC read(auto& txn, auto& a) {
@@ -123,7 +123,7 @@ class Silo {
   snapshot::Snapshots::Stats total_stats() const { return snapshots_.total_stats(); }
   void reset_stats(uint32_t thread) { snapshots_.reset_stats(thread); }
   void stats_json(JsonWriter& w) const { snapshots_.stats_json(w); }
-  uint64_t snapshot_floor() const { return floor_.load(std::memory_order_acquire); }
+  uint64_t snapshot_floor() const { return floor_.unmodelled().load(std::memory_order_acquire); }
 
  protected:
   // Phases 2 and 3, after phase 1 locked `writes` (the write set, each with
@@ -134,21 +134,23 @@ class Silo {
   RC validate_and_install(auto& txn, const auto& writes, OnStale on_stale) {
     // The epoch this commit will read is at least the one published here
     // (advance_floor relies on it; the fence orders the two).
-    std::atomic<uint64_t>& committing = committing_epoch(txn);
-    sim::touch(&epoch_, false);  // the global epoch, read by every commit (section 4.2)
-    sim::touch(&committing, true);
-    committing.store(epoch_.load(std::memory_order_relaxed), std::memory_order_relaxed);
+    // Under sim: the global epoch's line, read by every commit (section 4.2),
+    // and this worker's slot, charged once for the accesses to each below.
+    Shared<uint64_t>& committing = committing_epoch(txn);
+    epoch_.charge_read();
+    committing.charge_write();
+    committing.unmodelled().store(epoch_.unmodelled().load(std::memory_order_relaxed), std::memory_order_relaxed);
     std::atomic_thread_fence(std::memory_order_seq_cst);
-    const uint64_t epoch = epoch_.load(std::memory_order_seq_cst);  // seq_cst: see start_saving
+    const uint64_t epoch = epoch_.unmodelled().load(std::memory_order_seq_cst);  // seq_cst: see start_saving
     // Phase 2.
     if (!silo::validate_reads(txn, on_stale)) {
       silo::unlock_writes(writes);
-      committing.store(kIdle, std::memory_order_release);
+      committing.unmodelled().store(kIdle, std::memory_order_release);
       return RC::kValidation;
     }
     // Phase 3.
     install(txn, writes, epoch);
-    committing.store(kIdle, std::memory_order_release);
+    committing.unmodelled().store(kIdle, std::memory_order_release);
     return RC::kOk;
   }
 
@@ -163,7 +165,7 @@ class Silo {
     txn.meta().last_tid = tid;
     // Section 4.9: keep each overwritten version of an earlier snapshot epoch
     // (below `boundary`); snapshots of floors up to `boundary` may read it.
-    const bool saving = writes.size() > 0 && saving_.load(std::memory_order_seq_cst);
+    const bool saving = writes.size() > 0 && saving_.unmodelled().load(std::memory_order_seq_cst);
     const uint64_t boundary = saving ? ((tid >> kEpochShift) / k_ * k_) << kEpochShift : 0;
     silo::install_writes(txn, writes, tid, [&](auto& a) {
       if (a.meta.observed_tid < boundary) snapshots_.save(txn.thread_id(), a, a.meta.observed_tid, boundary);
@@ -176,21 +178,23 @@ class Silo {
   // overwritten versions were all saved. Until then, read-only requests run
   // as ordinary (validated) transactions.
   bool snapshots_complete() {
-    uint64_t from = complete_from_.load(std::memory_order_acquire);
+    uint64_t from = complete_from_.unmodelled().load(std::memory_order_acquire);
     if (from == snapshot::kNoFloor) [[unlikely]]
       from = start_saving();
-    return floor_.load(std::memory_order_acquire) >= from;
+    return floor_.unmodelled().load(std::memory_order_acquire) >= from;
   }
   // A commit that found saving_ false read an epoch of at most `now` (all
   // three accesses are sequentially consistent), so its new versions are
   // below the first boundary above `now`: no snapshot from there on needs
   // what it overwrote.
   uint64_t start_saving() {
-    saving_.store(true, std::memory_order_seq_cst);
-    const uint64_t now = epoch_.load(std::memory_order_seq_cst);
+    // Once per run: not lines of the model.
+    saving_.unmodelled().store(true, std::memory_order_seq_cst);
+    const uint64_t now = epoch_.unmodelled().load(std::memory_order_seq_cst);
     const uint64_t from = (now / k_ + 1) * k_ << kEpochShift;
     uint64_t expected = snapshot::kNoFloor;
-    return complete_from_.compare_exchange_strong(expected, from, std::memory_order_acq_rel) ? from : expected;
+    return complete_from_.unmodelled().compare_exchange_strong(expected, from, std::memory_order_acq_rel) ? from
+                                                                                                         : expected;
   }
 
   // The snapshot floor (section 4.9), after epoch `e` began: the largest
@@ -200,13 +204,15 @@ class Silo {
   // epoch at least as large (it publishes, fences, then reads the epoch).
   void advance_floor(uint64_t e) {
     uint64_t m = e;
-    const uint32_t n = n_threads_.load(std::memory_order_seq_cst);  // a thread registers before its fence
-    for (uint32_t u = 0; u < n; ++u) m = std::min(m, committing_[u].epoch.load(std::memory_order_seq_cst));
+    // The epoch ticker's scan, once per epoch: not lines of the model.
+    const uint32_t n = n_threads_.unmodelled().load(std::memory_order_seq_cst);  // a thread registers before its fence
+    for (uint32_t u = 0; u < n; ++u) m = std::min(m, committing_[u].epoch.unmodelled().load(std::memory_order_seq_cst));
     const uint64_t floor = (m / k_ * k_) << kEpochShift;
-    if (floor > floor_.load(std::memory_order_relaxed)) floor_.store(floor, std::memory_order_seq_cst);
+    if (floor > floor_.unmodelled().load(std::memory_order_relaxed))
+      floor_.unmodelled().store(floor, std::memory_order_seq_cst);
   }
 
-  std::atomic<uint64_t>& committing_epoch(auto& txn) {
+  Shared<uint64_t>& committing_epoch(auto& txn) {
     const uint32_t t = txn.thread_id();
     if (!txn.meta().registered) [[unlikely]] {
       txn.meta().registered = true;
@@ -217,14 +223,14 @@ class Silo {
 
   static constexpr uint64_t kIdle = ~uint64_t{0};
   struct alignas(64) Committing {
-    std::atomic<uint64_t> epoch{kIdle};  // at most the epoch its running commit reads; kIdle if none
+    Shared<uint64_t> epoch{kIdle};  // at most the epoch its running commit reads; kIdle if none
   };
   const uint64_t k_;
-  alignas(64) std::atomic<uint64_t> epoch_{1};
-  alignas(64) std::atomic<uint64_t> floor_{0};  // the latest snapshot floor
-  std::atomic<bool> saving_{false};           // writers save versions (start_saving)
-  std::atomic<uint64_t> complete_from_{snapshot::kNoFloor};  // snapshots from this floor on are complete
-  std::atomic<uint32_t> n_threads_{0};
+  alignas(64) Shared<uint64_t> epoch_{1};
+  alignas(64) Shared<uint64_t> floor_{0};  // the latest snapshot floor
+  Shared<bool> saving_{false};           // writers save versions (start_saving)
+  Shared<uint64_t> complete_from_{snapshot::kNoFloor};  // snapshots from this floor on are complete
+  Shared<uint32_t> n_threads_{0};
   std::unique_ptr<Committing[]> committing_{new Committing[snapshot::Snapshots::kMaxThreads]};
   snapshot::Snapshots snapshots_;
 };

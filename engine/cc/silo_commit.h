@@ -11,7 +11,7 @@
 //                            release each lock by storing the commit TID;
 //   or, when the commit fails after phase 1, unlock_writes.
 //
-// REQUIRES of the protocol: RowMeta has `std::atomic<uint64_t> tid`, whose
+// REQUIRES of the protocol: RowMeta has `Shared<uint64_t> tid`, whose
 // bit 0 is the lock bit (kLockBit) and whose other bits are the TID of the
 // row's last writer; AccessMeta has `uint64_t observed_tid` (the TID of the
 // image the access copied, from stable_copy<kLockBit>) and `bool locked`
@@ -59,7 +59,9 @@ inline bool validate_reads(auto& txn, OnStale on_stale) {
   bool ok = true;
   for (auto& a : txn.accesses()) {
     if (a.type == AccessType::kInsert) continue;
-    const uint64_t now = a.row->meta.tid.load(std::memory_order_acquire);
+    // Not charged: under sim the row's line was charged at the read
+    // (stable_copy) and is again at the install (docs/sim.md, "The cost model").
+    const uint64_t now = a.row->meta.tid.unmodelled().load(std::memory_order_acquire);
     const bool locked_by_other = (now & kLockBit) && !a.meta.locked;
     if ((now & ~kLockBit) != a.meta.observed_tid || locked_by_other) {
       ok = false;
@@ -96,9 +98,11 @@ template <class BeforeInstall>
     before_install(*a);
     txn.install(*a);
   }
-  txn.publish_inserts([&](auto& m) { m.tid.store(tid, std::memory_order_relaxed); });
+  // New rows, unseen by other cores until published: not lines of the model.
+  txn.publish_inserts([&](auto& m) { m.tid.unmodelled().store(tid, std::memory_order_relaxed); });
   for (auto* a : writes) {
-    a->row->meta.tid.store(tid, std::memory_order_release);
+    // The row's line, written by the install just before (Txn::install charges it).
+    a->row->meta.tid.unmodelled().store(tid, std::memory_order_release);
     a->meta.locked = false;
   }
 }

@@ -20,9 +20,13 @@
 // start, i.e. g is below the latest floor and below the floor of every
 // running snapshot transaction.
 //
-// The protocol's RowMeta must have `std::atomic<uint64_t> tid` (the TID of the
-// row's image, bit 0 its lock bit) and `std::atomic<snapshot::Version*> old`
+// The protocol's RowMeta must have `Shared<uint64_t> tid` (the TID of the
+// row's image, bit 0 its lock bit) and `Shared<snapshot::Version*> old`
 // (the chain).
+//
+// Under sim no access here is a line of the cost model (every one goes
+// through Shared::unmodelled()): a snapshot transaction's reads, the version
+// chains and the floor slots cost only their local work (docs/sim.md, "Limits").
 #pragma once
 
 #include <algorithm>
@@ -38,6 +42,7 @@
 
 #include "engine/cc/common.h"
 #include "engine/core/memory.h"
+#include "engine/core/shared.h"
 #include "engine/core/json.h"
 
 namespace ccb {
@@ -119,21 +124,21 @@ class Snapshots {
   // is published before it is used; `latest` is the protocol's latest floor.
   // Returns the floor.
   template <class ChooseFloor>
-  uint64_t begin_read(uint32_t t, const std::atomic<uint64_t>& latest, ChooseFloor choose) {
+  uint64_t begin_read(uint32_t t, const Shared<uint64_t>& latest, ChooseFloor choose) {
     Slot& s = slot(t);
     for (;;) {
       const uint64_t floor = choose();
-      s.reading.store(floor, std::memory_order_seq_cst);
+      s.reading.unmodelled().store(floor, std::memory_order_seq_cst);
       // Chunks are reused below the latest floor and every published one: if
       // the latest moved before ours was published, a collector may have
       // missed ours, so pick again.
-      if (latest.load(std::memory_order_seq_cst) == floor) {
+      if (latest.unmodelled().load(std::memory_order_seq_cst) == floor) {
         ++s.stats.snapshot_txns;
         return floor;
       }
     }
   }
-  void end_read(uint32_t t) { slot(t).reading.store(kNoFloor, std::memory_order_release); }
+  void end_read(uint32_t t) { slot(t).reading.unmodelled().store(kNoFloor, std::memory_order_release); }
 
   // Thread t reads row a.row as of `floor`: the row itself if its TID is
   // below the floor, else the newest saved image below it; kNotFound if the
@@ -146,14 +151,14 @@ class Snapshots {
     const size_t n = a.table->data_size();
     auto& meta = a.row->meta;
     for (SpinWait w;; w.pause()) {
-      const uint64_t tid = meta.tid.load(std::memory_order_acquire);
+      const uint64_t tid = meta.tid.unmodelled().load(std::memory_order_acquire);
       if (tid & 1) continue;  // a writer installs: its chain is complete once it unlocks
       if (tid < floor) {
         racy_copy(dst, a.row->data(), n);
         std::atomic_thread_fence(std::memory_order_acquire);
-        if (meta.tid.load(std::memory_order_relaxed) != tid) continue;
+        if (meta.tid.unmodelled().load(std::memory_order_relaxed) != tid) continue;
       } else {
-        const Version* v = meta.old.load(std::memory_order_acquire);
+        const Version* v = meta.old.unmodelled().load(std::memory_order_acquire);
         while (v != nullptr && v->tid >= floor) v = v->older;
         if (v == nullptr) return RC::kNotFound;
         std::memcpy(dst, const_cast<Version*>(v)->data(), n);
@@ -172,9 +177,9 @@ class Snapshots {
     const size_t n = a.table->data_size();
     Version* v = s.store.allocate(sizeof(Version) + n, tag);
     v->tid = current;
-    v->older = a.row->meta.old.load(std::memory_order_relaxed);
+    v->older = a.row->meta.old.unmodelled().load(std::memory_order_relaxed);
     racy_copy(v->data(), a.row->data(), n);
-    a.row->meta.old.store(v, std::memory_order_release);
+    a.row->meta.old.unmodelled().store(v, std::memory_order_release);
     ++s.stats.versions_saved;
   }
 
@@ -184,17 +189,17 @@ class Snapshots {
   void collect(uint32_t t, uint64_t latest) {
     Slot& s = slot(t);
     if (s.store.oldest_tag() >= latest) return;
-    const uint32_t n = n_threads_.load(std::memory_order_acquire);
+    const uint32_t n = n_threads_.unmodelled().load(std::memory_order_acquire);
     for (uint32_t u = 0; u < n; ++u)
-      if (const Slot* o = slots_[u].load(std::memory_order_acquire))
-        latest = std::min(latest, o->reading.load(std::memory_order_seq_cst));
+      if (const Slot* o = slots_[u].unmodelled().load(std::memory_order_acquire))
+        latest = std::min(latest, o->reading.unmodelled().load(std::memory_order_seq_cst));
     s.store.release_below(latest);
   }
 
   // After the workers have stopped.
   Stats total_stats() const {
     Stats total;
-    const uint32_t n = n_threads_.load(std::memory_order_acquire);
+    const uint32_t n = n_threads_.unmodelled().load(std::memory_order_acquire);
     for (uint32_t t = 0; t < n; ++t)
       if (const Slot* s = owned_[t].get()) {
         total.snapshot_txns += s->stats.snapshot_txns;
@@ -216,7 +221,7 @@ class Snapshots {
 
  private:
   struct alignas(64) Slot {
-    std::atomic<uint64_t> reading{kNoFloor};  // floor of its running snapshot transaction
+    Shared<uint64_t> reading{kNoFloor};  // floor of its running snapshot transaction
     VersionStore store;
     Stats stats;
   };
@@ -226,13 +231,13 @@ class Snapshots {
     if (Slot* s = owned_[t].get()) [[likely]]
       return *s;
     owned_[t] = std::make_unique<Slot>();
-    slots_[t].store(owned_[t].get(), std::memory_order_release);
+    slots_[t].unmodelled().store(owned_[t].get(), std::memory_order_release);
     register_in_count(n_threads_, t);
     return *owned_[t];
   }
 
-  std::atomic<uint32_t> n_threads_{0};
-  std::unique_ptr<std::atomic<Slot*>[]> slots_{new std::atomic<Slot*>[kMaxThreads]()};
+  Shared<uint32_t> n_threads_{0};
+  std::unique_ptr<Shared<Slot*>[]> slots_{new Shared<Slot*>[kMaxThreads]()};
   std::unique_ptr<std::unique_ptr<Slot>[]> owned_{new std::unique_ptr<Slot>[kMaxThreads]};
 };
 

@@ -23,10 +23,10 @@
 // (run_online<CC, kProfile>, rundb/run.h); the stored procedures are
 // instantiated for both, in separate translation units.
 //
-// Under sim (engine/core/sim.h) each attempt's begin, commit and abort,
+// Under sim (engine/sim/sim.h) each attempt's begin, commit and abort,
 // each index probe, row access, install and insert charges the cost table
-// (sim::charge) and may hand the OS thread to another virtual core; natively
-// the hooks are empty.
+// (charge_local_work, engine/core/local_work.h) and may hand the OS thread to
+// another virtual core; natively the hooks are empty.
 //
 // Thread safety: a Txn is used by its own thread only.
 #pragma once
@@ -41,7 +41,9 @@
 #include <vector>
 
 #include "engine/cc/protocol.h"
+#include "engine/core/local_work.h"
 #include "engine/core/memory.h"
+#include "engine/core/shared.h"
 #include "engine/core/txn_desc.h"
 #include "engine/stats/exec_profile.h"
 #include "engine/verify/recorder.h"
@@ -75,7 +77,7 @@ class Txn {
   // before this one (0 = first try). `read_only`: the workload declared the
   // request read-only before it ran (protocol.h, "facts of the attempt").
   void begin(uint32_t restarts = 0, bool read_only = false) {
-    sim::charge(sim::Op::kTxnBegin);
+    charge_local_work(Work::kTxnBegin);
     scratch_.reset();
     accesses_.clear();
     accessed_rows_ = 0;
@@ -93,7 +95,7 @@ class Txn {
   }
   // Validates and installs; on success records the history (if on).
   RC commit() {
-    sim::charge(sim::Op::kCommit);
+    charge_local_work(Work::kCommit);
     if constexpr (kProfiled) {
       // Validation is commit() without the index work inside it (publishing
       // inserts), which publish_inserts() charges to index.
@@ -107,7 +109,7 @@ class Txn {
     return rc_;
   }
   void abort() {
-    sim::charge(sim::Op::kAbort);
+    charge_local_work(Work::kAbort);
     if (!cc_free_) cc_.abort(*this);
   }
   // Bundle executor (engine/exec/bundle_executor.h): the attempts that begin
@@ -141,7 +143,7 @@ class Txn {
   }
   // Zeroed payload of a new row `key`, made visible at commit, or nullptr.
   uint8_t* insert(TableT& table, uint64_t key) {
-    sim::charge(sim::Op::kInsert);
+    charge_local_work(Work::kInsert);
     ++inserts_;
     AccessT& a = accesses_.emplace_back();
     a.table = &table;
@@ -218,8 +220,8 @@ class Txn {
   // transaction's version. REQUIRES: the protocol excludes concurrent writers
   // (and, for optimistic readers, marks the row as being written).
   void install(AccessT& a) {
-    sim::charge(sim::Op::kRowInstall);
-    sim::touch(a.row->data(), true);
+    charge_local_work(Work::kRowInstall);
+    charge_line_write(a.row->data());  // under sim: the installed row's line
     if (log_ != nullptr) a.prev_version = image_version(a.row->data());
     set_image_version(a.local, id_);
     if (a.type != AccessType::kInsert) racy_copy(a.row->data(), a.local, a.table->data_size());
@@ -300,7 +302,7 @@ class Txn {
   }
 
   AccessT* access(TableT& table, uint64_t key, AccessType want) {
-    sim::charge(sim::Op::kIndexProbe);
+    charge_local_work(Work::kIndexProbe);
     const auto t_index = tick();
     Row<CC>* row = table.lookup(key);
     tock(&AttemptTimes::index, t_index);
@@ -315,7 +317,7 @@ class Txn {
       const RC rc = cc_free_ ? free_cc().write(*this, *a) : cc_.write(*this, *a);
       tock(&AttemptTimes::lock, t);
       if (!ok_or_fail(rc)) return nullptr;
-      sim::charge(sim::Op::kRowWrite);
+      charge_local_work(Work::kRowWrite);
       a->type = AccessType::kWrite;
       a->data = a->local;
       return a;
@@ -335,7 +337,7 @@ class Txn {
       accesses_.pop_back();
       return nullptr;
     }
-    sim::charge(want == AccessType::kRead ? sim::Op::kRowRead : sim::Op::kRowWrite);
+    charge_local_work(want == AccessType::kRead ? Work::kRowRead : Work::kRowWrite);
     if (want != AccessType::kRead) a.data = a.local;
     a.read_version = image_version(a.data);
     return &a;

@@ -47,10 +47,9 @@ class WaitDie : public TwoPhaseLocking<WaitDie> {
 
   void begin(auto& txn) {
     if (txn.restarts() == 0 || txn.meta().ts == 0) {
-      sim::rmw(&next_ts_);  // the global timestamp allocator (BCC paper section 5.2)
+      // The global timestamp allocator (BCC paper section 5.2).
       txn.meta().ts = next_ts_.fetch_add(1, std::memory_order_relaxed);
     }
-    sim::touch(&ts_[txn.thread_id()], true);
     ts_[txn.thread_id()].value.store(txn.meta().ts, std::memory_order_relaxed);
   }
 
@@ -73,11 +72,10 @@ class WaitDie : public TwoPhaseLocking<WaitDie> {
       // else for a write request. A holder's published timestamp may be stale
       // (an older value of that thread): that only makes us die, never wait
       // for an older transaction.
-      const uint64_t v = l.word.load(std::memory_order_acquire);
+      const uint64_t v = l.word.unmodelled().load(std::memory_order_acquire);
       const bool conflicts = want == LockHeld::kExclusive || (v & RwLockWord::kExclusive);
       for (uint64_t bits = conflicts ? RwLockWord::holders(v) & ~me : 0; bits != 0; bits &= bits - 1) {
         const Slot& holder = ts_[std::countr_zero(bits)];
-        sim::touch(&holder, false);
         if (holder.value.load(std::memory_order_relaxed) < txn.meta().ts) return RC::kWaitDie;
       }
     }
@@ -89,9 +87,9 @@ class WaitDie : public TwoPhaseLocking<WaitDie> {
   }
 
   struct alignas(64) Slot {
-    std::atomic<uint64_t> value{0};
+    Shared<uint64_t> value{0};
   };
-  alignas(64) std::atomic<uint64_t> next_ts_{1};
+  alignas(64) Shared<uint64_t> next_ts_{1};
   Slot ts_[kMaxThreads];
 };
 

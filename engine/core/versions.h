@@ -54,7 +54,8 @@
 #include <vector>
 
 #include "engine/core/memory.h"
-#include "engine/core/sim.h"
+#include "engine/core/shared.h"
+#include "engine/sim/sim.h"
 #include "engine/core/spin.h"
 
 namespace ccb::mv {
@@ -75,7 +76,7 @@ struct RowVersions;
 // sstamp, which its overwriter sets before it unlocks the row.
 struct Version {
   uint64_t wts;                 // write stamp of this image
-  std::atomic<uint64_t> sstamp;  // ERMIA: the overwriter's successor stamp
+  Shared<uint64_t> sstamp;  // ERMIA: the overwriter's successor stamp
   Version* older;               // the next older version
   RowVersions* row;             // the row (its chain count drops at reclamation)
   uint64_t bytes;               // this record's size, header included
@@ -90,11 +91,11 @@ struct RowVersions {
   // kLockBit | a stamp. Unlocked: the inline version's wts. Locked: the
   // protocol's (Cicada: the pending version's timestamp; SI and ERMIA: the
   // inline wts, kept).
-  std::atomic<uint64_t> word{0};
-  std::atomic<uint64_t> wts{0};  // the inline version's wts, also while locked
-  std::atomic<uint64_t> rts{0};  // the inline version's read stamp
-  std::atomic<Version*> older{nullptr};
-  std::atomic<uint32_t> chain{0};  // chain versions not yet reclaimed
+  Shared<uint64_t> word{0};
+  Shared<uint64_t> wts{0};  // the inline version's wts, also while locked
+  Shared<uint64_t> rts{0};  // the inline version's read stamp
+  Shared<Version*> older{nullptr};
+  Shared<uint32_t> chain{0};  // chain versions not yet reclaimed
   uint32_t unused = 0;
 };
 static_assert(sizeof(RowVersions) % 8 == 0);
@@ -156,7 +157,7 @@ class VersionStore {
       Chunk& c = chunks_.front();
       for (size_t off = 0; off < c.used;) {
         auto* v = reinterpret_cast<Version*>(c.mem.data() + off);
-        v->row->chain.fetch_sub(1, std::memory_order_relaxed);
+        v->row->chain.unmodelled().fetch_sub(1, std::memory_order_relaxed);  // reclamation: not a line of the model
         ++stats.reclaimed;
         off += v->bytes;
       }

@@ -31,7 +31,7 @@
 #include "engine/cc/protocol.h"
 #include "engine/core/clock.h"
 #include "engine/core/rc.h"
-#include "engine/core/sim.h"
+#include "engine/sim/sim.h"
 #include "engine/core/txn_desc.h"
 #include "engine/stats/thread_stats.h"
 
@@ -45,7 +45,7 @@ template <class CC, class W, class TxnT, class Profiler>
 inline RC run_attempt(CC& cc, W& w, TxnT& txn, Profiler& profiler, const typename W::Request& req, uint32_t retries,
                       bool read_only, const TxnDesc* predicted) {
   profiler.start();
-  sim::work_type(req.type);  // under sim, the type's --sim_work_scale (engine/core/sim.h)
+  sim::work_type(req.type);  // under sim, the type's --sim_work_scale (engine/sim/sim.h)
   txn.begin(retries, read_only);
   RC rc = RC::kOk;
   if constexpr (HasAcquireAll<CC>) {

@@ -49,7 +49,7 @@
 // Phases are separated by one std::barrier of the workers and the
 // coordinator, whose completion step timestamps the phase ends.
 //
-// Under sim (engine/core/sim.h, docs/sim.md) every thread of a run is a fiber
+// Under sim (engine/sim/sim.h, docs/sim.md) every thread of a run is a fiber
 // of one sim::ThreadGroup: the workers (the virtual cores, in tid order), the
 // epoch ticker, the front-end's own threads (Strife's analysis team,
 // BundleFrontend::lend_threads) and the coordinator (the group's main body).
@@ -110,8 +110,8 @@
 #include "engine/config.h"
 #include "engine/core/clock.h"
 #include "engine/core/random.h"
-#include "engine/core/sim.h"
-#include "engine/core/sim_sync.h"
+#include "engine/sim/sim.h"
+#include "engine/sim/sync.h"
 #include "engine/exec/attempt.h"
 #include "engine/exec/bundle_plan.h"
 #include "engine/exec/online_executor.h"

@@ -40,7 +40,7 @@
 // (engine/exec/thread_reorder.h); also a template parameter, so the other
 // front-ends pay nothing for it.
 // Each worker also reports its contended latch acquisitions in the measured
-// interval (engine/cc/latch_contention.h). With --profile the worker loop is
+// interval (engine/core/latch_contention.h). With --profile the worker loop is
 // instantiated with Txn<CC, true> and AttemptProfiler<true>
 // (engine/stats/exec_profile.h), which time every attempt; without it with
 // Txn<CC> and AttemptProfiler<false>, which read no clock (a template
@@ -49,7 +49,7 @@
 // An attempt and the counting of its outcome are engine/exec/attempt.h's,
 // shared with the bundle executor.
 //
-// Under sim (engine/core/sim.h) the workers are virtual cores and the epoch
+// Under sim (engine/sim/sim.h) the workers are virtual cores and the epoch
 // ticker and the controller (the part of run() that times the phases) are
 // fibers beside them (sim::ThreadGroup); their sleeps, waits and the backoff
 // after an abort follow virtual time, so --warmup and --duration are virtual
@@ -72,14 +72,14 @@
 #include <sched.h>
 
 #include "engine/cc/attempt_outcome.h"
-#include "engine/cc/latch_contention.h"
+#include "engine/core/latch_contention.h"
 #include "engine/cc/protocol.h"
 #include "engine/cc/txn.h"
 #include "engine/config.h"
 #include "engine/core/random.h"
 #include "engine/core/clock.h"
-#include "engine/core/sim.h"
-#include "engine/core/sim_sync.h"
+#include "engine/sim/sim.h"
+#include "engine/sim/sync.h"
 #include "engine/exec/thread_reorder.h"
 #include "engine/exec/tsdefer.h"
 #include "engine/core/topology.h"

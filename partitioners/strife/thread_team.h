@@ -11,7 +11,7 @@
 // chunks, never for a helper to wake up: on a busy machine the owner does
 // the chunks that descheduled helpers do not take.
 //
-// Under the simulation (engine/core/sim.h) the constructor starts no thread:
+// Under the simulation (engine/sim/sim.h) the constructor starts no thread:
 // the bundle executor spawns the helpers as fibers of its run (lend()), and
 // their waits, and the owner's wait for the chunks, park the fiber
 // (sim::WaitList) instead of spinning or sleeping on the atomics. Helpers
@@ -29,8 +29,8 @@
 #include <utility>
 #include <vector>
 
-#include "engine/core/sim.h"
-#include "engine/core/sim_sync.h"
+#include "engine/sim/sim.h"
+#include "engine/sim/sync.h"
 
 namespace ccb::strife {
 
@@ -56,7 +56,7 @@ class ThreadTeam {
   size_t size() const { return size_; }
 
   // Under sim: the helpers (workers 1..size()-1) as bodies for the run's
-  // fibers, and the stop that ends them (sim_sync.h); natively nothing.
+  // fibers, and the stop that ends them (engine/sim/sync.h); natively nothing.
   void lend(sim::LentThreads& out) {
     if constexpr (!kSimBuild) return;
     for (size_t w = 1; w < size_; ++w) out.bodies.push_back([this, w] { help(w); });

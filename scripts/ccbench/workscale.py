@@ -7,7 +7,7 @@ that a skewed workload finds in the cache, misses that the core overlaps,
 the executor's work around each attempt. So before a simulated point runs,
 the harness fits, for its configuration (protocol, workload and every flag
 but the thread count and the seed), a factor on the local work of each
-transaction type (`--sim_work_scale`, engine/core/sim.h) such that one
+transaction type (`--sim_work_scale`, engine/sim/sim.h) such that one
 virtual core runs the configuration as fast as one native thread of the same
 protocol runs it on this machine (issue 32: "per-transaction logic of each
 workload and transaction type, calibrated on the machine from native
@@ -132,7 +132,7 @@ def type_directions(native: dict, once: dict, twice: dict, clamped: list[str]) -
     return directions
 
 
-ANALYSIS = "analysis"   # the work type of a bundle executor's analysis (engine/core/sim.h, kAnalysisWorkType)
+ANALYSIS = "analysis"   # the work type of a bundle executor's analysis (engine/sim/sim.h, kAnalysisWorkType)
 
 
 def analysis_seconds_per_batch(result: dict) -> float | None:

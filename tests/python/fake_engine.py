@@ -188,7 +188,7 @@ def result(args: argparse.Namespace) -> dict:
     return document
 
 
-# The engine's cost table: ns per operation (engine/core/sim.h, sim::Op; $defs/sim of docs/result.schema.json).
+# The engine's cost table: ns per operation (engine/sim/sim.h, sim::Op; $defs/sim of docs/result.schema.json).
 COST_TABLE = {"txn_begin": 300.0, "index_probe": 40.0, "row_read": 25.0, "row_write": 35.0, "row_install": 10.0,
               "insert": 60.0, "commit": 120.0, "abort": 30.0, "atomic_rmw": 20.0, "atomic_load": 2.0,
               "spin_round": 20.0, "line_transfer": 100.0, "wake_up": 4000.0}

@@ -1,8 +1,8 @@
-// The simulation's scheduler and cost model (engine/core/sim.h), on fibers
+// The simulation's scheduler and cost model (engine/sim/sim.h), on fibers
 // the tests spawn themselves: the order of the schedule, its determinism,
 // virtual time that never goes back, the cost accounting of a hand-computed
 // schedule, fiber-local words, the watchdog on a planted spin, and the
-// blocking waits of sim_sync.h (a barrier releases at its last arrival's
+// blocking waits of engine/sim/sync.h (a barrier releases at its last arrival's
 // time; a wait nobody ends is reported as a deadlock).
 #include <gtest/gtest.h>
 
@@ -15,8 +15,8 @@
 
 #include "engine/cc/protocol.h"  // cpu_relax
 #include "engine/core/cli.h"      // ConfigError
-#include "engine/core/sim.h"
-#include "engine/core/sim_sync.h"
+#include "engine/sim/sim.h"
+#include "engine/sim/sync.h"
 
 namespace ccb::sim {
 namespace {

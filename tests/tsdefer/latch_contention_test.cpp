@@ -1,7 +1,7 @@
-// The contended-latch count (engine/cc/latch_contention.h): one count per
+// The contended-latch count (engine/core/latch_contention.h): one count per
 // acquisition whose first try failed, however long it then spins; nothing
 // for an uncontended acquisition; each thread sees only its own count.
-#include "engine/cc/latch_contention.h"
+#include "engine/core/latch_contention.h"
 
 #include <gtest/gtest.h>
 

@@ -14,7 +14,7 @@
 // attempt's run() and before the thread's next run(). Every executor of the
 // engine runs an attempt and its commit on one worker thread.
 //
-// Under sim (engine/core/sim.h) the workers are fibers of one OS thread, and
+// Under sim (engine/sim/sim.h) the workers are fibers of one OS thread, and
 // a fiber may hand it over between run() and on_commit(): each fiber then
 // has its own value, by its id.
 //
@@ -23,7 +23,7 @@
 
 #include <deque>
 
-#include "engine/core/sim.h"
+#include "engine/sim/sim.h"
 
 namespace ccb {
 

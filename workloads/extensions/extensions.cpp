@@ -43,7 +43,7 @@ void refuse_extensions(const ExtensionOptions& ext, const std::string& workload,
 }
 
 // Under sim both advance the virtual core's clock instead of spinning
-// (engine/core/sim.h): the delay is virtual time, not spin rounds.
+// (engine/sim/sim.h): the delay is virtual time, not spin rounds.
 void spin_until_ns(uint64_t deadline_ns) {
   if constexpr (kSimBuild) {
     if (sim::in_fiber()) return sim::sleep_until_ns(deadline_ns);

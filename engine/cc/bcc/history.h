@@ -35,7 +35,7 @@
 #include "engine/cc/bcc/read_set.h"
 #include "engine/cc/bcc/ring.h"
 #include "engine/cc/bcc/stats.h"
-#include "engine/core/sim.h"
+#include "engine/core/shared.h"
 
 namespace ccb::bcc {
 
@@ -49,18 +49,18 @@ inline constexpr int kMaxTableLog2 = std::countr_zero(kLevelBytes[2] / sizeof(Re
 struct alignas(64) ThreadHistory {
   // Searched by other threads.
   struct Entry {
-    std::atomic<uint64_t> start_tid{0};
-    std::atomic<uint64_t> table{0};
+    Shared<uint64_t> start_tid{0};
+    Shared<uint64_t> table{0};
     // A consistent <start TID, table> of the entry, or false while the owner
     // rewrites it. Any thread.
     bool read(uint64_t& start, uint64_t& t) const {
-      sim::touch(this, false);  // another thread's entry: its line moves here under sim
-      start = start_tid.load(std::memory_order_acquire);
-      t = table.load(std::memory_order_seq_cst);
-      return start != 0 && start_tid.load(std::memory_order_relaxed) == start;
+      charge_line_read(this);  // another thread's entry: its line moves here under sim
+      start = start_tid.unmodelled().load(std::memory_order_acquire);
+      t = table.unmodelled().load(std::memory_order_seq_cst);
+      return start != 0 && start_tid.unmodelled().load(std::memory_order_relaxed) == start;
     }
   };
-  std::atomic<uint64_t> head{0};
+  Shared<uint64_t> head{0};
   std::unique_ptr<Entry[]> ring{new Entry[kHistoryEntries]};
 
   // Owner only.
@@ -93,7 +93,7 @@ struct alignas(64) ThreadHistory {
   // Release (`min_running`, the smallest running TID). Returns whether the
   // list has room for one more entry.
   bool release(uint64_t max, uint64_t min_running) {
-    const uint64_t h = head.load(std::memory_order_relaxed);
+    const uint64_t h = head.unmodelled().load(std::memory_order_relaxed);
     if (h > tail) {
       Book& prev = book[(h - 1) % kHistoryEntries];
       if (prev.release == kNone) {
@@ -114,7 +114,7 @@ struct alignas(64) ThreadHistory {
   // its tables), zero the table buffers so that no slot carries a stamp
   // handed out again. Returns false while tables are live.
   bool wipe_tables() {
-    if (tail != head.load(std::memory_order_relaxed)) return false;
+    if (tail != head.unmodelled().load(std::memory_order_relaxed)) return false;
     for (auto& level : levels) level.wipe();
     stamp = 0;
     ++stats.table_wipes;
@@ -126,16 +126,16 @@ struct alignas(64) ThreadHistory {
   // is stored; see put_read). Returns the table's word.
   // REQUIRES: release() returned true, stamp < kMaxStamp, has_room_for(log2).
   uint64_t publish_table(int log2, uint64_t start_tid, std::memory_order order) {
-    const uint64_t h = head.load(std::memory_order_relaxed);
+    const uint64_t h = head.unmodelled().load(std::memory_order_relaxed);
     const uint64_t table = allocate_table(log2, ++stamp);
     assert(table != 0);
     Entry& e = ring[h % kHistoryEntries];
-    sim::touch(&e, true);
-    sim::touch(&head, true);
-    e.start_tid.store(0, std::memory_order_relaxed);
-    e.table.store(table, std::memory_order_release);
-    e.start_tid.store(start_tid, std::memory_order_release);
-    head.store(h + 1, order);
+    charge_line_write(&e);  // under sim: the entry's line and the head's, once for the stores below
+    head.charge_write();
+    e.start_tid.unmodelled().store(0, std::memory_order_relaxed);
+    e.table.unmodelled().store(table, std::memory_order_release);
+    e.start_tid.unmodelled().store(start_tid, std::memory_order_release);
+    head.unmodelled().store(h + 1, order);
     return table;
   }
 
@@ -145,12 +145,12 @@ struct alignas(64) ThreadHistory {
   // entry), so a searcher still reading it finds what it held. Returns the new
   // table's word, or 0 (nothing changed) if no buffer has room for it.
   uint64_t grow_table(uint64_t table, std::memory_order order) {
-    const uint64_t h = head.load(std::memory_order_relaxed);
+    const uint64_t h = head.unmodelled().load(std::memory_order_relaxed);
     const uint64_t bigger = allocate_table(static_cast<int>(table & 63) + 1, stamp);
     if (bigger == 0) return 0;
     rehash_reads(ReadSet(table), ReadSet(bigger));
-    sim::touch(&ring[(h - 1) % kHistoryEntries], true);
-    ring[(h - 1) % kHistoryEntries].table.store(bigger, order);
+    charge_line_write(&ring[(h - 1) % kHistoryEntries]);  // under sim: the entry's line
+    ring[(h - 1) % kHistoryEntries].table.unmodelled().store(bigger, order);
     return bigger;
   }
 

@@ -92,7 +92,7 @@ struct CostTable {
   void to_json(JsonWriter& w) const;  // {"<op>": ns, ...}
 };
 
-// The simulation's parameters: the sim build's flags (sim_options.cpp).
+// The simulation's parameters: the sim build's flags (engine/sim/options.cpp).
 struct SimOptions {
   std::string cost_table;        // "" = CostTable::builtin()
   uint32_t physical_cores = 16;  // the modelled machine (m5.8xlarge: 16 cores, 32 hardware threads)
@@ -134,7 +134,7 @@ const CostTable& costs();
 double line_transfer_ns();  // the effective one
 const RunStats& last_run();
 // The result's "sim" object, after a run; its "flags" member echoes the
-// sim_flags table (sim_options.cpp, write_flags_json).
+// sim_flags table (engine/sim/options.cpp, write_flags_json).
 void write_json(JsonWriter& w);
 void write_flags_json(JsonWriter& w);
 
@@ -234,7 +234,7 @@ void sleep_until_ns(uint64_t t);
 // A thread_local word that each fiber keeps its own copy of (saved and
 // restored at every switch) during the simulations that follow.
 void fiber_local(uint64_t* word);
-// A blocking wait (engine/core/sim_sync.h builds its barrier and wait list
+// A blocking wait (engine/sim/sync.h builds its barrier and wait list
 // on these): park() takes the current fiber out of the ready fibers until
 // another fiber calls unpark(its id). No spin rounds and no events while
 // parked. `native_spin_rounds` says how the native wait the park stands for

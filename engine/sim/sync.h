@@ -1,4 +1,4 @@
-// Waits that block a fiber under the simulation (engine/core/sim.h,
+// Waits that block a fiber under the simulation (engine/sim/sim.h,
 // docs/sim.md), built on sim::park / sim::unpark: a barrier for the bundle
 // executor's phases and a wait list for Strife's analysis team
 // (partitioners/strife/thread_team.h), so that a wait costs no spin rounds
@@ -22,7 +22,8 @@
 #include <utility>
 #include <vector>
 
-#include "engine/core/sim.h"
+#include "engine/core/thread_group.h"
+#include "engine/sim/sim.h"
 
 namespace ccb::sim {
 
@@ -112,14 +113,7 @@ template <class Completion>
 using Barrier = std::barrier<Completion>;
 #endif
 
-// Threads that an object built before a run (Strife's analysis team) lends
-// to the run under sim: the executor spawns each body as a fiber beside its
-// own, and calls every stop() from its coordinator when the run ends, after
-// which the bodies return. Natively the object's threads are running already
-// and lends none.
-struct LentThreads {
-  std::vector<std::function<void()>> bodies;
-  std::vector<std::function<void()>> stops;
-};
+// The threads an object built before a run lends to it (engine/core/thread_group.h).
+using LentThreads = ccb::LentThreads;
 
 }  // namespace ccb::sim

@@ -1,6 +1,6 @@
-// The simulation's scheduler and cost model (engine/core/sim.h; docs/sim.md).
+// The simulation's scheduler and cost model (engine/sim/sim.h; docs/sim.md).
 // Compiled in the sim build only (CCB_SIM=ON).
-#include "engine/core/sim.h"
+#include "engine/sim/sim.h"
 
 #include <boost/context/fiber.hpp>
 #include <boost/context/protected_fixedsize_stack.hpp>

@@ -1,4 +1,4 @@
-// The sim build's flags (engine/core/sim.h, docs/sim.md): one table,
+// The sim build's flags (engine/sim/sim.h, docs/sim.md): one table,
 // "sim_flags", defined only in the sim build (CCB_SIM=ON compiles this file),
 // so a native binary refuses every --sim_* flag as unknown.
 #include <algorithm>
@@ -9,7 +9,7 @@
 
 #include "engine/core/cli.h"
 #include "engine/core/options.h"
-#include "engine/core/sim.h"
+#include "engine/sim/sim.h"
 
 namespace ccb::sim {
 namespace {

@@ -1,0 +1,103 @@
+// The latches protocols build on, each on a Shared word (engine/core/shared.h)
+// of the protocol's row or table metadata: the reader-writer lock word of the
+// 2PL family (RwLockWord), the lock bit of the optimistic protocols' row words
+// (lock_bit / unlock_bit), and the registration count that per-thread slot
+// tables are scanned up to (register_in_count). The spin latch of short
+// critical sections is engine/core/spin.h's SpinLatch.
+//
+// Under sim each latch operation is charged as the cost model's line
+// operation it stands for (sim::rmw, sim::touch) here, once, so a protocol
+// that uses these latches is modelled without naming the simulator.
+//
+// Thread safety: every function here may race with any other on the same word.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+
+#include "engine/core/latch_contention.h"
+#include "engine/core/shared.h"
+#include "engine/core/spin.h"
+
+namespace ccb {
+
+// A reader-writer lock in one 64-bit word: bit 63 = exclusive, bits 0..62 =
+// the holders. Each holder adds its `unit`: 1 keeps a count of the holders
+// (NoWait), owner_bit(thread) keeps the set of holding threads, for protocols
+// that must know who holds a lock (wait-die compares the holders' timestamps,
+// deadlock detection draws waits-for edges to them; at most kMaxOwners
+// threads). An exclusive holder keeps its unit in the word as well. Never
+// blocks; callers decide whether to retry, wait or abort. Under sim each call
+// is one read-modify-write of the word's line, the release by the exclusive
+// holder a write of it.
+// REQUIRES: a holder passes the same unit to every call on one lock.
+struct RwLockWord {
+  static constexpr uint64_t kExclusive = uint64_t{1} << 63;
+  static constexpr int kMaxOwners = 63;
+  static constexpr uint64_t owner_bit(uint32_t thread) { return uint64_t{1} << thread; }
+  static constexpr uint64_t holders(uint64_t w) { return w & ~kExclusive; }
+  Shared<uint64_t> word{0};
+
+  bool try_lock_shared(uint64_t unit = 1) {
+    word.charge_rmw();  // the CAS loop below is one read-modify-write of the line
+    std::atomic<uint64_t>& w = word.unmodelled();
+    uint64_t v = w.load(std::memory_order_relaxed);
+    do {
+      if (v & kExclusive) return false;
+    } while (!w.compare_exchange_weak(v, v + unit, std::memory_order_acquire, std::memory_order_relaxed));
+    return true;
+  }
+  bool try_lock_exclusive(uint64_t unit = 1) {
+    uint64_t expected = 0;
+    return word.compare_exchange_strong(expected, kExclusive | unit, std::memory_order_acquire,
+                                        std::memory_order_relaxed);
+  }
+  // Upgrade by the only shared holder.
+  bool try_upgrade(uint64_t unit = 1) {
+    uint64_t expected = unit;
+    return word.compare_exchange_strong(expected, kExclusive | unit, std::memory_order_acquire,
+                                        std::memory_order_relaxed);
+  }
+  void unlock_shared(uint64_t unit = 1) { word.fetch_sub(unit, std::memory_order_release); }
+  void unlock_exclusive() { word.store(0, std::memory_order_release); }
+};
+
+// Registers worker `thread` in a count of registered threads that others
+// scan (slots 0 .. count-1): raises `count` to at least thread + 1. Once per
+// thread and run, before its first transaction: not a line of the model.
+inline void register_in_count(Shared<uint32_t>& count, uint32_t thread) {
+  std::atomic<uint32_t>& c = count.unmodelled();
+  uint32_t n = c.load(std::memory_order_relaxed);
+  while (n < thread + 1 && !c.compare_exchange_weak(n, thread + 1, std::memory_order_acq_rel)) {
+  }
+}
+
+// The commit-time latch of the optimistic protocols: bit `kBit` of a row's
+// metadata word (OCC's latch, Silo's and BCC's TID lock bit, TicToc's lock
+// bit). Sets it, spinning while another transaction holds it, and returns the
+// word as it was just before (TicToc reads its rts from it). The other bits
+// are left as they are. A contended acquisition is counted once
+// (latch_contention.h). Under sim every try is one read-modify-write of the
+// line, the test that finds the bit set included. The bit is a template
+// argument, so each protocol's loop compiles as its own copy did (a run-time
+// bit changed GCC's inlining of OCC's commit).
+template <uint64_t kBit>
+inline uint64_t lock_bit(Shared<uint64_t>& word) {
+  std::atomic<uint64_t>& w = word.unmodelled();
+  uint64_t v = w.load(std::memory_order_relaxed);
+  for (LatchAcquisition contention;; contention.note()) {
+    word.charge_rmw();
+    if (!(v & kBit) && w.compare_exchange_weak(v, v | kBit, std::memory_order_acquire, std::memory_order_relaxed))
+      return v;
+    cpu_relax();
+    v = w.load(std::memory_order_relaxed);
+  }
+}
+// Clears `kBit`, keeping the rest of the word (the holder wrote nothing).
+// REQUIRES: the caller holds the bit (lock_bit).
+template <uint64_t kBit>
+inline void unlock_bit(Shared<uint64_t>& word) {
+  word.fetch_and(~kBit, std::memory_order_release);
+}
+
+}  // namespace ccb

@@ -1,0 +1,76 @@
+// The waits and hand-offs of message queues between threads (the queues of
+// the message-passing protocols, engine/cc/message_locks.h: oneTBB
+// concurrent_bounded_queue objects). QueueWaits holds how the threads of a
+// set of queues wait for a message (ThreadWait) and does each queue's
+// push, pop and inbox check, so that the queue's owner names no simulator:
+//
+// Under sim (engine/sim/sim.h) a push or a pop is an atomic RMW of the
+// queue's line (a line transfer between sender and receiver), checking an
+// inbox is a load of its line, and a thread waiting for a message parks its
+// fiber on a sim::WaitList that the push wakes, built with the spin rounds
+// of the native wait (kPoll: it never sleeps, so a woken fiber runs on at its
+// waker's time; kSleep: TBB's pop sleeps at once, so a woken fiber pays the
+// cost table's wake_up). Natively the hooks are empty and a wait is the
+// queue's blocking pop (kSleep) or a SpinWait loop on try_pop (kPoll).
+//
+// Thread safety: assign() before the threads start; each queue's waits are
+// used by the threads that pop that queue and the ones that push to it.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "engine/core/spin.h"
+#include "engine/sim/sim.h"
+#include "engine/sim/sync.h"
+
+namespace ccb {
+
+// How a thread with nothing else to do waits for its next message.
+enum class ThreadWait : uint8_t { kPoll, kSleep };
+
+class QueueWaits {
+ public:
+  // The waits of `queues` queues whose poppers wait as `wait` says (pop()
+  // is told again natively).
+  void assign([[maybe_unused]] size_t queues, [[maybe_unused]] ThreadWait wait) {
+#if CCB_SIM_BUILD
+    const uint32_t rounds = wait == ThreadWait::kPoll ? sim::kPollSpinRounds : sim::kTbbQueuePopSpinRounds;
+    waiting_.assign(queues, sim::WaitList(rounds));
+#endif
+  }
+
+  // Pushes `m` to queue `i`, `q` (which must take it at once: its capacity
+  // holds every message that can be outstanding); wakes its waiting popper.
+  template <class Queue, class T>
+  void push(Queue& q, [[maybe_unused]] size_t i, const T& m) {
+    sim::rmw(&q);
+    q.push(m);
+#if CCB_SIM_BUILD
+    waiting_[i].notify_all();
+#endif
+  }
+  // Pops the next message of queue `i`, `q`, waiting while it is empty as
+  // `wait` says (the one given to assign()).
+  template <class Queue, class T>
+  void pop(Queue& q, [[maybe_unused]] size_t i, T& out, [[maybe_unused]] ThreadWait wait) {
+#if CCB_SIM_BUILD
+    while (!q.try_pop(out)) waiting_[i].wait();
+    sim::rmw(&q);
+#else
+    if (wait == ThreadWait::kSleep) return q.pop(out);
+    for (SpinWait w; !q.try_pop(out);) w.pause();
+#endif
+  }
+  // The popper looks at queue `q` before taking what is there (try_pop).
+  template <class Queue>
+  static void look(const Queue& q) {
+    sim::touch(&q, false);
+  }
+
+ private:
+  std::vector<sim::WaitList> waiting_;  // under sim: one per queue; natively empty
+};
+
+}  // namespace ccb

@@ -21,7 +21,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/sim/sync.h"
+#include "engine/core/sim_sync.h"
 #include "engine/core/txn_desc.h"
 
 namespace ccb {

@@ -43,7 +43,7 @@
 // cover them, as for any key the prediction missed. A workload without a
 // partitioning maps keys by a hash of the global key.
 //
-// Under sim (engine/sim/sim.h) the queues' pushes, pops and waits are the
+// Under sim (engine/core/sim_hooks.h) the queues' pushes, pops and waits are the
 // cost model's as engine/core/message_queue.h (QueueWaits) says, and an
 // owner pays one index probe per key of a lock request (its table lookup);
 // natively the hooks are empty.

@@ -15,7 +15,7 @@
 // then wakes a sleeping thread). See docs/protocols.md for what this keeps
 // and drops.
 //
-// Under sim (engine/sim/sim.h) open() starts no thread: the CC threads are
+// Under sim (engine/core/sim_hooks.h) open() starts no thread: the CC threads are
 // lent to the online executor (lend_threads), which runs them as virtual
 // cores beside the execution threads, and the last execution thread to
 // finish stops them (worker_done), inside the simulation.

@@ -23,7 +23,7 @@
 // (run_online<CC, kProfile>, rundb/run.h); the stored procedures are
 // instantiated for both, in separate translation units.
 //
-// Under sim (engine/sim/sim.h) each attempt's begin, commit and abort,
+// Under sim (engine/core/sim_hooks.h) each attempt's begin, commit and abort,
 // each index probe, row access, install and insert charges the cost table
 // (charge_local_work, engine/core/local_work.h) and may hand the OS thread to
 // another virtual core; natively the hooks are empty.

@@ -1,7 +1,7 @@
 // now_ns(): the steady clock in nanoseconds. The one clock of the engine and
 // the workloads: the executor's timing and latencies, BCC's snapshot epochs,
 // HOT's time-varying hot set, the runtime-skew and I/O-latency extensions.
-// Under sim (engine/sim/sim.h) a fiber reads its own virtual time instead,
+// Under sim (engine/core/sim_hooks.h) a fiber reads its own virtual time instead,
 // so every one of them follows virtual time.
 // Thread safety: a pure read of the clock.
 #pragma once
@@ -13,7 +13,7 @@
 #include <x86intrin.h>
 #endif
 
-#include "engine/sim/sim.h"
+#include "engine/core/sim_hooks.h"
 
 namespace ccb {
 

@@ -2,7 +2,7 @@
 // an attempt's begin, commit and abort, each index probe, row read, row
 // write, install and insert (Txn, engine/cc/txn.h; a message-passing owner's
 // lock-table probe, engine/cc/message_locks.h). Natively charge_local_work is
-// an empty inline function; under the simulation (engine/sim/sim.h) it
+// an empty inline function; under the simulation (engine/core/sim_hooks.h) it
 // advances the virtual core's clock by the cost table's entry, scaled by the
 // transaction type's --sim_work_scale, and an index probe may hand the OS
 // thread to another virtual core.
@@ -10,7 +10,7 @@
 // Thread safety: the calling thread's own clock only.
 #pragma once
 
-#include "engine/sim/sim.h"
+#include "engine/core/sim_hooks.h"
 
 namespace ccb {
 

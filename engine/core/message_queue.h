@@ -4,7 +4,7 @@
 // set of queues wait for a message (ThreadWait) and does each queue's
 // push, pop and inbox check, so that the queue's owner names no simulator:
 //
-// Under sim (engine/sim/sim.h) a push or a pop is an atomic RMW of the
+// Under sim (engine/core/sim_hooks.h) a push or a pop is an atomic RMW of the
 // queue's line (a line transfer between sender and receiver), checking an
 // inbox is a load of its line, and a thread waiting for a message parks its
 // fiber on a sim::WaitList that the push wakes, built with the spin rounds
@@ -22,8 +22,8 @@
 #include <vector>
 
 #include "engine/core/spin.h"
-#include "engine/sim/sim.h"
-#include "engine/sim/sync.h"
+#include "engine/core/sim_hooks.h"
+#include "engine/core/sim_sync.h"
 
 namespace ccb {
 

@@ -3,7 +3,7 @@
 // others scan). The one type protocol code (engine/cc/) uses for shared
 // state: a raw std::atomic there is rejected by CI (scripts/check-cc-primitives.sh).
 //
-// Why a type of its own: under the simulation (engine/sim/sim.h) a virtual
+// Why a type of its own: under the simulation (engine/core/sim_hooks.h) a virtual
 // core's access to a shared word is a cache-line operation of the cost model
 // (a read or write may move the line from another core; read-modify-writes
 // of one line serialize). A shared word that no hook names is not a line of
@@ -37,7 +37,7 @@
 
 #include <atomic>
 
-#include "engine/sim/sim.h"
+#include "engine/core/sim_hooks.h"
 
 namespace ccb {
 

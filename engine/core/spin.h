@@ -4,7 +4,7 @@
 // partition locks, DlDetect's lock queues and waits-for graph, the version
 // store's minimum refresh).
 //
-// Under sim (engine/sim/sim.h) a pause is one spin round of the virtual core
+// Under sim (engine/core/sim_hooks.h) a pause is one spin round of the virtual core
 // at the caller's file:line, and the latch's word is a cache line of the cost
 // model: the test reads it, the set is a read-modify-write of it, the release
 // writes it. That is what makes a hand-over fair as on hardware: a holder that
@@ -21,7 +21,7 @@
 #include <cstdint>
 #include <thread>
 
-#include "engine/sim/sim.h"
+#include "engine/core/sim_hooks.h"
 
 namespace ccb {
 

@@ -1,5 +1,5 @@
 // The threads of one run: ThreadGroup runs the run's bodies as OS threads
-// natively and, in the sim build, as fibers on virtual cores (engine/sim/sim.h,
+// natively and, in the sim build, as fibers on virtual cores (engine/core/sim_hooks.h,
 // sim::ThreadGroup); LentThreads are the threads an object built before the
 // run (a protocol's own threads, e.g. Orthrus's CC threads; Strife's analysis
 // team) lends to it under sim.
@@ -10,7 +10,7 @@
 #include <functional>
 #include <vector>
 
-#include "engine/sim/sim.h"
+#include "engine/core/sim_hooks.h"
 
 namespace ccb {
 

@@ -55,7 +55,7 @@
 
 #include "engine/core/memory.h"
 #include "engine/core/shared.h"
-#include "engine/sim/sim.h"
+#include "engine/core/sim_hooks.h"
 #include "engine/core/spin.h"
 
 namespace ccb::mv {

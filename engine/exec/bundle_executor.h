@@ -111,7 +111,7 @@
 #include "engine/core/clock.h"
 #include "engine/core/random.h"
 #include "engine/sim/sim.h"
-#include "engine/sim/sync.h"
+#include "engine/core/sim_sync.h"
 #include "engine/exec/attempt.h"
 #include "engine/exec/bundle_plan.h"
 #include "engine/exec/online_executor.h"

@@ -40,7 +40,7 @@
 #include <utility>
 #include <vector>
 
-#include "engine/sim/sync.h"
+#include "engine/core/sim_sync.h"
 #include "engine/core/txn_desc.h"
 #include "engine/tsdefer_options.h"
 
@@ -148,7 +148,7 @@ class BundleFrontend {
   virtual void for_chunks(size_t n, const std::function<void(size_t begin, size_t end)>& body) { body(0, n); }
   virtual void observe_costs(std::span<const TxnDesc>, std::span<const uint64_t>) {}
   // Under sim: the threads of the front-end's own (Strife's analysis team),
-  // which the executor runs as fibers of its simulation (engine/sim/sync.h); none
+  // which the executor runs as fibers of its simulation (engine/core/sim_sync.h); none
   // natively, where they run already. (Last: the other virtuals keep their
   // vtable slots.)
   virtual void lend_threads(sim::LentThreads&) {}

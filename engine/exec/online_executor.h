@@ -79,7 +79,7 @@
 #include "engine/core/random.h"
 #include "engine/core/clock.h"
 #include "engine/sim/sim.h"
-#include "engine/sim/sync.h"
+#include "engine/core/sim_sync.h"
 #include "engine/exec/thread_reorder.h"
 #include "engine/exec/tsdefer.h"
 #include "engine/core/topology.h"

@@ -24,7 +24,7 @@
 #include <span>
 #include <vector>
 
-#include "engine/sim/sync.h"
+#include "engine/core/sim_sync.h"
 #include "engine/core/txn_desc.h"
 #include "partitioners/strife/union_find.h"
 

@@ -30,7 +30,7 @@
 #include <vector>
 
 #include "engine/sim/sim.h"
-#include "engine/sim/sync.h"
+#include "engine/core/sim_sync.h"
 
 namespace ccb::strife {
 
@@ -56,7 +56,7 @@ class ThreadTeam {
   size_t size() const { return size_; }
 
   // Under sim: the helpers (workers 1..size()-1) as bodies for the run's
-  // fibers, and the stop that ends them (engine/sim/sync.h); natively nothing.
+  // fibers, and the stop that ends them (engine/core/sim_sync.h); natively nothing.
   void lend(sim::LentThreads& out) {
     if constexpr (!kSimBuild) return;
     for (size_t w = 1; w < size_; ++w) out.bodies.push_back([this, w] { help(w); });

@@ -2,7 +2,7 @@
 // the tests spawn themselves: the order of the schedule, its determinism,
 // virtual time that never goes back, the cost accounting of a hand-computed
 // schedule, fiber-local words, the watchdog on a planted spin, and the
-// blocking waits of engine/sim/sync.h (a barrier releases at its last arrival's
+// blocking waits of engine/core/sim_sync.h (a barrier releases at its last arrival's
 // time; a wait nobody ends is reported as a deadlock).
 #include <gtest/gtest.h>
 
@@ -16,7 +16,7 @@
 #include "engine/cc/protocol.h"  // cpu_relax
 #include "engine/core/cli.h"      // ConfigError
 #include "engine/sim/sim.h"
-#include "engine/sim/sync.h"
+#include "engine/core/sim_sync.h"
 
 namespace ccb::sim {
 namespace {

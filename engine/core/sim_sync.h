@@ -1,4 +1,4 @@
-// Waits that block a fiber under the simulation (engine/sim/sim.h,
+// Waits that block a fiber under the simulation (engine/core/sim_hooks.h,
 // docs/sim.md), built on sim::park / sim::unpark: a barrier for the bundle
 // executor's phases and a wait list for Strife's analysis team
 // (partitioners/strife/thread_team.h), so that a wait costs no spin rounds
@@ -22,8 +22,8 @@
 #include <utility>
 #include <vector>
 
+#include "engine/core/sim_hooks.h"
 #include "engine/core/thread_group.h"
-#include "engine/sim/sim.h"
 
 namespace ccb::sim {
 

@@ -1,33 +1,21 @@
 // The bundle executor's coordinator (bundle_executor.h, the overview): the
-// thread that generates the batches, analyses each one, releases the workers
-// (bundle_worker.h) into its two phases through the barrier of the batch's
-// BundleRound (bundle_round.h), and measures it (bundle_report.h).
+// thread that has the batches generated (bundle_batches.h), analyses each
+// one, releases the workers (bundle_worker.h) into its two phases through
+// the barrier of the BundleRound (bundle_round.h), and measures it
+// (bundle_report.h).
 //
 // Analysis of a batch, on the coordinator (the front-end may use threads of
-// its own: Strife's parallel steps):
-//   - the requests whose OLLP prediction failed in the previous batch join
-//     it;
-//   - OLLP reconnaissance (a workload with HasReconnaissance, below), run in
-//     parallel as Strife folds it into its parallel prepare step (§5.6.4):
-//     chunks of the batch are reconnoitered on the front-end's analysis
-//     threads (BundleFrontend::for_chunks: Strife's team; serially on the
-//     coordinator for a front-end without one), and only the requests whose
-//     prediction changed are described again (a batch is replayed, so an
-//     unchanged prediction keeps the description of the previous replay).
-//     Reported as "reconnaissance" (µs and requests described again, per
-//     measured batch);
-//   - the front-end's plan() of the descriptions (the workload's describe(),
-//     key sets sorted) into a BundlePlan (bundle_plan.h), then checked;
-//   - the binding of predictions that depend on a transaction's position in
-//     its CC-free queue (a workload with HasQueueBinding,
-//     engine/exec/queue_binding.h; TPC-C's Delivery); one that would then
-//     conflict with another queue moves to the residuals. Reported in
-//     "reconnaissance" too (µs, transactions bound and moved, per measured
-//     batch);
-//   - with a plan that asks for TsDEFER (TSKD, partitioners/tspar), the
-//     lanes of the two TsDEFER instances (one for the queue phase, one for
-//     the residual phase; Replay::kNo), assigned while the workers wait at
-//     the barrier (the "tsdefer_setup" step).
+// its own: Strife's parallel steps): the requests whose OLLP prediction
+// failed in the previous batch join it, OLLP reconnaissance (bundle_batches.h;
+// reported as "reconnaissance": µs and requests described again, per
+// measured batch), the front-end's plan() of the descriptions into a
+// BundlePlan (bundle_plan.h), then checked, the binding of position-dependent
+// predictions in the CC-free queues (bundle_batches.h; reported in
+// "reconnaissance" too: µs, transactions bound and moved), and, with a plan
+// that asks for TsDEFER (TSKD, partitioners/tspar), the lanes of the two
+// TsDEFER instances (one for the queue phase, one for the residual phase;
+// Replay::kNo), assigned while the workers wait at the barrier (the
+// "tsdefer_setup" step).
 // Under sim (engine/core/sim.h, docs/sim.md) the analysis costs virtual time
 // by a model, charged after the front-end's plan(): one index probe (the cost
 // table's index_probe) per key of each description, run through the
@@ -36,14 +24,6 @@
 // Front-ends that want a cost history (wants_costs) get, after each warm-up
 // batch, the duration of every transaction's committing attempt. Plans with
 // queue_estimates are scored against the time each worker's own queues took.
-//
-// Batches: ceil(--txn_buffer x threads / batch_size) distinct batches (at
-// least one) are generated before the run and replayed in a cycle, as the
-// online executor replays its buffers. Transaction i of a batch is generated
-// for client (worker) i mod threads, i.e. with the home warehouse / partition
-// distribution of the online executor's workers [INF: the paper does not say
-// how a batch spreads over clients; this keeps the comparison with the online
-// executor like for like].
 //
 // Measurement: batches run during --warmup, then the measured interval is a
 // whole number of batches (at least one): until --duration has passed, or
@@ -57,11 +37,9 @@
 // the workers is the round's (bundle_round.h).
 #pragma once
 
-#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <memory>
-#include <span>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -70,41 +48,16 @@
 #include "engine/core/clock.h"
 #include "engine/core/random.h"
 #include "engine/core/sim.h"
+#include "engine/exec/bundle_batches.h"
 #include "engine/exec/bundle_plan.h"
 #include "engine/exec/bundle_report.h"
 #include "engine/exec/bundle_round.h"
 #include "engine/exec/bundle_worker.h"
 #include "engine/exec/frontend_spec.h"
 #include "engine/exec/online_executor.h"  // RunOutcome, HasMeasureClock
-#include "engine/exec/queue_binding.h"
 #include "engine/exec/tsdefer.h"
 
 namespace ccb {
-
-// Optional workload member: `bool reconnoiter(Request&) const`, OLLP
-// reconnaissance (Strife §5.6.4): called for every request in each batch's
-// analysis, concurrently on distinct requests (no transaction runs then); it
-// predicts the part of the access set the request cannot declare (e.g. TPC-C
-// Payment's customer by last name) and stores it in the request, and returns
-// whether the stored prediction changed (the request is then described
-// again). The procedure checks the prediction and returns
-// RC::kPredictionMismatch if it was wrong; the executor then moves the
-// request to the next batch.
-template <class W>
-concept HasReconnaissance = requires(const W w, typename W::Request& r) {
-  { w.reconnoiter(r) } -> std::same_as<bool>;
-};
-
-// Optional with it: `void begin_reconnaissance(std::span<Request>)`, called
-// once per batch on the coordinator, before the batch's reconnoiter() calls,
-// with all its requests: predictions that depend on the rest of the batch
-// read (or note in the requests) what they need there (TPC-C's Delivery: its
-// rank among the batch's Deliveries of its warehouse,
-// workloads/tpcc/tpcc_reconnaissance.h).
-template <class W>
-concept HasBatchReconnaissance = HasReconnaissance<W> && requires(W& w, std::span<typename W::Request> b) {
-  w.begin_reconnaissance(b);
-};
 
 template <class CC, class W>
 class BundleCoordinator {
@@ -115,7 +68,14 @@ class BundleCoordinator {
   // REQUIRES: every argument outlives the coordinator; spec.batch_size >= 1.
   BundleCoordinator(const EngineConfig& cfg, W& workload, BundleFrontend& frontend, const FrontendSpec& spec,
                     BundleRound<W>& round, const std::vector<std::unique_ptr<Worker>>& workers, BundleReport& report)
-      : cfg_(cfg), w_(workload), frontend_(frontend), spec_(spec), round_(round), workers_(workers), report_(report) {
+      : cfg_(cfg),
+        w_(workload),
+        frontend_(frontend),
+        spec_(spec),
+        round_(round),
+        workers_(workers),
+        report_(report),
+        batches_(cfg, workload, spec.batch_size) {
     setup_rng_ = Random(seed_for(cfg.seed, uint64_t{3} << 32));  // a stream apart from batches and workers
     if (const TsDeferOptions* o = frontend_.tsdefer()) {
       round_.tsdefer_q = std::make_unique<TsDefer>(*o, cfg.threads);
@@ -125,23 +85,8 @@ class BundleCoordinator {
     }
   }
 
-  void generate_batches() {
-    const uint32_t batch_size = spec_.batch_size;
-    const uint64_t want = uint64_t{cfg_.txn_buffer} * static_cast<uint64_t>(cfg_.threads);
-    const size_t count = std::max<uint64_t>(1, (want + batch_size - 1) / batch_size);
-    batches_.resize(count);
-    for (size_t b = 0; b < count; ++b) {
-      Random rng(seed_for(cfg_.seed, (uint64_t{1} << 32) + b));  // streams apart from the workers'
-      BundleBatch<W>& batch = batches_[b];
-      batch.requests.resize(batch_size);
-      batch.descs.reserve(batch_size);
-      for (uint32_t i = 0; i < batch_size; ++i) {
-        w_.generate(rng, i % static_cast<uint32_t>(cfg_.threads), batch.requests[i]);
-        batch.descs.push_back(describe_sorted(batch.requests[i], i));
-      }
-    }
-  }
-  size_t distinct_batches() const { return batches_.size(); }
+  void generate_batches() { batches_.generate(); }
+  size_t distinct_batches() const { return batches_.distinct(); }
 
   // The run: analysis of each batch, then its two execution phases, until
   // the measured interval is over; then the workers are released to leave.
@@ -162,7 +107,7 @@ class BundleCoordinator {
                                                 : (t0 - measure_start) * 1e-9 >= cfg_.duration_s;
         if (done) break;
       }
-      BundleBatch<W>& batch = batches_[seq % batches_.size()];
+      BundleBatch<W>& batch = batches_.for_seq(seq);
       BundleReport::Batch timing;
       timing.start_ns = t0;
       analyse(batch, timing);
@@ -185,31 +130,18 @@ class BundleCoordinator {
   }
 
  private:
-  TxnDesc describe_sorted(const typename W::Request& r, uint32_t index) const {
-    TxnDesc d = w_.describe(r);
-    d.id = index;
-    std::sort(d.read_set.begin(), d.read_set.end());
-    std::sort(d.write_set.begin(), d.write_set.end());
-    return d;
-  }
-  void add_request(BundleBatch<W>& batch, const typename W::Request& r) {
-    batch.requests.push_back(r);
-    batch.descs.push_back(describe_sorted(r, static_cast<uint32_t>(batch.requests.size() - 1)));
-  }
-
   // The batch's analysis (the header), into the round's plan.
   void analyse(BundleBatch<W>& batch, BundleReport::Batch& timing) {
     // Transactions whose prediction failed in the previous batch join this
     // one; reconnaissance predicts again (both part of the analysis).
-    for (const auto& r : deferred_) add_request(batch, r);
-    deferred_.clear();
-    timing.recon_ns = reconnoiter_batch(batch, timing.redescribed);
+    batches_.add_deferred(batch);
+    timing.recon_ns = batches_.reconnoiter(batch, frontend_, timing.redescribed);
     BundlePlan& plan = round_.plan;
     plan.clear();
     plan.per_thread.resize(cfg_.threads);
     frontend_.plan(batch.descs, plan);
     timing.bind_start_ns = now_ns();
-    timing.bound = bind_queue_positions(batch);
+    timing.bound = batches_.bind_queue_positions(batch, plan);
     if constexpr (kSimBuild) charge_analysis(batch);
     timing.analysis_end_ns = now_ns();
     if (const std::string bad = plan.validate(batch.descs.size(), cfg_.threads); !bad.empty())
@@ -235,52 +167,13 @@ class BundleCoordinator {
     round_.barrier.arrive_and_wait();  // residual phase over
     if (round_.record_costs) frontend_.observe_costs(batch.descs, round_.exec_ns);
     for (auto& wk : workers_) {
-      for (uint32_t i : wk->deferred) deferred_.push_back(batch.requests[i]);
+      batches_.defer(batch, wk->deferred);
       wk->deferred.clear();
     }
-    batch.requests.resize(spec_.batch_size);  // drop the deferred transactions that joined this batch
-    batch.descs.resize(spec_.batch_size);
+    batches_.trim(batch);  // drop the deferred transactions that joined this batch
     timing.queues_end_ns = round_.phase_end_ns[1];
     timing.residuals_end_ns = round_.phase_end_ns[2];
-    timing.deferred = deferred_.size();
-  }
-
-  // The batch's OLLP reconnaissance on the front-end's analysis threads
-  // (the header); returns the ns it took, and in `redescribed` the requests
-  // it described again.
-  uint64_t reconnoiter_batch(BundleBatch<W>& batch, uint64_t& redescribed_out) {
-    if constexpr (!HasReconnaissance<W>) {
-      return 0;
-    } else {
-      const uint64_t start = now_ns();
-      if constexpr (HasBatchReconnaissance<W>)
-        w_.begin_reconnaissance(std::span<typename W::Request>(batch.requests));
-      std::atomic<uint64_t> redescribed{0};
-      frontend_.for_chunks(batch.requests.size(), [&](size_t begin, size_t end) {
-        uint64_t n = 0;
-        for (size_t i = begin; i < end; ++i) {
-          if (!w_.reconnoiter(batch.requests[i])) continue;
-          batch.descs[i] = describe_sorted(batch.requests[i], static_cast<uint32_t>(i));
-          ++n;
-        }
-        redescribed.fetch_add(n, std::memory_order_relaxed);
-      });
-      redescribed_out = redescribed.load(std::memory_order_relaxed);
-      return now_ns() - start;
-    }
-  }
-
-  // Binds the plan's CC-free queues' position-dependent predictions
-  // (engine/exec/queue_binding.h), on the coordinator after plan(): part of
-  // the analysis.
-  QueueBindingStats bind_queue_positions(BundleBatch<W>& batch) {
-    if constexpr (!HasQueueBinding<W>) {
-      return {};
-    } else {
-      return bind_queues(w_, round_.plan, std::span<typename W::Request>(batch.requests),
-                         std::span<TxnDesc>(batch.descs),
-                         [&](const typename W::Request& r, uint32_t i) { return describe_sorted(r, i); });
-    }
+    timing.deferred = batches_.deferred();
   }
 
   // Under sim: the analysis's virtual time (the header's model), one index
@@ -334,10 +227,9 @@ class BundleCoordinator {
   BundleRound<W>& round_;
   const std::vector<std::unique_ptr<Worker>>& workers_;
   BundleReport& report_;
-  std::vector<BundleBatch<W>> batches_;
-  std::vector<typename W::Request> deferred_;  // prediction mismatches for the next batch
-  std::vector<uint64_t> own_queues_ns_;        // scratch: a measured batch's Worker::own_queues_ns
-  Random setup_rng_;                           // α-sampling of the TsDEFER sets
+  BundleBatches<W> batches_;
+  std::vector<uint64_t> own_queues_ns_;  // scratch: a measured batch's Worker::own_queues_ns
+  Random setup_rng_;                     // α-sampling of the TsDEFER sets
 };
 
 }  // namespace ccb

@@ -27,19 +27,11 @@
 
 #include "engine/core/clock.h"
 #include "engine/core/sim_sync.h"
-#include "engine/core/txn_desc.h"
+#include "engine/exec/bundle_batches.h"
 #include "engine/exec/bundle_plan.h"
 #include "engine/exec/tsdefer.h"
 
 namespace ccb {
-
-// A batch of requests with their descriptions, generated before the run and
-// replayed in a cycle (bundle_executor.h, "Batches").
-template <class W>
-struct BundleBatch {
-  std::vector<typename W::Request> requests;
-  std::vector<TxnDesc> descs;  // ids 0..size-1, key sets sorted
-};
 
 template <class W>
 struct BundleRound {

@@ -91,23 +91,6 @@ const std::vector<std::string>& available_frontends() {
   return names;
 }
 
-static const generated::FrontendName& registered_frontend(const std::string& frontend) {
-  for (const generated::FrontendName& f : generated::kFrontendNames)
-    if (frontend == f.name) return f;
-  throw std::logic_error("front-end " + frontend + " is not in partitioners/frontends.txt");
-}
-
-bool uses_bundle_executor(const std::string& frontend) { return registered_frontend(frontend).bundle; }
-
-bool runs_with_owner_threads(const std::string& frontend) { return registered_frontend(frontend).owner_threads; }
-
-std::string owner_thread_frontends() {
-  std::string s;
-  for (const generated::FrontendName& f : generated::kFrontendNames)
-    if (f.owner_threads) s += (s.empty() ? "" : " or ") + std::string(f.name);
-  return s;
-}
-
 static std::string gib(size_t bytes) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.1f GiB", static_cast<double>(bytes) / (1ull << 30));

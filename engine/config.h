@@ -24,20 +24,12 @@ namespace ccb {
 class JsonWriter;
 
 // The front-ends --frontend accepts, as partitioners/frontends.txt registers
-// them (cmake/registries.cmake gives the kernel their names and properties in
-// generated/frontend_names.h; the front-ends themselves are built above the
-// kernel, rundb/frontends.cpp), in the registry's order.
+// them (cmake/registries.cmake gives the kernel their names in
+// generated/frontend_names.h), in the registry's order. The kernel takes
+// only the names, to check the flag: the program above it resolves the
+// name into the spec the executors run (rundb/frontends.cpp,
+// engine/exec/frontend_spec.h), and builds the front-ends.
 const std::vector<std::string>& available_frontends();
-// The registry's executor field: the front-ends other than none, tsdefer and
-// reorder plan batches for the bundle executor (engine/exec/bundle_executor.h).
-// REQUIRES: `frontend` is one of available_frontends().
-bool uses_bundle_executor(const std::string& frontend);
-// The registry's owner-threads field: whether a protocol that keeps owner
-// threads in the online executor (HasLockService, engine/cc/protocol.h) runs
-// with `frontend`. REQUIRES: `frontend` is one of available_frontends().
-bool runs_with_owner_threads(const std::string& frontend);
-// The front-ends that protocols with owner threads run with, "none or tsdefer".
-std::string owner_thread_frontends();
 
 struct EngineConfig {
   std::string cc;  // protocol compiled into this binary
@@ -50,7 +42,7 @@ struct EngineConfig {
   std::string out;
   bool verify = false;
   std::string history_out;  // with verify: where to save the history ("" = don't)
-  std::string frontend;
+  std::string frontend;  // as given; the executors take its resolved spec (engine/exec/frontend_spec.h)
   bool pin = false;
   bool timeline = false;
   bool memory_bound = false;  // measure the memory-latency bound before loading (engine/stats/memory_bound.h)
@@ -61,7 +53,7 @@ struct EngineConfig {
   int load_threads = 0;
   bool ignore_memory_limit = false;  // load even if the estimate exceeds the memory available
   bool validate_only = false;  // check every flag and combination as a run would, then exit 0 (nothing loaded or written)
-  TsDeferOptions tsdefer;  // used with frontend "tsdefer" (engine/exec/tsdefer.h)
+  TsDeferOptions tsdefer;  // used by the online executor's TsDEFER (engine/exec/tsdefer.h) and TSKD's front-ends
   std::string attempt_latency_type;  // "" = off; else a transaction type (engine/stats/attempt_latency.h)
   bool retry_aborted = true;         // false: an aborted request is dropped, as Silo's benchmark does
   // A protocol's own flags are its options struct's (e.g. engine/cc/mocc.h), not these.

@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <stdexcept>
 
-#include "frontend_registry.h"  // generated from partitioners/frontends.txt (cmake/registries.cmake)
+#include "frontend_names.h"     // generated from partitioners/frontends.txt (cmake/registries.cmake)
+#include "frontend_registry.h"  // the same: the bundle front-ends' factories
 #include "partitioners/horticulture/horticulture.h"
+#include "partitioners/reorder/thread_assign.h"
 #include "partitioners/schism/schism.h"
 #include "partitioners/strife/strife_frontend.h"  // strife::default_k, the paper's rule for --strife_k=0
 #include "partitioners/strife/strife_partitioner.h"
@@ -28,11 +30,37 @@ namespace ccb {
 
 namespace {
 
+// The online executor's own front-ends (the registry's lines of executor
+// online; cmake/registries.cmake admits exactly these names) and how each
+// has a worker pick its next request.
+struct OnlineFrontend {
+  const char* name;
+  FrontendSpec::OnlineOrder order;
+};
+constexpr OnlineFrontend kOnlineFrontends[] = {
+    {"none", FrontendSpec::OnlineOrder::kBuffer},
+    {"tsdefer", FrontendSpec::OnlineOrder::kTsDefer},
+    {"reorder", FrontendSpec::OnlineOrder::kThreadReorder},
+};
+
+const generated::FrontendName& registry_line(const std::string& frontend) {
+  for (const generated::FrontendName& f : generated::kFrontendNames)
+    if (frontend == f.name) return f;
+  throw std::logic_error("front-end " + frontend + " is not in partitioners/frontends.txt");
+}
+
 // The registry line of a bundle front-end (nullptr: none, i.e. an online one).
 const generated::BundleFrontendEntry* bundle_entry(const std::string& frontend) {
   for (const generated::BundleFrontendEntry& e : generated::kBundleFrontends)
     if (frontend == e.name) return &e;
   return nullptr;
+}
+
+FrontendSpec::OnlineOrder online_order(const std::string& frontend) {
+  for (const OnlineFrontend& f : kOnlineFrontends)
+    if (frontend == f.name) return f.order;
+  throw std::logic_error("partitioners/frontends.txt: online front-end " + frontend +
+                         " is not built into the online executor (rundb/frontends.cpp)");
 }
 
 // The front-ends of the registry whose partition field is `partition`, and
@@ -78,39 +106,64 @@ std::unique_ptr<Partitioner> make_partition(const std::string& partition, const 
 
 }  // namespace
 
-BundleSettings BundleSettings::from_flags(const EngineConfig& cfg) {
-  BundleSettings s;
+ResolvedFrontend::ResolvedFrontend(const EngineConfig& cfg, const BundleSettings& settings)
+    : cfg_(cfg), settings_(settings), entry_(bundle_entry(cfg.frontend)) {
+  const generated::FrontendName& line = registry_line(cfg.frontend);
+  spec_.name = cfg.frontend;
+  spec_.owner_threads = line.owner_threads;
+  if (line.bundle) {
+    if (entry_ == nullptr) throw std::logic_error("no bundle front-end named " + cfg.frontend);
+    spec_.executor = FrontendSpec::Executor::kBundle;
+    spec_.batch_size = settings.batch_size;
+  } else {
+    spec_.online_order = online_order(cfg.frontend);
+    // The thread-aware policy is the reorder front-end's (partitioners/reorder).
+    if (spec_.online_order == FrontendSpec::OnlineOrder::kThreadReorder)
+      spec_.thread_assign = &reorder::assign_to_threads;
+  }
+}
+
+ResolvedFrontend ResolvedFrontend::from_flags(const EngineConfig& cfg) {
+  ResolvedFrontend resolved(cfg, BundleSettings{});
   // Each knob belongs to the front-ends whose partition it shapes (the
   // registry's partition field): Strife's to the front-ends over Strife's
   // partition (Strife's own included), Horticulture's hard-coded attribute
   // to those over Horticulture's.
-  const generated::BundleFrontendEntry* entry = bundle_entry(cfg.frontend);
-  const std::string partition = entry != nullptr ? entry->partition : "-";
-  require(entry != nullptr || !flag_given("batch_size"), "batch_size",
+  const std::string partition = resolved.bundle() ? resolved.entry_->partition : "-";
+  require(resolved.bundle() || !flag_given("batch_size"), "batch_size",
           "only with a bundle front-end (--frontend other than none, tsdefer, reorder)");
-  require(partition == "strife" || !flag_given("strife_k"), "strife_k", "only with --frontend=" + frontends_over("strife"));
+  require(partition == "strife" || !flag_given("strife_k"), "strife_k",
+          "only with --frontend=" + frontends_over("strife"));
   require(partition == "strife" || !flag_given("strife_alpha"), "strife_alpha",
           "only with --frontend=" + frontends_over("strife"));
   require(partition != "horticulture" || horticulture::attribute_for(cfg.workload) != nullptr, "frontend",
           cfg.frontend + " uses Horticulture, hard-coded for --workload=tpcc|ycsb (TSKD §6.1), not " + cfg.workload);
-  flags.read(s);
+  BundleSettings& s = resolved.settings_;
+  BundleSettings::flags.read(s);
   if (s.strife_k == 0) s.strife_k = std::min(strife::kMaxK, strife::default_k(cfg.threads));
-  return s;
+  if (resolved.bundle()) resolved.spec_.batch_size = s.batch_size;
+  return resolved;
 }
 
-std::unique_ptr<BundleFrontend> make_frontend(const EngineConfig& cfg, const BundleSettings& settings) {
-  const generated::BundleFrontendEntry* entry = bundle_entry(cfg.frontend);
-  if (entry == nullptr) throw std::logic_error("no bundle front-end named " + cfg.frontend);
-  FrontendContext ctx{.cfg = cfg,
-                      .strife = strife_options(cfg, settings),
-                      .partition = [&] { return make_partition(entry->partition, cfg, settings); }};
-  return entry->make(ctx);
+std::unique_ptr<BundleFrontend> ResolvedFrontend::make_bundle_frontend() const {
+  if (!bundle()) throw std::logic_error("no bundle front-end named " + cfg_.frontend);
+  FrontendContext ctx{.cfg = cfg_,
+                      .strife = strife_options(cfg_, settings_),
+                      .partition = [&] { return make_partition(entry_->partition, cfg_, settings_); }};
+  return entry_->make(ctx);
 }
 
 std::vector<std::string> registered_bundle_frontends() {
   std::vector<std::string> names;
   for (const generated::BundleFrontendEntry& e : generated::kBundleFrontends) names.push_back(e.name);
   return names;
+}
+
+std::string owner_thread_frontends() {
+  std::string s;
+  for (const generated::FrontendName& f : generated::kFrontendNames)
+    if (f.owner_threads) s += (s.empty() ? "" : " or ") + std::string(f.name);
+  return s;
 }
 
 }  // namespace ccb

@@ -47,7 +47,7 @@ void write_per_txn_type(JsonWriter& w, const RunReport& r) {
 }
 
 // The online executor writes {"name", and its front-end's counters}; the
-// bundle executor the whole object (engine/exec/bundle_executor.h).
+// bundle executor the whole object (engine/exec/bundle_report.h).
 void write_frontend(JsonWriter& w, const RunReport& r) {
   if (!r.frontend_json.empty()) {
     w.key("frontend").raw_value(r.frontend_json);

@@ -27,7 +27,6 @@
 #include "engine/verify/cf_check.h"
 #include "engine/verify/checker.h"
 #include "engine/verify/history_io.h"
-#include "partitioners/reorder/thread_assign.h"
 #include "rundb/frontends.h"
 #include "rundb/result.h"
 
@@ -60,13 +59,14 @@ int run_online(const EngineConfig& cfg, W& workload) {
     cc_options = [options](JsonWriter& w) { options.to_json(w); };
   }
   if constexpr (requires { cc.bind_workload(cfg, workload); }) cc.bind_workload(cfg, workload);  // PartCC's partitions
-  const BundleSettings bundle = BundleSettings::from_flags(cfg);  // flag errors before loading
+  // --frontend resolved once (the registry, rundb/frontends.cpp): flag errors before loading.
+  const ResolvedFrontend frontend = ResolvedFrontend::from_flags(cfg);
   if constexpr (HasLockService<CC>) {
     // Dora's and Orthrus's owner threads live in the online executor, and its
     // thread-aware reordering (--frontend=reorder) would stall them: each
     // worker's batch waits on owners that are themselves workers (the
     // registry's owner-threads field, partitioners/frontends.txt).
-    require(runs_with_owner_threads(cfg.frontend), "frontend",
+    require(frontend.spec().owner_threads, "frontend",
             "protocol " + std::string(CC::kName) + " runs with --frontend=" + owner_thread_frontends() + " only");
   }
   check_executor_support<CC, W>(cfg);  // thread-count errors before loading
@@ -90,12 +90,12 @@ int run_online(const EngineConfig& cfg, W& workload) {
   LOG(INFO) << "loaded " << W::kName << " in " << load_s << " s";
 
   RunOutcome<W> out;
-  if (!uses_bundle_executor(cfg.frontend)) {
-    OnlineExecutor<CC, W> exec(cfg, cc, workload, &reorder::assign_to_threads);
+  if (!frontend.bundle()) {
+    OnlineExecutor<CC, W> exec(cfg, cc, workload, frontend.spec());
     out = exec.template run<kProfile>();
   } else {
-    const std::unique_ptr<BundleFrontend> frontend = make_frontend(cfg, bundle);
-    BundleExecutor<CC, W> exec(cfg, cc, workload, *frontend, bundle.batch_size, cfg.frontend);
+    const std::unique_ptr<BundleFrontend> planner = frontend.make_bundle_frontend();
+    BundleExecutor<CC, W> exec(cfg, cc, workload, *planner, frontend.spec());
     out = exec.template run<kProfile>();
   }
   const auto invariants = workload.check_invariants(out.workload_states);
@@ -105,7 +105,7 @@ int run_online(const EngineConfig& cfg, W& workload) {
   if (cfg.verify) {
     verify::History h = verify::HistoryLog::merge(out.history_logs);
     check = verify::check_serializable(h);
-    if (uses_bundle_executor(cfg.frontend)) cc_free_check = verify::check_cc_free_queues(h, out.queue_tags);
+    if (frontend.bundle()) cc_free_check = verify::check_cc_free_queues(h, out.queue_tags);
     if (!cfg.history_out.empty()) verify::write_history(cfg.history_out, h);
   }
 
@@ -135,7 +135,7 @@ int run_online(const EngineConfig& cfg, W& workload) {
       .tables_bytes = workload.memory_bytes(),
       .invariants = invariants,
       .check = cfg.verify ? &check : nullptr,
-      .cc_free_check = cfg.verify && uses_bundle_executor(cfg.frontend) ? &cc_free_check : nullptr,
+      .cc_free_check = cfg.verify && frontend.bundle() ? &cc_free_check : nullptr,
       .sim = std::move(sim_json),
   };
   write_result_document(cfg.out, rundb_result_json(report));

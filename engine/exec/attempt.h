@@ -1,6 +1,6 @@
 // One attempt of a transaction and its outcome, shared by the two executors
 // (OnlineExecutor's worker, engine/exec/online_executor.h, and
-// BundleExecutor::execute, engine/exec/bundle_executor.h), which keep only
+// BundleWorkerLoop::execute, engine/exec/bundle_worker.h), which keep only
 // what differs around it (which request, retry or not, backoff, TsDEFER's
 // regPos, OLLP deferral, cost history).
 //

@@ -30,11 +30,13 @@
 // The predicted sets of --frontend=reorder and TsDEFER are not described
 // again: they only order transactions.
 //
-// With --frontend=tsdefer (TSKD[CC]) each worker's buffer is its TsDEFER
-// queue (engine/exec/tsdefer.h), replayed in a cycle: TsDEFER picks the next
-// request and regPos follows each commit. Without it the worker loop is
-// compiled without TsDEFER (a template parameter), so DbCC pays nothing.
-// With --frontend=reorder (Ding et al. §5.5) the workers run batches of
+// The front-end comes resolved (engine/exec/frontend_spec.h, OnlineOrder):
+// with TsDEFER (--frontend=tsdefer, TSKD[CC]) each worker's buffer is its
+// TsDEFER queue (engine/exec/tsdefer.h), replayed in a cycle: TsDEFER picks
+// the next request and regPos follows each commit. Without it the worker
+// loop is compiled without TsDEFER (a template parameter), so DbCC pays
+// nothing. With thread-aware reordering (--frontend=reorder, Ding et al.
+// §5.5; the spec carries the program's policy) the workers run batches of
 // 4 x threads requests taken from all buffers, 4 per worker as the
 // thread-aware policy assigns them, with a barrier per batch
 // (engine/exec/thread_reorder.h); also a template parameter, so the other
@@ -67,6 +69,7 @@
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include <sched.h>
@@ -80,6 +83,7 @@
 #include "engine/core/clock.h"
 #include "engine/sim/sim.h"
 #include "engine/core/sim_sync.h"
+#include "engine/exec/frontend_spec.h"
 #include "engine/exec/thread_reorder.h"
 #include "engine/exec/tsdefer.h"
 #include "engine/core/topology.h"
@@ -96,6 +100,15 @@ template <class W, class CC>
 concept HasTableById = requires(W w, uint32_t id) {
   { w.table_by_id(id) } -> std::convertible_to<Table<CC>*>;
 };
+
+// Registers every table of the workload with a transaction whose protocol
+// locks the predicted access set (acquire_all() finds a key's table by its id).
+template <class CC, class W, class TxnT>
+  requires HasTableById<W, CC>
+void register_tables(W& w, TxnT& txn) {
+  for (uint32_t id = 0; id < (1u << kTableIdBits); ++id)
+    if (Table<CC>* t = w.table_by_id(id)) txn.register_table(*t);
+}
 
 template <class W>
 concept HasReadOnlyRequests = requires(const W w, const typename W::Request& r) {
@@ -118,8 +131,8 @@ struct RunOutcome {
   std::vector<typename W::ThreadState> workload_states;
   std::vector<verify::HistoryLog> history_logs;  // one per worker, empty unless --verify
   std::vector<int> worker_cpus;                  // pinned CPU per worker, empty if not pinned
-  std::optional<TsDeferStats> tsdefer;           // with --frontend=tsdefer, measured interval
-  std::optional<ThreadReorderStats> reorder;     // with --frontend=reorder, measured interval
+  std::optional<TsDeferStats> tsdefer;           // with online TsDEFER (--frontend=tsdefer), measured interval
+  std::optional<ThreadReorderStats> reorder;     // with thread-aware reordering (--frontend=reorder), measured interval
   uint64_t contended_latch_acquisitions = 0;     // measured interval, all workers
   // Bundle executor only (engine/exec/bundle_executor.h): the result's whole
   // "frontend" object, and with --verify where each queue-phase transaction ran.
@@ -177,10 +190,11 @@ template <class CC, class W>
   requires Protocol<CC> && Workload<W, CC>
 class OnlineExecutor {
  public:
-  // assign: the thread-aware policy of --frontend=reorder (engine/exec/thread_reorder.h);
-  // REQUIRES: non-null when cfg.frontend == "reorder".
-  OnlineExecutor(const EngineConfig& cfg, CC& cc, W& workload, ThreadAssignFn assign = nullptr)
-      : cfg_(cfg), cc_(cc), w_(workload), assign_(assign) {}
+  // frontend: how a worker picks its next request (engine/exec/frontend_spec.h;
+  // the default: its buffer in order). REQUIRES: frontend.executor is kOnline,
+  // and frontend.thread_assign is non-null with kThreadReorder.
+  OnlineExecutor(const EngineConfig& cfg, CC& cc, W& workload, FrontendSpec frontend = {})
+      : cfg_(cfg), cc_(cc), w_(workload), frontend_(std::move(frontend)) {}
 
   // kProfile: --profile (cfg.profile must match). A compile-time parameter
   // chosen at the top (run_online), so a binary's unprofiled translation units
@@ -200,11 +214,13 @@ class OnlineExecutor {
       for (int i = 0; i < n; ++i) out.worker_cpus.push_back(order[i % order.size()].cpu);
     }
 
-    if (cfg_.frontend == "tsdefer") tsdefer_ = std::make_unique<TsDefer>(cfg_.tsdefer, n);
+    if (frontend_.online_order == FrontendSpec::OnlineOrder::kTsDefer)
+      tsdefer_ = std::make_unique<TsDefer>(cfg_.tsdefer, n);
     if constexpr (HasLockService<CC>) cc_.open(cfg_.threads - n, n);
-    if (cfg_.frontend == "reorder") {
-      if (assign_ == nullptr) throw std::logic_error("--frontend=reorder: the program passed no thread-assignment policy");
-      reorder_ = std::make_unique<ThreadReorder>(n, cfg_.txn_buffer, assign_);
+    if (frontend_.online_order == FrontendSpec::OnlineOrder::kThreadReorder) {
+      if (frontend_.thread_assign == nullptr)
+        throw std::logic_error("front-end " + frontend_.name + ": thread-aware reordering without a policy");
+      reorder_ = std::make_unique<ThreadReorder>(n, cfg_.txn_buffer, frontend_.thread_assign);
       shared_buffers_.resize(n);
     }
     std::vector<uint64_t> contended(n);
@@ -285,47 +301,50 @@ class OnlineExecutor {
     sim::sleep_for(std::chrono::nanoseconds(static_cast<int64_t>(s * 1e9)));
   }
 
+  // Whether an attempt locks its request's predicted access set first
+  // (acquire_all(); the workload exposes its tables).
+  static constexpr bool kLocksPredicted = HasAcquireAll<CC> && HasTableById<W, CC>;
+
+  // A worker's requests: its buffer and, where built, their predicted access
+  // sets (for acquire_all() and the reorder policy; with reorder both are
+  // shared with the policy and the other workers).
+  struct Requests {
+    std::vector<typename W::Request>& buffer;
+    std::vector<TxnDesc>& predicted;
+    uint64_t described_epoch = 0;  // the workload's description epoch when `predicted` was built
+  };
+  // The request a worker runs next, and its predicted access set (nullptr
+  // where none is built).
+  struct Pick {
+    const typename W::Request* req = nullptr;
+    const TxnDesc* predicted = nullptr;
+  };
+
+  // A worker: its requests and transaction set up, the start awaited, then
+  // one request after another until the run ends.
   template <bool kDefer, bool kReorder, bool kProfile>
   void worker(int tid, ThreadStats& st, typename W::ThreadState& ws, verify::HistoryLog* log) {
     Random rng(seed_for(cfg_.seed, tid));
     std::vector<typename W::Request> own_buffer;
-    // With reorder the other workers run this buffer's requests too.
-    std::vector<typename W::Request>& buffer = kReorder ? shared_buffers_[tid] : own_buffer;
-    buffer.resize(cfg_.txn_buffer);
-    for (auto& r : buffer) w_.generate(rng, tid, r);
-    if constexpr (kDefer) {
-      std::vector<TsDeferSet> sets;
-      sets.reserve(buffer.size());
-      for (const auto& r : buffer) sets.push_back(TsDeferSet::from_desc(w_.describe(r), cfg_.tsdefer.accuracy, rng));
-      tsdefer_->assign(tid, std::move(sets), TsDefer::Replay::kYes);
-    }
+    std::vector<TxnDesc> own_predicted;
+    Requests requests{kReorder ? shared_buffers_[tid] : own_buffer, kReorder ? reorder_->descs(tid) : own_predicted};
+    generate_buffer<kDefer>(tid, rng, requests.buffer);
     Txn<CC, kProfile> txn(cc_, tid, log);
     txn.set_prefetch(cfg_.prefetch);
     AttemptProfiler<kProfile> profiler(st.profile);
     profiler.attach(txn);
-    // Per buffered request, for acquire_all() and the reorder policy; with
-    // reorder it is shared with the policy and the other workers.
-    std::vector<TxnDesc> own_predicted;
-    std::vector<TxnDesc>& predicted = kReorder ? reorder_->descs(tid) : own_predicted;
-    if constexpr (HasAcquireAll<CC> && HasTableById<W, CC>) {
-      for (uint32_t id = 0; id < (1u << kTableIdBits); ++id)
-        if (Table<CC>* t = w_.table_by_id(id)) txn.register_table(*t);
+    if constexpr (kLocksPredicted) register_tables<CC>(w_, txn);
+    if constexpr (kReorder || kLocksPredicted) {
+      if constexpr (HasDescriptionEpoch<W>) requests.described_epoch = w_.description_epoch();
+      requests.predicted.resize(requests.buffer.size());
+      describe_buffer(requests);
     }
-    [[maybe_unused]] uint64_t described_epoch = 0;
-    if constexpr (kReorder || (HasAcquireAll<CC> && HasTableById<W, CC>)) {
-      if constexpr (HasDescriptionEpoch<W>) described_epoch = w_.description_epoch();
-      predicted.resize(buffer.size());
-      for (size_t i = 0; i < buffer.size(); ++i) describe_sorted(buffer[i], predicted[i]);
-    }
-    const uint64_t quota =
-        cfg_.measure_txns == 0 ? 0 : cfg_.measure_txns / workers_ + (uint64_t(tid) < cfg_.measure_txns % workers_);
-
-    ready_.fetch_add(1, std::memory_order_acq_rel);
-    while (phase_.load(std::memory_order_acquire) == kLoad) sim::yield_thread();
+    const uint64_t quota = quota_of(tid);
+    wait_for_start();
 
     bool measuring = false;
     uint64_t measure_start = 0;
-    size_t next = 0;
+    size_t next = 0;                             // the buffer's next position (neither TsDEFER nor reorder)
     std::span<const ThreadReorder::Slot> batch;  // kReorder: this worker's part of the batch
     size_t in_batch = 0;
     for (;;) {
@@ -343,61 +362,120 @@ class OnlineExecutor {
       }
       if (phase == kMeasure && !measuring) {
         measuring = true;
-        measure_start = measure_start_ns_.load(std::memory_order_acquire);
-        if (quota == 0 && cfg_.measure_txns > 0) finish_quota();
-        if constexpr (HasProtocolStats<CC>) cc_.reset_stats(tid);
-        if constexpr (kDefer) tsdefer_->stats(tid) = {};
-        if constexpr (kProfile) st.profile = {};
-        contended_at_measure_start_ = tls_contended_latch_acquisitions;
+        measure_start = start_measuring<kDefer, kProfile>(tid, st, quota);
       }
-      const typename W::Request* reqp;
-      [[maybe_unused]] const TxnDesc* pred = nullptr;  // the request's predicted access set, where built
-      if constexpr (kReorder) {
-        const ThreadReorder::Slot slot = batch[in_batch++];
-        reqp = &shared_buffers_[slot.owner][slot.index];
-        pred = &reorder_->desc(slot);
-      } else {
-        size_t index = next;
-        if constexpr (kDefer) index = *tsdefer_->next(tid, rng);  // a replay queue never drains
-        else next = next + 1 == buffer.size() ? 0 : next + 1;
-        reqp = &buffer[index];
-        if constexpr (HasAcquireAll<CC> && HasTableById<W, CC>) pred = &predicted[index];
-      }
-      const auto& req = *reqp;
-      bool read_only = false;
-      if constexpr (HasReadOnlyRequests<W>) read_only = w_.read_only(req);
-      const uint64_t start = now_ns();
-      const bool time_attempts = measuring && req.type == attempt_type_;  // --attempt_latency_type
-      for (uint32_t retries = 0;; ++retries) {
-        if constexpr (HasAcquireAll<CC> && HasTableById<W, CC> && HasDescriptionEpoch<W> && !kReorder) {
-          if (const uint64_t e = w_.description_epoch(); e != described_epoch) {  // see the header
-            for (size_t i = 0; i < buffer.size(); ++i) describe_sorted(buffer[i], predicted[i]);
-            described_epoch = e;
-          }
-        }
-        const uint64_t attempt_start = time_attempts ? now_ns() : 0;
-        const RC rc = run_attempt(cc_, w_, txn, profiler, req, retries, read_only, pred);  // engine/exec/attempt.h
-        if (time_attempts && rc != RC::kUser && rc != RC::kNotFound)
-          st.attempts.record(classify_attempt(cc_, txn, rc), now_ns() - attempt_start);
-        if (finish_attempt(w_, ws, st, req, rc, {measuring, start, measure_start, cfg_.timeline}) !=
-            Attempted::kConflict) {  // committed, or rolled back by design: not retried
-          if constexpr (kDefer) tsdefer_->reg_pos(tid);
-          break;
-        }
-        if (phase_.load(std::memory_order_relaxed) == kDone) {
-          if constexpr (kReorder) reorder_->leave();  // the others must not wait for this batch's rest
-          return;
-        }
-        if (!cfg_.retry_aborted) {  // --retry_aborted=false: dropped, as Silo's benchmark does
-          if constexpr (kDefer) tsdefer_->reg_pos(tid);  // TsDEFER's headp moves past it, else next() runs it again
-          break;
-        }
-        profiler.backoff([&] { backoff(rng, retries); });
-      }
+      Pick pick;
+      if constexpr (kReorder) pick = reordered_request(batch[in_batch++]);
+      else pick = buffered_request<kDefer>(tid, rng, requests, next);
+      if (!run_request<kDefer, kReorder>(tid, rng, txn, profiler, st, ws, pick, measuring, measure_start, requests))
+        return;  // the run ended between its attempts
       if (measuring && quota > 0 && st.commits == quota) {
         finish_quota();
         // Keep running so the others see the same contention until all finish.
       }
+    }
+  }
+
+  // The worker's buffer of requests, generated from its own stream; with
+  // TsDEFER also its queue, replayed in a cycle (the sets sample the
+  // predicted access sets from the same stream, after the requests).
+  template <bool kDefer>
+  void generate_buffer(int tid, Random& rng, std::vector<typename W::Request>& buffer) {
+    buffer.resize(cfg_.txn_buffer);
+    for (auto& r : buffer) w_.generate(rng, tid, r);
+    if constexpr (kDefer) {
+      std::vector<TsDeferSet> sets;
+      sets.reserve(buffer.size());
+      for (const auto& r : buffer) sets.push_back(TsDeferSet::from_desc(w_.describe(r), cfg_.tsdefer.accuracy, rng));
+      tsdefer_->assign(tid, std::move(sets), TsDefer::Replay::kYes);
+    }
+  }
+
+  // Every buffered request's predicted access set, described again.
+  void describe_buffer(Requests& requests) const {
+    for (size_t i = 0; i < requests.buffer.size(); ++i) describe_sorted(requests.buffer[i], requests.predicted[i]);
+  }
+
+  // Worker tid's share of --measure_txns (0: measured by --duration).
+  uint64_t quota_of(int tid) const {
+    return cfg_.measure_txns == 0 ? 0
+                                  : cfg_.measure_txns / workers_ + (uint64_t(tid) < cfg_.measure_txns % workers_);
+  }
+
+  // Reports the worker ready, then waits for the controller's start signal.
+  void wait_for_start() {
+    ready_.fetch_add(1, std::memory_order_acq_rel);
+    while (phase_.load(std::memory_order_acquire) == kLoad) sim::yield_thread();
+  }
+
+  // The worker's first step into the measured interval: its counters start
+  // from zero. Returns the interval's start.
+  template <bool kDefer, bool kProfile>
+  uint64_t start_measuring(int tid, ThreadStats& st, uint64_t quota) {
+    const uint64_t measure_start = measure_start_ns_.load(std::memory_order_acquire);
+    if (quota == 0 && cfg_.measure_txns > 0) finish_quota();
+    if constexpr (HasProtocolStats<CC>) cc_.reset_stats(tid);
+    if constexpr (kDefer) tsdefer_->stats(tid) = {};
+    if constexpr (kProfile) st.profile = {};
+    contended_at_measure_start_ = tls_contended_latch_acquisitions;
+    return measure_start;
+  }
+
+  // The next request of a reorder batch: any worker's buffer.
+  Pick reordered_request(ThreadReorder::Slot slot) const {
+    return {&shared_buffers_[slot.owner][slot.index], &reorder_->desc(slot)};
+  }
+
+  // The next request of the worker's own buffer: TsDEFER's pick, or the
+  // buffer's next position, cycling.
+  template <bool kDefer>
+  Pick buffered_request(int tid, Random& rng, const Requests& requests, size_t& next) {
+    size_t index = next;
+    if constexpr (kDefer) index = *tsdefer_->next(tid, rng);  // a replay queue never drains
+    else next = next + 1 == requests.buffer.size() ? 0 : next + 1;
+    Pick pick{&requests.buffer[index]};
+    if constexpr (kLocksPredicted) pick.predicted = &requests.predicted[index];
+    return pick;
+  }
+
+  // Runs a request until it commits or rolls back by design (or, with
+  // --retry_aborted=false, until its first conflict abort drops it),
+  // retrying after a backoff; returns false if the run ended between its
+  // attempts.
+  template <bool kDefer, bool kReorder, class TxnT, class Profiler>
+  bool run_request(int tid, Random& rng, TxnT& txn, Profiler& profiler, ThreadStats& st,
+                   typename W::ThreadState& ws, Pick pick, bool measuring, uint64_t measure_start,
+                   Requests& requests) {
+    const auto& req = *pick.req;
+    bool read_only = false;
+    if constexpr (HasReadOnlyRequests<W>) read_only = w_.read_only(req);
+    const uint64_t start = now_ns();
+    const bool time_attempts = measuring && req.type == attempt_type_;  // --attempt_latency_type
+    for (uint32_t retries = 0;; ++retries) {
+      if constexpr (kLocksPredicted && HasDescriptionEpoch<W> && !kReorder) {
+        if (const uint64_t e = w_.description_epoch(); e != requests.described_epoch) {  // see the header
+          describe_buffer(requests);
+          requests.described_epoch = e;
+        }
+      }
+      const uint64_t attempt_start = time_attempts ? now_ns() : 0;
+      const RC rc = run_attempt(cc_, w_, txn, profiler, req, retries, read_only, pick.predicted);  // attempt.h
+      if (time_attempts && rc != RC::kUser && rc != RC::kNotFound)
+        st.attempts.record(classify_attempt(cc_, txn, rc), now_ns() - attempt_start);
+      if (finish_attempt(w_, ws, st, req, rc, {measuring, start, measure_start, cfg_.timeline}) !=
+          Attempted::kConflict) {  // committed, or rolled back by design: not retried
+        if constexpr (kDefer) tsdefer_->reg_pos(tid);
+        return true;
+      }
+      if (phase_.load(std::memory_order_relaxed) == kDone) {
+        if constexpr (kReorder) reorder_->leave();  // the others must not wait for this batch's rest
+        return false;
+      }
+      if (!cfg_.retry_aborted) {  // --retry_aborted=false: dropped, as Silo's benchmark does
+        if constexpr (kDefer) tsdefer_->reg_pos(tid);  // TsDEFER's headp moves past it, else next() runs it again
+        return true;
+      }
+      profiler.backoff([&] { backoff(rng, retries); });
     }
   }
 
@@ -442,9 +520,9 @@ class OnlineExecutor {
   std::atomic<int> finished_{0};
   std::atomic<uint64_t> measure_start_ns_{0};
   std::atomic<uint64_t> last_finish_ns_{0};
-  std::unique_ptr<TsDefer> tsdefer_;  // with --frontend=tsdefer
-  std::unique_ptr<ThreadReorder> reorder_;  // with --frontend=reorder
-  const ThreadAssignFn assign_;             // its policy
+  const FrontendSpec frontend_;
+  std::unique_ptr<TsDefer> tsdefer_;  // with OnlineOrder::kTsDefer
+  std::unique_ptr<ThreadReorder> reorder_;  // with OnlineOrder::kThreadReorder
   std::vector<std::vector<typename W::Request>> shared_buffers_;  // with reorder: every worker's buffer
   // This worker's contended latch count when its measured interval started.
   static inline thread_local uint64_t contended_at_measure_start_ = 0;

@@ -1,6 +1,7 @@
 // Queue binding: OLLP predictions that depend on a transaction's position in
 // its CC-free queue, bound after the front-end has planned the batch (the
-// bundle executor's analysis, engine/exec/bundle_executor.h).
+// bundle executor's analysis, engine/exec/bundle_coordinator.h, through
+// engine/exec/bundle_batches.h).
 //
 // The reconnaissance (Strife §5.6.4) predicts each request's access set
 // before the front-end plans, so a prediction that depends on which other

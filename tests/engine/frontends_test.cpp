@@ -1,7 +1,8 @@
 // The front-end registry (partitioners/frontends.txt): every registered
 // bundle front-end is built by its factory and plans a batch, every
 // registered name is in --frontend's help and schema enum, and an unknown
-// name is one error listing the registered ones. The bundle front-ends as
+// name is one error listing the registered ones; every name resolves to the
+// spec its executor takes. The bundle front-ends as
 // rundb builds them by name (rundb/frontends.cpp): the two Strife baselines (the Strife paper's shared worklist of CF clusters,
 // --frontend=strife; the TSKD paper's static per-thread partitions,
 // --frontend=strife-static) and the CC marking of every TSKD instance's
@@ -11,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -52,7 +54,7 @@ BundlePlan plan_of(const std::string& frontend, const std::vector<TxnDesc>& batc
   BundleSettings settings;
   settings.batch_size = static_cast<uint32_t>(batch.size());
   settings.strife_k = 10;
-  const auto fe = make_frontend(cfg, settings);
+  const auto fe = ResolvedFrontend(cfg, settings).make_bundle_frontend();
   BundlePlan plan;
   plan.per_thread.resize(kThreads);
   fe->plan(batch, plan);
@@ -78,7 +80,9 @@ TEST(FrontendRegistry, EveryBundleFrontendIsBuiltByItsFactoryAndPlans) {
   size_t planned = 0;
   for (const std::string& name : available_frontends()) {
     const bool built_here = std::find(bundle_names.begin(), bundle_names.end(), name) != bundle_names.end();
-    EXPECT_EQ(uses_bundle_executor(name), built_here) << name;
+    EngineConfig cfg;
+    cfg.frontend = name;
+    EXPECT_EQ(ResolvedFrontend(cfg, BundleSettings{}).bundle(), built_here) << name;
     if (!built_here) continue;
     // plan_of checks the plan: every transaction of the batch exactly once (BundlePlan::validate).
     EXPECT_EQ(plan_of(name, batch).size(), batch.size()) << name;
@@ -88,7 +92,34 @@ TEST(FrontendRegistry, EveryBundleFrontendIsBuiltByItsFactoryAndPlans) {
   // Outside the registry there is no factory.
   EngineConfig cfg;
   cfg.frontend = "none";
-  EXPECT_THROW(make_frontend(cfg, BundleSettings{}), std::logic_error);
+  EXPECT_THROW(ResolvedFrontend(cfg, BundleSettings{}).make_bundle_frontend(), std::logic_error);
+}
+
+// Fails when an online front-end resolves to another worker order than its
+// own, the thread-aware one comes without its policy, the batch size does not
+// reach the bundle executor, or the owner-threads field is lost.
+TEST(FrontendRegistry, EachFrontendResolvesToTheSpecItsExecutorTakes) {
+  using Order = FrontendSpec::OnlineOrder;
+  const std::map<std::string, Order> online = {
+      {"none", Order::kBuffer}, {"tsdefer", Order::kTsDefer}, {"reorder", Order::kThreadReorder}};
+  BundleSettings settings;
+  settings.batch_size = 123;
+  const std::string owners = owner_thread_frontends();
+  for (const std::string& name : available_frontends()) {
+    EngineConfig cfg;
+    cfg.frontend = name;
+    const FrontendSpec spec = ResolvedFrontend(cfg, settings).spec();
+    EXPECT_EQ(spec.name, name);
+    EXPECT_EQ(spec.owner_threads, owners.find(name) != std::string::npos) << name << " vs " << owners;
+    if (const auto it = online.find(name); it != online.end()) {
+      EXPECT_EQ(spec.executor, FrontendSpec::Executor::kOnline) << name;
+      EXPECT_EQ(spec.online_order, it->second) << name;
+      EXPECT_EQ(spec.thread_assign != nullptr, it->second == Order::kThreadReorder) << name;
+    } else {
+      EXPECT_EQ(spec.executor, FrontendSpec::Executor::kBundle) << name;
+      EXPECT_EQ(spec.batch_size, 123u) << name;
+    }
+  }
 }
 
 // Fails when a registered name is missing from --frontend's help or from its

@@ -68,6 +68,15 @@ EngineConfig bundle_config(int threads, double seconds, bool verify) {
   return cfg;
 }
 
+// The scripted front-end as the executor takes it (engine/exec/frontend_spec.h).
+FrontendSpec scripted_spec(uint32_t batch_size) {
+  FrontendSpec spec;
+  spec.name = "scripted";
+  spec.executor = FrontendSpec::Executor::kBundle;
+  spec.batch_size = batch_size;
+  return spec;
+}
+
 // The layout of the ordering test: a batch of 120.
 //   0..95    12 CC-free worklist queues, queue q = ids with id % 12 == q, key q
 //   96..107  per-thread CC queues (id - 96) % threads, all on key 20
@@ -112,7 +121,7 @@ void check_plan_execution(int threads, double seconds) {
   ScriptedFrontend fe([threads](size_t, BundlePlan& p) { ordering_plan(threads, p); }, [&] { return w.next_stamp(); });
   EngineConfig cfg = bundle_config(threads, seconds, true);
   cfg.measure_txns = 3 * kBatch * static_cast<uint64_t>(seconds * 100);  // batches, however slow the machine
-  BundleExecutor<CC, ProbeWorkload<CC>> exec(cfg, cc, w, fe, kBatch, "scripted");
+  BundleExecutor<CC, ProbeWorkload<CC>> exec(cfg, cc, w, fe, scripted_spec(kBatch));
   RunOutcome<ProbeWorkload<CC>> out = exec.run();
 
   for (const auto& inv : w.check_invariants(out.workload_states)) EXPECT_TRUE(inv.ok) << inv.detail;
@@ -225,7 +234,7 @@ TEST(BundleExecutorEstimates, EveryMeasuredBatchScoresEachWorkersQueue) {
       },
       [&] { return w.next_stamp(); });
   EngineConfig cfg = bundle_config(2, 0.05, false);
-  BundleExecutor<NoWait, ProbeWorkload<NoWait>> exec(cfg, cc, w, fe, kBatch, "scripted");
+  BundleExecutor<NoWait, ProbeWorkload<NoWait>> exec(cfg, cc, w, fe, scripted_spec(kBatch));
   const RunOutcome<ProbeWorkload<NoWait>> out = exec.run();
   const std::string& j = out.frontend_json;
   const size_t estimates = j.find("\"queue_estimates\"");
@@ -252,7 +261,7 @@ verify::CfCheckResult run_two_writers(bool same_queue) {
       },
       [&] { return w.next_stamp(); });
   const EngineConfig cfg = bundle_config(2, 0.05, true);
-  BundleExecutor<NoWait, ProbeWorkload<NoWait>> exec(cfg, cc, w, fe, kTwo, "scripted");
+  BundleExecutor<NoWait, ProbeWorkload<NoWait>> exec(cfg, cc, w, fe, scripted_spec(kTwo));
   RunOutcome<ProbeWorkload<NoWait>> out = exec.run();
   verify::History h = verify::HistoryLog::merge(out.history_logs);
   return verify::check_cc_free_queues(h, out.queue_tags);
@@ -285,7 +294,7 @@ TEST(BundleExecutorOllp, WrongPredictionAbortsAndMovesToTheNextBatch) {
       [&] { return w.next_stamp(); });
   EngineConfig cfg = bundle_config(2, 0.05, true);
   cfg.measure_txns = 4 * kSmall;  // at least four batches, however slow the machine
-  BundleExecutor<NoWait, ProbeWorkload<NoWait>> exec(cfg, cc, w, fe, kSmall, "scripted");
+  BundleExecutor<NoWait, ProbeWorkload<NoWait>> exec(cfg, cc, w, fe, scripted_spec(kSmall));
   RunOutcome<ProbeWorkload<NoWait>> out = exec.run();
   ASSERT_GE(fe.boundaries.size(), 3u);
   EXPECT_EQ(out.stats.aborts_by_reason[static_cast<size_t>(RC::kPredictionMismatch)], 1u);
@@ -322,7 +331,7 @@ TEST(BundleExecutorOllp, ReconnaissanceRunsInParallelAndDescribesOnlyChangedPred
                       [&] { return w.next_stamp(); });
   EngineConfig cfg = bundle_config(2, 0.05, false);
   cfg.measure_txns = 3 * kBig;  // the one distinct batch replayed at least three times
-  BundleExecutor<NoWait, ProbeWorkload<NoWait>> exec(cfg, cc, w, fe, kBig, "scripted");
+  BundleExecutor<NoWait, ProbeWorkload<NoWait>> exec(cfg, cc, w, fe, scripted_spec(kBig));
   RunOutcome<ProbeWorkload<NoWait>> out = exec.run();
   ASSERT_GE(fe.boundaries.size(), 3u);
   EXPECT_GE(w.reconnaissance_threads(), 2u);
@@ -511,7 +520,7 @@ TEST(BundleExecutorOverhead, EmptyWorkPlanNanosecondsPerTransaction) {
       },
       [&] { return w.next_stamp(); });
   const EngineConfig cfg = bundle_config(threads, 0.5, false);
-  BundleExecutor<NoWait, ProbeWorkload<NoWait>> exec(cfg, cc, w, fe, kBig, "scripted");
+  BundleExecutor<NoWait, ProbeWorkload<NoWait>> exec(cfg, cc, w, fe, scripted_spec(kBig));
   RunOutcome<ProbeWorkload<NoWait>> out = exec.run();
   ASSERT_GT(out.stats.commits, 0u);
   const double ns = out.measured_s * 1e9 / static_cast<double>(out.stats.commits);

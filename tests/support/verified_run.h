@@ -14,7 +14,6 @@
 #include "engine/exec/online_executor.h"
 #include "engine/core/json.h"
 #include "engine/verify/checker.h"
-#include "partitioners/reorder/thread_assign.h"
 #include "workloads/ycsb/ycsb.h"
 
 namespace ccb::test_support {
@@ -52,7 +51,7 @@ VerifiedRun run_verified(CC& cc, W& workload, const RunShape& shape = {}) {
   cfg.backoff_max_us = 20;
   cfg.load_threads = 2;
   if constexpr (requires { cc.bind_workload(cfg, workload); }) cc.bind_workload(cfg, workload);  // as rundb/run.h
-  OnlineExecutor<CC, W> exec(cfg, cc, workload, &reorder::assign_to_threads);
+  OnlineExecutor<CC, W> exec(cfg, cc, workload);
   RunOutcome<W> out = exec.run();
 
   VerifiedRun r;

@@ -88,7 +88,7 @@ TYPED_TEST(TsDeferStressTest, EveryQueuedTransactionCommitsExactlyOnceAndTheHist
 
 // The online executor with TsDEFER, through the same path as bin/rundb-<cc>.
 template <class CC>
-RunOutcome<YcsbWorkload<CC>> run_online(YcsbWorkload<CC>& workload, CC& cc, const std::string& frontend) {
+RunOutcome<YcsbWorkload<CC>> run_online(YcsbWorkload<CC>& workload, CC& cc, FrontendSpec::OnlineOrder order) {
   EngineConfig cfg;
   cfg.cc = CC::kName;
   cfg.workload = "ycsb";
@@ -99,9 +99,10 @@ RunOutcome<YcsbWorkload<CC>> run_online(YcsbWorkload<CC>& workload, CC& cc, cons
   cfg.verify = true;
   cfg.txn_buffer = 256;
   cfg.backoff_max_us = 20;
-  cfg.frontend = frontend;
   cfg.tsdefer.deferp = 1.0;
-  OnlineExecutor<CC, YcsbWorkload<CC>> exec(cfg, cc, workload);
+  FrontendSpec frontend;
+  frontend.online_order = order;
+  OnlineExecutor<CC, YcsbWorkload<CC>> exec(cfg, cc, workload, frontend);
   return exec.run();
 }
 
@@ -109,7 +110,7 @@ TYPED_TEST(TsDeferStressTest, OnlineExecutorWithTsDeferIsSerializable) {
   YcsbWorkload<TypeParam> workload(test_support::contended_ycsb());
   workload.load(2);
   TypeParam cc;
-  auto out = run_online(workload, cc, "tsdefer");
+  auto out = run_online(workload, cc, FrontendSpec::OnlineOrder::kTsDefer);
   EXPECT_GT(out.stats.commits, 100u);
   ASSERT_TRUE(out.tsdefer.has_value());
   EXPECT_GT(out.tsdefer->deferrals, 0u);
@@ -123,7 +124,7 @@ TEST(ContendedLatchCount, NoWaitCountsEachLockConflictAbort) {
   YcsbWorkload<NoWait> workload(test_support::contended_ycsb());
   workload.load(2);
   NoWait cc;
-  auto out = run_online(workload, cc, "none");
+  auto out = run_online(workload, cc, FrontendSpec::OnlineOrder::kBuffer);
   EXPECT_FALSE(out.tsdefer.has_value());
   const uint64_t conflicts = out.stats.aborts_by_reason[static_cast<size_t>(RC::kLockConflict)];
   EXPECT_GT(conflicts, 0u);

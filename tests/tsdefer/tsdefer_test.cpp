@@ -234,7 +234,11 @@ struct EveryAttemptAborts : test_support::ProbeWorkload<Occ> {
 // an aborted request is dropped, so the worker moves through its buffer as
 // without TsDEFER, instead of running the dropped head again forever.
 TEST(TsDeferOnlineExecutor, WithoutRetriesADroppedTransactionLeavesTheQueueHead) {
-  for (const std::string frontend : {"none", "tsdefer"}) {
+  using Order = FrontendSpec::OnlineOrder;
+  for (const Order order : {Order::kBuffer, Order::kTsDefer}) {
+    FrontendSpec frontend;
+    frontend.online_order = order;
+    const bool tsdefer = order == Order::kTsDefer;
     constexpr uint32_t kBuffer = 8;
     EveryAttemptAborts w(4, kBuffer, [](uint32_t i, test_support::ProbeRequest& r) {
       r.n = 1;
@@ -249,13 +253,13 @@ TEST(TsDeferOnlineExecutor, WithoutRetriesADroppedTransactionLeavesTheQueueHead)
     cfg.txn_buffer = kBuffer;
     cfg.backoff_max_us = 0;
     cfg.retry_aborted = false;
-    cfg.frontend = frontend;
-    OnlineExecutor<Occ, EveryAttemptAborts> exec(cfg, cc, w);
+    OnlineExecutor<Occ, EveryAttemptAborts> exec(cfg, cc, w, frontend);
     const auto out = exec.run();
-    EXPECT_EQ(out.stats.commits, 0u) << frontend;
-    ASSERT_GT(w.attempted.size(), 2 * kBuffer) << frontend;
+    EXPECT_EQ(out.stats.commits, 0u) << "TsDEFER " << tsdefer;
+    ASSERT_GT(w.attempted.size(), 2 * kBuffer) << "TsDEFER " << tsdefer;
     // One attempt per request, in buffer order, cycling.
-    for (size_t a = 0; a < 2 * kBuffer; ++a) EXPECT_EQ(w.attempted[a], a % kBuffer) << frontend << " attempt " << a;
+    for (size_t a = 0; a < 2 * kBuffer; ++a)
+      EXPECT_EQ(w.attempted[a], a % kBuffer) << "TsDEFER " << tsdefer << " attempt " << a;
   }
 }
 

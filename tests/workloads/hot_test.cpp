@@ -347,7 +347,11 @@ TEST(HotOnExecutors, PinnedBundlesStayConflictFreeAcrossMoves) {
   cfg.timeline = true;
   cfg.txn_buffer = 256;
   cfg.frontend = "partition";
-  BundleExecutor<CC, W> exec(cfg, cc, w, fe, 512, "partition");
+  FrontendSpec spec;
+  spec.name = "partition";
+  spec.executor = FrontendSpec::Executor::kBundle;
+  spec.batch_size = 512;
+  BundleExecutor<CC, W> exec(cfg, cc, w, fe, spec);
   RunOutcome<W> out = exec.run();
   EXPECT_GE(w.epoch(), 100u);
   expect_all_hold(w.check_invariants(out.workload_states));

@@ -153,7 +153,7 @@ class Extended {
   {
     return inner_.partition_of(k, n);
   }
-  // The bundle executor's OLLP reconnaissance (engine/exec/bundle_executor.h):
+  // The bundle executor's OLLP reconnaissance (engine/exec/bundle_batches.h):
   // without it a wrapped TPC-C would run Payments by last name, OrderStatus,
   // Delivery and StockLevel in CC-free queues with rows undeclared.
   void begin_reconnaissance(std::span<Request> batch)

@@ -128,7 +128,7 @@ class HotWorkload {
 
   void on_commit(ThreadState& s, const Request&) const { s.updates += HotRequest::kUpdates; }
 
-  // The bundle executor's reconnaissance hook (bundle_executor.h,
+  // The bundle executor's reconnaissance hook (engine/exec/bundle_batches.h,
   // HasReconnaissance): pins r to the epoch now (see header). Returns whether
   // the pin changed, i.e. r must be described again; never with the hot
   // records fixed.

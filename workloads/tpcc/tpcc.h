@@ -74,7 +74,7 @@ class TpccWorkload {
   }
 
   // OLLP reconnaissance (Strife §5.6.4; tpcc_reconnaissance.h), the bundle
-  // executor's hooks (engine/exec/bundle_executor.h): begin_reconnaissance()
+  // executor's hooks (engine/exec/bundle_batches.h): begin_reconnaissance()
   // once per batch with all its requests (proj: element -> TpccRequest; it
   // ranks the Deliveries), then
   // reconnoiter() on each, concurrently, predicting the rows each touches

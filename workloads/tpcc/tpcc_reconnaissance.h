@@ -1,6 +1,6 @@
 // OLLP reconnaissance for TPC-C (README.md "Predicted access sets"): the
 // bundle executor's front-ends plan a batch from each transaction's predicted
-// access set (engine/exec/bundle_executor.h, HasReconnaissance), and the
+// access set (engine/exec/bundle_batches.h, HasReconnaissance), and the
 // rows of Payment and OrderStatus by last name, OrderStatus, Delivery and
 // StockLevel depend on the database. Strife folds "a read-only, low isolation
 // level query called the reconnaissance query" into its prepare step

@@ -1,0 +1,235 @@
+// The bundle executor's coordinator (bundle_executor.h, the overview): the
+// thread that has the batches generated (bundle_batches.h), analyses each
+// one, releases the workers (bundle_worker.h) into its two phases through
+// the barrier of the BundleRound (bundle_round.h), and measures it
+// (bundle_report.h).
+//
+// Analysis of a batch, on the coordinator (the front-end may use threads of
+// its own: Strife's parallel steps): the requests whose OLLP prediction
+// failed in the previous batch join it, OLLP reconnaissance (bundle_batches.h;
+// reported as "reconnaissance": µs and requests described again, per
+// measured batch), the front-end's plan() of the descriptions into a
+// BundlePlan (bundle_plan.h), then checked, the binding of position-dependent
+// predictions in the CC-free queues (bundle_batches.h; reported in
+// "reconnaissance" too: µs, transactions bound and moved), and, with a plan
+// that asks for TsDEFER (TSKD, partitioners/tspar), the lanes of the two
+// TsDEFER instances (one for the queue phase, one for the residual phase;
+// Replay::kNo), assigned while the workers wait at the barrier (the
+// "tsdefer_setup" step).
+// Under sim (engine/sim/sim.h, docs/sim.md) the analysis costs virtual time
+// by a model, charged after the front-end's plan(): one index probe (the cost
+// table's index_probe) per key of each description, run through the
+// front-end's for_chunks (on Strife's team in parallel; serially on the
+// coordinator otherwise), deterministic, unlike the plan's native duration.
+// Front-ends that want a cost history (wants_costs) get, after each warm-up
+// batch, the duration of every transaction's committing attempt. Plans with
+// queue_estimates are scored against the time each worker's own queues took.
+//
+// Measurement: batches run during --warmup, then the measured interval is a
+// whole number of batches (at least one): until --duration has passed, or
+// until --measure_txns commits. The workload's optional on_measure_start()
+// (online_executor.h) is called then, before that batch's analysis; a
+// workload whose requests change with time fixes each request's form for its
+// batch in its reconnaissance (HOT, workloads/hot/hot.h), so that plans stay
+// exact.
+//
+// Thread safety: one coordinator per run, on one thread; what it shares with
+// the workers is the round's (bundle_round.h).
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "engine/config.h"
+#include "engine/core/clock.h"
+#include "engine/core/random.h"
+#include "engine/sim/sim.h"
+#include "engine/exec/bundle_batches.h"
+#include "engine/exec/bundle_plan.h"
+#include "engine/exec/bundle_report.h"
+#include "engine/exec/bundle_round.h"
+#include "engine/exec/bundle_worker.h"
+#include "engine/exec/frontend_spec.h"
+#include "engine/exec/online_executor.h"  // RunOutcome, HasMeasureClock
+#include "engine/exec/tsdefer.h"
+
+namespace ccb {
+
+template <class CC, class W>
+class BundleCoordinator {
+ public:
+  using Worker = BundleWorker<CC, W>;
+
+  // Creates the round's TsDEFER instances if the front-end offers TsDEFER.
+  // REQUIRES: every argument outlives the coordinator; spec.batch_size >= 1.
+  BundleCoordinator(const EngineConfig& cfg, W& workload, BundleFrontend& frontend, const FrontendSpec& spec,
+                    BundleRound<W>& round, const std::vector<std::unique_ptr<Worker>>& workers, BundleReport& report)
+      : cfg_(cfg),
+        w_(workload),
+        frontend_(frontend),
+        spec_(spec),
+        round_(round),
+        workers_(workers),
+        report_(report),
+        batches_(cfg, workload, spec.batch_size) {
+    setup_rng_ = Random(seed_for(cfg.seed, uint64_t{3} << 32));  // a stream apart from batches and workers
+    if (const TsDeferOptions* o = frontend_.tsdefer()) {
+      round_.tsdefer_q = std::make_unique<TsDefer>(*o, cfg.threads);
+      round_.tsdefer_r = std::make_unique<TsDefer>(*o, cfg.threads);
+      round_.lanes_q.resize(cfg.threads);
+      round_.lanes_r.resize(cfg.threads);
+    }
+  }
+
+  void generate_batches() { batches_.generate(); }
+  size_t distinct_batches() const { return batches_.distinct(); }
+
+  // The run: analysis of each batch, then its two execution phases, until
+  // the measured interval is over; then the workers are released to leave.
+  void coordinate(RunOutcome<W>& out) {
+    const uint64_t t_start = now_ns();
+    const uint64_t warmup_end = t_start + static_cast<uint64_t>(cfg_.warmup_s * 1e9);
+    uint64_t measure_start = 0, measure_end = 0, measured_commits = 0;
+    for (uint64_t seq = 0;; ++seq) {
+      const uint64_t t0 = now_ns();
+      if (!round_.measuring && t0 >= warmup_end) {
+        round_.measuring = true;
+        measure_start = round_.measure_start_ns = t0;  // the workers read it after the barrier
+        out.warmup_s = (t0 - t_start) * 1e-9;
+        if constexpr (HasMeasureClock<W>) w_.on_measure_start(t0);  // before this batch's reconnaissance
+      }
+      if (round_.measuring && report_.measured_batches() > 0) {
+        const bool done = cfg_.measure_txns > 0 ? measured_commits >= cfg_.measure_txns
+                                                : (t0 - measure_start) * 1e-9 >= cfg_.duration_s;
+        if (done) break;
+      }
+      BundleBatch<W>& batch = batches_.for_seq(seq);
+      BundleReport::Batch timing;
+      timing.start_ns = t0;
+      analyse(batch, timing);
+      run_phases(batch, seq, timing);
+      if (!round_.measuring) continue;
+      measure_end = timing.residuals_end_ns;
+      if (round_.tsdefer_q) round_.plan.step_us.emplace_back("tsdefer_setup", timing.setup_ns * 1e-3);
+      report_.add_batch(timing, round_.plan);
+      if (!round_.plan.queue_estimates.empty()) {
+        own_queues_ns_.clear();
+        for (const auto& wk : workers_) own_queues_ns_.push_back(wk->own_queues_ns);
+        report_.fit_estimates(round_.plan.queue_estimates, own_queues_ns_);
+      }
+      measured_commits = 0;
+      for (auto& wk : workers_) measured_commits += wk->stats.commits;
+    }
+    round_.stop = true;
+    round_.barrier.arrive_and_wait();  // releases the workers, which see stop and leave
+    out.measured_s = (measure_end - measure_start) * 1e-9;
+  }
+
+ private:
+  // The batch's analysis (the header), into the round's plan.
+  void analyse(BundleBatch<W>& batch, BundleReport::Batch& timing) {
+    // Transactions whose prediction failed in the previous batch join this
+    // one; reconnaissance predicts again (both part of the analysis).
+    batches_.add_deferred(batch);
+    timing.recon_ns = batches_.reconnoiter(batch, frontend_, timing.redescribed);
+    BundlePlan& plan = round_.plan;
+    plan.clear();
+    plan.per_thread.resize(cfg_.threads);
+    frontend_.plan(batch.descs, plan);
+    timing.bind_start_ns = now_ns();
+    timing.bound = batches_.bind_queue_positions(batch, plan);
+    if constexpr (kSimBuild) charge_analysis(batch);
+    timing.analysis_end_ns = now_ns();
+    if (const std::string bad = plan.validate(batch.descs.size(), cfg_.threads); !bad.empty())
+      throw std::logic_error("front-end " + spec_.name + ": " + bad);
+    if ((plan.tsdefer_queues || plan.tsdefer_residuals) && !round_.tsdefer_q)
+      throw std::logic_error("front-end " + spec_.name + " asks for TsDEFER but offers no TsDEFER options");
+    timing.setup_ns = setup_tsdefer(batch);
+  }
+
+  // Hands the analysed batch to the workers and waits out its two phases;
+  // then its prediction mismatches are set aside for the next batch.
+  void run_phases(BundleBatch<W>& batch, uint64_t seq, BundleReport::Batch& timing) {
+    round_.record_costs = !round_.measuring && frontend_.wants_costs();
+    if (round_.record_costs) round_.exec_ns.assign(batch.descs.size(), 0);
+    round_.batch = &batch;
+    round_.seq = seq;
+    round_.start_ns = timing.start_ns;
+    round_.worklist_next.store(0, std::memory_order_relaxed);
+    round_.residual_next.store(0, std::memory_order_relaxed);
+    timing.release_ns = now_ns();
+    round_.barrier.arrive_and_wait();  // the workers start the queue phase
+    round_.barrier.arrive_and_wait();  // queue phase over
+    round_.barrier.arrive_and_wait();  // residual phase over
+    if (round_.record_costs) frontend_.observe_costs(batch.descs, round_.exec_ns);
+    for (auto& wk : workers_) {
+      batches_.defer(batch, wk->deferred);
+      wk->deferred.clear();
+    }
+    batches_.trim(batch);  // drop the deferred transactions that joined this batch
+    timing.queues_end_ns = round_.phase_end_ns[1];
+    timing.residuals_end_ns = round_.phase_end_ns[2];
+    timing.deferred = batches_.deferred();
+  }
+
+  // Under sim: the analysis's virtual time (the header's model), one index
+  // probe per key of each description, on the front-end's analysis threads,
+  // scaled by the "analysis" work type's factor (fitted by the harness to the
+  // native analysis time per batch).
+  void charge_analysis(const BundleBatch<W>& batch) {
+    const uint32_t analysis = sim::analysis_work_type();
+    frontend_.for_chunks(batch.descs.size(), [&](size_t begin, size_t end) {
+      const sim::ScopedWorkType scope(analysis);
+      for (size_t i = begin; i < end; ++i)
+        for (size_t k = batch.descs[i].read_set.size() + batch.descs[i].write_set.size(); k > 0; --k)
+          sim::charge(sim::Op::kIndexProbe);
+    });
+  }
+
+  // TsDEFER's lanes for this batch (workers parked at the barrier, so no
+  // lookup reads a lane while it changes); returns the ns spent.
+  uint64_t setup_tsdefer(const BundleBatch<W>& batch) {
+    if (!round_.tsdefer_q) return 0;
+    const uint64_t start = now_ns();
+    const int n = cfg_.threads;
+    const BundlePlan& plan = round_.plan;
+    const double accuracy = round_.tsdefer_q->options().accuracy;
+    auto fill = [&](TsDefer& td, int t, const std::vector<uint32_t>& lane) {
+      if (lane.empty()) return td.clear(t);
+      std::vector<TsDeferSet> sets;
+      sets.reserve(lane.size());
+      for (uint32_t i : lane)
+        sets.push_back(accuracy < 1.0 ? TsDeferSet::from_desc(batch.descs[i], accuracy, setup_rng_)
+                                      : TsDeferSet::from_sorted_desc(batch.descs[i]));
+      td.assign(t, std::move(sets), TsDefer::Replay::kNo);
+    };
+    for (int t = 0; t < n; ++t) {
+      round_.lanes_q[t].clear();
+      if (plan.tsdefer_queues && t < static_cast<int>(plan.per_thread.size()) && !plan.per_thread[t].empty())
+        round_.lanes_q[t] = plan.per_thread[t][0].txns;
+      fill(*round_.tsdefer_q, t, round_.lanes_q[t]);
+      round_.lanes_r[t].clear();
+      if (plan.tsdefer_residuals)
+        for (size_t r = t; r < plan.residuals.size(); r += n) round_.lanes_r[t].push_back(plan.residuals[r]);
+      fill(*round_.tsdefer_r, t, round_.lanes_r[t]);
+    }
+    return now_ns() - start;
+  }
+
+  const EngineConfig& cfg_;
+  W& w_;
+  BundleFrontend& frontend_;
+  const FrontendSpec& spec_;
+  BundleRound<W>& round_;
+  const std::vector<std::unique_ptr<Worker>>& workers_;
+  BundleReport& report_;
+  BundleBatches<W> batches_;
+  std::vector<uint64_t> own_queues_ns_;  // scratch: a measured batch's Worker::own_queues_ns
+  Random setup_rng_;                     // α-sampling of the TsDEFER sets
+};
+
+}  // namespace ccb

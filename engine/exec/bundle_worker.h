@@ -1,0 +1,201 @@
+// A worker of the bundle executor (bundle_executor.h, the overview): per
+// batch, the queue phase (its own per-thread queues first, then the shared
+// worklist, popped one queue at a time with an atomic ticket), a barrier,
+// the residual phase (its round-robin share, TsDEFER's lane or residuals
+// taken one at a time with a ticket, under the protocol), and a barrier.
+// kWithoutCC queues run with Txn::set_cc_free (NoCC's operations), kWithCC
+// ones under the binary's protocol. With TsDEFER (a plan's tsdefer_queues
+// or tsdefer_residuals) the worker asks TsDEFER for its next transaction
+// instead of walking its list (TSKD §5).
+//
+// Conflict aborts are retried until the transaction commits (with the
+// online executor's backoff); logical aborts (RC::kUser, RC::kNotFound) end
+// it. A wrong OLLP prediction (RC::kPredictionMismatch, HasReconnaissance in
+// bundle_coordinator.h) ends it too, and the coordinator moves it to the next
+// batch. An attempt and the counting of its outcome are the online
+// executor's (engine/exec/attempt.h). Read-only requests run as ordinary
+// transactions (txn.read_only() is false): the CC-free phase writes rows
+// without a protocol's version bookkeeping, which snapshot reads (Silo, BCC)
+// rely on.
+//
+// --profile (engine/stats/exec_profile.h): the loop is instantiated with
+// Txn<CC, true> and AttemptProfiler<true>, which time every attempt; without
+// it with Txn<CC> and AttemptProfiler<false>, which read no clock.
+//
+// Thread safety: a worker's members are its own thread's while a batch runs;
+// the coordinator reads them (deferred requests, counters, queue times)
+// between batches, while the worker waits at the barrier (bundle_round.h).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "engine/cc/protocol.h"
+#include "engine/cc/txn.h"
+#include "engine/config.h"
+#include "engine/core/clock.h"
+#include "engine/core/random.h"
+#include "engine/exec/attempt.h"
+#include "engine/exec/bundle_plan.h"
+#include "engine/exec/bundle_round.h"
+#include "engine/exec/online_executor.h"  // backoff_after_abort, register_tables
+#include "engine/exec/tsdefer.h"
+#include "engine/stats/exec_profile.h"
+#include "engine/stats/thread_stats.h"
+#include "engine/verify/cf_check.h"
+#include "engine/verify/recorder.h"
+
+namespace ccb {
+
+template <class CC, class W>
+struct BundleWorker {
+  BundleWorker(CC& cc, int tid, const EngineConfig& cfg, size_t types, verify::HistoryLog* log)
+      : txn(cc, tid, log), rng(seed_for(cfg.seed, tid)), stats(types), tid(tid) {
+    txn.set_prefetch(cfg.prefetch);
+  }
+  Txn<CC> txn;
+  std::unique_ptr<Txn<CC, true>> profiled_txn;  // run<true>() (--profile): the one loop<true> runs
+  Random rng;
+  ThreadStats stats;
+  std::vector<verify::QueueTag> tags;
+  std::vector<uint32_t> deferred;  // this batch's prediction mismatches (OLLP)
+  // Measured commits and conflict aborts (retries) per phase.
+  uint64_t queue_commits = 0, queue_retries = 0, residual_commits = 0, residual_retries = 0;
+  uint64_t own_queues_ns = 0;  // this batch: the time its own (per_thread) queues took
+  int tid;
+};
+
+// The workers' loop over the batches a BundleRound hands them.
+template <class CC, class W>
+class BundleWorkerLoop {
+ public:
+  using Worker = BundleWorker<CC, W>;
+
+  // REQUIRES: every argument outlives the loops run().
+  BundleWorkerLoop(const EngineConfig& cfg, CC& cc, W& workload, BundleRound<W>& round)
+      : cfg_(cfg), cc_(cc), w_(workload), round_(round) {}
+
+  // Worker wk's batches, until the coordinator stops the run.
+  template <bool kProfile>
+  void run(Worker& wk, typename W::ThreadState& ws) {
+    auto& txn = txn_of<kProfile>(wk);
+    AttemptProfiler<kProfile> profiler(wk.stats.profile);
+    profiler.attach(txn);
+    if constexpr (HasAcquireAll<CC> && HasTableById<W, CC>) register_tables<CC>(w_, txn);
+    const BundlePlan& plan = round_.plan;
+    bool measured_before = false;
+    for (;;) {
+      round_.barrier.arrive_and_wait();
+      if (round_.stop) return;
+      if (round_.measuring && !measured_before) {
+        measured_before = true;
+        if constexpr (HasProtocolStats<CC>) cc_.reset_stats(wk.tid);
+        if constexpr (kProfile) wk.stats.profile = {};
+        if (round_.tsdefer_q) round_.tsdefer_q->stats(wk.tid) = round_.tsdefer_r->stats(wk.tid) = {};
+      }
+      uint64_t commits = wk.stats.commits, aborts = wk.stats.aborts;
+      // Queue phase: this worker's own queues, then the shared worklist.
+      const auto& own = plan.per_thread[wk.tid];
+      const uint64_t own_start = now_ns();
+      for (size_t j = 0; j < own.size(); ++j) {
+        const uint64_t queue_id = (uint64_t{1} << 63) | (uint64_t(wk.tid) << 32) | j;
+        if (plan.tsdefer_queues)
+          run_deferred(wk, ws, profiler, *round_.tsdefer_q, round_.lanes_q[wk.tid], own[j].mode, queue_id);
+        else run_queue(wk, ws, profiler, own[j], queue_id);
+      }
+      wk.own_queues_ns = now_ns() - own_start;
+      for (size_t q; (q = round_.worklist_next.fetch_add(1, std::memory_order_relaxed)) < plan.worklist.size();)
+        run_queue(wk, ws, profiler, plan.worklist[q], q);
+      wk.queue_commits += wk.stats.commits - commits;
+      wk.queue_retries += wk.stats.aborts - aborts;
+      commits = wk.stats.commits, aborts = wk.stats.aborts;
+      round_.barrier.arrive_and_wait();
+      // Residual phase, under the protocol.
+      txn.set_cc_free(false);
+      if (plan.tsdefer_residuals) {
+        run_deferred(wk, ws, profiler, *round_.tsdefer_r, round_.lanes_r[wk.tid], BundleQueue::Mode::kWithCC,
+                     std::nullopt);
+      } else if (plan.residuals_round_robin) {
+        for (size_t r = wk.tid; r < plan.residuals.size(); r += cfg_.threads)
+          execute(wk, ws, profiler, plan.residuals[r]);
+      } else {
+        for (size_t r; (r = round_.residual_next.fetch_add(1, std::memory_order_relaxed)) < plan.residuals.size();)
+          execute(wk, ws, profiler, plan.residuals[r]);
+      }
+      wk.residual_commits += wk.stats.commits - commits;
+      wk.residual_retries += wk.stats.aborts - aborts;
+      round_.barrier.arrive_and_wait();
+    }
+  }
+
+ private:
+  // The worker's transaction of the loop compiled with(out) --profile.
+  template <bool kProfile>
+  static auto& txn_of(Worker& wk) {
+    if constexpr (kProfile) return *wk.profiled_txn;
+    else return wk.txn;
+  }
+
+  template <bool kProfile>
+  void run_queue(Worker& wk, typename W::ThreadState& ws, AttemptProfiler<kProfile>& profiler, const BundleQueue& q,
+                 uint64_t queue_id) {
+    const bool cc_free = q.mode == BundleQueue::Mode::kWithoutCC;
+    auto& txn = txn_of<kProfile>(wk);
+    txn.set_cc_free(cc_free);
+    for (uint32_t i : q.txns) {
+      if (execute(wk, ws, profiler, i) && txn.log_enabled())
+        wk.tags.push_back(verify::QueueTag{txn.id(), round_.seq, queue_id, cc_free});
+    }
+  }
+
+  // Runs the lane's transactions in the order TsDEFER picks (TSKD §5): an
+  // aborted one is retried at once (inside execute), then regPos.
+  template <bool kProfile>
+  void run_deferred(Worker& wk, typename W::ThreadState& ws, AttemptProfiler<kProfile>& profiler, TsDefer& td,
+                    const std::vector<uint32_t>& lane, BundleQueue::Mode mode, std::optional<uint64_t> queue_id) {
+    const bool cc_free = mode == BundleQueue::Mode::kWithoutCC;
+    auto& txn = txn_of<kProfile>(wk);
+    txn.set_cc_free(cc_free);
+    while (const std::optional<uint32_t> id = td.next(wk.tid, wk.rng)) {
+      const uint32_t i = lane[*id];
+      if (execute(wk, ws, profiler, i) && queue_id && txn.log_enabled())
+        wk.tags.push_back(verify::QueueTag{txn.id(), round_.seq, *queue_id, cc_free});
+      td.reg_pos(wk.tid);
+    }
+  }
+
+  // Runs transaction i of the batch until it commits (true) or aborts
+  // logically (false).
+  template <bool kProfile>
+  bool execute(Worker& wk, typename W::ThreadState& ws, AttemptProfiler<kProfile>& profiler, uint32_t i) {
+    const auto& req = round_.batch->requests[i];
+    auto& txn = txn_of<kProfile>(wk);
+    ThreadStats& st = wk.stats;
+    // A transaction's latency runs from its batch's start (bundle_executor.h).
+    const AttemptClock clock{round_.measuring, round_.start_ns, round_.measure_start_ns, cfg_.timeline};
+    for (uint32_t retries = 0;; ++retries) {
+      const uint64_t attempt_start = round_.record_costs ? now_ns() : 0;
+      // A CC-free queue locks nothing up front (engine/exec/attempt.h).
+      const TxnDesc* predicted = HasAcquireAll<CC> && !txn.cc_free() ? &round_.batch->descs[i] : nullptr;
+      const RC rc = run_attempt(cc_, w_, txn, profiler, req, retries, false, predicted);
+      if (rc == RC::kOk && round_.record_costs) round_.exec_ns[i] = now_ns() - attempt_start;  // this worker's slot
+      const Attempted outcome = finish_attempt(w_, ws, st, req, rc, clock);
+      if (outcome == Attempted::kCommitted) return true;
+      if (outcome == Attempted::kRolledBack) return false;  // rolled back by design: not retried
+      if (rc == RC::kPredictionMismatch) {  // OLLP: to the next batch's analysis (§5.6.4)
+        wk.deferred.push_back(i);
+        return false;
+      }
+      profiler.backoff([&] { backoff_after_abort(cfg_, wk.rng, retries); });
+    }
+  }
+
+  const EngineConfig& cfg_;
+  CC& cc_;
+  W& w_;
+  BundleRound<W>& round_;
+};
+
+}  // namespace ccb

@@ -1,0 +1,43 @@
+// The run's front-end as the executors take it: --frontend resolved once,
+// before loading, from the front-end registry (partitioners/frontends.txt) by
+// the program above the kernel (rundb/frontends.cpp, ResolvedFrontend), and
+// passed down. The kernel decides on these fields, never on a front-end's
+// name: it is given the front-ends' properties, not their names (the name
+// travels only to be reported).
+//
+// Thread safety: a plain value, filled before the run and only read during it.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "engine/exec/thread_reorder.h"  // ThreadAssignFn
+
+namespace ccb {
+
+struct FrontendSpec {
+  // The registry's executor field.
+  enum class Executor : uint8_t {
+    kOnline,  // engine/exec/online_executor.h: each worker replays its own buffer
+    kBundle,  // engine/exec/bundle_executor.h: a front-end plans each batch
+  };
+  // How an online worker picks its next request (the online front-ends, which
+  // the online executor builds itself).
+  enum class OnlineOrder : uint8_t {
+    kBuffer,         // its buffer in order, cycling (no front-end)
+    kTsDefer,        // TsDEFER's pick from its buffer (TSKD[CC], engine/exec/tsdefer.h, cfg.tsdefer)
+    kThreadReorder,  // Ding et al.'s thread-aware batches over all buffers (engine/exec/thread_reorder.h)
+  };
+
+  std::string name = "none";  // --frontend; the bundle executor reports it in its "frontend" object
+  Executor executor = Executor::kOnline;
+  OnlineOrder online_order = OnlineOrder::kBuffer;  // with kOnline
+  ThreadAssignFn thread_assign = nullptr;  // with kThreadReorder: the thread-aware policy (the program's)
+  uint32_t batch_size = 0;                 // with kBundle: transactions per batch (--batch_size)
+  // The registry's owner-threads field: whether a protocol that keeps owner
+  // threads in the online executor (HasLockService, engine/cc/protocol.h)
+  // runs with this front-end (the program refuses the pair otherwise).
+  bool owner_threads = true;
+};
+
+}  // namespace ccb

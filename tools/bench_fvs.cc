@@ -205,7 +205,7 @@ struct GraphStats {
 std::vector<DepGraph> collect_graphs(const Flags& f, size_t theta_index, GraphStats& gs) {
   MicroOptions mo;
   mo.objects = f.objects;
-  mo.theta = f.thetas[theta_index];
+  mo.key_skew.theta = f.thetas[theta_index];
   MicroGenerator micro(mo);
   micro.prepare();
   Random rng(seed_for(f.seed, theta_index));

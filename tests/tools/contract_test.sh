@@ -114,6 +114,12 @@ assert d["benchmark"] == "bench_checker" and c["txns"] == 500 and c["theta"] == 
 assert c["file"].endswith("/" + odd + ".bin"), c["file"]
 assert d["check"]["serializable"] is True and d["check"]["counts"]["txns"] == 500, d["check"]
 assert d["write_history_seconds"] >= 0 and d["read_history_seconds"] >= 0 and d["wall_seconds_per_million_txns"] > 0, d'
+  # Its config is its options table's echo: the fields --config_schema names.
+  "$bin" --config_schema >"$tmp/schema.json" || fail "--config_schema exited $?"
+  python3 -c "import json, sys
+s = json.load(open(sys.argv[1]))['bench_checker_flags']; c = json.load(open(sys.argv[2]))['config']
+assert list(c) == s['required'] == list(s['properties']), (list(c), s['required'])" "$tmp/schema.json" "$tmp/checker.json" \
+    || fail "config is not the options table's echo"
   "$bin" --txns=200 --keys=100 --stale_read_pct=50 --json >"$tmp/stale.json" || fail "a stale-read run exited $?"
   check_json "$tmp/stale.json" 'assert d["check"]["serializable"] is False and d["write_history_seconds"] is None, d'
   ;;

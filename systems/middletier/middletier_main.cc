@@ -29,8 +29,9 @@
 // procedures reported (exit 3 when it does not).
 //
 // Files: postgres.h (the connection, the tables and their loading, the
-// procedure), batcher.h (the batches of modes batch and reorder), options.h;
-// this file the flags, the client threads, the run and the result document.
+// procedure), batcher.h (the batches of modes batch and reorder), options.h
+// and options.cpp (the options and the rows of their flags); this file the
+// client threads, the run and the result document.
 //
 // The program is one of the harness's programs (scripts/ccbench/programs.py):
 // --name=value flags, --list_flags, exit 2 with one line naming the flag on

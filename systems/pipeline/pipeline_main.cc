@@ -1,6 +1,7 @@
 // bin/pipeline: the pipeline engine of the batching-and-reordering paper
 // (engine.h) as a program of the figure harness (docs/harness.md, "To add a
-// program"; docs/pipeline.md): --name=value flags (gflags), --seed, exit 2
+// program"; docs/pipeline.md): --name=value flags (its own are the rows of
+// options.cpp), --seed, exit 2
 // with one line naming the flag on bad input (nothing written), one JSON
 // document to --out (stdout without it), exit 3 when a correctness check
 // (invariant, --verify) fails.

@@ -49,7 +49,7 @@ YcsbOptions ycsb_options(const BatchSpec& s) {
   o.payload_size = 128;
   o.req_per_txn = kYcsbRequests;
   o.read_ratio = 0;
-  o.theta = s.param;
+  o.key_skew.theta = s.param;
   o.partitions = s.partitions;
   return o;
 }
@@ -88,7 +88,7 @@ std::string check_spec(const BatchSpec& s) {
       break;
     case Workload::kYcsb:
       if (!(std::isfinite(s.param) && s.param >= 0 && s.param <= 10)) return "ycsb theta must be in [0, 10]";
-      if (const YcsbOptions o = ycsb_options(s); worst_case_draws(o.keys_per_partition(), o.theta, o.req_per_txn) >
+      if (const YcsbOptions o = ycsb_options(s); worst_case_draws(o.keys_per_partition(), o.key_skew.theta, o.req_per_txn) >
                                                   kMaxDrawsPerTxn)  // YcsbGenerator's own check (distinct_keys.h)
         return "ycsb theta " + std::to_string(s.param) + " is too skewed for " + std::to_string(o.req_per_txn) +
                " distinct keys per transaction among " + std::to_string(o.keys_per_partition()) +

@@ -13,7 +13,6 @@
 //   bench_checker [--txns=N] [--accesses=N] [--keys=N] [--theta=F]
 //                 [--read_ratio=F] [--seed=N] [--stale_read_pct=F]
 //                 [--sparse_ids] [--shuffle] [--file=PATH] [--json]
-#include <gflags/gflags.h>
 #include <sys/resource.h>
 
 #include <algorithm>
@@ -28,23 +27,10 @@
 #include "engine/core/cli.h"
 #include "engine/core/json.h"
 #include "engine/core/memory.h"
+#include "engine/core/options.h"
 #include "engine/core/zipf.h"
 #include "engine/verify/checker.h"
 #include "engine/verify/history_io.h"
-
-DEFINE_uint64(txns, 2'000'000, "committed transactions to synthesize ([1, 2^40])");
-DEFINE_uint32(accesses, 16, "distinct keys per transaction ([1, 1024], at most --keys)");
-DEFINE_uint64(keys, 10'000'000, "key space size ([1, 2^40])");
-DEFINE_double(theta, 0.0, "Zipfian skew of the keys, 0 = uniform ([0, 1))");
-DEFINE_double(read_ratio, 0.5, "probability that an access only reads ([0, 1]); the others read-modify-write");
-DEFINE_uint64(seed, 1, "random seed");
-DEFINE_double(stale_read_pct, 0.0,
-              "percent of pure reads that observe the version before the current one ([0, 100]): plants cycles, "
-              "to time the witness search");
-DEFINE_bool(sparse_ids, false, "transaction ids shaped (thread << 40 | sequence) instead of 1..N");
-DEFINE_bool(shuffle, false, "store the transactions in random order (not commit order)");
-DEFINE_string(file, "", "also time write_history / read_history through this file (in an existing, writable directory)");
-DEFINE_bool(json, false, "print the result as one JSON document instead of text");
 
 namespace {
 
@@ -58,35 +44,56 @@ const ccb::ProgramHelp kHelp{
     "exit codes: 0 ok, 1 a serial history was judged not serializable (a checker bug), 2 bad flags or --file "
     "not readable back"};
 
-struct Flags {
-  uint64_t txns;
-  uint32_t accesses;
-  uint64_t keys;
-  double theta;
-  double read_ratio;
-  uint64_t seed;
-  double stale_read_pct;
-  bool sparse_ids;
-  bool shuffle;
+// Its flags, one row each below; --json aside, they are echoed as the
+// document's "config".
+struct Options {
+  uint64_t txns = 0;
+  uint32_t accesses = 0;
+  uint64_t keys = 0;
+  double theta = 0;
+  double read_ratio = 0;
+  uint64_t seed = 0;
+  double stale_read_pct = 0;
+  bool sparse_ids = false;
+  bool shuffle = false;
   std::string file;
-  bool json;
-};
+  bool json = false;
 
-// The flags, validated (ConfigError naming the first bad one).
-Flags validated_flags() {
-  using ccb::in_range;
-  Flags f;
-  f.txns = in_range(FLAGS_txns, 1, uint64_t{1} << 40, "txns", "an integer");
-  f.keys = in_range(FLAGS_keys, 1, uint64_t{1} << 40, "keys", "an integer");
-  f.accesses = in_range(FLAGS_accesses, 1, 1024, "accesses", "an integer");
+  static ccb::OptionsTable<Options> flags;
+  static Options from_flags();
+};
+ccb::OptionsTable<Options> Options::flags{"bench_checker_flags"};
+
+}  // namespace
+
+CCB_OPTION(Options::flags, txns, uint64, txns, 2'000'000, ccb::range(1, 0x1p40, "an integer"),
+           "committed transactions to synthesize");
+CCB_OPTION(Options::flags, accesses, uint32, accesses, 16, ccb::range(1, 1024, "an integer"),
+           "distinct keys per transaction (at most --keys)");
+CCB_OPTION(Options::flags, keys, uint64, keys, 10'000'000, ccb::range(1, 0x1p40, "an integer"), "key space size");
+CCB_OPTION(Options::flags, theta, double, theta, 0.0, ccb::below(0, 1, "a number"),
+           "Zipfian skew of the keys, 0 = uniform");
+CCB_OPTION(Options::flags, read_ratio, double, read_ratio, 0.5, ccb::range(0, 1, "a probability"),
+           "probability that an access only reads; the others read-modify-write");
+CCB_OPTION(Options::flags, seed, uint64, seed, 1, ccb::any_value(), "random seed");
+CCB_OPTION(Options::flags, stale_read_pct, double, stale_read_pct, 0.0, ccb::range(0, 100, "a percentage"),
+           "percent of pure reads that observe the version before the current one: plants cycles, to time the "
+           "witness search");
+CCB_OPTION(Options::flags, sparse_ids, bool, sparse_ids, false, ccb::any_value(),
+           "transaction ids shaped (thread << 40 | sequence) instead of 1..N");
+CCB_OPTION(Options::flags, shuffle, bool, shuffle, false, ccb::any_value(),
+           "store the transactions in random order (not commit order)");
+CCB_OPTION(Options::flags, file, string, file, "", ccb::writable_path(),
+           "also time write_history / read_history through this file (in an existing, writable directory)");
+CCB_OPTION(Options::flags, json, bool, json, false, ccb::any_value().not_echoed(),
+           "print the result as one JSON document instead of text");
+
+namespace {
+
+// The flags, checked (ConfigError naming the first bad one).
+Options Options::from_flags() {
+  Options f = flags.read();
   ccb::require(f.accesses <= f.keys, "accesses", "an integer in [1, 1024], at most --keys (" + std::to_string(f.keys) + ")");
-  ccb::require(std::isfinite(FLAGS_theta) && FLAGS_theta >= 0 && FLAGS_theta < 1, "theta", "a number in [0, 1)");
-  f.theta = FLAGS_theta;
-  f.read_ratio = in_range(FLAGS_read_ratio, 0.0, 1.0, "read_ratio", "a probability");
-  f.seed = FLAGS_seed;
-  f.stale_read_pct = in_range(FLAGS_stale_read_pct, 0.0, 100.0, "stale_read_pct", "a percentage");
-  f.sparse_ids = FLAGS_sparse_ids;
-  f.shuffle = FLAGS_shuffle;
   // The synthesized history and the key state, and about as much again for
   // the checker's graph: refused before anything is allocated when it
   // cannot fit (a bad_alloc after minutes otherwise).
@@ -98,9 +105,6 @@ Flags validated_flags() {
   std::snprintf(sizes, sizeof sizes, "%.1f GiB, %.1f GiB available", need / (1u << 30), available / (1u << 30));
   ccb::require(available == 0 || need <= available, history_bytes >= key_bytes ? "txns" : "keys",
                std::string("a history that fits in memory: --txns x --accesses and --keys need about ") + sizes);
-  ccb::require_writable_path(FLAGS_file, "file");
-  f.file = FLAGS_file;
-  f.json = FLAGS_json;
   return f;
 }
 
@@ -128,7 +132,7 @@ class Zipf {
   double zetan_ = 0, alpha_ = 0, eta_ = 0;
 };
 
-ccb::verify::History synthesize(const Flags& f) {
+ccb::verify::History synthesize(const Options& f) {
   using namespace ccb::verify;
   std::mt19937_64 rng(f.seed);
   std::uniform_real_distribution<double> unit(0.0, 1.0);
@@ -187,15 +191,12 @@ long peak_rss_mib() {
 
 // --json: the settings, the timings and the check result (check_history
 // --json's document) as one JSON document.
-void print_json(const Flags& f, double synthesize_s, std::optional<double> write_s, std::optional<double> read_s,
+void print_json(const Options& f, double synthesize_s, std::optional<double> write_s, std::optional<double> read_s,
                 const ccb::verify::CheckResult& r, double check_cpu_s) {
   ccb::JsonWriter w;
   w.begin_object().key("benchmark").value("bench_checker");
   w.key("config").begin_object();
-  w.key("txns").value(f.txns).key("accesses").value(f.accesses).key("keys").value(f.keys);
-  w.key("theta").value(f.theta).key("read_ratio").value(f.read_ratio).key("seed").value(f.seed);
-  w.key("stale_read_pct").value(f.stale_read_pct).key("sparse_ids").value(f.sparse_ids);
-  w.key("shuffle").value(f.shuffle).key("file").value(f.file);
+  Options::flags.write(f, w);
   w.end_object();
   w.key("synthesize_seconds").value(synthesize_s);
   w.key("write_history_seconds");
@@ -212,7 +213,7 @@ void print_json(const Flags& f, double synthesize_s, std::optional<double> write
   std::printf("%s\n", w.str().c_str());
 }
 
-void print_text(const Flags& f, const ccb::verify::CheckResult& r, double check_cpu_s) {
+void print_text(const Options& f, const ccb::verify::CheckResult& r, double check_cpu_s) {
   const auto& c = r.counts;
   std::printf("check: %.3f s wall, %.3f s cpu (wall: group %.3f, graph %.3f, scc %.3f, witness %.3f)\n",
               r.check_seconds, check_cpu_s,
@@ -229,7 +230,7 @@ void print_text(const Flags& f, const ccb::verify::CheckResult& r, double check_
   }
 }
 
-int run(const Flags& f) {
+int run(const Options& f) {
   auto t0 = Clock::now();
   ccb::verify::History h = synthesize(f);
   const double gen_s = seconds_since(t0);
@@ -277,5 +278,5 @@ int run(const Flags& f) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  return ccb::cli_main(argc, argv, kHelp, [] { return run(validated_flags()); });
+  return ccb::cli_main(argc, argv, kHelp, [] { return run(Options::from_flags()); });
 }

@@ -29,8 +29,6 @@
 // Flags are parsed as the engine parses its own (engine/core/cli.h). Exit
 // codes: 0 ok, 2 a bad flag (one line on stderr naming it, nothing written),
 // 1 the output file cannot be written after the run.
-#include <gflags/gflags.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -44,6 +42,7 @@
 #include <unistd.h>
 
 #include "engine/core/cli.h"
+#include "engine/core/options.h"
 #include "engine/core/random.h"
 #include "engine/core/txn_desc.h"
 #include "engine/core/json.h"
@@ -54,31 +53,6 @@
 #include "systems/pipeline/engine.h"
 #include "workloads/distinct_keys.h"
 #include "workloads/micro/micro_generator.h"
-
-DEFINE_string(thetas, "0.5,0.6,0.7,0.8,0.9", "comma-separated Zipf skews, each in [0, 10]");
-DEFINE_double(theta, 0, "one Zipf skew in [0, 10], instead of the list --thetas");
-DEFINE_uint64(graphs, 1000, "batches (dependency graphs) per skew ([1, 10000000])");
-DEFINE_uint64(batch, 40, "transactions per batch ([1, 1000000])");
-DEFINE_uint64(objects, 100000,
-              "micro benchmark objects ([9, 2^40]: 5 reads, 5 writes, one shared; workloads/micro)");
-DEFINE_string(source, "fresh",
-              "graphs of fresh batches (fresh), the pre-validated batches of a simulated validator (validator: "
-              "validator_sim.h), or those of the pipeline engine's validator (pipeline: systems/pipeline, srvc)");
-DEFINE_uint64(concurrency, 300, "validator, pipeline: transactions in flight ([--batch, 1000000])");
-DEFINE_uint64(warmup_batches, 100, "validator, pipeline: batches before recording starts ([0, 1000000])");
-DEFINE_string(prevalidation, "on",
-              "validator: pre-validate (on: graph of the viable transactions) or not (off: graph of the whole batch)");
-DEFINE_string(algorithms, "search,random,random_3,greedy_max,greedy_sum,greedy_prod,greedy_sort,hybrid_10,hybrid_15,hybrid_20",
-              "comma-separated FVS algorithms (default: all ten of Figs 5-6)");
-DEFINE_string(algorithm, "", "one FVS algorithm, instead of the list --algorithms");
-DEFINE_double(search_time_limit_ms, 200, "cap per graph for search and hybrid_m, in ms ([0.001, 10000000])");
-DEFINE_uint64(time_reps, 3, "passes per algorithm; the fastest is reported ([1, 1000])");
-DEFINE_uint64(max_graph_edges, 780, "counts the graphs above this edge limit");
-DEFINE_uint64(seed, 1, "workload and random-policy seed");
-DEFINE_string(format, "table", "all rows as a table (table) or as one JSON document (json) on stdout");
-DEFINE_string(out, "",
-              "one point (one skew, one algorithm) as one JSON document, written atomically to this file (in an "
-              "existing, writable directory)");
 
 namespace {
 
@@ -93,39 +67,107 @@ const ProgramHelp kHelp{
     {__FILE__},
     "exit codes: 0 ok, 2 bad flags, 1 the --out file cannot be written"};
 
-struct Flags {
+// Its flags, one row each below; the lists and the one-item spellings are
+// resolved by from_flags. The documents' "config" is written by
+// write_settings (with the resolved skew and algorithm), so no row is echoed
+// by the table.
+struct BenchFvsOptions {
+  std::string thetas_text, algorithms_text, algorithm, prevalidation_text;
+  double theta = 0;
   std::vector<double> thetas;
-  uint64_t graphs;
-  uint64_t batch;
-  uint64_t objects;
-  std::string source;  // fresh | validator | pipeline
-  uint64_t concurrency;     // validator source: transactions in flight (§5)
-  uint64_t warmup_batches;  // validator source: batches run before recording
-  bool prevalidation;       // validator source: pre-validation on (the prototype's setting)
-  uint64_t seed;
-  uint64_t max_graph_edges;  // only counted here (the longer version's "loose limit")
-  double search_time_limit_ms;
-  uint64_t time_reps;
+  uint64_t graphs = 0;
+  uint64_t batch = 0;
+  uint64_t objects = 0;
+  std::string source;       // fresh | validator | pipeline
+  uint64_t concurrency = 0;     // validator source: transactions in flight (§5)
+  uint64_t warmup_batches = 0;  // validator source: batches run before recording
+  bool prevalidation = true;    // validator source: pre-validation on (the prototype's setting)
+  uint64_t seed = 0;
+  uint64_t max_graph_edges = 0;  // only counted here (the longer version's "loose limit")
+  double search_time_limit_ms = 0;
+  uint64_t time_reps = 0;
   std::vector<std::string> algorithms;
   std::string format;
   std::string out;  // --out: one point's document to this path
-};
 
-// The flags, validated (ConfigError naming the first bad one).
-Flags validated_flags() {
-  Flags f;
+  static OptionsTable<BenchFvsOptions> flags;
+  static BenchFvsOptions from_flags();
+};
+OptionsTable<BenchFvsOptions> BenchFvsOptions::flags{"bench_fvs_flags"};
+
+const std::vector<std::string>& sources() {
+  static const std::vector<std::string> names{"fresh", "validator", "pipeline"};
+  return names;
+}
+const std::vector<std::string>& on_off() {
+  static const std::vector<std::string> names{"on", "off"};
+  return names;
+}
+const std::vector<std::string>& formats() {
+  static const std::vector<std::string> names{"table", "json"};
+  return names;
+}
+
+}  // namespace
+
+CCB_OPTION(BenchFvsOptions::flags, thetas_text, string, thetas, "0.5,0.6,0.7,0.8,0.9", ccb::any_value().not_echoed(),
+           "comma-separated Zipf skews, each in [0, 10]");
+CCB_OPTION(BenchFvsOptions::flags, theta, double, theta, 0, ccb::range(0, 10, "a number").not_echoed(),
+           "one Zipf skew, instead of the list --thetas");
+CCB_OPTION(BenchFvsOptions::flags, graphs, uint64, graphs, 1000, ccb::range(1, 10'000'000, "an integer").not_echoed(),
+           "batches (dependency graphs) per skew");
+CCB_OPTION(BenchFvsOptions::flags, batch, uint64, batch, 40, ccb::range(1, 1'000'000, "an integer").not_echoed(),
+           "transactions per batch");
+CCB_OPTION(BenchFvsOptions::flags, objects, uint64, objects, 100000,
+           ccb::range(ccb::MicroOptions::kKeys, 0x1p40, "an integer").not_echoed(),
+           "micro benchmark objects (5 reads, 5 writes, one shared; workloads/micro)");
+CCB_OPTION(BenchFvsOptions::flags, source, string, source, "fresh", ccb::one_of(&sources).not_echoed(),
+           "graphs of fresh batches (fresh), the pre-validated batches of a simulated validator (validator: "
+           "validator_sim.h), or those of the pipeline engine's validator (pipeline: systems/pipeline, srvc)");
+CCB_OPTION(BenchFvsOptions::flags, concurrency, uint64, concurrency, 300,
+           ccb::range(1, 1'000'000, "an integer").not_echoed(),
+           "validator, pipeline: transactions in flight (at least --batch)");
+CCB_OPTION(BenchFvsOptions::flags, warmup_batches, uint64, warmup_batches, 100,
+           ccb::range(0, 1'000'000, "an integer").not_echoed(),
+           "validator, pipeline: batches before recording starts");
+CCB_OPTION(BenchFvsOptions::flags, prevalidation_text, string, prevalidation, "on", ccb::one_of(&on_off).not_echoed(),
+           "validator: pre-validate (on: graph of the viable transactions) or not (off: graph of the whole batch)");
+CCB_OPTION(BenchFvsOptions::flags, algorithms_text, string, algorithms,
+           "search,random,random_3,greedy_max,greedy_sum,greedy_prod,greedy_sort,hybrid_10,hybrid_15,hybrid_20",
+           ccb::any_value().not_echoed(), "comma-separated FVS algorithms (default: all ten of Figs 5-6)");
+CCB_OPTION(BenchFvsOptions::flags, algorithm, string, algorithm, "", ccb::any_value().not_echoed(),
+           "one FVS algorithm, instead of the list --algorithms");
+CCB_OPTION(BenchFvsOptions::flags, search_time_limit_ms, double, search_time_limit_ms, 200,
+           ccb::range(1e-3, 1e7, "milliseconds").not_echoed(), "cap per graph for search and hybrid_m, in ms");
+CCB_OPTION(BenchFvsOptions::flags, time_reps, uint64, time_reps, 3, ccb::range(1, 1000, "an integer").not_echoed(),
+           "passes per algorithm; the fastest is reported");
+CCB_OPTION(BenchFvsOptions::flags, max_graph_edges, uint64, max_graph_edges, 780, ccb::any_value().not_echoed(),
+           "counts the graphs above this edge limit");
+CCB_OPTION(BenchFvsOptions::flags, seed, uint64, seed, 1, ccb::any_value().not_echoed(),
+           "workload and random-policy seed");
+CCB_OPTION(BenchFvsOptions::flags, format, string, format, "table", ccb::one_of(&formats).not_echoed(),
+           "all rows as a table (table) or as one JSON document (json) on stdout");
+CCB_OPTION(BenchFvsOptions::flags, out, string, out, "", ccb::writable_path().not_echoed(),
+           "one point (one skew, one algorithm) as one JSON document, written atomically to this file (in an "
+           "existing, writable directory)");
+
+namespace {
+
+// The flags, checked (ConfigError naming the first bad one).
+BenchFvsOptions BenchFvsOptions::from_flags() {
+  BenchFvsOptions f = flags.read();
   // --theta and --algorithm are the one-item spellings of the lists (the
   // harness passes one point's skew and algorithm).
   require(!(flag_given("theta") && flag_given("thetas")), "theta", "one skew, not together with --thetas");
-  f.thetas = flag_given("theta") ? std::vector<double>{in_range(FLAGS_theta, 0.0, 10.0, "theta", "a number")}
-                                 : number_list(FLAGS_thetas, 0.0, 10.0, "thetas", "numbers");
+  f.thetas = flag_given("theta") ? std::vector<double>{f.theta}
+                                 : number_list(f.thetas_text, 0.0, 10.0, "thetas", "numbers");
   require(!(flag_given("algorithm") && flag_given("algorithms")), "algorithm",
           "one algorithm, not together with --algorithms");
   const bool one = flag_given("algorithm");
   const std::string algorithms_allowed = std::string(one ? "one of " : "comma-separated FVS algorithms, each one of ") +
                                          algorithm_names();
-  f.algorithms = one ? std::vector<std::string>{FLAGS_algorithm}
-                     : list_items(FLAGS_algorithms, "algorithms", algorithms_allowed);
+  f.algorithms = one ? std::vector<std::string>{f.algorithm}
+                     : list_items(f.algorithms_text, "algorithms", algorithms_allowed);
   for (const std::string& a : f.algorithms) {
     bool known = true;
     try {
@@ -135,9 +177,6 @@ Flags validated_flags() {
     }
     require(known, one ? "algorithm" : "algorithms", algorithms_allowed);
   }
-  f.graphs = in_range(FLAGS_graphs, 1, 10'000'000, "graphs", "an integer");
-  f.batch = in_range(FLAGS_batch, 1, 1'000'000, "batch", "an integer");
-  f.objects = in_range(FLAGS_objects, MicroOptions::kKeys, uint64_t{1} << 40, "objects", "an integer");
   for (double theta : f.thetas) {  // MicroGenerator's own check (workloads/distinct_keys.h), with this tool's flags
     const double draws = worst_case_draws(f.objects, theta, MicroOptions::kKeys);
     require(draws <= kMaxDrawsPerTxn, flag_given("theta") ? "theta" : "thetas",
@@ -145,27 +184,13 @@ Flags validated_flags() {
                 " take at most " + std::to_string(int(kMaxDrawsPerTxn)) + " Zipf draws on average (" +
                 std::to_string(theta) + " needs about " + std::to_string(draws) + ")");
   }
-  require(FLAGS_source == "fresh" || FLAGS_source == "validator" || FLAGS_source == "pipeline", "source",
-          "fresh, validator or pipeline");
-  f.source = FLAGS_source;
-  f.concurrency = in_range(FLAGS_concurrency, 1, 1'000'000, "concurrency", "an integer");
   require(f.source == "fresh" || f.concurrency >= f.batch, "concurrency",
           "an integer >= --batch (" + std::to_string(f.batch) + ") with --source=" + f.source);
-  f.warmup_batches = in_range(FLAGS_warmup_batches, 0, 1'000'000, "warmup_batches", "an integer");
-  require(FLAGS_prevalidation == "on" || FLAGS_prevalidation == "off", "prevalidation", "on or off");
-  f.prevalidation = FLAGS_prevalidation == "on";
-  f.seed = FLAGS_seed;
-  f.max_graph_edges = FLAGS_max_graph_edges;
-  f.search_time_limit_ms = in_range(FLAGS_search_time_limit_ms, 1e-3, 1e7, "search_time_limit_ms", "milliseconds");
-  f.time_reps = in_range(FLAGS_time_reps, 1, 1000, "time_reps", "an integer");
-  require(FLAGS_format == "table" || FLAGS_format == "json", "format", "table or json");
-  f.format = FLAGS_format;
-  require_writable_path(FLAGS_out, "out");
-  require(FLAGS_out.empty() || (f.thetas.size() == 1 && f.algorithms.size() == 1), "out",
+  f.prevalidation = f.prevalidation_text == "on";
+  require(f.out.empty() || (f.thetas.size() == 1 && f.algorithms.size() == 1), "out",
           "a file path for one point: one skew (--theta=X) and one algorithm (--algorithm=A); got " +
               std::to_string(f.thetas.size()) + " skew(s) and " + std::to_string(f.algorithms.size()) +
               " algorithm(s)");
-  f.out = FLAGS_out;
   return f;
 }
 
@@ -202,10 +227,10 @@ struct GraphStats {
 
 // The graphs of one skew. Depends on the seed and the skew's position in
 // --thetas only, so every algorithm of a skew sees the same graphs.
-std::vector<DepGraph> collect_graphs(const Flags& f, size_t theta_index, GraphStats& gs) {
+std::vector<DepGraph> collect_graphs(const BenchFvsOptions& f, size_t theta_index, GraphStats& gs) {
   MicroOptions mo;
   mo.objects = f.objects;
-  mo.theta = f.thetas[theta_index];
+  mo.key_skew.theta = f.thetas[theta_index];
   MicroGenerator micro(mo);
   micro.prepare();
   Random rng(seed_for(f.seed, theta_index));
@@ -284,7 +309,7 @@ std::vector<DepGraph> collect_graphs(const Flags& f, size_t theta_index, GraphSt
 }
 
 // The run's settings; theta and algorithm belong to the rows.
-void write_settings(JsonWriter& w, const Flags& f) {
+void write_settings(JsonWriter& w, const BenchFvsOptions& f) {
   w.key("graphs").value(f.graphs).key("batch").value(f.batch).key("objects").value(f.objects);
   w.key("reads").value(MicroOptions::kReads).key("writes").value(MicroOptions::kWrites).key("rmw_per_txn").value(1);
   w.key("source").value(f.source);
@@ -314,7 +339,7 @@ void write_graph_stats(JsonWriter& w, const GraphStats& s) {
 }
 
 // --format=json: every row, and the graph statistics per theta.
-std::string all_rows_document(const Flags& f, const std::vector<ResultRow>& rows, const std::vector<GraphStats>& stats) {
+std::string all_rows_document(const BenchFvsOptions& f, const std::vector<ResultRow>& rows, const std::vector<GraphStats>& stats) {
   JsonWriter w;
   w.begin_object().key("benchmark").value("bench_fvs");
   w.key("config").begin_object();
@@ -338,7 +363,7 @@ std::string all_rows_document(const Flags& f, const std::vector<ResultRow>& rows
 
 // --out: the one point of this run, flat, with its full configuration and
 // provenance (the harness's one-run-one-document contract).
-std::string point_document(const Flags& f, const ResultRow& r, const GraphStats& s) {
+std::string point_document(const BenchFvsOptions& f, const ResultRow& r, const GraphStats& s) {
   JsonWriter w;
   w.begin_object().key("benchmark").value("bench_fvs");
   w.key("config").begin_object().key("theta").value(r.theta).key("algorithm").value(r.algorithm);
@@ -364,7 +389,7 @@ bool write_atomically(const std::string& path, const std::string& doc) {
   return false;
 }
 
-int run(const Flags& f) {
+int run(const BenchFvsOptions& f) {
   std::vector<ResultRow> rows;
   std::vector<GraphStats> stats;
   for (size_t ti = 0; ti < f.thetas.size(); ++ti) {
@@ -487,5 +512,5 @@ int run(const Flags& f) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  return ccb::cli_main(argc, argv, kHelp, [] { return run(validated_flags()); });
+  return ccb::cli_main(argc, argv, kHelp, [] { return run(BenchFvsOptions::from_flags()); });
 }

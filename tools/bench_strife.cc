@@ -11,8 +11,6 @@
 // (--format=json; the harness reads its rows, docs/harness.md). Flags are
 // parsed as the engine parses its own (engine/core/cli.h). Exit codes: 0 ok,
 // 2 a bad flag (one line on stderr naming it, nothing printed on stdout).
-#include <gflags/gflags.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -26,32 +24,9 @@
 
 #include "engine/core/cli.h"
 #include "engine/core/json.h"
+#include "engine/core/options.h"
 #include "tools/bench_batches.h"
 #include "partitioners/strife/clusterer.h"
-
-DEFINE_string(experiments, "fig05,fig09,fig10",
-              "comma-separated experiments: fig05 (clustering per workload), fig09 (analysis speed per thread "
-              "count), fig10 (CF clusters vs alpha)");
-DEFINE_string(fig05_points, "tpcc:4,tpcc:15,tpcc:30,ycsb:0.1,ycsb:0.5,ycsb:0.8,ycsb:0.99,ycsb:1.2,hot:10,hot:50,hot:100,hot:200",
-              "fig05's comma-separated workload:param points; workloads: tpcc (param = warehouses), ycsb (theta), "
-              "hot (hot records)");
-DEFINE_string(fig09_points, "tpcc:30,ycsb:0.1,ycsb:0.99,hot:100", "fig09's workload:param points (as --fig05_points)");
-DEFINE_string(fig10_points, "tpcc:4,tpcc:15,tpcc:30,ycsb:0.1,ycsb:0.5,ycsb:0.8,ycsb:0.99,ycsb:1.2",
-              "fig10's workload:param points (as --fig05_points)");
-DEFINE_string(alphas, "0,0.05,0.1,0.2,0.3,0.4,0.5", "fig10's comma-separated alpha values, each in [0, 1]");
-DEFINE_uint64(batch, 10000, "transactions per batch ([1, 10000000])");
-DEFINE_uint32(k, 100, "spot trials ([1, 1024])");
-DEFINE_double(alpha, 0.2, "residual parameter ([0, 1]; 0 merges all special clusters)");
-DEFINE_string(threads, "1,2", "fig09's comma-separated thread counts, each in [1, 1024]");
-DEFINE_uint64(reps, 20, "fig09's timed runs per point ([1, 100000])");
-DEFINE_uint32(partitions, 30, "ycsb and hot partitions ([1, 10000])");
-DEFINE_uint64(seed, 1, "batch generation and spot sampling");
-DEFINE_bool(pack, true,
-            "true: pack non-special clusters into the special clusters' queues; false: one queue per data cluster, "
-            "as Algorithm 1");
-DEFINE_bool(fuse_after_merge, true,
-            "true: fuse the transactions that fuse skipped again after merge; false: as Algorithm 1 (README.md)");
-DEFINE_string(format, "text", "output: text (tables) or json (one document)");
 
 namespace ccb::strife::bench {
 namespace {
@@ -65,45 +40,91 @@ const ProgramHelp kHelp{
 
 constexpr const char* kExperiments[] = {"fig05", "fig09", "fig10"};
 
+// Its flags, one row each below; the lists are parsed by from_flags. The
+// JSON document's "config" is written by print_json (with the parsed thread
+// list and the batches' source), so no row is echoed by the table.
 struct Config {
+  std::string experiments_text, fig05_text, fig09_text, fig10_text, alphas_text, threads_text, format;
   std::vector<std::string> experiments;
   std::vector<BatchSpec> fig05, fig09, fig10;
   std::vector<double> alphas;
-  uint64_t batch;
-  uint32_t k;
-  double alpha;
+  uint64_t batch = 0;
+  uint32_t k = 0;
+  double alpha = 0;
   std::vector<uint64_t> threads;
-  uint64_t reps;
-  uint32_t partitions;
-  uint64_t seed;
-  bool pack;
-  bool fuse_after_merge;
-  bool json;
-};
+  uint64_t reps = 0;
+  uint32_t partitions = 0;
+  uint64_t seed = 0;
+  bool pack = false;
+  bool fuse_after_merge = false;
+  bool json = false;
 
-// The flags, validated (ConfigError naming the first bad one).
-Config config_from_flags() {
-  Config c;
+  static OptionsTable<Config> flags;
+  static Config from_flags();
+};
+OptionsTable<Config> Config::flags{"bench_strife_flags"};
+
+const std::vector<std::string>& formats() {
+  static const std::vector<std::string> names{"text", "json"};
+  return names;
+}
+
+}  // namespace
+}  // namespace ccb::strife::bench
+
+using ccb::strife::bench::Config;
+CCB_OPTION(Config::flags, experiments_text, string, experiments, "fig05,fig09,fig10", ccb::any_value().not_echoed(),
+           "comma-separated experiments: fig05 (clustering per workload), fig09 (analysis speed per thread count), "
+           "fig10 (CF clusters vs alpha)");
+CCB_OPTION(Config::flags, fig05_text, string, fig05_points,
+           "tpcc:4,tpcc:15,tpcc:30,ycsb:0.1,ycsb:0.5,ycsb:0.8,ycsb:0.99,ycsb:1.2,hot:10,hot:50,hot:100,hot:200",
+           ccb::any_value().not_echoed(),
+           "fig05's comma-separated workload:param points; workloads: tpcc (param = warehouses), ycsb (theta), "
+           "hot (hot records)");
+CCB_OPTION(Config::flags, fig09_text, string, fig09_points, "tpcc:30,ycsb:0.1,ycsb:0.99,hot:100",
+           ccb::any_value().not_echoed(), "fig09's workload:param points (as --fig05_points)");
+CCB_OPTION(Config::flags, fig10_text, string, fig10_points,
+           "tpcc:4,tpcc:15,tpcc:30,ycsb:0.1,ycsb:0.5,ycsb:0.8,ycsb:0.99,ycsb:1.2", ccb::any_value().not_echoed(),
+           "fig10's workload:param points (as --fig05_points)");
+CCB_OPTION(Config::flags, alphas_text, string, alphas, "0,0.05,0.1,0.2,0.3,0.4,0.5", ccb::any_value().not_echoed(),
+           "fig10's comma-separated alpha values, each in [0, 1]");
+CCB_OPTION(Config::flags, batch, uint64, batch, 10000, ccb::range(1, 10'000'000, "an integer").not_echoed(),
+           "transactions per batch");
+CCB_OPTION(Config::flags, k, uint32, k, 100, ccb::range(1, ccb::strife::kMaxK, "an integer").not_echoed(),
+           "spot trials");
+CCB_OPTION(Config::flags, alpha, double, alpha, 0.2, ccb::range(0, 1, "a number").not_echoed(),
+           "residual parameter (0 merges all special clusters)");
+CCB_OPTION(Config::flags, threads_text, string, threads, "1,2", ccb::any_value().not_echoed(),
+           "fig09's comma-separated thread counts, each in [1, 1024]");
+CCB_OPTION(Config::flags, reps, uint64, reps, 20, ccb::range(1, 100'000, "an integer").not_echoed(),
+           "fig09's timed runs per point");
+CCB_OPTION(Config::flags, partitions, uint32, partitions, 30, ccb::range(1, 10'000, "an integer").not_echoed(),
+           "ycsb and hot partitions");
+CCB_OPTION(Config::flags, seed, uint64, seed, 1, ccb::any_value().not_echoed(), "batch generation and spot sampling");
+CCB_OPTION(Config::flags, pack, bool, pack, true, ccb::any_value().not_echoed(),
+           "true: pack non-special clusters into the special clusters' queues; false: one queue per data cluster, as "
+           "Algorithm 1");
+CCB_OPTION(Config::flags, fuse_after_merge, bool, fuse_after_merge, true, ccb::any_value().not_echoed(),
+           "true: fuse the transactions that fuse skipped again after merge; false: as Algorithm 1 (README.md)");
+CCB_OPTION(Config::flags, format, string, format, "text", ccb::one_of(&ccb::strife::bench::formats).not_echoed(),
+           "output: text (tables) or json (one document)");
+
+namespace ccb::strife::bench {
+namespace {
+
+Config Config::from_flags() {
+  Config c = flags.read();
   const std::string experiments = "comma-separated experiments, each one of fig05, fig09, fig10";
-  c.experiments = list_items(FLAGS_experiments, "experiments", experiments);
+  c.experiments = list_items(c.experiments_text, "experiments", experiments);
   for (const std::string& e : c.experiments)
     require(std::find(std::begin(kExperiments), std::end(kExperiments), e) != std::end(kExperiments), "experiments",
             experiments);
-  c.batch = in_range(FLAGS_batch, 1, 10'000'000, "batch", "an integer");
-  c.k = in_range(FLAGS_k, 1, kMaxK, "k", "an integer");
-  c.alpha = in_range(FLAGS_alpha, 0.0, 1.0, "alpha", "a number");
-  c.alphas = number_list(FLAGS_alphas, 0.0, 1.0, "alphas", "numbers");
-  c.threads = number_list<uint64_t>(FLAGS_threads, 1, kMaxThreads, "threads", "integers");
-  c.reps = in_range(FLAGS_reps, 1, 100'000, "reps", "an integer");
-  c.partitions = in_range(FLAGS_partitions, 1, 10'000, "partitions", "an integer");
-  c.seed = FLAGS_seed;
-  c.pack = FLAGS_pack;
-  c.fuse_after_merge = FLAGS_fuse_after_merge;
-  require(FLAGS_format == "text" || FLAGS_format == "json", "format", "text or json");
-  c.json = FLAGS_format == "json";
-  c.fig05 = parse_points(FLAGS_fig05_points, "fig05_points", c.partitions);
-  c.fig09 = parse_points(FLAGS_fig09_points, "fig09_points", c.partitions);
-  c.fig10 = parse_points(FLAGS_fig10_points, "fig10_points", c.partitions);
+  c.alphas = number_list(c.alphas_text, 0.0, 1.0, "alphas", "numbers");
+  c.threads = number_list<uint64_t>(c.threads_text, 1, kMaxThreads, "threads", "integers");
+  c.json = c.format == "json";
+  c.fig05 = parse_points(c.fig05_text, "fig05_points", c.partitions);
+  c.fig09 = parse_points(c.fig09_text, "fig09_points", c.partitions);
+  c.fig10 = parse_points(c.fig10_text, "fig10_points", c.partitions);
   return c;
 }
 
@@ -360,5 +381,5 @@ int run(const Config& c) {
 
 int main(int argc, char** argv) {
   using namespace ccb::strife::bench;
-  return ccb::cli_main(argc, argv, kHelp, [] { return run(config_from_flags()); });
+  return ccb::cli_main(argc, argv, kHelp, [] { return run(Config::from_flags()); });
 }

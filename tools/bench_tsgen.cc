@@ -13,8 +13,6 @@
 // fastest schedule() time in ns per transaction of the bundle. Flags are
 // parsed as the engine parses its own (engine/core/cli.h). Exit codes: 0 ok,
 // 2 a bad flag (one line on stderr naming it, nothing printed on stdout).
-#include <gflags/gflags.h>
-
 #include <algorithm>
 #include <cstdio>
 #include <memory>
@@ -22,19 +20,11 @@
 #include <vector>
 
 #include "engine/core/cli.h"
+#include "engine/core/options.h"
 #include "partitioners/strife/strife_partitioner.h"
 #include "partitioners/tspar/cost_model.h"
 #include "partitioners/tspar/tsgen.h"
 #include "tools/bench_batches.h"
-
-DEFINE_string(points, "tpcc:8,ycsb:0.8,ycsb:0.99", "comma-separated workload:param points; workloads: tpcc (param = "
-              "warehouses), ycsb (theta), hot (hot records)");
-DEFINE_string(ks, "2,8,32", "comma-separated thread counts k (queues), each in [1, 1024]");
-DEFINE_string(partitioner, "none", "the input partition: none (TSKD[O]: every transaction residual) or strife");
-DEFINE_uint64(batch, 10000, "transactions per bundle ([1, 1000000])");
-DEFINE_uint64(reps, 20, "timed schedule() calls per (point, k) ([1, 100000])");
-DEFINE_uint32(partitions, 30, "ycsb and hot partitions ([1, 10000])");
-DEFINE_uint64(seed, 1, "bundle generation, Strife's spot sampling and TSgen's residual order");
 
 namespace ccb::strife::bench {
 namespace {
@@ -46,23 +36,55 @@ const ProgramHelp kHelp{
     {__FILE__},
     "exit codes: 0 ok, 2 bad flags"};
 
+// Its flags, one row each below (text output only: none is echoed); the
+// lists are parsed by from_flags.
 struct Config {
+  std::string points_text, ks_text, partitioner;
+  uint32_t partitions = 0;
   std::vector<BatchSpec> points;
   std::vector<uint64_t> ks;
   bool strife = false;
-  uint64_t batch, reps, seed;
-};
+  uint64_t batch = 0, reps = 0, seed = 0;
 
-Config config_from_flags() {
-  Config c;
-  const uint32_t partitions = in_range(FLAGS_partitions, 1, 10'000, "partitions", "an integer");
-  c.points = parse_points(FLAGS_points, "points", partitions);
-  c.ks = number_list<uint64_t>(FLAGS_ks, 1, 1024, "ks", "integers");
-  require(FLAGS_partitioner == "none" || FLAGS_partitioner == "strife", "partitioner", "none or strife");
-  c.strife = FLAGS_partitioner == "strife";
-  c.batch = in_range(FLAGS_batch, 1, 1'000'000, "batch", "an integer");
-  c.reps = in_range(FLAGS_reps, 1, 100'000, "reps", "an integer");
-  c.seed = FLAGS_seed;
+  static OptionsTable<Config> flags;
+  static Config from_flags();
+};
+OptionsTable<Config> Config::flags{"bench_tsgen_flags"};
+
+const std::vector<std::string>& partitioners() {
+  static const std::vector<std::string> names{"none", "strife"};
+  return names;
+}
+
+}  // namespace
+}  // namespace ccb::strife::bench
+
+using ccb::strife::bench::Config;
+CCB_OPTION(Config::flags, points_text, string, points, "tpcc:8,ycsb:0.8,ycsb:0.99", ccb::any_value().not_echoed(),
+           "comma-separated workload:param points; workloads: tpcc (param = warehouses), ycsb (theta), hot (hot "
+           "records)");
+CCB_OPTION(Config::flags, ks_text, string, ks, "2,8,32", ccb::any_value().not_echoed(),
+           "comma-separated thread counts k (queues), each in [1, 1024]");
+CCB_OPTION(Config::flags, partitioner, string, partitioner, "none",
+           ccb::one_of(&ccb::strife::bench::partitioners).not_echoed(),
+           "the input partition: none (TSKD[O]: every transaction residual) or strife");
+CCB_OPTION(Config::flags, batch, uint64, batch, 10000, ccb::range(1, 1'000'000, "an integer").not_echoed(),
+           "transactions per bundle");
+CCB_OPTION(Config::flags, reps, uint64, reps, 20, ccb::range(1, 100'000, "an integer").not_echoed(),
+           "timed schedule() calls per (point, k)");
+CCB_OPTION(Config::flags, partitions, uint32, partitions, 30, ccb::range(1, 10'000, "an integer").not_echoed(),
+           "ycsb and hot partitions");
+CCB_OPTION(Config::flags, seed, uint64, seed, 1, ccb::any_value().not_echoed(),
+           "bundle generation, Strife's spot sampling and TSgen's residual order");
+
+namespace ccb::strife::bench {
+namespace {
+
+Config Config::from_flags() {
+  Config c = flags.read();
+  c.points = parse_points(c.points_text, "points", c.partitions);
+  c.ks = number_list<uint64_t>(c.ks_text, 1, 1024, "ks", "integers");
+  c.strife = c.partitioner == "strife";
   return c;
 }
 
@@ -108,5 +130,5 @@ int run(const Config& c) {
 
 int main(int argc, char** argv) {
   using namespace ccb::strife::bench;
-  return ccb::cli_main(argc, argv, kHelp, [] { return run(config_from_flags()); });
+  return ccb::cli_main(argc, argv, kHelp, [] { return run(Config::from_flags()); });
 }

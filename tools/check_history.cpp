@@ -7,18 +7,32 @@
 // (engine/core/cli.h). Exit status: 0 serializable, 3 a violation was found
 // (not serializable or an inconsistent history), 2 a bad flag or a file that
 // is not a complete, intact history file (one line on stderr naming the flag).
-#include <gflags/gflags.h>
-
 #include <cstdio>
 #include <new>
 #include <string>
 
 #include "engine/core/cli.h"
+#include "engine/core/options.h"
 #include "engine/verify/checker.h"
 #include "engine/verify/history_io.h"
 
-DEFINE_string(history, "", "the history file to check, as written by rundb --verify --history_out (required)");
-DEFINE_bool(json, false, "print the check result as one JSON document (docs/verify.md) instead of a summary");
+namespace {
+
+// Its flags, one row each below; it writes no config, so none is echoed.
+struct CheckHistoryOptions {
+  std::string history;
+  bool json = false;
+
+  static ccb::OptionsTable<CheckHistoryOptions> flags;
+};
+ccb::OptionsTable<CheckHistoryOptions> CheckHistoryOptions::flags{"check_history_flags"};
+
+}  // namespace
+
+CCB_OPTION(CheckHistoryOptions::flags, history, string, history, "", ccb::any_value().not_echoed(),
+           "the history file to check, as written by rundb --verify --history_out (required)");
+CCB_OPTION(CheckHistoryOptions::flags, json, bool, json, false, ccb::any_value().not_echoed(),
+           "print the check result as one JSON document (docs/verify.md) instead of a summary");
 
 namespace {
 
@@ -43,15 +57,16 @@ ccb::verify::History read(const std::string& path) {
 }
 
 int run() {
-  ccb::require(!FLAGS_history.empty(), "history", "the path of a history file");
-  const ccb::verify::History h = read(FLAGS_history);
+  const CheckHistoryOptions o = CheckHistoryOptions::flags.read();
+  ccb::require(!o.history.empty(), "history", "the path of a history file");
+  const ccb::verify::History h = read(o.history);
   const ccb::verify::CheckResult r = ccb::verify::check_serializable(h);
-  if (FLAGS_json) {
+  if (o.json) {
     std::printf("%s\n", ccb::verify::check_result_to_json(r).c_str());
   } else {
     const auto& c = r.counts;
     std::printf("%s: %llu transactions, %llu accesses, edges ww=%llu wr=%llu rw=%llu, checked in %.3f s\n",
-                FLAGS_history.c_str(), static_cast<unsigned long long>(c.txns),
+                o.history.c_str(), static_cast<unsigned long long>(c.txns),
                 static_cast<unsigned long long>(c.accesses), static_cast<unsigned long long>(c.edges_ww),
                 static_cast<unsigned long long>(c.edges_wr), static_cast<unsigned long long>(c.edges_rw),
                 r.check_seconds);

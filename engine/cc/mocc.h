@@ -79,23 +79,11 @@
 #include <vector>
 
 #include "engine/cc/common.h"
+#include "engine/cc/mocc/options.h"
 #include "engine/cc/silo.h"
 #include "engine/core/json.h"
-#include "engine/core/options.h"
 
 namespace ccb {
-
-// MOCC's own flags, declared by the protocol (Mocc::Options; rows in
-// mocc_options.cpp): only bin/rundb-mocc defines them (its generated main(),
-// rundb/main.h), so every other program refuses them as unknown flags.
-struct MoccOptions {
-  uint32_t temperature_threshold = 10;  // --mocc_temperature_threshold: hot from this many validation failures
-  uint32_t decay_ms = 1000;             // --mocc_decay_ms: the temperature halves every period
-
-  static OptionsTable<MoccOptions> flags;  // defined by the program (kByProgram)
-  static MoccOptions from_flags() { return flags.read(); }
-  void to_json(JsonWriter& w) const { flags.write(*this, w); }  // members of "config"
-};
 
 class Mocc : public Silo {
  public:

@@ -27,21 +27,9 @@
 #include <vector>
 
 #include "engine/cc/message_locks.h"
-#include "engine/core/options.h"
+#include "engine/cc/orthrus/options.h"
 
 namespace ccb {
-
-// Orthrus's own flag (rows in orthrus_options.cpp), defined by bin/rundb-orthrus
-// only, as MOCC's (engine/cc/mocc.h).
-struct OrthrusOptions {
-  std::string wait = "poll";  // --orthrus_wait: poll | sleep (ThreadWait)
-
-  static const std::vector<std::string>& waits();  // {"poll", "sleep"}
-  ThreadWait thread_wait() const { return wait == "sleep" ? ThreadWait::kSleep : ThreadWait::kPoll; }
-  static OptionsTable<OrthrusOptions> flags;  // defined by the program (kByProgram)
-  static OrthrusOptions from_flags() { return flags.read(); }
-  void to_json(JsonWriter& w) const { flags.write(*this, w); }  // members of "config"
-};
 
 class Orthrus : public MessageLockProtocol {
  public:

@@ -23,7 +23,8 @@ std::string Accepts::allowed_text(bool integral) const {
   std::string bounds = integral ? (lo < 0 ? describe_range(static_cast<int64_t>(lo), static_cast<int64_t>(hi))
                                           : describe_range(static_cast<uint64_t>(lo), static_cast<uint64_t>(hi)))
                                 : describe_range(lo, hi);
-  if (open_low) bounds[0] = '(';
+  if (open_low) bounds.front() = '(';
+  if (open_high) bounds.back() = ')';
   return what + " in " + bounds + note;
 }
 
@@ -42,6 +43,12 @@ Accepts range(double lo, double hi, std::string what, std::string note) {
 Accepts above(double lo, double hi, std::string what) {
   Accepts a = range(lo, hi, std::move(what));
   a.open_low = true;
+  return a;
+}
+
+Accepts below(double lo, double hi, std::string what) {
+  Accepts a = range(lo, hi, std::move(what));
+  a.open_high = true;
   return a;
 }
 
@@ -94,7 +101,7 @@ std::string number_schema(const Accepts& a, const char* type, bool integral, boo
   };
   if (a.kind == Accepts::Kind::kRange) {
     bound(a.open_low ? "exclusiveMinimum" : "minimum", a.lo);
-    bound("maximum", a.hi);
+    bound(a.open_high ? "exclusiveMaximum" : "maximum", a.hi);
   } else if (is_unsigned) {
     bound("minimum", 0);
   }

@@ -49,8 +49,10 @@ namespace ccb {
 struct Accepts {
   enum class Kind { kAny, kRange, kWritablePath, kOneOf };
   Kind kind = Kind::kAny;
-  double lo = 0, hi = 0;  // kRange: [lo, hi], or (lo, hi] with open_low (exact for integers up to 2^53)
-  bool open_low = false;
+  // kRange: [lo, hi], or (lo, hi] with open_low, [lo, hi) with open_high
+  // (exact for integers up to 2^53).
+  double lo = 0, hi = 0;
+  bool open_low = false, open_high = false;
   std::string what;                                       // kRange: "an integer", "seconds", ...
   std::string note;                                       // kRange: appended, " (0 = off)"
   std::string allowed;                                    // kRange: the whole allowed text instead
@@ -71,6 +73,8 @@ Accepts any_value();  // every value of the flag's type
 Accepts range(double lo, double hi, std::string what, std::string note = {});
 // (lo, hi]; "<what> in (lo, hi]".
 Accepts above(double lo, double hi, std::string what);
+// [lo, hi); "<what> in [lo, hi)".
+Accepts below(double lo, double hi, std::string what);
 Accepts writable_path();  // "" or a file path in an existing, writable directory (require_writable_path)
 Accepts one_of(const std::vector<std::string>& (*names)());  // one of names(), "a|b|c"
 
@@ -91,7 +95,7 @@ void check_value(const T& v, const Accepts& a, const char* flag) {
     using Wide = std::conditional_t<std::is_floating_point_v<T>, double,
                                     std::conditional_t<std::is_signed_v<T>, int64_t, uint64_t>>;
     const Wide x = static_cast<Wide>(v), lo = static_cast<Wide>(a.lo), hi = static_cast<Wide>(a.hi);
-    bool ok = (a.open_low ? lo < x : lo <= x) && x <= hi;
+    bool ok = (a.open_low ? lo < x : lo <= x) && (a.open_high ? x < hi : x <= hi);
     if constexpr (std::is_floating_point_v<T>) ok = ok && std::isfinite(x);
     require(ok, flag, a.allowed_text(std::is_integral_v<T>));
   } else if constexpr (std::is_same_v<T, std::string>) {

@@ -29,14 +29,14 @@
 // procedures reported (exit 3 when it does not).
 //
 // Files: postgres.h (the connection, the tables and their loading, the
-// procedure), batcher.h (the batches of modes batch and reorder), options.h;
-// this file the flags, the client threads, the run and the result document.
+// procedure), batcher.h (the batches of modes batch and reorder), options.h
+// and options.cpp (the options and the rows of their flags); this file the
+// client threads, the run and the result document.
 //
 // The program is one of the harness's programs (scripts/ccbench/programs.py):
 // --name=value flags, --list_flags, exit 2 with one line naming the flag on
 // bad input (nothing written), one JSON document to --out. The harness starts
 // the private server and passes --pg_host and --pg_port.
-#include <gflags/gflags.h>
 #include <glog/logging.h>
 #include <libpq-fe.h>
 #include <sys/resource.h>
@@ -62,7 +62,6 @@
 #include "engine/core/json.h"
 #include "engine/stats/provenance.h"
 #include "engine/stats/result.h"
-#include "partitioners/reorder/fvs.h"
 #include "partitioners/reorder/policy.h"
 #include "partitioners/reorder/reorder.h"
 #include "systems/middletier/batcher.h"
@@ -71,49 +70,15 @@
 #include "workloads/common/table_util.h"
 #include "workloads/smallbank/smallbank_generator.h"
 
-DEFINE_string(mode, "reorder", "middletier: nobatch, batch or reorder (Ding et al. §5.6 series)");
-DEFINE_uint32(connections, 4, "middletier: database connections, one client thread each (1..256)");
-DEFINE_uint32(batch_size, 50, "middletier: requests per batch in modes batch and reorder (1..10000)");
-DEFINE_string(fvs_algorithm, "greedy_sort", "middletier: FVS algorithm of mode reorder (partitioners/reorder)");
-DEFINE_string(pg_host, "", "middletier: PostgreSQL host or Unix-socket directory (the harness passes its private server's)");
-DEFINE_uint32(pg_port, 0, "middletier: PostgreSQL port, 1..65535 (the harness passes its private server's)");
-DEFINE_string(pg_user, "ccbench", "middletier: PostgreSQL user");
-DEFINE_string(pg_database, "postgres", "middletier: PostgreSQL database (its tables accounts, savings, checking are replaced)");
-DEFINE_string(mutation, "none",
-              "middletier, tests only: none or double_count_deposits (miscounts committed deposits, so the "
-              "conservation check must fail)");
-
 namespace {
 
 using namespace ccb;
 using namespace ccb::middletier;
 
+// The flags (options.cpp), with the engine's seed.
 Options options_from_flags(const EngineConfig& cfg) {
-  Options o;
-  o.mode_name = FLAGS_mode;
-  if (FLAGS_mode == "nobatch") {
-    o.mode = Mode::kNoBatch;
-  } else if (FLAGS_mode == "batch") {
-    o.mode = Mode::kBatch;
-  } else {
-    require(FLAGS_mode == "reorder", "mode", "nobatch, batch, reorder");
-    o.mode = Mode::kReorder;
-  }
-  o.connections = in_range(FLAGS_connections, 1, 256, "connections", "an integer");
-  o.batch_size = in_range(FLAGS_batch_size, 1, 10000, "batch_size", "an integer");
-  try {
-    o.reorder.fvs = reorder::fvs_config_from_name(FLAGS_fvs_algorithm);
-  } catch (const std::invalid_argument&) {
-    require(false, "fvs_algorithm", reorder::algorithm_names());
-  }
+  Options o = Options::from_flags();
   o.reorder.fvs.seed = cfg.seed;
-  in_range(FLAGS_pg_port, 1, 65535, "pg_port", "a TCP port", " (the harness passes its private server's)");
-  require(!FLAGS_pg_user.empty(), "pg_user", "a PostgreSQL user name");
-  require(!FLAGS_pg_database.empty(), "pg_database", "a PostgreSQL database name");
-  require(FLAGS_mutation == "none" || FLAGS_mutation == "double_count_deposits", "mutation",
-          "none, double_count_deposits");
-  o.double_count_deposits = FLAGS_mutation == "double_count_deposits";
-  o.server = {FLAGS_pg_host, FLAGS_pg_port, FLAGS_pg_user, FLAGS_pg_database};
   return o;
 }
 
@@ -298,15 +263,15 @@ int write_result(const EngineConfig& cfg, const Options& opt, const SmallBankOpt
   w.key("mode").value(opt.mode_name);
   w.key("connections").value(opt.connections);
   w.key("batch_size").value(opt.batch_size);
-  w.key("fvs_algorithm").value(FLAGS_fvs_algorithm);
+  w.key("fvs_algorithm").value(opt.fvs_algorithm);
   w.key("fvs_policy").value(reorder::policy_name(opt.reorder.fvs.policy));
   w.key("isolation").value("serializable");
-  w.key("mutation").value(FLAGS_mutation);
+  w.key("mutation").value(opt.mutation);
   sb.to_json(w);
   w.key("database").begin_object();
   w.key("libpq_version").value(PQlibVersion());
-  w.key("pg_host").value(FLAGS_pg_host);
-  w.key("pg_port").value(FLAGS_pg_port);
+  w.key("pg_host").value(opt.server.host);
+  w.key("pg_port").value(opt.server.port);
   w.end_object();
   write_build_info(w);
   w.end_object();

@@ -1,6 +1,9 @@
 // Run options of the pipeline engine (Ding et al., PVLDB 2018, §3-§5 and
 // the §5 setup): modes, batch sizes, component counts, the validator's
-// reordering. Validated from flags in pipeline_main.cc.
+// reordering. bin/pipeline's flags are the rows of its options table
+// (options.cpp, compiled into bin/pipeline only; engine/core/options.h),
+// echoed in the result's "config" as $defs/pipeline_flags of
+// docs/result.schema.json.
 #pragma once
 
 #include <cstdint>
@@ -8,6 +11,7 @@
 #include <string>
 #include <string_view>
 
+#include "engine/core/options.h"
 #include "partitioners/reorder/reorder.h"
 
 namespace ccb::pipeline {
@@ -56,6 +60,7 @@ enum class Mutation {
 };
 
 struct PipelineOptions {
+  static constexpr uint32_t kMaxConcurrency = 100000;
   Mode mode = Mode::kSrvc;
   uint32_t clients = 2;          // transaction generators (§5)
   uint32_t storage_workers = 2;  // (§5)
@@ -63,7 +68,11 @@ struct PipelineOptions {
   uint32_t batch_size = 40;      // "40 for both storage and validator" (§5), by count
   uint32_t flush_timeout_us = 100;  // [INF] a partial batch waits at most this long
   uint32_t reorder_workers = 4;     // the .tex's 4 reorder workers (§4.3, Fig 19)
+  std::string fvs_algorithm = "greedy_sort";  // the name reorder.fvs was made from (--fvs_algorithm)
   reorder::ReorderOptions reorder;  // greedy_sort, prod-degree, k = 2 by default; edge limit
+  // --max_graph_edge_share: reorder.max_graph_edges as a share of a full
+  // batch's complete graph instead (0: not given).
+  double max_graph_edge_share = 0;
   double warmup_s = 0.5;
   double duration_s = 2;
   uint64_t seed = 1;
@@ -73,6 +82,13 @@ struct PipelineOptions {
   // after each batch's reordering; with reorder.keep_graph the result holds
   // the batch's pre-validated dependency graph (bench_fvs --source=pipeline).
   std::function<void(const reorder::ReorderResult&)> on_reorder;
+
+  // bin/pipeline's rows (options.cpp): the fields above from mode to
+  // mutation. from_flags reads them and makes the cross-flag checks; the
+  // run's length, seed and --verify come from the engine's flags.
+  static OptionsTable<PipelineOptions> flags;
+  static PipelineOptions from_flags();
+  void to_json(JsonWriter& w) const { flags.write(*this, w); }  // members of "config"
 };
 
 }  // namespace ccb::pipeline

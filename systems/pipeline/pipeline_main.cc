@@ -1,10 +1,10 @@
 // bin/pipeline: the pipeline engine of the batching-and-reordering paper
 // (engine.h) as a program of the figure harness (docs/harness.md, "To add a
-// program"; docs/pipeline.md): --name=value flags (gflags), --seed, exit 2
+// program"; docs/pipeline.md): --name=value flags (its own are the rows of
+// options.cpp), --seed, exit 2
 // with one line naming the flag on bad input (nothing written), one JSON
 // document to --out (stdout without it), exit 3 when a correctness check
 // (invariant, --verify) fails.
-#include <gflags/gflags.h>
 #include <glog/logging.h>
 
 #include <cstdio>
@@ -22,82 +22,16 @@
 #include "engine/stats/result.h"
 #include "engine/verify/checker.h"
 #include "engine/verify/history_io.h"
-#include "partitioners/reorder/fvs.h"
-#include "partitioners/reorder/policy.h"
-
-DEFINE_string(mode, "srvc", "pipeline: base, batch, sr, vc or srvc (Ding et al. §5.2 series)");
-DEFINE_uint32(clients, 2, "pipeline: transaction clients (generators) (1..64)");
-DEFINE_uint32(storage_workers, 2, "pipeline: storage worker threads, each owning a hash partition (1..32)");
-DEFINE_uint32(concurrency, 300, "pipeline: transactions in flight at most (>= clients; <= 100000)");
-DEFINE_uint32(batch_size, 40, "pipeline: storage and validator batch size, by count (1..10000)");
-DEFINE_uint32(flush_timeout_us, 100, "pipeline: a partial batch is flushed after this many microseconds (1..1000000)");
-DEFINE_uint32(reorder_workers, 4, "pipeline: validator reorder workers in modes vc and srvc (1..64)");
-DEFINE_string(fvs_algorithm, "greedy_sort", "pipeline: FVS algorithm of the validator reordering (partitioners/reorder)");
-DEFINE_string(fvs_policy, "", "pipeline: FVS policy overriding the algorithm's (prod_degree = mc, rct, rdeg, ...)");
-DEFINE_uint32(fvs_multi_factor, 2, "pipeline: multi factor k of greedy_sort (1..1000)");
-DEFINE_uint64(max_graph_edges, 780,
-              "pipeline: dependency graphs with more edges are discarded and validated in arrival order (0 = unlimited)");
-DEFINE_double(max_graph_edge_share, 0,
-              "pipeline: instead of --max_graph_edges, the cap as a share of the complete graph's "
-              "batch_size * (batch_size - 1) edges ((0, 1]; 0.5 gives 780 at batch 40), so it scales with the batch");
-DEFINE_string(mutation, "none", "pipeline, tests only: none or reverse_commit_order (a broken validator)");
 
 namespace {
 
 using namespace ccb;
 using namespace ccb::pipeline;
 
-// The dependency-graph edge cap: --max_graph_edges, or --max_graph_edge_share
-// of the complete graph of a full batch (the longer version's "loose limit"
-// has no value [INF: half of the complete graph, a limit that is "loose"], which must
-// grow with the batch or a sweep of the batch size turns reordering off on
-// large batches). kUnlimitedEdges for --max_graph_edges=0.
-uint64_t graph_edge_cap(uint32_t batch_size) {
-  if (!flag_given("max_graph_edge_share"))
-    return FLAGS_max_graph_edges == 0 ? reorder::kUnlimitedEdges : FLAGS_max_graph_edges;
-  require(!flag_given("max_graph_edges"), "max_graph_edge_share", "a share of the complete graph, not together "
-          "with --max_graph_edges (give one of them)");
-  const double share = FLAGS_max_graph_edge_share;
-  require(share > 0 && share <= 1, "max_graph_edge_share", "a number in (0, 1]");
-  const double complete = static_cast<double>(batch_size) * (static_cast<double>(batch_size) - 1);
-  return static_cast<uint64_t>(share * complete);
-}
-
+// The flags (options.cpp), with the engine's run length, seed and --verify.
 PipelineOptions options_from_flags(const EngineConfig& cfg) {
-  PipelineOptions o;
-  require(parse_mode(FLAGS_mode, o.mode), "mode", kModeNames);
-  o.clients = in_range(FLAGS_clients, 1, 64, "clients", "an integer");
-  o.storage_workers = in_range(FLAGS_storage_workers, 1, 32, "storage_workers", "an integer");
-  o.concurrency = in_range(FLAGS_concurrency, o.clients, 100000, "concurrency", "an integer", " (>= --clients)");
-  o.batch_size = in_range(FLAGS_batch_size, 1, 10000, "batch_size", "an integer");
-  o.flush_timeout_us = in_range(FLAGS_flush_timeout_us, 1, 1000000, "flush_timeout_us", "microseconds");
-  o.reorder_workers = in_range(FLAGS_reorder_workers, 1, 64, "reorder_workers", "an integer");
-  try {
-    o.reorder.fvs = reorder::fvs_config_from_name(FLAGS_fvs_algorithm);
-  } catch (const std::invalid_argument&) {
-    require(false, "fvs_algorithm", reorder::algorithm_names());
-  }
-  if (!FLAGS_fvs_policy.empty()) {
-    try {
-      o.reorder.fvs.policy = reorder::parse_policy(FLAGS_fvs_policy);
-    } catch (const std::invalid_argument&) {
-      require(false, "fvs_policy", reorder::policy_names());
-    }
-  }
-  o.reorder.fvs.multi_factor = in_range(FLAGS_fvs_multi_factor, 1, 1000, "fvs_multi_factor", "an integer");
+  PipelineOptions o = PipelineOptions::from_flags();
   o.reorder.fvs.seed = cfg.seed;
-  try {
-    reorder::validate(o.reorder.fvs);
-  } catch (const std::invalid_argument& e) {
-    throw ConfigError("fvs_policy", e.what());
-  }
-  o.reorder.max_graph_edges = graph_edge_cap(o.batch_size);
-  if (FLAGS_mutation == "none") {
-    o.mutation = Mutation::kNone;
-  } else {
-    require(FLAGS_mutation == "reverse_commit_order", "mutation", "none, reverse_commit_order");
-    o.mutation = Mutation::kReverseCommitOrder;
-  }
   o.warmup_s = cfg.warmup_s;
   o.duration_s = cfg.duration_s;
   o.seed = cfg.seed;
@@ -141,19 +75,7 @@ int run(const EngineConfig& cfg, const PipelineOptions& opt, P& procedure) {
   w.key("config").begin_object();
   w.key("program").value("pipeline");
   cfg.to_json(w);
-  w.key("mode").value(mode_name(opt.mode));
-  w.key("clients").value(opt.clients);
-  w.key("storage_workers").value(opt.storage_workers);
-  w.key("concurrency").value(opt.concurrency);
-  w.key("batch_size").value(opt.batch_size);
-  w.key("flush_timeout_us").value(opt.flush_timeout_us);
-  w.key("reorder_workers").value(opt.reorder_workers);
-  w.key("fvs_algorithm").value(FLAGS_fvs_algorithm);
-  w.key("fvs_policy").value(reorder::policy_name(opt.reorder.fvs.policy));
-  w.key("fvs_multi_factor").value(opt.reorder.fvs.multi_factor);
-  w.key("max_graph_edges").value(opt.reorder.max_graph_edges == reorder::kUnlimitedEdges ? 0 : opt.reorder.max_graph_edges);
-  w.key("max_graph_edge_share").value(FLAGS_max_graph_edge_share);
-  w.key("mutation").value(FLAGS_mutation);
+  opt.to_json(w);
   procedure.options_json(w);
   write_build_info(w);
   w.end_object();

@@ -181,7 +181,7 @@ struct FirstAttemptAborts {
 
 RunOutcome<FirstAttemptAborts<Bcc>> run_first_attempt_aborts(bool retry_aborted) {
   YcsbOptions opt = cc_test::contended_ycsb();
-  opt.theta = 0;  // no real conflicts: every abort is the scripted one
+  opt.key_skew.theta = 0;  // no real conflicts: every abort is the scripted one
   YcsbWorkload<Bcc> ycsb(opt);
   ycsb.load(1);
   FirstAttemptAborts<Bcc> w{ycsb};

@@ -143,7 +143,7 @@ TEST(LockRouting, SinglePartitionYcsbRequestTalksToOneOwner) {
   o.payload_size = 8;
   o.req_per_txn = 16;
   o.read_ratio = 0.5;
-  o.theta = 0.6;
+  o.key_skew.theta = 0.6;
   o.partitions = 4;
   YcsbWorkload<Dora> ycsb(o);
   ycsb.load(1);  // builds the generator's distributions (YcsbGenerator::prepare)

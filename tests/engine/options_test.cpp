@@ -29,6 +29,13 @@ struct Late {
 };
 ccb::OptionsTable<Late> Late::flags{"late_test_flags", ccb::OptionsTableBase::Definition::kByProgram};
 
+// A range open at its top ([lo, hi)).
+struct Below {
+  double p = 0;
+  static ccb::OptionsTable<Below> flags;
+};
+ccb::OptionsTable<Below> Below::flags{"below_test_flags"};
+
 const std::vector<std::string>& colors() {
   static const std::vector<std::string> names = {"red", "green"};
   return names;
@@ -50,6 +57,7 @@ CCB_OPTION(Knobs::flags, name, string, options_test_color, "red", ccb::one_of(&c
 CCB_OPTION(Knobs::flags, nested.on, bool, options_test_on, false, ccb::any_value().not_echoed(), "not echoed");
 CCB_PARSED_OPTION(Knobs::flags, string, options_test_upper, "x", read_upper, write_upper, R"({"type": "string"})",
                   "parsed");
+CCB_OPTION(Below::flags, p, double, options_test_below, 0, ccb::below(0, 1, "a probability"), "below 1");
 CCB_OPTION(Late::flags, level, uint32, options_test_late, 3, ccb::range(0, 9, "an integer"), "late");
 
 namespace ccb {
@@ -141,6 +149,24 @@ TEST(OptionsTable, HelpEndsInWhatTheFlagAccepts) {
   EXPECT_EQ(info.description, "a count; allowed: an integer in [1, 2^20] (1 = one)");
   EXPECT_EQ(info.default_value, "7");
   EXPECT_TRUE(is_options_table_flag("options_test_count"));
+}
+
+TEST(OptionsTable, RangeOpenAtTheTopRefusesItsBound) {
+  gflags::FlagSaver saver;
+  Below b;
+  ASSERT_FALSE(gflags::SetCommandLineOption("options_test_below", "0.999").empty());
+  Below::flags.read(b);
+  EXPECT_EQ(b.p, 0.999);
+  ASSERT_FALSE(gflags::SetCommandLineOption("options_test_below", "1").empty());
+  try {
+    Below::flags.read(b);
+    ADD_FAILURE() << "1 accepted";
+  } catch (const ConfigError& e) {
+    EXPECT_STREQ(e.what(), "--options_test_below: invalid value '1'; allowed: a probability in [0, 1)");
+  }
+  EXPECT_EQ(compact(Below::flags.schema()),
+            compact(R"({"properties": {"options_test_below": )"
+                    R"({"type": "number", "minimum": 0, "exclusiveMaximum": 1}}, "required": ["options_test_below"]})"));
 }
 
 // A kByProgram table (a protocol's flags) is defined only when the program

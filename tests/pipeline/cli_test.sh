@@ -34,6 +34,11 @@ expect_bad threads --workload=micro --threads=8
 expect_bad max_graph_edge_share --workload=micro --max_graph_edge_share=1.5
 expect_bad max_graph_edge_share --workload=micro --max_graph_edge_share=0.5 --max_graph_edges=100
 expect_bad nope --workload=micro --nope=1
+# The options tables' schema fragments (engine/core/options.h) are the
+# schema's $defs/<table>_flags: its own table's (pipeline_flags) and the
+# engine's and workloads' it shares with bin/rundb-<cc>.
+"$py" "$root/tests/engine/config_schema_check.py" "$bin" "$root/docs/result.schema.json" pipeline_flags engine_flags \
+  key_skew_flags micro_flags smallbank_flags || fail "docs/result.schema.json differs from the options tables"
 # --list_flags (the harness checks a figure's flags against it) names the pipeline's own flags.
 "$bin" --list_flags >"$dir/flags" || fail "--list_flags exited $?"
 for flag in mode batch_size reorder_workers max_graph_edge_share workload theta; do

@@ -29,7 +29,7 @@ PipelineOptions options(Mode mode, uint32_t reorder_workers = 4) {
 MicroOptions hot_micro() {
   MicroOptions m;
   m.objects = 20;  // every pair of transactions (9 distinct keys each) shares keys: conflicts, restarts, FVSs
-  m.theta = 0.9;
+  m.key_skew.theta = 0.9;
   return m;
 }
 
@@ -60,7 +60,7 @@ TEST_P(EveryMode, MicroCommitOrderIsSerializable) {
 TEST_P(EveryMode, SmallBankConservesMoneyAndIsSerializable) {
   SmallBankOptions sb;
   sb.customers = 20;
-  sb.theta = 0.9;
+  sb.key_skew.theta = 0.9;
   SmallBankProcedure smallbank(sb);
   const auto check = run_checked(options(GetParam()), smallbank);
   EXPECT_TRUE(check.serializable) << check.violation.message;

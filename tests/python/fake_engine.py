@@ -101,8 +101,8 @@ def misbehaviour(args: argparse.Namespace) -> str:
     return args.misbehave if same_value(getattr(args, name), wanted) else "none"
 
 
-# The protocols' own flags, echoed by their binaries only (engine/cc/bcc/options.cpp, engine/cc/mocc_options.cpp,
-# engine/cc/orthrus_options.cpp).
+# The protocols' own flags, echoed by their binaries only (engine/cc/bcc/options.cpp, engine/cc/mocc/options.cpp,
+# engine/cc/orthrus/options.cpp).
 PROTOCOL_OPTIONS = {"bcc": {"bcc_breakdown": False}, "mocc": {"mocc_temperature_threshold": 10, "mocc_decay_ms": 1000},
                     "orthrus": {"orthrus_wait": "poll"}}
 

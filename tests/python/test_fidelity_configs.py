@@ -55,9 +55,12 @@ def test_the_pipeline_s_threads_follow_from_its_flags(flags, threads):
 
 
 def test_the_thread_count_knows_the_pipeline_s_defaults():
-    source = (ROOT / "systems/pipeline/pipeline_main.cc").read_text()
+    # The rows of bin/pipeline's options table: CCB_OPTION(table, field, type, name, default, ...) or
+    # CCB_PARSED_OPTION(table, type, name, default, ...).
+    source = (ROOT / "systems/pipeline/options.cpp").read_text()
     for name, value in PIPELINE_DEFAULTS.items():
-        match = re.search(rf'DEFINE_\w+\({name}, "?(\w+)"?,', source)
+        match = re.search(rf'CCB_(?:OPTION\(PipelineOptions::flags, [\w.]+, \w+|PARSED_OPTION\(PipelineOptions::flags, \w+), '
+                          rf'{name}, "?(\w+)"?,', source)
         assert match and match.group(1) == str(value), name
 
 

@@ -84,7 +84,7 @@ inline YcsbOptions contended_ycsb() {
   opt.payload_size = 16;
   opt.req_per_txn = 8;
   opt.read_ratio = 0.5;
-  opt.theta = 0.99;
+  opt.key_skew.theta = 0.99;
   return opt;
 }
 

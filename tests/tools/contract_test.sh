@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # Contract of the stand-alone tools (CONTRIBUTING.md, tier "contract"): each
-# parses its flags as the engine does (engine/core/cli.h) and writes its JSON
+# parses its flags as the engine does (engine/core/cli.h), declared as the
+# rows of its options table (engine/core/options.h), and writes its JSON
 # with the engine's JsonWriter. For the tool named by $1, binary $2
-# (check_history also needs bench_checker, $3, to write a history):
+# (check_history also needs bench_checker, $3, to write a history; the
+# middle tier, bin/middletier, is checked here for its refusals only, as a
+# run needs a PostgreSQL server: tests/python/test_middletier_pg.py):
 #   --help exits 0 and lists the tool's flags;
 #   an unknown flag and an out-of-range value each exit 2 with one line on
 #   stderr naming the flag, nothing on stdout and no output file;
@@ -111,6 +114,12 @@ assert d["benchmark"] == "bench_checker" and c["txns"] == 500 and c["theta"] == 
 assert c["file"].endswith("/" + odd + ".bin"), c["file"]
 assert d["check"]["serializable"] is True and d["check"]["counts"]["txns"] == 500, d["check"]
 assert d["write_history_seconds"] >= 0 and d["read_history_seconds"] >= 0 and d["wall_seconds_per_million_txns"] > 0, d'
+  # Its config is its options table's echo: the fields --config_schema names.
+  "$bin" --config_schema >"$tmp/schema.json" || fail "--config_schema exited $?"
+  python3 -c "import json, sys
+s = json.load(open(sys.argv[1]))['bench_checker_flags']; c = json.load(open(sys.argv[2]))['config']
+assert list(c) == s['required'] == list(s['properties']), (list(c), s['required'])" "$tmp/schema.json" "$tmp/checker.json" \
+    || fail "config is not the options table's echo"
   "$bin" --txns=200 --keys=100 --stale_read_pct=50 --json >"$tmp/stale.json" || fail "a stale-read run exited $?"
   check_json "$tmp/stale.json" 'assert d["check"]["serializable"] is False and d["write_history_seconds"] is None, d'
   ;;
@@ -131,8 +140,34 @@ assert set(d["phases"]) == {"group_seconds", "graph_seconds", "scc_seconds", "wi
   grep -qF "$tmp/$odd.bin: 300 transactions" "$tmp/summary" && grep -qx serializable "$tmp/summary" \
     || fail "wrong summary: $(cat "$tmp/summary")"
   ;;
+bench_tsgen)
+  expect_help points ks partitioner batch reps partitions seed
+  expect_bad bogus --bogus=1
+  expect_bad batch --batch=0
+  expect_bad reps --reps=100001
+  expect_bad partitions --partitions=0
+  expect_bad partitioner --partitioner=schism
+  expect_bad ks --ks=2,0
+  expect_bad points --points=ycsb
+  "$bin" --points=ycsb:0.5,tpcc:2 --ks=2,4 --batch=200 --reps=2 --partitioner=strife >"$tmp/tsgen.txt" \
+    || fail "a good run exited $?"
+  [ "$(grep -cE '^(ycsb|tpcc):' "$tmp/tsgen.txt")" -eq 4 ] || fail "not one row per (point, k): $(cat "$tmp/tsgen.txt")"
+  ;;
+middletier)
+  expect_help mode connections batch_size fvs_algorithm pg_host pg_port pg_user pg_database mutation
+  ok=(--workload=smallbank --pg_host=/nonexistent --pg_port=5432 --out="$tmp/out/m.json")
+  expect_bad pg_port --workload=smallbank --pg_host=/nonexistent --out="$tmp/out/m.json"  # required
+  expect_bad pg_port "${ok[@]}" --pg_port=65536
+  expect_bad connections "${ok[@]}" --connections=0
+  expect_bad batch_size "${ok[@]}" --batch_size=10001
+  expect_bad mode "${ok[@]}" --mode=fast
+  expect_bad mutation "${ok[@]}" --mutation=other
+  expect_bad fvs_algorithm "${ok[@]}" --fvs_algorithm=greedy
+  expect_bad pg_user "${ok[@]}" --pg_user=
+  expect_bad threads "${ok[@]}" --threads=2
+  ;;
 *)
-  fail "unknown tool; allowed: bench_fvs, bench_strife, bench_checker, check_history"
+  fail "unknown tool; allowed: bench_fvs, bench_strife, bench_checker, check_history, bench_tsgen, middletier"
   ;;
 esac
 echo "ok"

@@ -89,7 +89,7 @@ TEST(Generators, YcsbStreamsAsBeforeTheSplit) {
       {0.0, 0, 0.5, 0x8233e836ed810ab1ull}, {0.99, 0, 0.5, 0x8ebe1db1a911d0dbull}, {1.5, 4, 0.2, 0xc6c7c9fa02fcaf25ull}};
   for (const auto& [theta, partitions, read_ratio, pinned] : cases) {
     YcsbOptions o;
-    o.table_size = 10000, o.payload_size = 8, o.req_per_txn = 16, o.read_ratio = read_ratio, o.theta = theta;
+    o.table_size = 10000, o.payload_size = 8, o.req_per_txn = 16, o.read_ratio = read_ratio, o.key_skew.theta = theta;
     o.partitions = partitions;
     expect_stream<YcsbWorkload<CC>, YcsbGenerator>(o, pinned, ycsb_fields);
   }
@@ -111,7 +111,7 @@ TEST(Generators, SmallBankStreamsAsBeforeTheSplit) {
       {0.0, 0xd80d3208fc9427baull}, {0.9, 0x6760133703eb79efull}, {1.2, 0xab5b4979ddf7c834ull}};
   for (const auto& [theta, pinned] : cases) {
     SmallBankOptions o;
-    o.customers = 1000, o.theta = theta, o.mix = {15, 15, 15, 15, 15, 25};
+    o.customers = 1000, o.key_skew.theta = theta, o.mix = {15, 15, 15, 15, 15, 25};
     expect_stream<SmallBankWorkload<CC>, SmallBankGenerator>(o, pinned, smallbank_fields);
   }
 }
@@ -141,14 +141,14 @@ TEST(Generators, MicroStreamsAsBeforeTheSplit) {
       {0.0, 0x94cf764a73cd456ull}, {0.99, 0x951ff435da7f41b4ull}, {1.5, 0x8ed1169a3d1f3452ull}};
   for (const auto& [theta, pinned] : cases) {
     MicroOptions o;
-    o.objects = 1000, o.theta = theta;
+    o.objects = 1000, o.key_skew.theta = theta;
     expect_stream<MicroWorkload<CC>, MicroGenerator>(o, pinned, micro_fields);
   }
 }
 
 TEST(Generators, GenerateBeforePrepareIsALogicError) {
   YcsbOptions o;
-  o.table_size = 100, o.payload_size = 8, o.req_per_txn = 4, o.read_ratio = 0.5, o.theta = 0.5;
+  o.table_size = 100, o.payload_size = 8, o.req_per_txn = 4, o.read_ratio = 0.5, o.key_skew.theta = 0.5;
   const YcsbGenerator g(o);
   Random rng(1);
   YcsbRequest r;
@@ -207,7 +207,7 @@ TEST(DistinctDraws, BoundsTheSamplersMean) {
 // naming --theta; the papers' settings pass.
 TEST(DistinctDraws, GeneratorsRefuseUndrawableSkews) {
   YcsbOptions y;
-  y.table_size = 100000, y.payload_size = 8, y.req_per_txn = 16, y.read_ratio = 0.5, y.theta = 7;
+  y.table_size = 100000, y.payload_size = 8, y.req_per_txn = 16, y.read_ratio = 0.5, y.key_skew.theta = 7;
   try {
     YcsbGenerator g(y);
     FAIL() << "theta 7 accepted";
@@ -218,16 +218,16 @@ TEST(DistinctDraws, GeneratorsRefuseUndrawableSkews) {
   }
   EXPECT_THROW(YcsbWorkload<CC>{y}, ConfigError);
   for (double ok : {0.0, 0.99, 1.5}) {
-    y.theta = ok;
+    y.key_skew.theta = ok;
     EXPECT_NO_THROW(YcsbGenerator{y}) << ok;
   }
   MicroOptions m;
-  m.objects = 100000, m.theta = 10;
+  m.objects = 100000, m.key_skew.theta = 10;
   EXPECT_THROW(MicroGenerator{m}, ConfigError);
-  m.theta = 1.5;
+  m.key_skew.theta = 1.5;
   EXPECT_NO_THROW(MicroGenerator{m});
   SmallBankOptions sb;
-  sb.customers = 2, sb.theta = 10;  // 1026 draws for the second customer: allowed
+  sb.customers = 2, sb.key_skew.theta = 10;  // 1026 draws for the second customer: allowed
   EXPECT_NO_THROW(SmallBankGenerator{sb});
   sb.customers = 100000;
   EXPECT_NO_THROW(SmallBankGenerator{sb});
@@ -239,15 +239,15 @@ TEST(DistinctDraws, GeneratorsRefuseUndrawableSkews) {
 TEST(CheapConstruction, HugeTablesConstructAtOnce) {
   const auto start = std::chrono::steady_clock::now();
   YcsbOptions y;
-  y.table_size = uint64_t{1} << 40, y.payload_size = 100, y.req_per_txn = 16, y.read_ratio = 0.5, y.theta = 0.99;
+  y.table_size = uint64_t{1} << 40, y.payload_size = 100, y.req_per_txn = 16, y.read_ratio = 0.5, y.key_skew.theta = 0.99;
   YcsbWorkload<CC> ycsb(y);
   EXPECT_GT(ycsb.memory_estimate().bytes, size_t{1} << 40);
   MicroOptions m;
-  m.objects = uint64_t{1} << 40, m.theta = 0.5;
+  m.objects = uint64_t{1} << 40, m.key_skew.theta = 0.5;
   MicroWorkload<CC> micro(m);
   EXPECT_GT(micro.memory_estimate().bytes, size_t{1} << 40);
   SmallBankOptions sb;
-  sb.customers = uint64_t{1} << 32, sb.theta = 0.9;
+  sb.customers = uint64_t{1} << 32, sb.key_skew.theta = 0.9;
   SmallBankWorkload<CC> smallbank(sb);
   EXPECT_GT(smallbank.memory_estimate().bytes, size_t{1} << 32);
   // A table-free generator over 2^40 keys prepares in O(2^16) (Euler-Maclaurin zeta).

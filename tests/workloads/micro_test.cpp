@@ -22,7 +22,7 @@ using ccb::testing::expect_all_hold;
 TEST(MicroTest, FiveReadsFiveWritesOneSharedObject) {
   MicroOptions o;
   o.objects = 1000;
-  o.theta = 0.9;
+  o.key_skew.theta = 0.9;
   W w(o);
   w.load(2);
   CC cc;

@@ -27,7 +27,7 @@ class SmallBankTest : public ::testing::Test {
   static SmallBankOptions options() {
     SmallBankOptions o;
     o.customers = 1000;
-    o.theta = 0.5;
+    o.key_skew.theta = 0.5;
     return o;
   }
   int64_t savings(uint32_t c) { return load_field<int64_t>(w_.savings().lookup(c)->data() + kVersionBytes, 0); }
@@ -144,7 +144,7 @@ TEST_F(SmallBankTest, DescribePredictsTheAccessedRows) {
 TEST(SmallBankGenerator, DeterministicWithinRangesAndSkewed) {
   SmallBankOptions o;
   o.customers = 500;
-  o.theta = 0.99;
+  o.key_skew.theta = 0.99;
   SmallBankGenerator w(o);
   w.prepare();
   Random a(11), b(11);
@@ -205,7 +205,7 @@ TEST(SmallBankOptionsTest, FlagsAreValidated) {
   const SmallBankOptions o = SmallBankOptions::from_flags();
   EXPECT_EQ(o.customers, 1234u);
   EXPECT_EQ(o.mix_string(), "15,15,15,15,15,25");
-  EXPECT_EQ(o.theta, 0.9);
+  EXPECT_EQ(o.key_skew.theta, 0.9);
   for (const char* bad : {"1,1,1,1,1", "1,1,1,1,1,1,1", "0,0,0,0,0,0", "1,-1,1,1,1,1", "a,1,1,1,1,1", "1,,1,1,1,1"}) {
     FLAGS_smallbank_mix = bad;
     ccb::testing::expect_config_error([] { SmallBankOptions::from_flags(); }, "smallbank_mix");

@@ -24,7 +24,7 @@ constexpr double kSeconds = 0.3;
 SmallBankOptions contended_smallbank() {
   SmallBankOptions o;
   o.customers = 64;  // a few hot customers
-  o.theta = 0.99;
+  o.key_skew.theta = 0.99;
   return o;
 }
 
@@ -63,7 +63,7 @@ TYPED_TEST(WorkloadStressTest, HotWithMovingHotRecordsLosesNoUpdate) {
 TYPED_TEST(WorkloadStressTest, MicroLosesNoUpdate) {
   MicroOptions o;
   o.objects = 200;
-  o.theta = 0.99;
+  o.key_skew.theta = 0.99;
   MicroWorkload<TypeParam> w(o);
   w.load(2);
   testing::stress_and_verify<TypeParam>(w, kThreads, kSeconds);

@@ -7,14 +7,14 @@
 namespace ccb {
 
 MicroGenerator::MicroGenerator(const MicroOptions& o) : opt_(o) {
-  require_bounded_distinct_draws(o.objects, o.theta, MicroOptions::kKeys,
+  require_bounded_distinct_draws(o.objects, o.key_skew.theta, MicroOptions::kKeys,
                                  "the 9 distinct objects of a transaction out of --micro_objects=" +
                                      std::to_string(o.objects),
                                  "lower --theta or raise --micro_objects");
 }
 
 void MicroGenerator::prepare() {
-  if (!zipf_) zipf_.emplace(opt_.objects, opt_.theta);
+  if (!zipf_) zipf_.emplace(opt_.objects, opt_.key_skew.theta);
 }
 
 void MicroGenerator::generate(Random& rng, uint32_t /*thread*/, Request& r) const {

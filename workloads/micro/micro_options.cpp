@@ -1,7 +1,5 @@
 #include "workloads/micro/micro_options.h"
 
-#include "workloads/key_skew.h"
-
 namespace ccb {
 OptionsTable<MicroOptions> MicroOptions::flags{"micro_flags"};
 }  // namespace ccb
@@ -9,4 +7,4 @@ OptionsTable<MicroOptions> MicroOptions::flags{"micro_flags"};
 CCB_OPTION(ccb::MicroOptions::flags, objects, uint64, micro_objects, 100000,
            ccb::range(ccb::MicroOptions::kKeys, 0x1p40, "an integer", " (a transaction touches 9 distinct objects)"),
            "micro: objects in the key-value store");
-CCB_SHARED_OPTION(ccb::MicroOptions::flags, theta, double, theta, ccb::theta_accepts());
+CCB_OPTION_GROUP(ccb::MicroOptions::flags, key_skew, ccb::KeySkewOptions::flags);  // --theta

@@ -1,10 +1,11 @@
 // Knobs of the key-value micro benchmark of the batching-and-reordering paper,
-// validated from flags (--micro_objects and the shared --theta).
+// validated from flags (--micro_objects and --theta, workloads/key_skew.h).
 #pragma once
 
 #include <cstdint>
 
 #include "engine/core/options.h"
+#include "workloads/key_skew.h"
 
 namespace ccb {
 
@@ -12,7 +13,7 @@ struct MicroOptions {
   static constexpr uint32_t kReads = 5, kWrites = 5;  // "reads 5 objects and writes to 5 objects"
   static constexpr uint32_t kKeys = kReads + kWrites - 1;  // one read and one write on the same object
   uint64_t objects = 100000;  // "100K objects"
-  double theta = 0.0;         // Zipf skew of key choice (the x axis of most ding figures)
+  KeySkewOptions key_skew;    // --theta: Zipf skew of key choice (the x axis of most ding figures)
 
   static OptionsTable<MicroOptions> flags;  // its rows: micro_options.cpp
   static MicroOptions from_flags() { return flags.read(); }

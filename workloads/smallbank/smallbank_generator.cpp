@@ -11,14 +11,14 @@ SmallBankGenerator::SmallBankGenerator(const SmallBankOptions& o) : opt_(o) {
   for (size_t t = 0; t < kSmallBankTxnTypes; ++t) cumulative_mix_[t] = acc += o.mix[t];
   const auto weight = [&](SmallBankTxn t) { return o.mix[static_cast<size_t>(t)]; };
   if (weight(SmallBankTxn::kAmalgamate) + weight(SmallBankTxn::kSendPayment) > 0)
-    require_bounded_distinct_draws(o.customers, o.theta, 2,
+    require_bounded_distinct_draws(o.customers, o.key_skew.theta, 2,
                                    "the two distinct customers of Amalgamate and SendPayment out of "
                                    "--smallbank_customers=" + std::to_string(o.customers),
                                    "lower --theta, or give Amalgamate and SendPayment weight 0 in --smallbank_mix");
 }
 
 void SmallBankGenerator::prepare() {
-  if (!zipf_) zipf_.emplace(opt_.customers, opt_.theta);
+  if (!zipf_) zipf_.emplace(opt_.customers, opt_.key_skew.theta);
 }
 
 void SmallBankGenerator::generate(Random& rng, uint32_t /*thread*/, Request& r) const {

@@ -2,7 +2,6 @@
 
 #include <cstdlib>
 
-#include "workloads/key_skew.h"
 
 namespace ccb {
 
@@ -53,7 +52,7 @@ void write_mix(const SmallBankOptions& o, JsonWriter& w) { w.key("smallbank_mix"
 CCB_OPTION(ccb::SmallBankOptions::flags, customers, uint64, smallbank_customers, 100000,
            ccb::range(2, 0x1p32, "an integer", " (Amalgamate and SendPayment need two distinct customers)"),
            "SmallBank: customers, each with one checking and one savings account");
-CCB_SHARED_OPTION(ccb::SmallBankOptions::flags, theta, double, theta, ccb::theta_accepts());
+CCB_OPTION_GROUP(ccb::SmallBankOptions::flags, key_skew, ccb::KeySkewOptions::flags);  // --theta
 CCB_PARSED_OPTION(ccb::SmallBankOptions::flags, string, smallbank_mix, "1,1,1,1,1,1", ccb::read_mix, ccb::write_mix,
                   R"({"type": "string"})",
                   "SmallBank: relative weights of Balance,DepositChecking,TransactSavings,Amalgamate,WriteCheck,"

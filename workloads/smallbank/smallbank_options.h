@@ -1,4 +1,4 @@
-// SmallBank knobs, validated from flags (--smallbank_* and the shared --theta).
+// SmallBank knobs, validated from flags (--smallbank_* and --theta, workloads/key_skew.h).
 #pragma once
 
 #include <array>
@@ -6,6 +6,7 @@
 #include <string>
 
 #include "engine/core/options.h"
+#include "workloads/key_skew.h"
 
 namespace ccb {
 
@@ -24,7 +25,7 @@ inline constexpr size_t kSmallBankTxnTypes = static_cast<size_t>(SmallBankTxn::k
 
 struct SmallBankOptions {
   uint64_t customers = 100000;  // ding Sec. 5.5: "100K customers"
-  double theta = 0.0;           // Zipf skew of customer choice (ding sweeps it)
+  KeySkewOptions key_skew;      // --theta: Zipf skew of customer choice (ding sweeps it)
   // Relative weights of the transaction types in enum order; uniform by
   // default because ding does not state a mix [INF].
   std::array<uint32_t, kSmallBankTxnTypes> mix{1, 1, 1, 1, 1, 1};

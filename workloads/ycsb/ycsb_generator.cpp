@@ -20,13 +20,13 @@ YcsbGenerator::YcsbGenerator(const YcsbOptions& o) : opt_(o) {
   const std::string keys = o.partitions ? "--table_size=" + std::to_string(o.table_size) + " / --partitions=" +
                                               std::to_string(o.partitions) + " keys"
                                         : "--table_size=" + std::to_string(o.table_size) + " keys";
-  require_bounded_distinct_draws(o.keys_per_partition(), o.theta, o.req_per_txn,
+  require_bounded_distinct_draws(o.keys_per_partition(), o.key_skew.theta, o.req_per_txn,
                                  "--req_per_txn=" + std::to_string(o.req_per_txn) + " distinct keys of " + keys,
                                  "lower --theta or --req_per_txn, or raise --table_size");
 }
 
 void YcsbGenerator::prepare() {
-  if (!zipf_) zipf_.emplace(opt_.keys_per_partition(), opt_.theta);
+  if (!zipf_) zipf_.emplace(opt_.keys_per_partition(), opt_.key_skew.theta);
 }
 
 void YcsbGenerator::generate(Random& rng, uint32_t /*thread*/, Request& r) const {

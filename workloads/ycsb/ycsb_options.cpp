@@ -2,8 +2,6 @@
 
 #include <string>
 
-#include "workloads/key_skew.h"
-
 namespace ccb {
 OptionsTable<YcsbOptions> YcsbOptions::flags{"ycsb_flags"};
 }  // namespace ccb
@@ -17,9 +15,7 @@ CCB_OPTION(ccb::YcsbOptions::flags, req_per_txn, uint32, req_per_txn, 16,
            "YCSB: requests (distinct keys) per transaction");
 CCB_OPTION(ccb::YcsbOptions::flags, read_ratio, double, read_ratio, 0.5, ccb::range(0, 1, "a fraction"),
            "YCSB: fraction of requests that are reads; the rest are read-modify-writes");
-CCB_OPTION(ccb::YcsbOptions::flags, theta, double, theta, 0.6, ccb::theta_accepts(),
-           "YCSB, SmallBank, micro: Zipf skew of key (customer) choice (0 = uniform; >= 1 sampled exactly; a skew at "
-           "which a transaction's distinct keys take over 2000 draws is refused)");
+CCB_OPTION_GROUP(ccb::YcsbOptions::flags, key_skew, ccb::KeySkewOptions::flags);  // --theta
 CCB_OPTION(ccb::YcsbOptions::flags, partitions, uint32, partitions, 0, ccb::any_value(),
            "YCSB, HOT: 0 = unpartitioned; N >= 1 = N partitions (YCSB: equal key ranges, each transaction inside "
            "one, N <= --table_size)");

@@ -4,6 +4,7 @@
 #include <cstdint>
 
 #include "engine/core/options.h"
+#include "workloads/key_skew.h"
 
 namespace ccb {
 
@@ -12,7 +13,7 @@ struct YcsbOptions {
   uint32_t payload_size = 0;  // bytes per row besides the version word (>= 8: the counter)
   uint32_t req_per_txn = 0;   // distinct keys per transaction
   double read_ratio = 0;      // probability that a request is a read; the rest are read-modify-writes
-  double theta = 0;           // Zipf skew of key choice
+  KeySkewOptions key_skew;    // --theta: Zipf skew of key choice
   uint32_t partitions = 0;    // 0: off; N: each transaction stays within one of N key ranges
 
   static constexpr uint32_t kMaxRequests = 64;

@@ -1,4 +1,4 @@
-#include "engine/cc/mocc.h"
+#include "engine/cc/mocc/options.h"
 
 namespace ccb {
 OptionsTable<MoccOptions> MoccOptions::flags{"mocc_flags", OptionsTableBase::Definition::kByProgram};

@@ -1,4 +1,4 @@
-#include "engine/cc/orthrus.h"
+#include "engine/cc/orthrus/options.h"
 
 namespace ccb {
 OptionsTable<OrthrusOptions> OrthrusOptions::flags{"orthrus_flags", OptionsTableBase::Definition::kByProgram};

@@ -63,6 +63,26 @@ TEST(TpccRequestsTest, HomeWarehouseIsThreadModWarehouses) {
     }
 }
 
+// --home_warehouse=uniform: every request's home drawn over all warehouses,
+// whichever worker issues it (about 1/W of them each).
+TEST(TpccRequestsTest, UniformHomesAreDrawnOverAllWarehouses) {
+  TpccOptions o = options(30);
+  o.home_warehouse = "uniform";
+  const auto g = make_generator(o);
+  std::array<int, 31> count{};
+  Random rng(5);
+  TpccRequest r;
+  constexpr int kPerThread = 6000;
+  for (uint32_t thread = 0; thread < 15; ++thread)
+    for (int i = 0; i < kPerThread; ++i) {
+      g.generate(rng, thread, r);
+      ASSERT_GE(r.w_id, 1);
+      ASSERT_LE(r.w_id, 30);
+      ++count[r.w_id];
+    }
+  for (uint32_t w = 1; w <= 30; ++w) EXPECT_NEAR(count[w], 15 * kPerThread / 30, 15 * kPerThread / 30 / 10) << w;
+}
+
 TEST(TpccRequestsTest, NewOrderInputsAreInTheirSpecRanges) {
   const auto g = make_generator(options(4));
   Random rng(2);

@@ -63,6 +63,11 @@ void write_mix(const TpccOptions& o, JsonWriter& w) {
 
 OptionsTable<TpccOptions> TpccOptions::flags{"tpcc_flags"};
 
+const std::vector<std::string>& TpccOptions::home_warehouses() {
+  static const std::vector<std::string> names{"worker", "uniform"};
+  return names;
+}
+
 TpccOptions TpccOptions::from_flags() {
   TpccOptions o;
   flags.read(o);
@@ -81,8 +86,12 @@ void TpccOptions::to_json(JsonWriter& w) const {
 
 CCB_OPTION(ccb::TpccOptions::flags, warehouses, uint32, warehouses, 1,
            ccb::range(0, ccb::tpcc::kMaxWarehouses, "an integer", " (0 = --threads)"),
-           "TPC-C: number of warehouses (0 = as many as --threads, the papers' low-contention setting); worker i's "
-           "home warehouse is i mod warehouses + 1");
+           "TPC-C: number of warehouses (0 = as many as --threads, the papers' low-contention setting)");
+CCB_OPTION(ccb::TpccOptions::flags, home_warehouse, string, home_warehouse, "worker",
+           ccb::one_of(&ccb::TpccOptions::home_warehouses),
+           "TPC-C: the warehouse a request is issued for: worker (worker i's requests all for warehouse i mod "
+           "warehouses + 1, as DBx1000 binds threads to warehouses) or uniform (each request's home drawn "
+           "uniformly over all warehouses, clients over the whole database as in the Strife paper)");
 CCB_PARSED_OPTION(ccb::TpccOptions::flags, string, mix, "standard", ccb::read_mix, ccb::write_mix,
                   R"({"type": "string"})",
                   "TPC-C: transaction mix: standard (NewOrder/Payment/OrderStatus/Delivery/StockLevel 45/43/4/4/4), "

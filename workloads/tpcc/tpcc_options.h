@@ -1,5 +1,5 @@
-// TPC-C knobs, validated from flags (--warehouses, --mix, --cross_pct,
-// --by_last_name_pct, --expected_new_orders; README.md describes them).
+// TPC-C knobs, validated from flags (--warehouses, --home_warehouse, --mix,
+// --cross_pct, --by_last_name_pct, --expected_new_orders; README.md describes them).
 //
 // Thread safety: an immutable value after from_flags().
 #pragma once
@@ -7,6 +7,7 @@
 #include <array>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "engine/core/options.h"
 
@@ -23,6 +24,14 @@ inline constexpr std::array<const char*, kTxnTypes> kTxnTypeNames = {"new_order"
 
 struct TpccOptions {
   uint32_t warehouses = 1;
+  // Which warehouse a request is issued for (its W_ID): "worker", worker t's
+  // requests all for warehouse t mod warehouses + 1 (DBx1000 binds its
+  // threads to warehouses so; the BCC paper ran DBx1000 and Silo, which do
+  // the same), or "uniform", each request's home drawn uniformly over all
+  // warehouses (clients over the whole database, as the Strife paper's
+  // §5.3 batches are: "as many CF clusters as warehouses" at fewer cores
+  // than warehouses).
+  std::string home_warehouse = "worker";
   std::string mix = "standard";  // the flag's value, for the results
   // Percentage of each transaction type, indexed by tpcc::TxnType; sums to 100.
   std::array<uint32_t, tpcc::kTxnTypes> mix_pct = {45, 43, 4, 4, 4};
@@ -43,6 +52,8 @@ struct TpccOptions {
   static TpccOptions from_flags();
   void to_json(JsonWriter& w) const;
   bool standard_remote() const { return cross_pct < 0; }
+  bool uniform_home() const { return home_warehouse == "uniform"; }
+  static const std::vector<std::string>& home_warehouses();  // {"worker", "uniform"}
 };
 
 }  // namespace ccb

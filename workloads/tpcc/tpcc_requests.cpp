@@ -19,7 +19,7 @@ bool percent(Random& rng, uint32_t pct) { return rng.below(100) < pct; }
 }  // namespace
 
 void TpccGenerator::generate(Random& rng, uint32_t thread, TpccRequest& r) const {
-  const uint32_t w = thread % opt_.warehouses + 1;
+  const uint32_t w = uniform_home_ ? uniform(rng, 1, opt_.warehouses) : thread % opt_.warehouses + 1;
   uint32_t roll = static_cast<uint32_t>(rng.below(100));
   uint32_t type = 0;
   while (roll >= opt_.mix_pct[type]) roll -= opt_.mix_pct[type++];

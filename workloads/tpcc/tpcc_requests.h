@@ -2,9 +2,12 @@
 // 2.5.1, 2.6.1, 2.7.1, 2.8.1), their generation, and the access set a
 // front-end can predict from them before execution (README.md, design property 3).
 //
-// Terminals are not emulated: worker thread t generates every request of its
-// stream with home warehouse W_ID = t mod warehouses + 1 (as DBx1000 does),
-// and draws D_ID uniformly also for StockLevel (the spec fixes it per terminal).
+// Terminals are not emulated: with --home_warehouse=worker (the default)
+// worker thread t generates every request of its stream with home warehouse
+// W_ID = t mod warehouses + 1 (as DBx1000 does); with uniform each request's
+// W_ID is drawn uniformly over all warehouses (clients spread over the whole
+// database, the Strife paper's batches). D_ID is drawn uniformly, also for
+// StockLevel (the spec fixes it per terminal).
 //
 // TpccGenerator is TPC-C's request generator, without tables or protocol
 // (TpccWorkload<CC>, tpcc.h, holds one): it owns the run's NURand constants
@@ -96,7 +99,8 @@ class TpccGenerator {
  public:
   using Request = TpccRequest;
 
-  explicit TpccGenerator(const TpccOptions& opt) : opt_(opt), c_(tpcc::NurandConstants::make(opt.load_seed)) {}
+  explicit TpccGenerator(const TpccOptions& opt)
+      : opt_(opt), uniform_home_(opt.uniform_home()), c_(tpcc::NurandConstants::make(opt.load_seed)) {}
   void prepare() {}  // nothing to build
 
   std::vector<std::string> txn_types() const { return {tpcc::kTxnTypeNames.begin(), tpcc::kTxnTypeNames.end()}; }
@@ -121,6 +125,7 @@ class TpccGenerator {
   void choose_customer(Random& rng, TpccRequest& r) const;
 
   TpccOptions opt_;
+  bool uniform_home_;  // --home_warehouse=uniform (read once: generate() is on every request's path)
   tpcc::NurandConstants c_;
 };
 

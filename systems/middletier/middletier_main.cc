@@ -32,7 +32,7 @@
 // procedure), batcher.h (the batches of modes batch and reorder), options.h;
 // this file the flags, the client threads, the run and the result document.
 //
-// The program is one of the harness's programs (scripts/ccbench/programs.py):
+// The program is one of the harness's programs (scripts/ccbench/specification/programs.py):
 // --name=value flags, --list_flags, exit 2 with one line naming the flag on
 // bad input (nothing written), one JSON document to --out. The harness starts
 // the private server and passes --pg_host and --pg_port.

@@ -19,7 +19,7 @@ import pytest
 import yaml
 
 from ccbench.cli import main
-from ccbench.config import FigureConfig, load_profiles
+from ccbench.specification.config import FigureConfig, load_profiles
 from ccbench.errors import ConfigError
 from ccbench.fileio import load_yaml
 from conftest import figure_document

@@ -212,8 +212,8 @@ run: deps
 	@echo "figure: paper_figures/small/ycsb-theta.png (and .pdf)"
 	@echo "try next:"
 	@echo "  PYTHONPATH=scripts .venv/bin/python -m ccbench list    # every figure id; make figures FIGS=<id> makes one"
-	@echo "  PYTHONPATH=scripts .venv/bin/python -m ccbench versus silo tictoc --workload=ycsb --theta=0.9 --threads=2"
-	@echo "  bin/rundb-silo --workload=ycsb --threads=2 --duration=1 --theta=0.9 --verify --out=verified.json"
+	@echo "  PYTHONPATH=scripts .venv/bin/python -m ccbench versus silo tictoc --workload=ycsb --theta=0.9 --threads=2 --duration=1"
+	@echo "  bin/rundb-silo --workload=ycsb --theta=0.9 --threads=2 --duration=1 --verify --out=verified.json"
 
 # The engine benchmarks and the soak are ccbench subcommands on the figures'
 # runner and result store (scripts/ccbench/run/bench.py, soak.py); their grids

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Callable
 
 from ccbench.run import bench, soak
-from ccbench.report import figures_doc
+from ccbench.report import figures_doc, flags_doc
 from ccbench.specification import registry
 from ccbench.sim import calibration
 from ccbench.run.backends import QuietBackend, make_backend
@@ -117,6 +117,14 @@ def _parser() -> argparse.ArgumentParser:
                            f"(default {DEFAULT_THRESHOLD_CORES:g})")
     calibrate.add_argument("--quiet-wait", type=_non_negative(float), default=300, metavar="SECONDS",
                            help="wait at most this long for a quiet machine, then calibrate anyway (default 300)")
+    flags = commands.add_parser(
+        "flags-doc", parents=[places], help="print docs/flags.md, every program's flags, from the built programs",
+        description="Prints docs/flags.md: every program's flags (bin/rundb-<cc> of every protocol, the "
+        "simulation build's own, bin/pipeline, bin/middletier, the tools) with type, default, what each accepts "
+        "and help, grouped by options table, as the programs print them (--help, --config_schema).")
+    flags.add_argument("--bin", type=Path, metavar="DIR", help="read the programs of DIR (laid out as bin/: "
+                       "rundb-<cc>, sim/rundb-<cc>, the tools) and build nothing (default: build what is "
+                       "missing with make, then read <repo>/bin)")
     _add_benchmark_parsers(commands, common, places)
     return parser
 
@@ -368,6 +376,20 @@ def _versus_command(workspace: Workspace, args) -> int:
     return bench.versus(workspace, args.protocols, args.engine_flags, args.repeats, progress=not args.quiet)
 
 
+def _flags_doc_command(workspace: Workspace, args) -> int:
+    if args.bin is None:
+        problem = flags_doc.build(workspace.root)
+        if problem:
+            print(f"ccbench: {problem}", file=sys.stderr)
+            return EXIT_RUNS_FAILED
+    try:
+        text = flags_doc.markdown(args.bin or workspace.root / "bin")
+    except flags_doc.ProgramUnavailable as error:
+        raise UsageError(f"flags-doc: {error} (build it, or give --bin DIR)")
+    print(text, end="")
+    return EXIT_OK
+
+
 def _cost_command(workspace: Workspace, args) -> int:
     flags = {}
     if args.rows is not None:
@@ -420,7 +442,7 @@ def _soak_command(workspace: Workspace, args) -> int:
 COMMANDS = {"list": _list_command, "run": _run_command, "plot": _plot_command, "report": _report_command,
             "figures": _figures_command, "fidelity": _fidelity_command, "bench": _bench_command,
             "compare": _compare_command, "versus": _versus_command, "cost": _cost_command, "soak": _soak_command,
-            "calibrate": _calibrate_command}
+            "calibrate": _calibrate_command, "flags-doc": _flags_doc_command}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -9,7 +9,7 @@ import pytest
 
 from ccbench.cli import main
 from ccbench.specification.config import FigureConfig, load_profiles
-from ccbench.report.plots import plot_figure
+from ccbench.report.plots import _readable_tick_labels, plot_figure
 from conftest import figure_document
 
 METRICS = ["throughput", "latency_us.p50", "phases.measured_s", "phases.warmup_s"]
@@ -65,6 +65,15 @@ def test_each_value_of_another_swept_axis_gets_its_own_panel(sandbox):
     one_png, _ = plot_figure(one, hand_made_table(one), sandbox.root / "out" / "one")
     two_png, _ = plot_figure(two, hand_made_table(two), sandbox.root / "out" / "two")
     assert width_of(two_png) > 1.6 * width_of(one_png)
+
+
+def test_close_ticks_are_all_labelled_the_second_one_line_lower():
+    # ycsb-theta's skew axis at the small profile: 0.9 and 0.99 would overlap on one line
+    thetas = [0.0, 0.6, 0.8, 0.9, 0.99]
+    assert _readable_tick_labels(thetas, thetas, log=False) == ["0.0", "0.6", "0.8", "0.9", "\n0.99"]
+    # a third value crowding both lines is left blank (its tick mark stays); far-apart values stay on one line
+    assert _readable_tick_labels([0, 0.98, 0.99, 1.0], [0, 0.98, 0.99, 1.0], log=False) == ["0", "0.98", "\n0.99", ""]
+    assert _readable_tick_labels([1, 2, 4, 8, 16, 32], [1, 2, 4, 8, 16, 32], log=True) == ["1", "2", "4", "8", "16", "32"]
 
 
 def test_figures_command_writes_tables_plots_and_a_report_of_every_figure(sandbox, capsys):

@@ -24,7 +24,7 @@ threads); **[INF]** on a claim marks one the paper implies rather than states. H
 """
 
 
-def _cell(text: object) -> str:
+def cell(text: object) -> str:
     """Text in one table cell: one line, pipes escaped."""
     return " ".join(str(text).split()).replace("|", "\\|")
 
@@ -72,7 +72,7 @@ def _figure(figure_id: str, config) -> list[str]:
             if claim.get("condition"):
                 check += f" ({claim['condition']})"
             text = ("**[INF]** " if claim.get("inferred") else "") + claim["text"]
-            lines.append(f"| `{claim['id']}` | {claim['kind']} | {_cell(check)} | {_cell(text)} |")
+            lines.append(f"| `{claim['id']}` | {claim['kind']} | {cell(check)} | {cell(text)} |")
     return lines + [""]
 
 

@@ -429,19 +429,21 @@ def versus(workspace: Workspace, protocols: Sequence[str], words: Sequence[str],
 
     order, keys_of = interleaved({(): points}, tuple(protocols), task_of)
     summary, records = _run(order, workspace, "versus", rerun=True, progress=progress, check=check)
-    print(f"{protocols[0]} vs {protocols[1]}: {describe(flags)} threads={points[0].threads}; "
-          f"{repeats} interleaved run(s) of each, medians")
-    print(f"\n| cc | txn/s | abort rate | runs ok |\n|---|---:|---:|---:|")
+    results = {cc: [record["result"] for record in (records.get(key) for key in keys_of[((), cc)]) if _ok(record)]
+               for cc in protocols}
+    echoed = next((runs[0]["config"] for runs in results.values() if runs), None)   # the engine's defaults too
+    point = f"{describe(echoed)} threads={echoed['threads']}" if echoed else " ".join(words) or "the defaults"
+    print(f"{protocols[0]} vs {protocols[1]}: {point}; {repeats} interleaved run(s) of each, medians")
+    print("\n| cc | txn/s | abort rate | runs ok |\n|---|---:|---:|---:|")
     medians = {}
-    for cc in protocols:
-        results = [record["result"] for record in (records.get(key) for key in keys_of[((), cc)]) if _ok(record)]
-        if len(results) < repeats:
+    for cc, runs in results.items():
+        if len(runs) < repeats:
             bad = next(records.get(key) for key in keys_of[((), cc)] if not _ok(records.get(key)))
-            print(f"| {cc} | {failure_text(bad, 'no record')} | | {len(results)} / {repeats} |")
+            print(f"| {cc} | {failure_text(bad, 'no record')} | | {len(runs)} / {repeats} |")
             continue
-        medians[cc] = statistics.median(result["throughput"] for result in results)
-        abort_rate = statistics.median(metric_value(result, "abort_rate") for result in results)
-        print(f"| {cc} | {medians[cc]:,.0f} | {abort_rate:.3f} | {len(results)} / {repeats} |")
+        medians[cc] = statistics.median(result["throughput"] for result in runs)
+        abort_rate = statistics.median(metric_value(result, "abort_rate") for result in runs)
+        print(f"| {cc} | {medians[cc]:,.0f} | {abort_rate:.3f} | {len(runs)} / {repeats} |")
     if len(medians) == 2:
         print(f"\n{protocols[1]}/{protocols[0]} throughput: {medians[protocols[1]] / medians[protocols[0]]:.3f}"
               f" (abort rate = aborts / (commits + aborts); docs/results.md)")

@@ -32,7 +32,7 @@ from ccbench.specification.schema import PLACEMENT_EXCLUSIVE
 if TYPE_CHECKING:
     from ccbench.run.workspace import Workspace
 
-# Exit codes of the programs' interface contract (README.md, "Running the engine").
+# Exit codes of the programs' interface contract (docs/engine.md).
 EXIT_BAD_CONFIGURATION = 2
 EXIT_CORRECTNESS_FAILURE = 3
 OUTPUT_TAIL_CHARS = 8000

@@ -13,25 +13,25 @@ import sys
 from pathlib import Path
 from typing import Callable
 
-from ccbench.run import bench, soak
-from ccbench.report import figures_doc, flags_doc
-from ccbench.specification import registry
-from ccbench.sim import calibration
-from ccbench.run.backends import QuietBackend, make_backend
-from ccbench.run.budget import budget
 from ccbench.analysis.decide import run_until_decided
-from ccbench.report.fidelity import FIDELITY_FIGURES, Settings, write_fidelity
-from ccbench.load import DEFAULT_THRESHOLD_CORES
-from ccbench.specification.config import (FigureConfig, Profile, ResolvedFigure, figure_config_paths, find_figure,
-                                          load_profiles)
 from ccbench.errors import ConfigError, UsageError
+from ccbench.load import DEFAULT_THRESHOLD_CORES
+from ccbench.report import figures_doc, flags_doc
+from ccbench.report.fidelity import FIDELITY_FIGURES, Settings, write_fidelity
 from ccbench.report.pipeline import FigureOutcome, load_catalog, process_figure
 from ccbench.report.reproduction import ReportEntry, write_report
+from ccbench.run import bench, soak
+from ccbench.run.backends import QuietBackend, make_backend
+from ccbench.run.budget import budget
 from ccbench.run.engine import build_binaries
-from ccbench.specification.programs import ENGINE, SIM_VARIANT
 from ccbench.run.runner import run_sweep
-from ccbench.specification.schema import DEFAULT_COST_TABLE
 from ccbench.run.workspace import Workspace
+from ccbench.sim import calibration
+from ccbench.specification import registry
+from ccbench.specification.config import (FigureConfig, Profile, ResolvedFigure, figure_config_paths, find_figure,
+                                          load_profiles)
+from ccbench.specification.programs import ENGINE, SIM_VARIANT
+from ccbench.specification.schema import DEFAULT_COST_TABLE
 
 EXIT_OK, EXIT_RUNS_FAILED, EXIT_BAD_CONFIG, EXIT_INTERRUPTED = 0, 1, 2, 130
 

@@ -11,14 +11,14 @@ import pandas as pd
 import pytest
 
 from ccbench.analysis.claims import FAILED, HELD, NO_DATA
-from ccbench.specification.config import FigureConfig, load_profiles
+from ccbench.analysis.tables import add_breakdown, breakdown_columns
 from ccbench.errors import ConfigError
-from ccbench.run.interface import check_metrics_reported
-from ccbench.specification.metrics import metric_value
 from ccbench.report.pipeline import load_catalog
 from ccbench.report.plots import _FigureDrawer, plot_figure, table_markdown
-from ccbench.analysis.tables import add_breakdown, breakdown_columns
+from ccbench.run.interface import check_metrics_reported
 from ccbench.run.workspace import Workspace
+from ccbench.specification.config import FigureConfig, load_profiles
+from ccbench.specification.metrics import metric_value
 from conftest import figure_document
 from test_claims import check
 from test_outputs import hand_made_table, resolved, width_of

@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from ccbench.run import bench
 from ccbench.cli import main
 from ccbench.errors import ConfigError
 from ccbench.fileio import REPOSITORY_ROOT
+from ccbench.run import bench
 from ccbench.run.workspace import Workspace
 from conftest import FAKE_ENGINE
 

@@ -78,8 +78,8 @@ def test_every_block_of_commands_is_tagged_sh_and_so_run_here():
 
 def test_the_main_jobs_closing_lines_are_commands_the_readme_shows():
     """`make run` ends with three commands to try next: each is one the README's tour shows (and so runs)."""
-    shown = {" ".join(words) for path, _, lines in ((p.values[0], 0, p.values[2]) for p in SH_BLOCKS)
-             if path.name == "README.md" for words in commands(lines)}
+    shown = {" ".join(words) for _, tag, lines in fenced_blocks(REPOSITORY_ROOT / "README.md") if tag == "sh"
+             for words in commands(lines)}
     printed = subprocess.run(["make", "-n", "--no-print-directory", "run"], cwd=REPOSITORY_ROOT,
                              capture_output=True, text=True, check=True).stdout
     tried = [line.split("#")[0].strip() for line in re.findall(r'echo "  (.*)"', printed)]

@@ -12,8 +12,8 @@ import pytest
 
 from ccbench.analysis.claims import FAILED, HELD, NO_DATA, evaluate_claim, evaluate_figure_claims
 from ccbench.report.pipeline import load_catalog
-from ccbench.specification.programs import PIPELINE_DEFAULTS, pipeline_threads
 from ccbench.run.workspace import Workspace
+from ccbench.specification.programs import PIPELINE_DEFAULTS, pipeline_threads
 from conftest import figure_document
 
 ROOT = Path(__file__).resolve().parents[2]

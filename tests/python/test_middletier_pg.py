@@ -20,10 +20,10 @@ import pytest
 import yaml
 
 from ccbench import cli
-from ccbench.run.engine import build_binaries
-from ccbench.specification.result_fields import schema_problem
-from ccbench.run.pgserver import PostgresUnavailable, find_bindir, private_server, remove_stale, server_user
 from ccbench.fileio import REPOSITORY_ROOT
+from ccbench.run.engine import build_binaries
+from ccbench.run.pgserver import PostgresUnavailable, find_bindir, private_server, remove_stale, server_user
+from ccbench.specification.result_fields import schema_problem
 
 MIDDLETIER = REPOSITORY_ROOT / "bin" / "middletier"
 # Under the repository, not pytest's tmp_path: as root the server runs as another

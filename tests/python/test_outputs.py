@@ -8,8 +8,8 @@ import pandas as pd
 import pytest
 
 from ccbench.cli import main
-from ccbench.specification.config import FigureConfig, load_profiles
 from ccbench.report.plots import _readable_tick_labels, plot_figure
+from ccbench.specification.config import FigureConfig, load_profiles
 from conftest import figure_document
 
 METRICS = ["throughput", "latency_us.p50", "phases.measured_s", "phases.warmup_s"]

@@ -14,13 +14,13 @@ import pytest
 
 from ccbench import load
 from ccbench.cli import main
-from ccbench.specification.config import FigureConfig, load_profiles
-from ccbench.run.engine import build_plan
 from ccbench.errors import ConfigError
 from ccbench.report.pipeline import load_catalog
 from ccbench.report.plots import suptitle
+from ccbench.run.engine import build_plan
 from ccbench.run.runner import tasks_for
 from ccbench.run.workspace import Workspace
+from ccbench.specification.config import FigureConfig, load_profiles
 from conftest import FIGURE, Sandbox, figure_document
 from fake_engine import COST_TABLE, PROTOCOL_SPEED
 

@@ -17,12 +17,12 @@ from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
 from ccbench.analysis.claims import INCONCLUSIVE, ClaimResult, evaluate_figure_claims, group_key
-from ccbench.specification.config import ResolvedFigure, hardware_threads
-from ccbench.specification.points import Point
+from ccbench.analysis.tables import runs_table
 from ccbench.run.runner import SweepSummary
 from ccbench.run.store import ResultStore
-from ccbench.analysis.tables import runs_table
 from ccbench.run.workspace import Workspace
+from ccbench.specification.config import ResolvedFigure, hardware_threads
+from ccbench.specification.points import Point
 
 
 @dataclass

@@ -16,14 +16,14 @@ from typing import Callable
 import numpy as np
 import pandas as pd
 
+from ccbench.fileio import write_atomically
+from ccbench.load import is_noisy
+from ccbench.run.engine import STATUS_OK
+from ccbench.run.interface import check_metrics_reported
+from ccbench.run.store import ResultStore
 from ccbench.specification.config import ResolvedFigure
 from ccbench.specification.crossfield import breakdown_columns
-from ccbench.run.engine import STATUS_OK
-from ccbench.fileio import write_atomically
-from ccbench.run.interface import check_metrics_reported
-from ccbench.load import is_noisy
 from ccbench.specification.metrics import metric_value
-from ccbench.run.store import ResultStore
 
 STATUS_MISSING = "missing"
 

@@ -16,11 +16,11 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from ccbench.analysis.claims import FAILED, HELD, INCONCLUSIVE, NO_DATA, ClaimResult
-from ccbench.specification.config import hardware_threads
 from ccbench.fileio import write_text_atomically
 from ccbench.report.pipeline import FigureOutcome
 from ccbench.report.reproduction import SIMULATED_INTRO, SIMULATED_SECTION, git_revision, split_simulated
 from ccbench.run.workspace import Workspace
+from ccbench.specification.config import hardware_threads
 
 FIDELITY_FIGURES = ("ding-fig05", "ding-fig06", "strife-fig05", "strife-fig09b", "strife-fig10a", "strife-fig10b",
                     "tskd-tab2", "tskd-fig4i", "tskd-fig5g", "bcc-fig10", "ycsb-theta")

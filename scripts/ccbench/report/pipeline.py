@@ -5,14 +5,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ccbench.analysis.claims import ClaimResult, evaluate_figure_claims
-from ccbench.specification.config import (FigureConfig, ResolvedFigure, figure_config_paths, hardware_threads,
-                                          load_profiles)
+from ccbench.analysis.tables import FigureTables, build_tables
 from ccbench.errors import ConfigError
 from ccbench.fileio import write_json_atomically
 from ccbench.report.plots import RunDocuments, plot_figure
 from ccbench.run.store import ResultStore
-from ccbench.analysis.tables import FigureTables, build_tables
 from ccbench.run.workspace import Workspace
+from ccbench.specification.config import (FigureConfig, ResolvedFigure, figure_config_paths, hardware_threads,
+                                          load_profiles)
 
 
 @dataclass

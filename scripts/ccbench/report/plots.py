@@ -29,9 +29,9 @@ import matplotlib.pyplot as plt  # noqa: E402  (must follow matplotlib.use)
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from ccbench.specification.config import ResolvedFigure  # noqa: E402
-from ccbench.run.engine import STATUS_OK  # noqa: E402
 from ccbench.fileio import write_atomically  # noqa: E402
+from ccbench.run.engine import STATUS_OK  # noqa: E402
+from ccbench.specification.config import ResolvedFigure  # noqa: E402
 from ccbench.specification.metrics import phase_spans, timeline_samples  # noqa: E402
 
 STYLE = {

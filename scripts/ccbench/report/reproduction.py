@@ -1,7 +1,7 @@
 """The reproduction report: paper_figures/REPORT.md and REPORT.html.
 
-It lists every figure that has a run stored at the profile (or a config that
-could not be processed), with its picture, its parameters at the profile
+It lists every figure that has a run stored at the profile (or points that
+cannot run under it, saying why, or a config that could not be processed), with its picture, its parameters at the profile
 (inferences marked [INF]), the runs behind it, and each claim of the paper
 with whether it held at this profile and whether it is asserted. The figures
 without a run there are named in one paragraph, with the commands that list
@@ -17,12 +17,12 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from ccbench.analysis.claims import CONFIDENCE, FAILED, HELD, INCONCLUSIVE, NO_DATA
-from ccbench.specification.config import FigureConfig, Profile, hardware_threads
 from ccbench.fileio import write_text_atomically
 from ccbench.report.pipeline import FigureOutcome
 from ccbench.report.plots import table_markdown
-from ccbench.specification.points import format_flag_value
 from ccbench.run.workspace import Workspace
+from ccbench.specification.config import FigureConfig, Profile, hardware_threads
+from ccbench.specification.points import format_flag_value
 
 CHECK_NAMES = {"trend": "trend ✔", "absolute": "absolute ✘", "conditional": "conditional ◐"}
 
@@ -47,11 +47,12 @@ class ReportEntry:
 
     @property
     def ran(self) -> bool:
-        """Whether the report shows it: some run of it is stored at the profile, or its config is broken."""
+        """Whether the report shows it: some run of it is stored at the profile, some of its points cannot run
+        under the profile (the report says why), or its config is broken."""
         if self.outcome is None:
             return True
         _, ok, failed, _ = self.outcome.run_counts()
-        return ok + failed > 0
+        return ok + failed > 0 or any(point.unrunnable for point in self.outcome.figure.points())
 
     @property
     def caption(self) -> str | None:

@@ -34,18 +34,18 @@ from typing import Sequence
 
 import pandas as pd
 
-from ccbench.specification import registry, schema
-from ccbench.run.backends import LocalBackend
-from ccbench.run.engine import STATUS_OK, Task, build_binaries
 from ccbench.errors import ConfigError, UsageError
 from ccbench.fileio import load_yaml, write_atomically
+from ccbench.run.backends import LocalBackend
+from ccbench.run.engine import STATUS_OK, Task, build_binaries
 from ccbench.run.interface import unlisted_flags
-from ccbench.specification.metrics import metric_value
-from ccbench.specification.points import Point
-from ccbench.specification.programs import ENGINE, PROGRAMS
 from ccbench.run.runner import run_tasks, tasks_for
 from ccbench.run.store import ResultStore
 from ccbench.run.workspace import Workspace
+from ccbench.specification import registry, schema
+from ccbench.specification.metrics import metric_value
+from ccbench.specification.points import Point
+from ccbench.specification.programs import ENGINE, PROGRAMS
 
 UNSERIALIZABLE_EXCLUDE, UNSERIALIZABLE_ONE_WORKER = "exclude", "one_worker"
 EXIT_OK, EXIT_RUNS_FAILED = 0, 1

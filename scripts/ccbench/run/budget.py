@@ -31,10 +31,10 @@ import heapq
 from dataclasses import dataclass, field
 from typing import Sequence
 
+from ccbench.run.workspace import Workspace
 from ccbench.specification.config import ResolvedFigure
 from ccbench.specification.programs import PROGRAMS
 from ccbench.specification.schema import PLACEMENT_SHARED
-from ccbench.run.workspace import Workspace
 
 MACHINE_THREADS = 32      # AWS m5.8xlarge: 32 vCPUs (16 cores x 2), the paper profile's machine
 

@@ -38,13 +38,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Sequence
 
+from ccbench.errors import UsageError
+from ccbench.fileio import SCRIPTS_DIR
 from ccbench.run.engine import (STATUS_ERROR, Task, build_binaries, build_plan, command_files, execute_task,
                             program_digest)
-from ccbench.errors import UsageError
 from ccbench.run.machine import describe_machine, every_cpu, format_cpu_list
-from ccbench.specification.schema import PLACEMENT_EXCLUSIVE
-from ccbench.fileio import SCRIPTS_DIR
 from ccbench.run.workspace import Workspace
+from ccbench.specification.schema import PLACEMENT_EXCLUSIVE
 
 MACHINE_RESOURCE = "ccbench_machine"
 SHARED_SLIVER = 0.001        # a shared point's share of its machine's unit (Ray counts to 1e-4)

@@ -25,13 +25,13 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Sequence
 
-from ccbench.specification.config import ResolvedFigure
 from ccbench.errors import ConfigError
+from ccbench.run.workspace import Workspace
+from ccbench.sim.calibration import COST_TABLE_FLAG
+from ccbench.specification.config import ResolvedFigure
 from ccbench.specification.points import Point
 from ccbench.specification.programs import PROGRAMS
 from ccbench.specification.result_fields import metric_origins
-from ccbench.sim.calibration import COST_TABLE_FLAG
-from ccbench.run.workspace import Workspace
 
 
 @lru_cache(maxsize=None)

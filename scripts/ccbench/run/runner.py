@@ -9,19 +9,19 @@ from typing import Callable, Sequence
 
 from tqdm import tqdm
 
-from ccbench.sim import calibration, workscale
-from ccbench.specification.config import ResolvedFigure
-from ccbench.run.interface import check_flags, check_protocols, refusal
+from ccbench.load import DEFAULT_THRESHOLD_CORES
 from ccbench.run.backends import LocalBackend
 from ccbench.run.engine import (STATUS_ERROR, STATUS_FAILED, STATUS_OK, Task, build_arguments, build_binaries,
                             build_plan, command_files, program_digest)
-from ccbench.load import DEFAULT_THRESHOLD_CORES
+from ccbench.run.interface import check_flags, check_protocols, refusal
 from ccbench.run.pgserver import PostgresUnavailable, private_server
+from ccbench.run.store import ResultStore
+from ccbench.run.workspace import Workspace
+from ccbench.sim import calibration, workscale
+from ccbench.specification.config import ResolvedFigure
 from ccbench.specification.points import Point
 from ccbench.specification.programs import ENGINE, PROGRAMS
 from ccbench.specification.schema import PLACEMENT_EXCLUSIVE
-from ccbench.run.store import ResultStore
-from ccbench.run.workspace import Workspace
 
 
 @dataclass

@@ -40,14 +40,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
 
-from ccbench.specification import registry
-from ccbench.run.backends import LocalBackend
 from ccbench.errors import UsageError
 from ccbench.fileio import write_text_atomically
-from ccbench.specification.points import Point
+from ccbench.run.backends import LocalBackend
 from ccbench.run.runner import run_tasks, tasks_for
 from ccbench.run.store import ResultStore
 from ccbench.run.workspace import Workspace
+from ccbench.specification import registry
+from ccbench.specification.points import Point
 
 MAX_FAILED_RUNS = 3   # a pair that keeps failing would otherwise loop forever
 EXIT_OK, EXIT_UNCLEAN = 0, 1

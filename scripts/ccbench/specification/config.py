@@ -24,13 +24,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Collection, Sequence
 
+from ccbench.errors import ConfigError, UsageError
+from ccbench.fileio import load_yaml
 from ccbench.specification import schema
 from ccbench.specification.crossfield import ConsistencyChecker
 from ccbench.specification.document import figure_metrics, profile_parameters, program_of
-from ccbench.errors import ConfigError, UsageError
-from ccbench.fileio import load_yaml
 from ccbench.specification.points import Point
-from ccbench.specification.programs import ENGINE, PROGRAMS, SIM_VARIANT, Program
+from ccbench.specification.programs import ENGINE, SIM_VARIANT, Program
+
 
 @dataclass(frozen=True)
 class Profile:

@@ -226,13 +226,9 @@ class _FigureDrawer:
         for position, x_value, series, metric, label in slots:
             median, low, high = self._bar_value(panel, x_value, series, metric)
             j = labels.index(label)
-            ax.bar(position, 0 if np.isnan(median) else median, width, color=COLORS[j % len(COLORS)],
-                   hatch=HATCHES[j % len(HATCHES)], edgecolor="black", linewidth=0.6,
-                   label=label if label not in labelled else None)
+            self._bar(ax, position, width, median, low, high, color=COLORS[j % len(COLORS)],
+                      hatch=HATCHES[j % len(HATCHES)], label=label if label not in labelled else None)
             labelled.add(label)
-            if self.error_bars and not np.isnan(median) and high > low:
-                ax.errorbar(position, median, yerr=[[median - low], [high - median]], fmt="none",
-                            ecolor="black", capsize=2, linewidth=0.8)
         ax.set_xticks(ticks, tick_labels)
         ax.grid(axis="x", visible=False)
 
@@ -279,13 +275,16 @@ class _FigureDrawer:
             _, color, hatch = self.styles[series.name]
             label = series.label if series.name not in labelled and self.x != "series" else None
             labelled.add(series.name)
-            ax.bar(position, 0 if np.isnan(median) else median, width, color=color, hatch=hatch,
-                   edgecolor="black", linewidth=0.6, label=label)
-            if self.error_bars and not np.isnan(median) and high > low:
-                ax.errorbar(position, median, yerr=[[median - low], [high - median]], fmt="none",
-                            ecolor="black", capsize=2, linewidth=0.8)
+            self._bar(ax, position, width, median, low, high, color=color, hatch=hatch, label=label)
         ax.set_xticks(ticks, tick_labels)
         ax.grid(axis="x", visible=False)
+
+    def _bar(self, ax, position: float, width: float, median: float, low: float, high: float, **style) -> None:
+        """One bar at the median, with the repetitions' range as an error bar where there is one."""
+        ax.bar(position, 0 if np.isnan(median) else median, width, edgecolor="black", linewidth=0.6, **style)
+        if self.error_bars and not np.isnan(median) and high > low:
+            ax.errorbar(position, median, yerr=[[median - low], [high - median]], fmt="none",
+                        ecolor="black", capsize=2, linewidth=0.8)
 
     def draw_stacked_bar(self, ax, panel: pd.DataFrame) -> None:
         metrics = self.plot["y"] if isinstance(self.plot["y"], list) else [self.plot["y"]]

@@ -210,13 +210,19 @@ build-tests-tsan build-tests-asan: build-tests-%: deps
 # paper_figures/small/ycsb-theta.png and its table. The harness builds the
 # binaries the figure uses (make CC=<cc> for each) and no others, so a fresh
 # machine compiles four protocols before the first run, not all of them.
+# It ends with the figure's path and three commands to try next (README.md, "A five-minute tour").
 run: deps
 	@PYTHONPATH=scripts $(PY) -m ccbench run ycsb-theta --profile small
-	@echo "figure: paper_figures/small/ycsb-theta.png (and .pdf); table: results/tables/small/ycsb-theta.csv"
-	@PYTHONPATH=scripts $(PY) -m ccbench report --profile small >/dev/null && echo "report: paper_figures/REPORT.md"
+	@PYTHONPATH=scripts $(PY) -m ccbench report --profile small >/dev/null
+	@echo "report: paper_figures/REPORT.md; table: results/tables/small/ycsb-theta.csv"
+	@echo "figure: paper_figures/small/ycsb-theta.png (and .pdf)"
+	@echo "try next:"
+	@echo "  PYTHONPATH=scripts .venv/bin/python -m ccbench list    # every figure id; make figures FIGS=<id> makes one"
+	@echo "  PYTHONPATH=scripts .venv/bin/python -m ccbench versus silo tictoc --workload=ycsb --theta=0.9 --threads=2 --duration=1"
+	@echo "  bin/rundb-silo --workload=ycsb --theta=0.9 --threads=2 --duration=1 --verify --out=verified.json"
 
 # The engine benchmarks and the soak are ccbench subcommands on the figures'
-# runner and result store (scripts/ccbench/bench.py, soak.py); their grids
+# runner and result store (scripts/ccbench/run/bench.py, soak.py); their grids
 # are configs/bench/<grid>.yaml.
 CCBENCH = PYTHONPATH=scripts $(PY) -m ccbench
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Measures the engine's table-load time per workload: the numbers behind the
-# load-time table of scripts/ccbench/budget.py (the dry-run budget,
+# load-time table of scripts/ccbench/run/budget.py (the dry-run budget,
 # `ccbench figures ... --dry-run --budget`; docs/cluster.md).
 #
 #   scripts/measure-load-times.sh [OUT_DIR]     (default results/load-times)

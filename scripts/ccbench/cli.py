@@ -1,4 +1,5 @@
-"""Command line: python -m ccbench {list,run,plot,report,figures,fidelity,bench,compare,cost,soak,calibrate} ...
+"""Command line: python -m ccbench {list,run,plot,report,figures,fidelity,bench,compare,versus,cost,soak,calibrate,
+flags-doc} ...
 
 Exit status: 0 all good; 1 some run failed or could not run (the rest is
 done and stored); 2 bad configuration or command line; 130 interrupted.
@@ -12,36 +13,41 @@ import sys
 from pathlib import Path
 from typing import Callable
 
-from ccbench import bench, figures_doc, registry, sim, soak
-from ccbench.backends import QuietBackend, make_backend
-from ccbench.budget import budget
-from ccbench.decide import run_until_decided
-from ccbench.fidelity import FIDELITY_FIGURES, Settings, write_fidelity
-from ccbench.load import DEFAULT_THRESHOLD_CORES
-from ccbench.config import FigureConfig, Profile, ResolvedFigure, figure_config_paths, find_figure, load_profiles
+from ccbench.analysis.decide import run_until_decided
 from ccbench.errors import ConfigError, UsageError
-from ccbench.pipeline import FigureOutcome, load_catalog, process_figure
-from ccbench.report import ReportEntry, write_report
-from ccbench.engine import build_binaries
-from ccbench.programs import ENGINE, SIM_VARIANT
-from ccbench.runner import run_sweep
-from ccbench.sim import DEFAULT_COST_TABLE
-from ccbench.workspace import Workspace
+from ccbench.load import DEFAULT_THRESHOLD_CORES
+from ccbench.report import figures_doc, flags_doc
+from ccbench.report.fidelity import FIDELITY_FIGURES, Settings, write_fidelity
+from ccbench.report.pipeline import FigureOutcome, load_catalog, process_figure
+from ccbench.report.reproduction import ReportEntry, write_report
+from ccbench.run import bench, soak
+from ccbench.run.backends import QuietBackend, make_backend
+from ccbench.run.budget import budget
+from ccbench.run.engine import build_binaries
+from ccbench.run.runner import run_sweep
+from ccbench.run.workspace import Workspace
+from ccbench.sim import calibration
+from ccbench.specification import registry
+from ccbench.specification.config import (FigureConfig, Profile, ResolvedFigure, figure_config_paths, find_figure,
+                                          load_profiles)
+from ccbench.specification.programs import ENGINE, SIM_VARIANT
+from ccbench.specification.schema import DEFAULT_COST_TABLE
 
 EXIT_OK, EXIT_RUNS_FAILED, EXIT_BAD_CONFIG, EXIT_INTERRUPTED = 0, 1, 2, 130
 
 
 def _parser() -> argparse.ArgumentParser:
-    common = argparse.ArgumentParser(add_help=False)
-    common.add_argument("--profile", default="small", help="smoke, small or paper (configs/profiles/); default small")
-    common.add_argument("--configs", type=Path, help="configs directory (default <repo>/configs)")
-    common.add_argument("--results", type=Path, help="result store and tables (default <repo>/results)")
-    common.add_argument("--out-dir", type=Path, help="figures and report (default <repo>/paper_figures)")
-    common.add_argument("--engine", help="engine command, {cc} = protocol (default bin/rundb-{cc}, built with "
+    places = argparse.ArgumentParser(add_help=False)
+    places.add_argument("--configs", type=Path, help="configs directory (default <repo>/configs)")
+    places.add_argument("--results", type=Path, help="result store and tables (default <repo>/results)")
+    places.add_argument("--out-dir", type=Path, help="figures and report (default <repo>/paper_figures)")
+    places.add_argument("--engine", help="engine command, {cc} = protocol (default bin/rundb-{cc}, built with "
                         "make; also CCBENCH_ENGINE). A custom command is not built.")
-    common.add_argument("--program", action="append", default=[], metavar="NAME=COMMAND",
+    places.add_argument("--program", action="append", default=[], metavar="NAME=COMMAND",
                         help="command to run instead of a program's binary (e.g. bench_fvs=...); not built; "
                         "may be repeated")
+    common = argparse.ArgumentParser(add_help=False, parents=[places])
+    common.add_argument("--profile", default="small", help="smoke, small or paper (configs/profiles/); default small")
     quiet = argparse.ArgumentParser(add_help=False)
     quiet.add_argument("--quiet-threshold", type=_non_negative(float), default=DEFAULT_THRESHOLD_CORES,
                        metavar="CORES", help="a run during which other processes (or steal time) used more than "
@@ -111,12 +117,20 @@ def _parser() -> argparse.ArgumentParser:
                            f"(default {DEFAULT_THRESHOLD_CORES:g})")
     calibrate.add_argument("--quiet-wait", type=_non_negative(float), default=300, metavar="SECONDS",
                            help="wait at most this long for a quiet machine, then calibrate anyway (default 300)")
-    _add_benchmark_parsers(commands, common)
+    flags = commands.add_parser(
+        "flags-doc", parents=[places], help="print docs/flags.md, every program's flags, from the built programs",
+        description="Prints docs/flags.md: every program's flags (bin/rundb-<cc> of every protocol, the "
+        "simulation build's own, bin/pipeline, bin/middletier, the tools) with type, default, what each accepts "
+        "and help, grouped by options table, as the programs print them (--help, --config_schema).")
+    flags.add_argument("--bin", type=Path, metavar="DIR", help="read the programs of DIR (laid out as bin/: "
+                       "rundb-<cc>, sim/rundb-<cc>, the tools) and build nothing (default: build what is "
+                       "missing with make, then read <repo>/bin)")
+    _add_benchmark_parsers(commands, common, places)
     return parser
 
 
-def _add_benchmark_parsers(commands, common: argparse.ArgumentParser) -> None:
-    """bench, compare, cost and soak: the engine benchmarks and the verified soak (bench.py, soak.py)."""
+def _add_benchmark_parsers(commands, common: argparse.ArgumentParser, places: argparse.ArgumentParser) -> None:
+    """bench, compare, versus, cost and soak: the engine benchmarks and the verified soak (bench.py, soak.py)."""
     measuring = argparse.ArgumentParser(add_help=False)
     measuring.add_argument("--protocols", type=_names, default=[], metavar="CC,...",
                            help="comma-separated (default: every protocol of the registry the grid admits)")
@@ -133,6 +147,18 @@ def _add_benchmark_parsers(commands, common: argparse.ArgumentParser) -> None:
     compare.add_argument("after", type=Path, help="directory of the rundb-<cc> binaries after the change")
     compare.add_argument("--grid", default="quick", help="configs/bench/<grid>.yaml (default quick)")
     compare.add_argument("--repeats", type=int, default=3, help="runs of each side per point (default 3)")
+    versus = commands.add_parser(
+        "versus", parents=[places], allow_abbrev=False,
+        help="two protocols head to head on the same engine flags, interleaved",
+        usage="python -m ccbench versus CC1 CC2 [--repeats N] [--quiet] [--ENGINE_FLAG=VALUE ...]",
+        description="Runs bin/rundb-CC1 and bin/rundb-CC2 (built as needed) on the same engine flags, "
+        "--repeats runs of each interleaved (A B, B A, ...; seed 1 + r unless --seed is given), and prints "
+        "each one's median throughput and abort rate, and their throughput ratio. Every other argument is an "
+        "engine flag, written as the engine spells it (--workload=ycsb --theta=0.9; `bin/rundb-<cc> --help`); "
+        "the engine's defaults hold for the rest (5 s measured after 1 s of warm-up, 1 thread).")
+    versus.add_argument("protocols", nargs=2, metavar="CC", help="the two protocols (engine/cc/protocols.txt)")
+    versus.add_argument("--repeats", type=_non_negative(int, 1), default=3, help="runs of each (default 3)")
+    versus.add_argument("--quiet", action="store_true", help="no progress bar")
     cost = commands.add_parser("cost", parents=[common, measuring, stored],
                                help="ns per access per protocol, prefetch on/off, profile split (make bench-cost)")
     cost.add_argument("--rows", type=int, help="YCSB rows (default: configs/bench/cost.yaml's, 10M)")
@@ -217,16 +243,13 @@ def _backend(args, workspace):
 
 
 def _check_simulated(figures: list[ResolvedFigure], args) -> None:
-    """Simulated points run on the local backend, and --budget estimates native runs only."""
+    """Simulated points run on the local backend (--budget leaves them out and says so: run/budget.py)."""
     simulated = sorted({figure.figure_id for figure in figures if figure.simulated_series()})
     if not simulated:
         return
-    if args.backend != "local":
+    if args.backend != "local" and not args.budget:
         raise UsageError(f"--backend {args.backend}: {', '.join(simulated)} run simulated points, which run on the "
                          f"local backend only (in parallel, --sim-workers at a time; docs/sim.md); allowed: local")
-    if args.budget:
-        raise UsageError(f"--budget estimates native runs on a cluster; {', '.join(simulated)} run simulated points, "
-                         f"whose wall time is not their virtual duration (docs/sim.md)")
 
 
 def _check_budget_options(args) -> None:
@@ -349,6 +372,24 @@ def _compare_command(workspace: Workspace, args) -> int:
                          args.protocols, progress=not args.quiet)
 
 
+def _versus_command(workspace: Workspace, args) -> int:
+    return bench.versus(workspace, args.protocols, args.engine_flags, args.repeats, progress=not args.quiet)
+
+
+def _flags_doc_command(workspace: Workspace, args) -> int:
+    if args.bin is None:
+        problem = flags_doc.build(workspace.root)
+        if problem:
+            print(f"ccbench: {problem}", file=sys.stderr)
+            return EXIT_RUNS_FAILED
+    try:
+        text = flags_doc.markdown(args.bin or workspace.root / "bin")
+    except flags_doc.ProgramUnavailable as error:
+        raise UsageError(f"flags-doc: {error} (build it, or give --bin DIR)")
+    print(text, end="")
+    return EXIT_OK
+
+
 def _cost_command(workspace: Workspace, args) -> int:
     flags = {}
     if args.rows is not None:
@@ -383,13 +424,13 @@ def _calibrate_command(workspace: Workspace, args) -> int:
         if problem:
             print(f"ccbench: {problem}", file=sys.stderr)
             return EXIT_RUNS_FAILED
-    problem = sim.calibrate(workspace.argv(ENGINE, args.cc, SIM_VARIANT), path,
-                            log=lambda message: print(message, file=sys.stderr),
-                            threshold_cores=args.quiet_threshold, max_wait_s=args.quiet_wait)
+    problem = calibration.calibrate(workspace.argv(ENGINE, args.cc, SIM_VARIANT), path,
+                                    log=lambda message: print(message, file=sys.stderr),
+                                    threshold_cores=args.quiet_threshold, max_wait_s=args.quiet_wait)
     if problem:
         print(f"ccbench: {problem}", file=sys.stderr)
         return EXIT_RUNS_FAILED
-    print(f"cost table: {path} (the calibration's record: {sim.record_path(path)})")
+    print(f"cost table: {path} (the calibration's record: {calibration.record_path(path)})")
     return EXIT_OK
 
 
@@ -400,12 +441,16 @@ def _soak_command(workspace: Workspace, args) -> int:
 
 COMMANDS = {"list": _list_command, "run": _run_command, "plot": _plot_command, "report": _report_command,
             "figures": _figures_command, "fidelity": _fidelity_command, "bench": _bench_command,
-            "compare": _compare_command, "cost": _cost_command, "soak": _soak_command,
-            "calibrate": _calibrate_command}
+            "compare": _compare_command, "versus": _versus_command, "cost": _cost_command, "soak": _soak_command,
+            "calibrate": _calibrate_command, "flags-doc": _flags_doc_command}
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
+    parser = _parser()
+    args, unknown = parser.parse_known_args(argv)
+    if unknown and args.command != "versus":   # only versus passes the arguments it does not know on (engine flags)
+        parser.error(f"unrecognized arguments: {' '.join(unknown)}")
+    args.engine_flags = unknown
     try:
         return COMMANDS[args.command](_workspace(args), args)
     except ConfigError as error:

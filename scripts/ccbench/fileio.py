@@ -16,6 +16,8 @@ import yaml
 
 from ccbench.errors import ConfigError
 
+REPOSITORY_ROOT = Path(__file__).resolve().parents[2]
+SCRIPTS_DIR = Path(__file__).resolve().parents[1]
 TEMP_PREFIX = ".tmp-"
 
 

@@ -147,3 +147,26 @@ def wait_until_quiet(threshold_cores: float, max_wait_s: float, log: Callable[[s
     log(f"ccbench: the machine did not become quiet within {max_wait_s:g} s (others use {busy:.2f} cores); "
         f"running anyway, the run's load record will say so")
     return False
+
+
+def snapshot() -> Snapshot | Exception:
+    """take_snapshot(), or the error that kept it from reading /proc."""
+    try:
+        return take_snapshot()
+    except (OSError, ValueError, IndexError) as error:
+        return error
+
+
+def load_record(before: Snapshot | Exception, after: Snapshot | Exception, threads: int,
+                threshold_cores: float, simulated: bool = False) -> dict:
+    """A record's `load` between two snapshots, or why it could not be measured. A simulated run's
+    is never noisy: in virtual time, what else the machine ran does not change the result (sim.py)."""
+    for taken in (before, after):
+        if isinstance(taken, Exception):
+            section = unavailable_section(taken)
+            break
+    else:
+        section = load_section(before, after, threads, threshold_cores)
+    if simulated:
+        section.update(simulated=True, noisy=False)
+    return section

@@ -33,7 +33,7 @@
 // and options.cpp (the options and the rows of their flags); this file the
 // client threads, the run and the result document.
 //
-// The program is one of the harness's programs (scripts/ccbench/programs.py):
+// The program is one of the harness's programs (scripts/ccbench/specification/programs.py):
 // --name=value flags, --list_flags, exit 2 with one line naming the flag on
 // bad input (nothing written), one JSON document to --out. The harness starts
 // the private server and passes --pg_host and --pg_port.

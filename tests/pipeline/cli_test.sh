@@ -66,13 +66,13 @@ for run in base:smallbank batch:micro sr:micro vc:smallbank; do
   "$bin" --workload="$workload" --mode="$mode" --duration=0.1 --warmup=0 --out="$dir/mode_$mode.json" 2>/dev/null ||
     fail "mode $mode ($workload) exited $?"
 done
-PYTHONPATH="$root/scripts" "$py" -m ccbench.engine pipeline "$dir/ok.json" "$dir"/mode_*.json ||
+PYTHONPATH="$root/scripts" "$py" -m ccbench.run.engine pipeline "$dir/ok.json" "$dir"/mode_*.json ||
   fail "result JSON off docs/result.schema.json"
 # The harness reserves (and conditions claims on) the threads it derives from
-# the flags (scripts/ccbench/programs.py): one per component the run reports.
+# the flags (scripts/ccbench/specification/programs.py): one per component the run reports.
 PYTHONPATH="$root/scripts" "$py" - "$dir/ok.json" "$dir"/mode_*.json <<'PY' || fail "harness thread count off the components"
 import json, sys
-from ccbench.programs import pipeline_threads
+from ccbench.specification.programs import pipeline_threads
 for path in sys.argv[1:]:
     d = json.load(open(path))
     threads = sum(len(v) if isinstance(v, list) else 1 for v in d["components"].values())

@@ -10,7 +10,7 @@ import pytest
 import yaml
 
 from ccbench.fileio import TEMP_PREFIX
-from ccbench.workspace import Workspace
+from ccbench.run.workspace import Workspace
 
 FAKE_ENGINE = Path(__file__).with_name("fake_engine.py")
 ENGINE_COMMAND = f"{sys.executable} {FAKE_ENGINE} --cc={{cc}}"

@@ -10,15 +10,15 @@ import math
 import pandas as pd
 import pytest
 
-from ccbench.claims import FAILED, HELD, NO_DATA
-from ccbench.config import FigureConfig, load_profiles
+from ccbench.analysis.claims import FAILED, HELD, NO_DATA
+from ccbench.analysis.tables import add_breakdown, breakdown_columns
 from ccbench.errors import ConfigError
-from ccbench.interface import check_metrics_reported
-from ccbench.metrics import metric_value
-from ccbench.pipeline import load_catalog
-from ccbench.plots import _FigureDrawer, plot_figure, table_markdown
-from ccbench.tables import add_breakdown, breakdown_columns
-from ccbench.workspace import Workspace
+from ccbench.report.pipeline import load_catalog
+from ccbench.report.plots import _FigureDrawer, plot_figure, table_markdown
+from ccbench.run.interface import check_metrics_reported
+from ccbench.run.workspace import Workspace
+from ccbench.specification.config import FigureConfig, load_profiles
+from ccbench.specification.metrics import metric_value
 from conftest import figure_document
 from test_claims import check
 from test_outputs import hand_made_table, resolved, width_of

@@ -12,10 +12,11 @@ from pathlib import Path
 import pytest
 import yaml
 
-from ccbench import bench
 from ccbench.cli import main
 from ccbench.errors import ConfigError
-from ccbench.workspace import REPOSITORY_ROOT, Workspace
+from ccbench.fileio import REPOSITORY_ROOT
+from ccbench.run import bench
+from ccbench.run.workspace import Workspace
 from conftest import FAKE_ENGINE
 
 TINY = {"description": "tests: two skews, one and two threads", "run": {"duration": 0.02, "warmup": 0},
@@ -114,6 +115,47 @@ def test_compare_refuses_a_missing_directory_no_common_protocol_or_one_directory
     assert "no rundb-<cc> of grid 'tiny' in both" in capsys.readouterr().err
     assert main(sandbox.cli_arguments("compare", str(only_silo), str(only_silo) + "/", "--grid", "tiny")) == 2
     assert "BEFORE and AFTER are the same directory" in capsys.readouterr().err   # one record per key: refused
+
+
+def test_versus_runs_two_protocols_interleaved_on_the_same_flags_and_gives_the_ratio(sandbox, logged, capsys):
+    arguments = sandbox.cli_arguments("versus", "occ", "silo", "--repeats", "3", "--quiet", "--workload=ycsb",
+                                      "--table_size=1000", "--theta=0.5", "--threads=2", "--duration=0.02",
+                                      "--warmup=0")
+    assert main(arguments) == 0
+    out = capsys.readouterr().out
+    assert "occ vs silo: ycsb rows=1,000 B=100 theta=0.5 threads=2; 3 interleaved run(s) of each, medians" in out
+    rows = {line.split(" | ")[0][2:]: line.split(" | ") for line in out.splitlines() if line.startswith("| occ")
+            or line.startswith("| silo")}
+    # the fake engine: OCC 0.8 and Silo 1.3 of the base speed, abort rate 0.05 x theta x threads / speed
+    assert float(rows["occ"][1].replace(",", "")) * 1.3 == pytest.approx(float(rows["silo"][1].replace(",", "")) * 0.8)
+    assert float(rows["occ"][2]) == pytest.approx(0.0625, abs=1e-3) and rows["silo"][3] == "3 / 3 |"
+    assert "silo/occ throughput: 1.625" in out
+    calls = log_lines(logged)
+    assert [call.split("--cc=")[1].split()[0] for call in calls] == ["occ", "silo", "silo", "occ", "occ", "silo"]
+    assert [call.split("--seed=")[1].split()[0] for call in calls] == ["1", "1", "2", "2", "3", "3"]
+    assert all("--theta=0.5" in call and "--threads=2" in call for call in calls)
+    assert main(arguments) == 0 and len(log_lines(logged)) == 12      # measured again, never reused
+
+
+@pytest.mark.parametrize("arguments, message", [
+    (["occ", "occ"], "versus: name two different protocols, not occ occ"),
+    (["occ", "nosuch"], "versus: 'nosuch' is not a protocol; allowed: "),
+    (["occ", "silo", "--threads", "2"], "versus: '2' is not an engine flag; write engine flags as --name=value"),
+    (["occ", "silo", "--cc=tictoc"], "versus: --cc is not an engine flag"),
+    (["occ", "silo", "--repeats", "0"], "--repeats: 0 is too small; it must be at least 1"),
+])
+def test_versus_refuses_bad_input_naming_it(sandbox, capsys, arguments, message):
+    try:
+        status = main(sandbox.cli_arguments("versus", *arguments))
+    except SystemExit as exited:
+        status = exited.code
+    assert status == 2 and message in capsys.readouterr().err
+
+
+def test_only_versus_takes_arguments_it_does_not_know(sandbox, capsys):
+    with pytest.raises(SystemExit) as exited:
+        main(sandbox.cli_arguments("list", "--workload=ycsb"))
+    assert exited.value.code == 2 and "unrecognized arguments: --workload=ycsb" in capsys.readouterr().err
 
 
 def test_cost_splits_the_prefetching_median_by_the_profile_run(sandbox, logged, capsys):

@@ -6,10 +6,10 @@ import random
 
 import pytest
 
-from ccbench.budget import LOAD_RATES, MACHINE_THREADS, PROCESS_S, Budget, Line, RunCost, budget
 from ccbench.cli import main
-from ccbench.config import FigureConfig, load_profiles
-from ccbench.runner import tasks_for
+from ccbench.run.budget import LOAD_RATES, MACHINE_THREADS, PROCESS_S, Budget, Line, RunCost, budget
+from ccbench.run.runner import tasks_for
+from ccbench.specification.config import FigureConfig, load_profiles
 from conftest import figure_document
 
 PAPERLIKE = {"description": "tests: a paper-like run length", "base": {"duration": 10, "warmup": 2},

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from ccbench.claims import FAILED, HELD, NO_DATA
-from ccbench.config import FigureConfig, load_profiles
-from ccbench.metrics import metric_value
-from ccbench.plots import _FigureDrawer, plot_figure
-from ccbench.programs import PROGRAMS
+from ccbench.analysis.claims import FAILED, HELD, NO_DATA
+from ccbench.report.plots import _FigureDrawer, plot_figure
+from ccbench.specification.config import FigureConfig, load_profiles
+from ccbench.specification.metrics import metric_value
+from ccbench.specification.programs import PROGRAMS
 from conftest import figure_document
 from test_claims import check, make_table
 from test_outputs import hand_made_table, width_of

@@ -6,7 +6,7 @@ import math
 import pandas as pd
 import pytest
 
-from ccbench.claims import FAILED, HELD, NO_DATA, evaluate_claim
+from ccbench.analysis.claims import FAILED, HELD, NO_DATA, evaluate_claim
 
 AXES = {"theta": [0.0, 0.5, 0.9], "threads": [1, 2]}
 SERIES = ["a", "b", "c"]

@@ -7,10 +7,10 @@ import dataclasses
 import pytest
 
 from ccbench.cli import main
-from ccbench.config import FigureConfig, load_profiles
 from ccbench.errors import ConfigError
-from ccbench.pipeline import load_catalog
-from ccbench.workspace import Workspace
+from ccbench.report.pipeline import load_catalog
+from ccbench.run.workspace import Workspace
+from ccbench.specification.config import FigureConfig, load_profiles
 from conftest import figure_document
 
 

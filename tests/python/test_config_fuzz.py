@@ -19,9 +19,9 @@ import pytest
 import yaml
 
 from ccbench.cli import main
-from ccbench.config import FigureConfig, load_profiles
 from ccbench.errors import ConfigError
 from ccbench.fileio import load_yaml
+from ccbench.specification.config import FigureConfig, load_profiles
 from conftest import figure_document
 
 REPOSITORY = Path(__file__).resolve().parents[2]

@@ -10,10 +10,10 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from ccbench.claims import FAILED, HELD, NO_DATA, evaluate_claim, evaluate_figure_claims
-from ccbench.pipeline import load_catalog
-from ccbench.programs import PIPELINE_DEFAULTS, pipeline_threads
-from ccbench.workspace import Workspace
+from ccbench.analysis.claims import FAILED, HELD, NO_DATA, evaluate_claim, evaluate_figure_claims
+from ccbench.report.pipeline import load_catalog
+from ccbench.run.workspace import Workspace
+from ccbench.specification.programs import PIPELINE_DEFAULTS, pipeline_threads
 from conftest import figure_document
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -174,7 +174,7 @@ def test_spread_bounds_how_far_a_ratio_drifts():
 
 
 def test_a_peak_takes_a_margin_or_a_tolerance_not_both(sandbox):
-    from ccbench.config import FigureConfig, load_profiles
+    from ccbench.specification.config import FigureConfig, load_profiles
     from ccbench.errors import ConfigError
     document = figure_document(claims=[{"id": "p", "kind": "peak", "series": "silo", "peak_at": 0.0,
                                         "margin": 0.05, "tolerance": 0.1, "check": "trend", "text": "t"}])

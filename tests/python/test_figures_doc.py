@@ -3,7 +3,7 @@ what the configs give, and the rendering carries every part of a figure's specif
 from __future__ import annotations
 
 from ccbench.cli import main
-from ccbench.workspace import REPOSITORY_ROOT
+from ccbench.fileio import REPOSITORY_ROOT
 from conftest import figure_document
 
 REGENERATE = "PYTHONPATH=scripts .venv/bin/python -m ccbench list --markdown > docs/figures.md"

@@ -12,8 +12,8 @@ import re
 import jsonschema
 import pytest
 
-from ccbench import registry
-from ccbench.engine import RESULT_SCHEMA
+from ccbench.specification import registry
+from ccbench.specification.result_fields import RESULT_SCHEMA
 
 
 def _defs() -> dict:

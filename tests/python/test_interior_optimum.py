@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from ccbench.claims import FAILED, HELD, NO_DATA
+from ccbench.analysis.claims import FAILED, HELD, NO_DATA
 from test_claims import check, make_table
 
 

@@ -6,9 +6,9 @@ import random
 
 import pytest
 
-from ccbench import machine
-from ccbench.engine import program_digest
-from ccbench.machine import describe_run, every_cpu, format_cpu_list, online_cpus, parse_cpu_list
+from ccbench.run import machine
+from ccbench.run.engine import program_digest
+from ccbench.run.machine import describe_run, every_cpu, format_cpu_list, online_cpus, parse_cpu_list
 
 
 def test_cpu_lists_round_trip_and_match_a_brute_force_reading():

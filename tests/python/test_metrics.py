@@ -1,7 +1,7 @@
 """Reading metrics out of a result document."""
 import math
 
-from ccbench.metrics import metric_value
+from ccbench.specification.metrics import metric_value
 
 RESULT = {"throughput": 1000.0, "commits": 300, "aborts": 100, "latency_us": {"p99": 12.5},
           "aborts_by_reason": {"validation": 60}, "invariants_ok": True, "frontend": {"name": "strife"}}

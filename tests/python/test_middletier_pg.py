@@ -1,5 +1,5 @@
 """The middle tier (bin/middletier) against a real PostgreSQL server, and the
-harness's private-server lifecycle (scripts/ccbench/pgserver.py).
+harness's private-server lifecycle (scripts/ccbench/run/pgserver.py).
 
 The server tests skip, with the reason, only when no server can be started
 here (no PostgreSQL binaries, or no unprivileged user to run them as root);
@@ -20,9 +20,10 @@ import pytest
 import yaml
 
 from ccbench import cli
-from ccbench.engine import build_binaries, schema_problem
-from ccbench.pgserver import PostgresUnavailable, find_bindir, private_server, remove_stale, server_user
-from ccbench.workspace import REPOSITORY_ROOT
+from ccbench.fileio import REPOSITORY_ROOT
+from ccbench.run.engine import build_binaries
+from ccbench.run.pgserver import PostgresUnavailable, find_bindir, private_server, remove_stale, server_user
+from ccbench.specification.result_fields import schema_problem
 
 MIDDLETIER = REPOSITORY_ROOT / "bin" / "middletier"
 # Under the repository, not pytest's tmp_path: as root the server runs as another
@@ -149,7 +150,7 @@ def test_server_is_stopped_and_removed_after_an_exception():
 CHILD = """
 import sys, time
 from pathlib import Path
-from ccbench.pgserver import PostgresUnavailable, private_server
+from ccbench.run.pgserver import PostgresUnavailable, private_server
 try:
     with private_server(Path(sys.argv[1])) as server:
         print(server.host, flush=True)

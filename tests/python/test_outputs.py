@@ -8,8 +8,8 @@ import pandas as pd
 import pytest
 
 from ccbench.cli import main
-from ccbench.config import FigureConfig, load_profiles
-from ccbench.plots import plot_figure
+from ccbench.report.plots import _readable_tick_labels, plot_figure
+from ccbench.specification.config import FigureConfig, load_profiles
 from conftest import figure_document
 
 METRICS = ["throughput", "latency_us.p50", "phases.measured_s", "phases.warmup_s"]
@@ -67,6 +67,15 @@ def test_each_value_of_another_swept_axis_gets_its_own_panel(sandbox):
     assert width_of(two_png) > 1.6 * width_of(one_png)
 
 
+def test_close_ticks_are_all_labelled_the_second_one_line_lower():
+    # ycsb-theta's skew axis at the small profile: 0.9 and 0.99 would overlap on one line
+    thetas = [0.0, 0.6, 0.8, 0.9, 0.99]
+    assert _readable_tick_labels(thetas, thetas, log=False) == ["0.0", "0.6", "0.8", "0.9", "\n0.99"]
+    # a third value crowding both lines is left blank (its tick mark stays); far-apart values stay on one line
+    assert _readable_tick_labels([0, 0.98, 0.99, 1.0], [0, 0.98, 0.99, 1.0], log=False) == ["0", "0.98", "\n0.99", ""]
+    assert _readable_tick_labels([1, 2, 4, 8, 16, 32], [1, 2, 4, 8, 16, 32], log=True) == ["1", "2", "4", "8", "16", "32"]
+
+
 def test_figures_command_writes_tables_plots_and_a_report_of_every_figure(sandbox, capsys):
     sandbox.add_figure("test-fig")
     never_run = figure_document(title="A figure nobody ran")
@@ -93,10 +102,14 @@ def test_figures_command_writes_tables_plots_and_a_report_of_every_figure(sandbo
     assert "only 1 repetition(s) at some points: a noisy metric needs 3 for an interval" in report
     assert "| 1G txn/s on the authors' machine | absolute ✘ | **inconclusive (not asserted)**" in report
     assert "[INF] `table_size`: chosen for the test" in report and "`table_size=1000` [INF]" in report
-    assert "`never-run`: A figure nobody ran" in report and "No successful run at this profile yet" in report
+    # A figure without a run at the profile is named in one line with how to run it, not listed in full.
+    assert "Not listed: 1 figure(s) with no run at profile quick yet: never-run. " in report
+    assert "`make figures PROFILE=quick FIGS=<id>` runs one" in report
+    assert "A figure nobody ran" not in report and "`never-run` |" not in report
     assert "| `test-fig` | testbed | 6 / 6 | 0 | 0 held, 0 failed, 2 inconclusive, 0 no data, 1 not asserted |" in report
     page = (workspace.figures_dir / "REPORT.html").read_text()
-    assert "<img src='quick/test-fig.png'" in page and "never-run" in page
+    assert "<img src='quick/test-fig.png'" in page and "no run at profile quick yet: never-run" in page
+    assert "A figure nobody ran" not in page
 
 
 def test_report_lists_a_broken_config_and_exits_2(sandbox, capsys):
@@ -107,4 +120,4 @@ def test_report_lists_a_broken_config_and_exits_2(sandbox, capsys):
     assert main(sandbox.cli_arguments("report", "--profile", "quick")) == 2
     assert "broken-fig.yaml: plot.kind: 'pie' is not allowed" in capsys.readouterr().err
     report = (sandbox.workspace.figures_dir / "REPORT.md").read_text()
-    assert "**Not processed:** invalid config:" in report and "`test-fig`" in report
+    assert "**Not processed:** invalid config:" in report and "no run at profile quick yet: test-fig." in report

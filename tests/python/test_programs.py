@@ -10,13 +10,13 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from ccbench.backends import LocalBackend
 from ccbench.cli import main
-from ccbench.config import FigureConfig, load_profiles
 from ccbench.errors import ConfigError
-from ccbench.pipeline import load_catalog
-from ccbench.runner import run_sweep
-from ccbench.workspace import Workspace
+from ccbench.report.pipeline import load_catalog
+from ccbench.run.backends import LocalBackend
+from ccbench.run.runner import run_sweep
+from ccbench.run.workspace import Workspace
+from ccbench.specification.config import FigureConfig, load_profiles
 
 FAKE_BENCH = Path(__file__).with_name("fake_bench.py")
 FVS_COMMAND = f"{sys.executable} {FAKE_BENCH} fvs"

@@ -23,12 +23,12 @@ import pandas
 import pytest
 
 from ccbench import cli
-from ccbench.cluster import MACHINE_RESOURCE, SHARED_SLIVER, Machine, RayBackend
-from ccbench.config import FigureConfig, load_profiles
-from ccbench.engine import Task
-from ccbench.machine import format_cpu_list, online_cpus
-from ccbench.runner import run_sweep
-from ccbench.workspace import Workspace
+from ccbench.run.cluster import MACHINE_RESOURCE, SHARED_SLIVER, Machine, RayBackend
+from ccbench.run.engine import Task
+from ccbench.run.machine import format_cpu_list, online_cpus
+from ccbench.run.runner import run_sweep
+from ccbench.run.workspace import Workspace
+from ccbench.specification.config import FigureConfig, load_profiles
 from conftest import FAKE_ENGINE, Sandbox, figure_document
 
 ray = pytest.importorskip("ray")

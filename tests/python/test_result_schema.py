@@ -14,8 +14,9 @@ import sys
 import jsonschema
 import pytest
 
-from ccbench.engine import RESULT_SCHEMA, STATUS_FAILED, STATUS_OK, Task, _read_result, execute_task, result_schema
-from ccbench.programs import PROGRAMS
+from ccbench.run.engine import STATUS_FAILED, STATUS_OK, Task, _read_result, execute_task
+from ccbench.specification.programs import PROGRAMS
+from ccbench.specification.result_fields import RESULT_SCHEMA, result_schema
 from conftest import FAKE_ENGINE
 
 PROGRAMS_WITH_SCHEMA = [name for name, program in PROGRAMS.items() if program.result_schema]

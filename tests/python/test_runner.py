@@ -12,12 +12,13 @@ from pathlib import Path
 
 import pytest
 
-from ccbench.backends import LocalBackend
 from ccbench.cli import main
-from ccbench.config import FigureConfig, load_profiles
 from ccbench.errors import ConfigError
-from ccbench.runner import run_sweep
-from ccbench.workspace import SCRIPTS_DIR, Workspace
+from ccbench.fileio import SCRIPTS_DIR
+from ccbench.run.backends import LocalBackend
+from ccbench.run.runner import run_sweep
+from ccbench.run.workspace import Workspace
+from ccbench.specification.config import FigureConfig, load_profiles
 from conftest import ENGINE_COMMAND, FAKE_ENGINE, figure_document
 
 

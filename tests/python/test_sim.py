@@ -14,13 +14,13 @@ import pytest
 
 from ccbench import load
 from ccbench.cli import main
-from ccbench.config import FigureConfig, load_profiles
-from ccbench.engine import build_plan
 from ccbench.errors import ConfigError
-from ccbench.pipeline import load_catalog
-from ccbench.plots import suptitle
-from ccbench.runner import tasks_for
-from ccbench.workspace import Workspace
+from ccbench.report.pipeline import load_catalog
+from ccbench.report.plots import suptitle
+from ccbench.run.engine import build_plan
+from ccbench.run.runner import tasks_for
+from ccbench.run.workspace import Workspace
+from ccbench.specification.config import FigureConfig, load_profiles
 from conftest import FIGURE, Sandbox, figure_document
 from fake_engine import COST_TABLE, PROTOCOL_SPEED
 
@@ -249,14 +249,22 @@ def test_require_quiet_waits_only_before_native_points(sim_sandbox, monkeypatch)
     assert [("quiet_attempts" in r) for r in records(sim_sandbox) if "sim_cost_table" in r] == [False] * 3
 
 
-@pytest.mark.parametrize("options, message", [
-    (("--backend", "ray"), "--backend ray: test-fig run simulated points, which run on the local backend only"),
-    (("--dry-run", "--budget"), "--budget estimates native runs on a cluster; test-fig run simulated points"),
-])
-def test_simulated_points_refuse_ray_and_the_budget(sim_sandbox, capsys, options, message):
+def test_simulated_points_refuse_ray(sim_sandbox, capsys):
     sim_sandbox.add_figure("test-fig", figure_document(claims=None))
-    assert main(sim_sandbox.cli_arguments("run", "test-fig", "--profile", "simulated", *options)) == 2
-    assert message in capsys.readouterr().err
+    assert main(sim_sandbox.cli_arguments("run", "test-fig", "--profile", "simulated", "--backend", "ray")) == 2
+    assert "--backend ray: test-fig run simulated points, which run on the local backend only" in capsys.readouterr().err
+
+
+def test_the_budget_counts_the_native_points_and_names_the_simulated_ones_it_left_out(sim_sandbox, capsys):
+    sim_sandbox.add_figure("test-fig", figure_document(series=native_and_sim_series(), claims=None))
+    sim_sandbox.add_figure("native-fig", figure_document(series=[native_and_sim_series()[0]], claims=None))
+    assert main(sim_sandbox.cli_arguments("figures", "test-fig,native-fig", "--profile", "simulated", "--dry-run",
+                                          "--budget", "--machines", "2")) == 0
+    out = capsys.readouterr().out
+    rows = {line.split()[0]: line.split()[1] for line in out.splitlines()[1:3]}
+    assert rows == {"test-fig": "3", "native-fig": "3"}     # the native series' 3 thetas; the sim series not
+    assert "left out, simulated points: test-fig (3 runs); they run on the local backend only" in out
+    assert "native-fig (" not in out
 
 
 def test_sim_workers_must_be_positive(sim_sandbox, capsys):
@@ -280,7 +288,7 @@ def hw_claim() -> dict:
 ])
 def test_requires_hw_threads_counts_the_virtual_cores_under_simulation(sim_sandbox, monkeypatch, profile, asserted,
                                                                         note):
-    monkeypatch.setattr("ccbench.pipeline.hardware_threads", lambda: 2)
+    monkeypatch.setattr("ccbench.report.pipeline.hardware_threads", lambda: 2)
     base = {key: value for key, value in FIGURE["base"].items() if key != "threads"}
     sim_sandbox.add_figure("test-fig", figure_document(base=base, axes={"threads": [1, 64]}, claims=[hw_claim()],
                                                        plot={"kind": "line", "x": "threads", "y": "throughput"},
@@ -389,7 +397,7 @@ def test_a_fitting_profile_gives_each_configuration_the_factor_that_matches_one_
 def test_the_fit_matches_the_native_time_per_commit(tmp_path):
     """workscale.fit on a hand-built linear model: native 4 us per commit; simulated 1 us of shared work
     plus 2 us of local work per unit of factor, so the factor is 1.5."""
-    from ccbench import workscale
+    from ccbench.sim import workscale
 
     def result(threads, seconds_per_commit, latency_s):
         return {"config": {"threads": threads}, "throughput": threads / seconds_per_commit,
@@ -411,7 +419,7 @@ def test_a_bundle_executors_analysis_gets_its_own_factor(tmp_path):
     """A front-end's analysis (a bundle executor's phase_s.analysis per batch) is fitted first, to the native
     time per batch (8 ms native; 2 ms per unit of its factor simulated: 4), and keeps that factor in every
     run that fits the transactions' factor (1.5, as in the linear model above)."""
-    from ccbench import workscale
+    from ccbench.sim import workscale
 
     def factors(command):
         value = command[-1].split("=", 1)[1]
@@ -443,7 +451,7 @@ def test_the_modelled_machine_is_not_part_of_a_fit(tmp_path):
     """A figure that models its paper's machine (--sim_physical_cores, --sim_smt_factor) shares the fit of
     the same configuration on the default machine, and the fit's native runs never get a sim flag
     (the native binary has none)."""
-    from ccbench import workscale
+    from ccbench.sim import workscale
     plain = ["--workload=ycsb", "--theta=0.9", "--threads=28"]
     machine = [*plain, "--sim_physical_cores=28", "--sim_smt_factor=1.3", "--sim_line_transfer_ns=90"]
     assert workscale.fit_key("silo", machine) == workscale.fit_key("silo", plain) == \
@@ -464,7 +472,7 @@ def test_the_modelled_machine_is_not_part_of_a_fit(tmp_path):
 
 
 def test_a_configuration_that_needs_two_threads_is_fitted_at_two(tmp_path):
-    from ccbench import workscale
+    from ccbench.sim import workscale
     seen = []
 
     def run(command):
@@ -483,7 +491,7 @@ def test_a_configuration_that_needs_two_threads_is_fitted_at_two(tmp_path):
 
 
 def test_a_failed_fit_skips_its_points_and_says_why(sim_sandbox, monkeypatch, capsys):
-    from ccbench import workscale
+    from ccbench.sim import workscale
     sim_sandbox.write(sim_sandbox.workspace.profiles_dir / "fitted.yaml", FIT_PROFILE)
 
     def failing(*args, **kwargs):

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from ccbench.cli import main
-from ccbench.soak import Pair, Settings
+from ccbench.run.soak import Pair, Settings
 from conftest import FAKE_ENGINE
 
 

@@ -10,11 +10,11 @@ import pandas as pd
 import pytest
 
 from ccbench.cli import main
-from ccbench.config import FigureConfig, load_profiles
 from ccbench.errors import ConfigError
-from ccbench.metrics import metric_value, phase_spans, phase_throughputs, timeline_samples
-from ccbench.plots import RunDocuments, _FigureDrawer, plot_figure
-from ccbench.store import ResultStore
+from ccbench.report.plots import RunDocuments, _FigureDrawer, plot_figure
+from ccbench.run.store import ResultStore
+from ccbench.specification.config import FigureConfig, load_profiles
+from ccbench.specification.metrics import metric_value, phase_spans, phase_throughputs, timeline_samples
 from conftest import figure_document
 
 

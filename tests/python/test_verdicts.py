@@ -9,7 +9,7 @@ import zlib
 import pandas as pd
 import pytest
 
-from ccbench.claims import FAILED, HELD, INCONCLUSIVE, NO_DATA, Samples, evaluate_claim
+from ccbench.analysis.claims import FAILED, HELD, INCONCLUSIVE, NO_DATA, Samples, evaluate_claim
 from test_claims import AXES, SERIES, THROUGHPUT
 
 PATTERN = [-1.0, -0.5, 0.0, 0.5, 1.0]     # five repetitions around the point's value; their median is the value
@@ -75,7 +75,7 @@ HOLDS_AND_REVERSED = {
 
 
 def test_every_claim_kind_is_covered():
-    from ccbench.claims import EVALUATORS
+    from ccbench.analysis.claims import EVALUATORS
     assert {claim["kind"] for pair in HOLDS_AND_REVERSED.values() for claim in pair} == set(EVALUATORS)
 
 

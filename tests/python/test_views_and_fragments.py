@@ -6,9 +6,9 @@ import matplotlib.pyplot as plt
 import pytest
 
 from ccbench.cli import main
-from ccbench.config import FigureConfig, load_profiles
 from ccbench.errors import ConfigError
-from ccbench.plots import _FigureDrawer
+from ccbench.report.plots import _FigureDrawer
+from ccbench.specification.config import FigureConfig, load_profiles
 from conftest import figure_document
 from test_outputs import hand_made_table, resolved
 

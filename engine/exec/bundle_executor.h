@@ -17,10 +17,11 @@
 // TsDEFER state exists and each phase picks its loop once.
 //
 // The parts, each in its own file:
-//   bundle_coordinator.h  the batches, each one's analysis (OLLP
-//                         reconnaissance, the plan, queue binding, TsDEFER's
-//                         lanes, the sim's analysis charge), the phases'
-//                         release, and the measured interval
+//   bundle_coordinator.h  each batch's analysis (the plan, TsDEFER's lanes,
+//                         the sim's analysis charge), the phases' release,
+//                         and the measured interval
+//   bundle_batches.h      the batches: generation, OLLP reconnaissance,
+//                         queue binding, requests carried to the next batch
 //   bundle_worker.h       a worker's queue and residual phases, retries and
 //                         OLLP deferral
 //   bundle_round.h        what the coordinator hands the workers per batch,

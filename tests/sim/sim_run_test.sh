@@ -27,6 +27,12 @@
 #       one configuration and seed with --orthrus_wait=poll and =sleep: both
 #       verify, and polling commits more, since a thread that sleeps in its
 #       queue pays a wake-up on every message and a polling one does not;
+#   sim_run_test.sh partcc_livelock <rundb-partcc>
+#       issue 46's livelock: TPC-C NewOrder+Payment under PartCC without
+#       backoff, with the cost table a 2-vCPU VM's calibration wrote, at 2
+#       threads on 32 warehouses (the issue's command) and 4 threads on 4:
+#       each commits (a Payment of a remote customer by last name missed its
+#       partition, and its retries took the predicted one again forever);
 #   sim_run_test.sh refusals <rundb-cc>
 #       configurations whose threads the sim build does not simulate, and bad
 #       --sim_* values, are refused with exit 2 naming the flag; a
@@ -163,6 +169,20 @@ EOF
     [[ $rc -eq 0 ]] || fail "WaitDie on 64 hot rows at 32 virtual cores exited $rc"
     [[ $(field "$tmp/r.json" "d['commits'] > 100 and d['aborts_by_reason']['wait_die'] > 0") == True ]] ||
       fail "no wait-die aborts or too few commits: $(field "$tmp/r.json" "(d['commits'], d['aborts_by_reason'])")"
+    ;;
+  partcc_livelock)
+    echo '{"txn_begin": 2.76, "index_probe": 13.67, "row_read": 36.72, "row_write": 53.56, "row_install": 16.14,
+      "insert": 50.0, "commit": 2.76, "abort": 0.5, "atomic_rmw": 5.77, "atomic_load": 0.65, "spin_round": 14.3,
+      "line_transfer": 64.37, "wake_up": 34353.11}' >"$tmp/ct.json"
+    for point in "32 2" "4 4"; do
+      read -r warehouses threads <<<"$point"
+      "$bin" --workload=tpcc --mix=neworder_payment --warehouses="$warehouses" --threads="$threads" --backoff_max_us=0 \
+        --duration=0.02 --warmup=0.01 --seed=2 --load_threads=1 --sim_cost_table="$tmp/ct.json" --out="$tmp/r.json" ||
+        fail "PartCC, $warehouses warehouses, $threads threads: exited $?"
+      commits=$(field "$tmp/r.json" "d['commits']")
+      echo "PartCC, $warehouses warehouses, $threads threads: $commits commits"
+      [[ $commits -gt 1000 ]] || fail "PartCC, $warehouses warehouses, $threads threads: $commits commits (the livelock)"
+    done
     ;;
   refusals)
     refused() {  # refused <flag> <args...>: exit 2, one line naming --flag

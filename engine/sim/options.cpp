@@ -36,6 +36,10 @@ CCB_OPTION(ccb::sim::sim_flags, watchdog_events, uint64, sim_watchdog_events, 10
            ccb::range(1, 1e15, "an integer"),
            "events in a row that are spins (no virtual core makes progress) before the watchdog names the spin "
            "site and exits 1");
+CCB_OPTION(ccb::sim::sim_flags, watchdog_stall_s, double, sim_watchdog_stall_s, 0.1,
+           ccb::range(0, 1e4, "virtual seconds", " (0 = off)"),
+           "virtual time after the last commit (or wake-up of a parked fiber) in which no virtual core committed "
+           "before the stall watchdog names where each core last spun and exits 4 (a livelock)");
 CCB_OPTION(ccb::sim::sim_flags, work_scale, string, sim_work_scale, "", ccb::any_value(),
            "factor on the cost table's local work (txn_begin .. abort) per transaction type, fitted by the harness "
            "so that one virtual core matches a native single-thread run (docs/sim.md, \"The work scale\"): \"\" "

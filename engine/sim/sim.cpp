@@ -45,7 +45,17 @@ struct Fiber : detail::Clock {
   bool parked = false;              // in park(), until another fiber's unpark()
   uint64_t parked_at_ps = 0;        // its time when it parked
   uint64_t native_spin_ps = 0;      // how long the native wait it parked for polls before it sleeps
+  uint64_t spin_ps = 0;             // its time at its last spin or park
   std::exception_ptr error;
+  // Where its time went (TimeKind; kLocalWork and kIdle are left 0 here: the
+  // window's accounting computes them), and its spin rounds.
+  uint64_t time_ps[kTimeKindCount] = {};
+  uint64_t spin_rounds = 0;
+  // At the window's start (open_window): its clock, time_ps, spin rounds and aborts.
+  uint64_t window_start_ps = 0;
+  uint64_t start_time_ps[kTimeKindCount] = {};
+  uint64_t start_spin_rounds = 0;
+  uint64_t start_aborts = 0;
 };
 
 // A line of the owner map; all zero is a line nobody has touched yet. The
@@ -253,6 +263,11 @@ struct State {
     uint8_t op = 0;          // a LineOp
   } deferred;
   uint64_t switches = 0;
+  // The time breakdown's window (measured_interval()): opened at 0 by run(),
+  // again by the start mark; closed by the end mark or at the run's end.
+  bool window_marked = false;  // opened by measured_interval(true)
+  bool window_closed = false;
+  uint64_t window_start_ps = 0;
 };
 
 State g_state;  // one simulation at a time, on one OS thread
@@ -317,14 +332,25 @@ enum LineOp : uint8_t { kLineRead, kLineWrite, kLineRmw };
 // atomic load plus a transfer; a read-modify-write is serialized on the line
 // (starts when the previous one on it has ended) and costs an atomic RMW plus
 // a transfer.
+// Each part is added to the fiber's time breakdown (TimeKind).
 [[gnu::always_inline]] inline uint64_t apply(State& s, Fiber* f, Line& line, LineOp op, uint64_t before) {
+  uint64_t* t = f->time_ps;
   if (op == kLineRmw) {
     const uint64_t start = std::max(before, line.busy_until_ps);
-    const uint64_t end = start + f->cost_ps[static_cast<size_t>(Op::kAtomicRmw)] + transfer(s, line, f->id, true, start);
+    const uint64_t cost = f->cost_ps[static_cast<size_t>(Op::kAtomicRmw)];
+    const uint64_t moved = transfer(s, line, f->id, true, start);
+    const uint64_t end = start + cost + moved;
     line.busy_until_ps = end;
+    t[static_cast<size_t>(TimeKind::kRmwQueued)] += start - before;
+    t[static_cast<size_t>(TimeKind::kRmw)] += cost;
+    t[static_cast<size_t>(TimeKind::kLineTransfer)] += moved;
     return end;
   }
-  return before + f->cost_ps[static_cast<size_t>(Op::kAtomicLoad)] + transfer(s, line, f->id, op == kLineWrite, before);
+  const uint64_t cost = f->cost_ps[static_cast<size_t>(Op::kAtomicLoad)];
+  const uint64_t moved = transfer(s, line, f->id, op == kLineWrite, before);
+  t[static_cast<size_t>(TimeKind::kSharedAccess)] += cost;
+  t[static_cast<size_t>(TimeKind::kLineTransfer)] += moved;
+  return before + cost + moved;
 }
 
 // Applies the deferred line operation, if any.
@@ -351,6 +377,79 @@ Fiber* winner(State& s, Key k) {
     if (exact == k) return w;
     k = s.ready.replay(w->id, exact);
   }
+}
+
+// The time breakdown's window (sim.h, measured_interval). A core's part of
+// it runs from its clock at the opening to its clock at the closing; a
+// parked core's clock stands still while parked, so it counts from the mark
+// and its parked time before the mark is left out. The deferred line
+// operation is applied first (it is the earliest pending one, so applying
+// it now keeps the order of line operations).
+void open_window(State& s, uint64_t t_ps) {
+  settle(s);
+  for (const auto& f : s.fibers) {
+    f->window_start_ps = f->done || f->parked ? t_ps : f->now_ps;
+    std::copy_n(f->time_ps, kTimeKindCount, f->start_time_ps);
+    if (f->parked) f->start_time_ps[static_cast<size_t>(TimeKind::kParked)] += t_ps - f->parked_at_ps;
+    f->start_spin_rounds = f->spin_rounds;
+    f->start_aborts = f->aborts;
+  }
+  s.window_start_ps = t_ps;
+  s.window_closed = false;
+}
+
+// Closes the window at t_ps into s.last.cores: the kinds each core's hooks
+// added since the opening, local work as the rest of its span, and idle the
+// rest of the window after a core that ended.
+void close_window(State& s, uint64_t t_ps) {
+  settle(s);
+  s.last.cores.clear();
+  for (const auto& f : s.fibers) {
+    if (!f->core) continue;
+    CoreTime c;
+    uint64_t end_ps = f->now_ps;
+    uint64_t parked_ps = 0;
+    if (f->parked) end_ps = std::max(t_ps, f->window_start_ps), parked_ps = end_ps - std::max(f->parked_at_ps, f->window_start_ps);
+    end_ps = std::max(end_ps, f->window_start_ps);
+    uint64_t hooks_ps = 0;
+    for (size_t k = 0; k < kTimeKindCount; ++k) {
+      c.ps[k] = f->time_ps[k] - f->start_time_ps[k];
+      if (k == static_cast<size_t>(TimeKind::kParked)) c.ps[k] += parked_ps;
+      hooks_ps += c.ps[k];
+    }
+    const uint64_t span_ps = end_ps - f->window_start_ps;
+    c.ps[static_cast<size_t>(TimeKind::kLocalWork)] = span_ps > hooks_ps ? span_ps - hooks_ps : 0;
+    c.ps[static_cast<size_t>(TimeKind::kIdle)] = f->done && t_ps > end_ps ? t_ps - end_ps : 0;
+    c.spin_rounds = f->spin_rounds - f->start_spin_rounds;
+    c.aborts = f->aborts - f->start_aborts;
+    s.last.cores.push_back(c);
+  }
+  s.last.window_seconds = (t_ps - s.window_start_ps) * 1e-12;
+  s.last.measured_window = s.window_marked;
+  s.window_closed = true;
+}
+
+// The stall watchdog (--sim_watchdog_stall_s): a virtual core's clock passed
+// the bound after the last commit (or wake-up) of any core. Exits 4, as a
+// run that committed nothing does (rundb/run.h), naming where each core
+// last spun or parked.
+[[noreturn]] void stalled(State& s, const Fiber* f) {
+  const uint64_t since_ps = detail::hot.stall_deadline_ps - detail::hot.stall_ps;
+  std::fprintf(stderr,
+               "error: sim watchdog: no virtual core committed for %.6f virtual s (--sim_watchdog_stall_s; the last "
+               "commit or wake-up at %.6f s, core %u now at %.6f s): a livelock or a wait nobody ends\n",
+               detail::hot.stall_ps * 1e-12, since_ps * 1e-12, f->id, f->now_ps * 1e-12);
+  for (const auto& g : s.fibers) {
+    if (!g->core) continue;
+    std::fprintf(stderr, "  core %u: ", g->id);
+    if (g->spin_file == nullptr) std::fprintf(stderr, "never spun or parked");
+    else std::fprintf(stderr, "last %s at %s:%d at %.6f s", g->parked ? "parked" : "spun", g->spin_file, g->spin_line,
+                      g->spin_ps * 1e-12);
+    std::fprintf(stderr, "; %llu spin rounds and %llu aborts in the run\n",
+                 static_cast<unsigned long long>(g->spin_rounds), static_cast<unsigned long long>(g->aborts));
+  }
+  std::fflush(stderr);
+  std::_Exit(4);
 }
 
 // Skips whitespace; for the cost-table reader below.
@@ -422,6 +521,8 @@ void configure(const SimOptions& options, const CostTable& costs) {
   s.options = options;
   s.costs = costs;
   s.transfer_ps = static_cast<uint64_t>(line_transfer_ns() * kPsPerNs + 0.5);
+  detail::hot.stall_ps = options.watchdog_stall_s > 0 ? static_cast<uint64_t>(options.watchdog_stall_s * 1e12 + 0.5)
+                                                      : ~uint64_t{0} >> 2;
   s.residency_ps = options.line_residency_ns > 0 ? static_cast<uint64_t>(options.line_residency_ns * kPsPerNs + 0.5)
                                                  : ~uint64_t{0} / 2;
 }
@@ -443,6 +544,18 @@ double line_transfer_ns() {
 }
 const RunStats& last_run() { return state().last; }
 
+void measured_interval(bool starts) {
+  State& s = state();
+  const Fiber* f = s.current;
+  if (f == nullptr) return;
+  if (starts) {
+    s.window_marked = true;
+    open_window(s, f->now_ps);
+  } else {
+    close_window(s, f->now_ps);
+  }
+}
+
 void fix_address_layout(char** argv) {
   const int persona = personality(0xffffffff);  // reads it
   if (persona == -1 || (persona & ADDR_NO_RANDOMIZE) != 0) return;
@@ -454,6 +567,48 @@ void fix_address_layout(char** argv) {
 static bool address_randomization() {
   const int persona = personality(0xffffffff);
   return persona == -1 || (persona & ADDR_NO_RANDOMIZE) == 0;
+}
+
+// sim.time_breakdown: every core's kinds in virtual seconds, summed over the
+// cores and per core (docs/sim.md, "Where the time goes").
+static void write_time_breakdown(JsonWriter& w) {
+  const RunStats& r = state().last;
+  auto kinds = [&w](const uint64_t* ps) {
+    w.begin_object();
+    for (size_t k = 0; k < kTimeKindCount; ++k) w.key(kTimeKindNames[k]).value(ps[k] * 1e-12);
+    w.end_object();
+  };
+  uint64_t sum[kTimeKindCount] = {};
+  for (const CoreTime& c : r.cores)
+    for (size_t k = 0; k < kTimeKindCount; ++k) sum[k] += c.ps[k];
+  w.key("time_breakdown").begin_object();
+  w.key("window").value(r.measured_window ? "measured" : "run");
+  w.key("window_seconds").value(r.window_seconds);
+  w.key("cores");
+  kinds(sum);
+  w.key("per_core").begin_array();
+  for (const CoreTime& c : r.cores) kinds(c.ps);
+  w.end_array();
+  w.end_object();
+}
+
+std::string describe_cores() {
+  const RunStats& r = state().last;
+  std::string out;
+  char line[512];
+  for (size_t i = 0; i < r.cores.size(); ++i) {
+    const CoreTime& c = r.cores[i];
+    if (c.site_file != nullptr)
+      std::snprintf(line, sizeof line, "  core %zu: last spun or parked at %s:%d at %.6f virtual s", i, c.site_file,
+                    c.site_line, c.site_seconds);
+    else std::snprintf(line, sizeof line, "  core %zu: never spun or parked", i);
+    out += line;
+    std::snprintf(line, sizeof line, "; in the %s: %llu spin rounds (%.6f s), %llu aborts\n",
+                  r.measured_window ? "measured interval" : "run", static_cast<unsigned long long>(c.spin_rounds),
+                  c.ps[static_cast<size_t>(TimeKind::kSpin)] * 1e-12, static_cast<unsigned long long>(c.aborts));
+    out += line;
+  }
+  return out;
 }
 
 void write_json(JsonWriter& w) {
@@ -472,11 +627,13 @@ void write_json(JsonWriter& w) {
   w.key("line_transfer_ns").value(line_transfer_ns());
   w.key("line_residency_ns").value(s.options.line_residency_ns);
   w.key("watchdog_events").value(s.options.watchdog_events);
+  w.key("watchdog_stall_s").value(s.options.watchdog_stall_s);
   w.key("address_randomization").value(address_randomization());  // fix_address_layout()
   w.key("work_scale").begin_object();  // by transaction type (--sim_work_scale), 1 where unscaled
   for (size_t t = 0; t < s.work_type_names.size(); ++t)
     w.key(s.work_type_names[t]).value(t < s.work_scales.size() ? s.work_scales[t] : 1.0);
   w.end_object();
+  write_time_breakdown(w);
   write_flags_json(w);
   w.end_object();
 }
@@ -507,6 +664,7 @@ void apply_work_type(Clock* clock, uint32_t type) {
 void yield() {
   State& s = state();
   Fiber* f = s.current;
+  if (f->now_ps > hot.stall_deadline_ps && f->core) [[unlikely]] stalled(s, f);
   Fiber* next = winner(s, s.ready.replay(f->id, s.ready.key(f->now_ps, f->id)));
   if (next == f) {  // still due first (the bound was lower than it could be)
     detail::hot.yield_at_ps = s.ready.yield_at_ps(f->id);
@@ -566,6 +724,8 @@ void spin(const char* file, int line) {
   event(false);
   f->spin_file = file;
   f->spin_line = line;
+  f->spin_ps = f->now_ps;
+  ++f->spin_rounds;
   if (++detail::hot.spins_in_a_row > s.options.watchdog_events) {
     std::fprintf(stderr,
                  "error: sim watchdog: %llu events in a row were spins (no virtual core made progress; "
@@ -578,6 +738,8 @@ void spin(const char* file, int line) {
     std::_Exit(1);
   }
   f->now_ps += f->cost_ps[static_cast<size_t>(Op::kSpinRound)];
+  f->time_ps[static_cast<size_t>(TimeKind::kSpin)] += f->cost_ps[static_cast<size_t>(Op::kSpinRound)];
+  if (f->now_ps > detail::hot.stall_deadline_ps && f->core) [[unlikely]] stalled(s, f);
   detail::maybe_yield(f);
 }
 
@@ -585,7 +747,9 @@ void sleep_until_ns(uint64_t t) {
   Fiber* f = state().current;
   if (f == nullptr) return;
   ++detail::hot.events;
-  f->now_ps = std::max(f->now_ps, t * kPsPerNs);
+  const uint64_t until = std::max(f->now_ps, t * kPsPerNs);
+  f->time_ps[static_cast<size_t>(TimeKind::kSleep)] += until - f->now_ps;
+  f->now_ps = until;
   detail::maybe_yield(f);
 }
 
@@ -605,6 +769,7 @@ void park(uint32_t native_spin_rounds, const char* file, int line) {
   event(false);
   f->spin_file = file;
   f->spin_line = line;
+  f->spin_ps = f->now_ps;
   f->parked = true;
   f->parked_at_ps = f->now_ps;
   f->native_spin_ps = native_spin_rounds == kNeverSleeps
@@ -654,6 +819,8 @@ void unpark(uint32_t id) {
   if (f == nullptr) return;  // unreachable: only a running fiber wakes another
   const bool asleep = f->now_ps > w->parked_at_ps + w->native_spin_ps;
   w->now_ps = asleep ? f->now_ps + w->cost_ps[static_cast<size_t>(Op::kWakeUp)] : std::max(w->now_ps, f->now_ps);
+  w->time_ps[static_cast<size_t>(TimeKind::kParked)] += w->now_ps - w->parked_at_ps;
+  detail::hot.stall_deadline_ps = f->now_ps + detail::hot.stall_ps;  // the executor moved on: progress
   std::vector<Key> keys(s.fibers.size());
   for (size_t i = 0; i < keys.size(); ++i) {
     const Fiber& g = *s.fibers[i];
@@ -673,6 +840,9 @@ void ThreadGroup::run(std::function<void()> main_body) {
   s.switches = 0;
   s.deferred = {};
   detail::hot.events = detail::hot.spins_in_a_row = 0;
+  detail::hot.stall_deadline_ps = detail::hot.stall_ps;
+  s.window_marked = s.window_closed = false;
+  s.window_start_ps = 0;
   uint32_t cores = 0;
   for (const Body& b : bodies_) cores += b.core;
   const uint32_t physical = std::max<uint32_t>(1, s.options.physical_cores);
@@ -736,10 +906,26 @@ void ThreadGroup::run(std::function<void()> main_body) {
   arrived(s, std::move(first->context).resume());  // returns when every fiber has ended
   settle(s);  // none left: the last fiber to yield came out on top before it ended
   RunStats& r = s.last;
-  r = {};
-  r.virtual_cores = cores;
   uint64_t end_ps = 0;
   for (const auto& f : s.fibers) end_ps = std::max(end_ps, f->now_ps);
+  std::vector<CoreTime> window;
+  if (!s.window_closed) close_window(s, end_ps);  // no end mark: the window ends with the run
+  window.swap(r.cores);
+  const bool measured = r.measured_window;
+  const double window_s = r.window_seconds;
+  r = {};
+  r.measured_window = measured;
+  r.window_seconds = window_s;
+  r.cores = std::move(window);
+  for (size_t i = 0, c = 0; i < s.fibers.size(); ++i) {
+    const Fiber& f = *s.fibers[i];
+    if (!f.core || c >= r.cores.size()) continue;
+    r.cores[c].site_file = f.spin_file;
+    r.cores[c].site_line = f.spin_line;
+    r.cores[c].site_seconds = f.spin_ps * 1e-12;
+    ++c;
+  }
+  r.virtual_cores = cores;
   r.virtual_seconds = end_ps * 1e-12;
   r.events = detail::hot.events;
   r.fiber_switches = s.switches;

@@ -25,7 +25,15 @@
 //     virtual time (a line is busy until the previous RMW on it ends);
 //   - spins: spin() charges one spin round; a watchdog exits non-zero naming
 //     the spin site when --sim_watchdog_events events in a row were spins
-//     (no fiber makes progress: a deadlock or a wait nobody will end).
+//     (no fiber makes progress: a deadlock or a wait nobody will end), and
+//     another one when no virtual core committed (committed()) for
+//     --sim_watchdog_stall_s of virtual time (a livelock of aborts and
+//     spins), naming where each core last spun.
+//   - where the time goes: every virtual core's clock is split into local
+//     work, shared accesses, RMWs, the wait behind the line's previous RMW,
+//     line transfers, spin rounds, sleeps, parked time and idle time (TimeKind),
+//     over the measured interval (measured_interval()) or the whole run: the
+//     result's sim.time_breakdown.
 //
 // Thread safety: a simulation runs on one OS thread; the hooks may be called
 // from any thread outside a simulation, where they do nothing.
@@ -100,6 +108,7 @@ struct SimOptions {
   double line_transfer_ns = 0;   // 0 = the cost table's line_transfer
   double line_residency_ns = 1e6;  // a line untouched this long costs no transfer (0 = it never leaves a cache)
   uint64_t watchdog_events = 1000000;
+  double watchdog_stall_s = 0.1;  // virtual seconds without a commit before the stall watchdog fires (0 = off)
   // --sim_work_scale: "" (none), one factor for every transaction type, or
   // "<type>:<factor>,..." (docs/sim.md, "The work scale").
   std::string work_scale;
@@ -114,6 +123,35 @@ struct SimOptions {
 // that is not a positive number.
 std::vector<double> parse_work_scale(const std::string& spec, const std::vector<std::string>& types);
 
+// Where a virtual core's virtual time goes (the result's
+// sim.time_breakdown; docs/sim.md, "Where the time goes"). Every advance of a
+// core's clock is of exactly one kind, so a core's kinds add up to its span.
+enum class TimeKind : uint8_t {
+  kLocalWork,     // charge(): the cost table's local work (the rest of the span)
+  kSharedAccess,  // touch(): the atomic_load of a read or write of a shared line
+  kRmw,           // rmw(): the atomic_rmw itself
+  kRmwQueued,     // rmw(): waiting for the line's previous RMW to end (busy_until)
+  kLineTransfer,  // touch() and rmw(): a line moving from another core
+  kSpin,          // spin(): spin rounds
+  kSleep,         // sleep_until_ns(): the backoff after an abort, the extensions' waits
+  kParked,        // park() until unpark(), the wake-up included
+  kIdle,          // a core that ended before the window did: the rest of the window
+  kCount
+};
+inline constexpr size_t kTimeKindCount = static_cast<size_t>(TimeKind::kCount);
+inline constexpr const char* kTimeKindNames[kTimeKindCount] = {
+    "local_work", "shared_access", "rmw", "rmw_queued", "line_transfer", "spin", "sleep", "parked", "idle"};
+
+// One virtual core in the last simulation's window (RunStats::cores).
+struct CoreTime {
+  uint64_t ps[kTimeKindCount] = {};  // by TimeKind; they add up to the core's span plus its idle time
+  uint64_t spin_rounds = 0;          // in the window
+  uint64_t aborts = 0;               // charge(Op::kAbort)s in the window: aborted attempts
+  const char* site_file = nullptr;   // where it last spun or parked (in the whole run); nullptr: never
+  int site_line = 0;
+  double site_seconds = 0;           // its virtual time then
+};
+
 // What the last simulation did (the result's "sim" object).
 struct RunStats {
   uint32_t virtual_cores = 0;
@@ -121,6 +159,9 @@ struct RunStats {
   uint64_t events = 0;         // hook calls inside fibers
   uint64_t fiber_switches = 0;
   double wall_seconds = 0;
+  bool measured_window = false;  // the breakdown's window: the measured interval (true) or the whole run
+  double window_seconds = 0;     // its length in virtual time
+  std::vector<CoreTime> cores;   // by core id
 };
 
 // park()'s spin rounds for a native wait that never sleeps.
@@ -149,6 +190,7 @@ struct Clock {
   uint32_t id = 0;
   uint32_t work_type = kNoWorkType;  // the transaction type whose work scale cost_ps has (work_type())
   uint64_t cost_ps[kOpCount] = {};  // the cost table, SMT factor applied for this fiber
+  uint64_t aborts = 0;              // charge(Op::kAbort)s: aborted attempts (the watchdogs' messages)
 };
 struct Hot {
   Clock* current = nullptr;  // the running fiber; nullptr outside the fibers of a running simulation
@@ -160,6 +202,10 @@ struct Hot {
   uint64_t yield_at_ps = 0;
   uint64_t events = 0;          // hook calls inside fibers
   uint64_t spins_in_a_row = 0;  // the watchdog's count
+  // The stall watchdog (--sim_watchdog_stall_s): a core past this virtual
+  // time has seen no commit for the bound; committed() and unpark() move it.
+  uint64_t stall_deadline_ps = ~uint64_t{0};
+  uint64_t stall_ps = ~uint64_t{0} >> 2;  // the bound (off: beyond the clock's range)
 };
 inline Hot hot;
 // Hands the OS thread to the fiber due first, if that is not the current
@@ -189,8 +235,26 @@ inline void charge(Op op) {
   if (f == nullptr) return;
   detail::progress_event();
   f->now_ps += f->cost_ps[static_cast<size_t>(op)];
+  if (op == Op::kAbort) ++f->aborts;  // a constant at every call site but one (the row access): folded away
   if (op == Op::kIndexProbe) detail::maybe_yield(f);
 }
+// The current fiber committed a transaction (finish_attempt,
+// engine/exec/attempt.h): progress for the stall watchdog.
+inline void committed() {
+  const detail::Clock* f = detail::hot.current;
+  if (f != nullptr) detail::hot.stall_deadline_ps = f->now_ps + detail::hot.stall_ps;
+}
+// The online executor's controller at the start (true) and end (false) of
+// the measured interval: the time breakdown (RunStats::cores) covers it;
+// without these calls (the bundle executor) it covers the whole run. Each
+// core's part of the window runs from its own clock at the start mark to
+// its clock at the end mark (the running fiber is the earliest, so the
+// others may be ahead of the mark by their current operation).
+void measured_interval(bool starts);
+// One line per virtual core of the last simulation: where it last spun or
+// parked, its spin rounds and aborts in the window (the message of a run
+// that committed nothing: rundb/run.h).
+std::string describe_cores();
 // The current fiber starts an attempt of transaction type `type` (the
 // workload's Request::type): its local work costs the cost table's ns times
 // the type's --sim_work_scale factor until the next call.
@@ -280,6 +344,8 @@ inline constexpr uint32_t analysis_work_type() { return 0; }
 inline void touch(const void*, bool) {}
 inline void rmw(const void*) {}
 inline void spin(const char*, int) {}
+inline void committed() {}
+inline void measured_interval(bool) {}
 
 // The native build's threads: spawn() starts one at once; run(main_body)
 // runs main_body on the calling thread, then joins them all.

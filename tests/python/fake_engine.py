@@ -82,6 +82,7 @@ def parse() -> argparse.Namespace:
     parser.add_argument("--sim_line_transfer_ns", type=float, default=100.0)
     parser.add_argument("--sim_line_residency_ns", type=float, default=1e6)
     parser.add_argument("--sim_watchdog_events", type=int, default=1000000)
+    parser.add_argument("--sim_watchdog_stall_s", type=float, default=0.1)
     parser.add_argument("--sim_calibrate")
     parser.add_argument("--sim_work_scale", default="")
     return parser.parse_args()   # a bad flag exits with status 2, as the engine does
@@ -226,13 +227,25 @@ def simulate(args: argparse.Namespace, document: dict) -> None:
                        "physical_cores": args.sim_physical_cores, "smt_factor": args.sim_smt_factor,
                        "line_transfer_ns": args.sim_line_transfer_ns, "line_residency_ns": args.sim_line_residency_ns,
                        "watchdog_events": args.sim_watchdog_events,
+                       "watchdog_stall_s": args.sim_watchdog_stall_s,
+                       "time_breakdown": fake_time_breakdown(args),
                        "address_randomization": False,
                        "work_scale": {"ycsb": work_scale},
                        "flags": {"sim_work_scale": args.sim_work_scale, "sim_cost_table": args.sim_cost_table, "sim_physical_cores": args.sim_physical_cores,
                                  "sim_smt_factor": args.sim_smt_factor,
                                  "sim_line_transfer_ns": args.sim_line_transfer_ns,
                                  "sim_line_residency_ns": args.sim_line_residency_ns,
-                                 "sim_watchdog_events": args.sim_watchdog_events}}
+                                 "sim_watchdog_events": args.sim_watchdog_events,
+                                 "sim_watchdog_stall_s": args.sim_watchdog_stall_s}}
+
+
+def fake_time_breakdown(args: argparse.Namespace) -> dict:
+    """sim.time_breakdown (docs/sim.md, "Where the time goes"): every core all local work over the interval."""
+    kinds = ["local_work", "shared_access", "rmw", "rmw_queued", "line_transfer", "spin", "sleep", "parked", "idle"]
+    core = {kind: args.duration if kind == "local_work" else 0.0 for kind in kinds}
+    return {"window": "measured", "window_seconds": args.duration,
+            "cores": {kind: value * args.threads for kind, value in core.items()},
+            "per_core": [dict(core) for _ in range(args.threads)]}
 
 
 def busy_while_running() -> None:

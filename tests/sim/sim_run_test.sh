@@ -36,7 +36,9 @@
 #   sim_run_test.sh refusals <rundb-cc>
 #       configurations whose threads the sim build does not simulate, and bad
 #       --sim_* values, are refused with exit 2 naming the flag; a
-#       --sim_work_scale is recorded by type.
+#       --sim_work_scale is recorded by type; a run whose measured interval
+#       commits nothing exits 4 naming where each core last spun, and writes
+#       no result; the result's time breakdown adds up per core.
 set -u
 case_name=$1
 source "$(dirname "${BASH_SOURCE[0]}")/../engine/contract_lib.sh" "$2"
@@ -215,6 +217,25 @@ EOF
     [[ $(field "$tmp/w.json" "float(d['sim']['work_scale']['payment']), float(d['sim']['work_scale']['new_order'])") == "(3.0, 1.0)" ]] ||
       fail "work_scale not recorded: $(field "$tmp/w.json" "d['sim']['work_scale']")"
     match_schema "$tmp/w.json"
+    # No silent zero (issue 46): a measured interval too short for a commit.
+    "$bin" --workload=ycsb $(sizes ycsb) --threads=2 --warmup=0.0001 --duration=1e-9 --load_threads=1 \
+      --out="$tmp/zero.json" 2>"$tmp/err"
+    rc=$?
+    [[ $rc -eq 4 ]] || fail "a measured interval with no commit exited $rc, want 4: $(cat "$tmp/err")"
+    grep -q "committed nothing" "$tmp/err" && grep -q "core 1: last spun or parked at .*:[0-9]" "$tmp/err" ||
+      fail "the message did not say so or name the cores' sites: $(cat "$tmp/err")"
+    [[ ! -e $tmp/zero.json ]] || fail "a run that committed nothing wrote its result"
+    # The time breakdown of the run above ($tmp/r.json, 32 cores): per core the kinds add up to the window
+    # (within a backoff of up to --backoff_max_us, 100 us, that a core may be into at either mark).
+    "$py" - "$tmp/r.json" <<'EOF' || fail "sim.time_breakdown"
+import json, sys
+b = json.load(open(sys.argv[1]))["sim"]["time_breakdown"]
+assert b["window"] == "measured" and len(b["per_core"]) == 32, (b["window"], len(b["per_core"]))
+for i, core in enumerate(b["per_core"]):
+    total = sum(core.values())
+    assert abs(total - b["window_seconds"]) < 2.5e-4, (i, total, b["window_seconds"])
+assert b["cores"]["local_work"] > 0 and b["cores"]["rmw"] > 0 and b["cores"]["line_transfer"] > 0, b["cores"]
+EOF
     ;;
   *) fail "unknown case $case_name" ;;
 esac

@@ -395,6 +395,101 @@ TEST_F(SimTest, ALineUntouchedForTheResidencyCostsNoTransfer) {
   EXPECT_EQ(stale, 2u);
 }
 
+// The time breakdown on a hot lock word: k cores RMW one line at time 0,
+// then do 10 ns of local work. The RMWs serialize in core order; core 0's
+// costs 5 ns (no previous writer), each later one 5 ns plus a 100 ns
+// transfer from the core before it, so core i >= 1 starts at
+// 5 + (i - 1) * 105 (its time queued behind the line's previous RMW) and
+// ends its RMW at 5 + i * 105. Queued in all: 5 (k - 1) + 105 (k - 1)(k - 2) / 2.
+// The window is the run (no measured_interval() marks): it ends with the
+// last core, at 5 + (k - 1) * 105 + 10; the cores before it are idle the rest.
+TEST_F(SimTest, TimeBreakdownOfAHotLockWordWithKWaiters) {
+  constexpr uint64_t k = 5;
+  alignas(64) uint64_t lock_word = 0;
+  ThreadGroup g;
+  for (uint64_t i = 0; i < k; ++i)
+    g.spawn([&] {
+      rmw(&lock_word);
+      charge(Op::kIndexProbe);
+    });
+  g.run([] {});
+  const RunStats& r = last_run();
+  ASSERT_EQ(r.cores.size(), k);
+  EXPECT_FALSE(r.measured_window);
+  const uint64_t end = 5 + (k - 1) * 105 + 10;
+  EXPECT_DOUBLE_EQ(r.window_seconds, end * 1e-9);
+  auto ns = [&](size_t core, TimeKind kind) { return r.cores[core].ps[static_cast<size_t>(kind)] / 1000; };
+  uint64_t queued = 0;
+  for (uint64_t i = 0; i < k; ++i) {
+    const uint64_t start = i == 0 ? 0 : 5 + (i - 1) * 105;
+    EXPECT_EQ(ns(i, TimeKind::kRmwQueued), start) << "core " << i;
+    EXPECT_EQ(ns(i, TimeKind::kRmw), 5u) << "core " << i;
+    EXPECT_EQ(ns(i, TimeKind::kLineTransfer), i == 0 ? 0u : 100u) << "core " << i;
+    EXPECT_EQ(ns(i, TimeKind::kLocalWork), 10u) << "core " << i;
+    EXPECT_EQ(ns(i, TimeKind::kIdle), end - (5 + i * 105 + 10)) << "core " << i;
+    uint64_t sum = 0;
+    for (size_t kind = 0; kind < kTimeKindCount; ++kind) sum += r.cores[i].ps[kind];
+    EXPECT_EQ(sum, end * 1000) << "core " << i << ": the kinds add up to the window";
+    queued += ns(i, TimeKind::kRmwQueued);
+  }
+  EXPECT_EQ(queued, 5 * (k - 1) + 105 * (k - 1) * (k - 2) / 2);
+}
+
+// The other kinds: spin rounds (3 ns each), a sleep, a shared read (2 ns),
+// a park until another core's unpark (no wake-up: woken within its 16
+// polling rounds). And the measured interval's marks: the window runs from
+// each core's clock at the start mark to its clock at the end mark.
+TEST_F(SimTest, TimeBreakdownKindsAndTheMeasuredInterval) {
+  alignas(64) uint64_t word = 0;
+  WaitList list(kAtomicWaitSpinRounds);
+  bool woken = false;
+  ThreadGroup g;
+  g.spawn([&] {
+    for (int i = 0; i < 3; ++i) spin(__FILE__, __LINE__);  // 9 ns
+    sleep_until_ns(100);                                     // 91 ns
+    touch(&word, false);                                     // 2 ns
+    while (!woken) list.wait();                              // parked from 102 to 130
+  });
+  g.spawn([&] {
+    sleep_until_ns(130);
+    woken = true;
+    list.notify_all();
+  });
+  g.run([] {});
+  const RunStats& r = last_run();
+  ASSERT_EQ(r.cores.size(), 2u);
+  auto ns = [&](TimeKind kind) { return r.cores[0].ps[static_cast<size_t>(kind)] / 1000; };
+  EXPECT_EQ(ns(TimeKind::kSpin), 9u);
+  EXPECT_EQ(r.cores[0].spin_rounds, 3u);
+  EXPECT_EQ(ns(TimeKind::kSleep), 91u);
+  EXPECT_EQ(ns(TimeKind::kSharedAccess), 2u);
+  EXPECT_EQ(ns(TimeKind::kParked), 28u);
+  EXPECT_EQ(ns(TimeKind::kLocalWork), 0u);
+  EXPECT_EQ(ns(TimeKind::kIdle), 0u);
+  EXPECT_EQ(r.cores[1].ps[static_cast<size_t>(TimeKind::kSleep)] / 1000, 130u);
+
+  // The marks, from the main body at 50 and 150 virtual ns: the core runs
+  // index probes (10 ns) and is due after the main body only once it is
+  // past it, so its window is [60, 160]: 100 ns of local work.
+  ThreadGroup h;
+  bool stop = false;
+  h.spawn([&] {
+    while (!stop) charge(Op::kIndexProbe);
+  });
+  h.run([&] {
+    sleep_until_ns(50);
+    measured_interval(true);
+    sleep_until_ns(150);
+    measured_interval(false);
+    stop = true;
+  });
+  const RunStats& m = last_run();
+  EXPECT_TRUE(m.measured_window);
+  EXPECT_DOUBLE_EQ(m.window_seconds, 100e-9);
+  ASSERT_EQ(m.cores.size(), 1u);
+  EXPECT_EQ(m.cores[0].ps[static_cast<size_t>(TimeKind::kLocalWork)] / 1000, 100u);
+}
+
 // A wait that nobody will end: once every fiber left is parked, the
 // simulation exits 1 naming the park site.
 void planted_wait() {
@@ -426,6 +521,53 @@ void planted_spin() {
 TEST(SimWatchdogDeathTest, NamesThePlantedSpinSite) {
   GTEST_FLAG_SET(death_test_style, "threadsafe");
   EXPECT_EXIT(planted_spin(), ::testing::ExitedWithCode(1), "sim watchdog: 1001 events in a row were spins.*sim_test\\.cpp:[0-9]+");
+}
+
+// A livelock the spin watchdog cannot see: a core polls a latch word that
+// nobody frees, a shared read (progress for that watchdog) between its spin
+// rounds, as SpinLatch::lock does. No core commits: the stall watchdog
+// (--sim_watchdog_stall_s, 1 virtual µs here) exits 4 naming the spin site.
+void planted_livelock() {
+  SimOptions o;
+  o.watchdog_stall_s = 1e-6;
+  configure(o, round_costs());
+  alignas(64) std::atomic<bool> held{true};
+  ThreadGroup g;
+  g.spawn([&] {
+    for (;;) {
+      touch(&held, false);
+      if (!held.load()) break;
+      cpu_relax();  // the planted spin: nobody frees the word
+    }
+  });
+  g.spawn([] { charge(Op::kRowRead); });
+  g.run([] {});
+}
+TEST(SimWatchdogDeathTest, TheStallWatchdogNamesWhereTheCoresSpun) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(planted_livelock(), ::testing::ExitedWithCode(4),
+              "no virtual core committed for 0.000001 virtual s.*core 0: last spun at .*sim_test\\.cpp:[0-9]+");
+}
+
+// Commits keep it quiet: a core that commits every 100 virtual ns runs for
+// 20 µs under a 1 µs bound.
+TEST_F(SimTest, CommitsKeepTheStallWatchdogQuiet) {
+  SimOptions o;
+  o.watchdog_stall_s = 1e-6;
+  configure(o, round_costs());
+  alignas(64) uint64_t word = 0;
+  ThreadGroup g;
+  g.spawn([&] {
+    while (now_ns() < 20000) {
+      for (int i = 0; i < 10; ++i) {
+        touch(&word, false);
+        spin(__FILE__, __LINE__);
+      }
+      committed();
+    }
+  });
+  g.run([] {});
+  EXPECT_GE(last_run().cores.at(0).spin_rounds, 20000u / 50);
 }
 
 }  // namespace

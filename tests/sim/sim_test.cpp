@@ -15,6 +15,7 @@
 
 #include "engine/cc/protocol.h"  // cpu_relax
 #include "engine/core/cli.h"      // ConfigError
+#include "engine/core/latch.h"    // lock_bit
 #include "engine/sim/sim.h"
 #include "engine/sim/sync.h"
 
@@ -433,6 +434,44 @@ TEST_F(SimTest, TimeBreakdownOfAHotLockWordWithKWaiters) {
     queued += ns(i, TimeKind::kRmwQueued);
   }
   EXPECT_EQ(queued, 5 * (k - 1) + 105 * (k - 1) * (k - 2) / 2);
+}
+
+// A commit latch (lock_bit, engine/core/latch.h) held for 1000 ns by core 0
+// while k - 1 = 4 cores wait for it. Their first tries are RMWs at 10 ns,
+// serialized behind core 0's (which ends at 5): core i's ends at
+// 10 + i * 105 (5 ns plus a 100 ns transfer each). Then they wait on reads of
+// their cached copy, which do not occupy the line, so core 0's release (an
+// RMW at 5 + 100 * 10 = 1005 ns) starts at once and ends at 1005 + 5 + 100
+// (the waiters' copies are invalidated: a transfer) = 1110 ns, however many
+// wait. (Issue 46: when every waiting round was an RMW, the release queued
+// behind the waiters' rounds, and each waiter made it later.)
+TEST_F(SimTest, ALatchHoldersReleaseDoesNotQueueBehindItsWaiters) {
+  constexpr int k = 5;
+  Shared<uint64_t> latch{0};
+  uint64_t released = 0, holder_queued_ps = 0;
+  std::vector<int> acquired(k, 0);
+  ThreadGroup g;
+  for (int i = 0; i < k; ++i)
+    g.spawn([&, i] {
+      if (i > 0) charge(Op::kIndexProbe);  // core 0 takes the latch first
+      lock_bit<1>(latch);
+      ++acquired[i];
+      if (i == 0) {
+        for (int p = 0; p < 100; ++p) charge(Op::kIndexProbe);
+        const uint64_t queued = static_cast<detail::Clock*>(detail::hot.current)->now_ps;
+        unlock_bit<1>(latch);
+        released = now_ns();
+        holder_queued_ps = released * 1000 - queued - 105 * 1000;  // the release's wait for the line
+      } else {
+        unlock_bit<1>(latch);
+      }
+    });
+  g.run([] {});
+  EXPECT_EQ(released, 1110u);
+  EXPECT_EQ(holder_queued_ps, 0u);
+  EXPECT_EQ(last_run().cores[0].ps[static_cast<size_t>(TimeKind::kRmwQueued)], 0u);
+  for (int i = 0; i < k; ++i) EXPECT_EQ(acquired[i], 1) << i;
+  EXPECT_EQ(latch.load() & 1, 0u);
 }
 
 // The other kinds: spin rounds (3 ns each), a sleep, a shared read (2 ns),

@@ -430,7 +430,9 @@ void close_window(State& s, uint64_t t_ps) {
 }
 
 // The stall watchdog (--sim_watchdog_stall_s): a virtual core's clock passed
-// the bound after the last commit (or wake-up) of any core. Exits 4, as a
+// the bound after the last commit (or wake-up) of any core, seen at its
+// abort (charge, sim.h), spin round or sleep: a livelock passes one of them
+// (a core that only waits parked is the deadlock check's, park()). Exits 4, as a
 // run that committed nothing does (rundb/run.h), naming where each core
 // last spun or parked.
 [[noreturn]] void stalled(State& s, const Fiber* f) {
@@ -648,6 +650,8 @@ void write_json(JsonWriter& w) {
 // it yields there too. A third of a YCSB transaction's switches less.
 
 namespace detail {
+void stalled() { ccb::sim::stalled(state(), state().current); }
+
 // work_type() (sim.h) when the type changes: the local-work costs of the
 // fiber's attempts of `type` from now on.
 void apply_work_type(Clock* clock, uint32_t type) {
@@ -664,7 +668,6 @@ void apply_work_type(Clock* clock, uint32_t type) {
 void yield() {
   State& s = state();
   Fiber* f = s.current;
-  if (f->now_ps > hot.stall_deadline_ps && f->core) [[unlikely]] stalled(s, f);
   Fiber* next = winner(s, s.ready.replay(f->id, s.ready.key(f->now_ps, f->id)));
   if (next == f) {  // still due first (the bound was lower than it could be)
     detail::hot.yield_at_ps = s.ready.yield_at_ps(f->id);
@@ -749,6 +752,7 @@ void sleep_until_ns(uint64_t t) {
   ++detail::hot.events;
   const uint64_t until = std::max(f->now_ps, t * kPsPerNs);
   f->time_ps[static_cast<size_t>(TimeKind::kSleep)] += until - f->now_ps;
+  if (f->now_ps > detail::hot.stall_deadline_ps && f->core) [[unlikely]] stalled(state(), f);
   f->now_ps = until;
   detail::maybe_yield(f);
 }

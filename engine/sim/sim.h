@@ -215,6 +215,9 @@ inline void progress_event() {
   ++hot.events;
   hot.spins_in_a_row = 0;
 }
+// The stall watchdog fires (sim.cpp): checked at aborts, spin rounds and
+// sleeps, where a livelock must pass.
+[[noreturn]] void stalled();
 // Rescales the fiber's local-work costs for transaction type `type` (out of
 // line, sim.cpp).
 void apply_work_type(Clock* f, uint32_t type);
@@ -235,7 +238,10 @@ inline void charge(Op op) {
   if (f == nullptr) return;
   detail::progress_event();
   f->now_ps += f->cost_ps[static_cast<size_t>(op)];
-  if (op == Op::kAbort) ++f->aborts;  // a constant at every call site but one (the row access): folded away
+  if (op == Op::kAbort) {  // a constant at every call site but one (the row access): folded away
+    ++f->aborts;
+    if (f->now_ps > detail::hot.stall_deadline_ps) [[unlikely]] detail::stalled();
+  }
   if (op == Op::kIndexProbe) detail::maybe_yield(f);
 }
 // The current fiber committed a transaction (finish_attempt,

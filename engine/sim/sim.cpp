@@ -35,6 +35,10 @@ constexpr size_t kStackBytes = size_t{1} << 20;
 // sim.h read) first, then what only the scheduler uses.
 struct Fiber : detail::Clock {
   uint64_t local_base_ps[kLocalWorkOps] = {};  // the local-work costs before the work scale (SMT applied)
+  // --sim_sockets: the reader bits (core id modulo 64) of the cores on other
+  // sockets than this one, and its socket (a fiber that is no core: 0).
+  uint64_t other_socket_readers = 0;
+  uint32_t socket = 0;
   ctx::fiber context;  // where to resume it (empty while it runs)
   std::function<void()> body;
   bool core = true;
@@ -240,6 +244,8 @@ struct State {
   SimOptions options;
   CostTable costs = CostTable::builtin();
   uint64_t transfer_ps = 0;
+  uint64_t socket_transfer_ps = 0;
+  std::vector<uint32_t> socket_of;  // by fiber id, while a run is on (--sim_sockets > 1)
   uint64_t residency_ps = ~uint64_t{0} / 2;  // --sim_line_residency_ns (0: forever)
   RunStats last;
   std::vector<double> work_scales;           // by transaction type; empty: 1 for every type
@@ -305,21 +311,30 @@ uint64_t bit_of(uint32_t id) { return uint64_t{1} << (id & 63); }
 // private cache: the access is a cold one, which the cost table's local work
 // prices already (its row and index costs are measured on cold rows), so it
 // costs no transfer and the line starts afresh (docs/sim.md).
-[[gnu::always_inline]] inline uint64_t transfer(State& s, Line& line, uint32_t id, bool write, uint64_t now_ps) {
+// With --sim_sockets > 1 a transfer from a core on another socket (the last
+// writer; for a write also any reader) costs the socket transfer instead.
+[[gnu::always_inline]] inline uint64_t transfer(State& s, Line& line, const Fiber* f, bool write, uint64_t now_ps) {
   if (now_ps > line.touched_ps + s.residency_ps) line.writer1 = 0, line.readers = 0;
   line.touched_ps = std::max(line.touched_ps, now_ps);
+  const uint32_t id = f->id;
   const uint64_t me = bit_of(id);
-  const bool other_writer = line.writer1 != 0 && line.writer1 != id + 1;
+  const uint32_t writer1 = line.writer1;
+  const uint64_t readers = line.readers;
+  const bool other_writer = writer1 != 0 && writer1 != id + 1;
   bool moved;
   if (write) {
-    moved = other_writer || (line.readers & ~me) != 0;
+    moved = other_writer || (readers & ~me) != 0;
     line.writer1 = id + 1;
     line.readers = me;
   } else {
-    moved = (line.readers & me) == 0 && other_writer;
+    moved = (readers & me) == 0 && other_writer;
     line.readers |= me;
   }
-  return moved ? s.transfer_ps : 0;
+  if (!moved) return 0;
+  if (s.socket_of.empty()) [[likely]] return s.transfer_ps;
+  const bool remote = (other_writer && s.socket_of[writer1 - 1] != f->socket) ||
+                      (write && (readers & f->other_socket_readers) != 0);
+  return remote ? s.socket_transfer_ps : s.transfer_ps;
 }
 
 Line& line_of(State& s, const void* addr) { return s.lines[reinterpret_cast<uintptr_t>(addr) >> 6]; }
@@ -338,7 +353,7 @@ enum LineOp : uint8_t { kLineRead, kLineWrite, kLineRmw };
   if (op == kLineRmw) {
     const uint64_t start = std::max(before, line.busy_until_ps);
     const uint64_t cost = f->cost_ps[static_cast<size_t>(Op::kAtomicRmw)];
-    const uint64_t moved = transfer(s, line, f->id, true, start);
+    const uint64_t moved = transfer(s, line, f, true, start);
     const uint64_t end = start + cost + moved;
     line.busy_until_ps = end;
     t[static_cast<size_t>(TimeKind::kRmwQueued)] += start - before;
@@ -347,7 +362,7 @@ enum LineOp : uint8_t { kLineRead, kLineWrite, kLineRmw };
     return end;
   }
   const uint64_t cost = f->cost_ps[static_cast<size_t>(Op::kAtomicLoad)];
-  const uint64_t moved = transfer(s, line, f->id, op == kLineWrite, before);
+  const uint64_t moved = transfer(s, line, f, op == kLineWrite, before);
   t[static_cast<size_t>(TimeKind::kSharedAccess)] += cost;
   t[static_cast<size_t>(TimeKind::kLineTransfer)] += moved;
   return before + cost + moved;
@@ -523,6 +538,7 @@ void configure(const SimOptions& options, const CostTable& costs) {
   s.options = options;
   s.costs = costs;
   s.transfer_ps = static_cast<uint64_t>(line_transfer_ns() * kPsPerNs + 0.5);
+  s.socket_transfer_ps = static_cast<uint64_t>(socket_transfer_ns() * kPsPerNs + 0.5);
   detail::hot.stall_ps = options.watchdog_stall_s > 0 ? static_cast<uint64_t>(options.watchdog_stall_s * 1e12 + 0.5)
                                                       : ~uint64_t{0} >> 2;
   s.residency_ps = options.line_residency_ns > 0 ? static_cast<uint64_t>(options.line_residency_ns * kPsPerNs + 0.5)
@@ -543,6 +559,10 @@ const CostTable& costs() { return state().costs; }
 double line_transfer_ns() {
   const State& s = state();
   return s.options.line_transfer_ns > 0 ? s.options.line_transfer_ns : s.costs[Op::kLineTransfer];
+}
+double socket_transfer_ns() {
+  const State& s = state();
+  return s.options.socket_transfer_ns > 0 ? s.options.socket_transfer_ns : 2 * line_transfer_ns();
 }
 const RunStats& last_run() { return state().last; }
 
@@ -627,6 +647,8 @@ void write_json(JsonWriter& w) {
   w.key("physical_cores").value(s.options.physical_cores);
   w.key("smt_factor").value(s.options.smt_factor);
   w.key("line_transfer_ns").value(line_transfer_ns());
+  w.key("sockets").value(s.options.sockets);
+  w.key("socket_transfer_ns").value(socket_transfer_ns());
   w.key("line_residency_ns").value(s.options.line_residency_ns);
   w.key("watchdog_events").value(s.options.watchdog_events);
   w.key("watchdog_stall_s").value(s.options.watchdog_stall_s);
@@ -841,6 +863,7 @@ void ThreadGroup::run(std::function<void()> main_body) {
   const auto wall0 = std::chrono::steady_clock::now();
   s.fibers.clear();
   s.lines.clear();
+  s.socket_of.clear();
   s.switches = 0;
   s.deferred = {};
   detail::hot.events = detail::hot.spins_in_a_row = 0;
@@ -866,6 +889,10 @@ void ThreadGroup::run(std::function<void()> main_body) {
       f->cost_ps[k] = static_cast<uint64_t>(s.costs.ns[k] * (core_work ? factor : 1.0) * kPsPerNs + 0.5);
     }
     std::copy_n(f->cost_ps, kLocalWorkOps, f->local_base_ps);
+    // Sockets: the physical cores split evenly, in order (options.cpp checks
+    // that they divide); virtual core c runs on physical core c % P.
+    const uint32_t sockets = std::max<uint32_t>(1, s.options.sockets);
+    if (sockets > 1 && f->core) f->socket = (id % physical) / std::max<uint32_t>(1, physical / sockets);
     f->locals.assign(s.local_words.size(), 0);
     Fiber* raw = f.get();
     // A fiber switches to the next one itself (detail::yield); when it ends
@@ -900,6 +927,13 @@ void ThreadGroup::run(std::function<void()> main_body) {
     s.fibers.push_back(std::move(f));
   }
   bodies_.clear();
+  if (s.options.sockets > 1) {
+    s.socket_of.resize(s.fibers.size());
+    for (const auto& f : s.fibers) s.socket_of[f->id] = f->socket;
+    for (const auto& f : s.fibers)
+      for (const auto& g : s.fibers)
+        if (g->core && g->socket != f->socket) f->other_socket_readers |= bit_of(g->id);
+  }
   // The fiber-local words start at each fiber's 0 (its copy), the OS thread's
   // values are kept aside and restored at the end.
   s.os_locals.resize(s.local_words.size());

@@ -21,8 +21,10 @@
 //     (more virtual cores than --sim_physical_cores);
 //   - shared lines: a per-cache-line owner map (the last writer and the
 //     readers since); touching a line another core wrote last costs
-//     --sim_line_transfer_ns; read-modify-writes of one line serialize in
-//     virtual time (a line is busy until the previous RMW on it ends);
+//     --sim_line_transfer_ns, or --sim_socket_transfer_ns when a core it
+//     comes from is on another of the --sim_sockets sockets; read-modify-writes
+//     of one line serialize in virtual time (a line is busy until the previous
+//     RMW on it ends);
 //   - spins: spin() charges one spin round; a watchdog exits non-zero naming
 //     the spin site when --sim_watchdog_events events in a row were spins
 //     (no fiber makes progress: a deadlock or a wait nobody will end), and
@@ -106,6 +108,8 @@ struct SimOptions {
   uint32_t physical_cores = 16;  // the modelled machine (m5.8xlarge: 16 cores, 32 hardware threads)
   double smt_factor = 1.6;       // slowdown of a virtual core that shares a physical core
   double line_transfer_ns = 0;   // 0 = the cost table's line_transfer
+  uint32_t sockets = 1;          // the physical cores split evenly into this many sockets
+  double socket_transfer_ns = 0;  // a transfer from a core on another socket; 0 = twice the line transfer
   double line_residency_ns = 1e6;  // a line untouched this long costs no transfer (0 = it never leaves a cache)
   uint64_t watchdog_events = 1000000;
   double watchdog_stall_s = 0.1;  // virtual seconds without a commit before the stall watchdog fires (0 = off)
@@ -173,6 +177,7 @@ void configure(const SimOptions& options, const CostTable& costs);
 const SimOptions& options();
 const CostTable& costs();
 double line_transfer_ns();  // the effective one
+double socket_transfer_ns();  // the effective one
 const RunStats& last_run();
 // The result's "sim" object, after a run; its "flags" member echoes the
 // sim_flags table (engine/sim/options.cpp, write_flags_json).

@@ -83,6 +83,8 @@ def parse() -> argparse.Namespace:
     parser.add_argument("--sim_line_residency_ns", type=float, default=1e6)
     parser.add_argument("--sim_watchdog_events", type=int, default=1000000)
     parser.add_argument("--sim_watchdog_stall_s", type=float, default=0.1)
+    parser.add_argument("--sim_sockets", type=int, default=1)
+    parser.add_argument("--sim_socket_transfer_ns", type=float, default=0.0)
     parser.add_argument("--sim_calibrate")
     parser.add_argument("--sim_work_scale", default="")
     return parser.parse_args()   # a bad flag exits with status 2, as the engine does
@@ -228,6 +230,8 @@ def simulate(args: argparse.Namespace, document: dict) -> None:
                        "line_transfer_ns": args.sim_line_transfer_ns, "line_residency_ns": args.sim_line_residency_ns,
                        "watchdog_events": args.sim_watchdog_events,
                        "watchdog_stall_s": args.sim_watchdog_stall_s,
+                       "sockets": args.sim_sockets,
+                       "socket_transfer_ns": args.sim_socket_transfer_ns or 2 * args.sim_line_transfer_ns,
                        "time_breakdown": fake_time_breakdown(args),
                        "address_randomization": False,
                        "work_scale": {"ycsb": work_scale},
@@ -236,7 +240,9 @@ def simulate(args: argparse.Namespace, document: dict) -> None:
                                  "sim_line_transfer_ns": args.sim_line_transfer_ns,
                                  "sim_line_residency_ns": args.sim_line_residency_ns,
                                  "sim_watchdog_events": args.sim_watchdog_events,
-                                 "sim_watchdog_stall_s": args.sim_watchdog_stall_s}}
+                                 "sim_watchdog_stall_s": args.sim_watchdog_stall_s,
+                                 "sim_sockets": args.sim_sockets,
+                                 "sim_socket_transfer_ns": args.sim_socket_transfer_ns}}
 
 
 def fake_time_breakdown(args: argparse.Namespace) -> dict:

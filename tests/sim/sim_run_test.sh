@@ -198,6 +198,8 @@ EOF
     refused pin --pin
     refused sim_smt_factor --sim_smt_factor=0.5
     refused sim_physical_cores --sim_physical_cores=0
+    refused sim_sockets --sim_sockets=0
+    refused sim_sockets --sim_sockets=3  # 16 physical cores do not split evenly into 3 sockets
     echo '{"index_probe": 1}' >"$tmp/partial.json"
     refused sim_cost_table --sim_cost_table="$tmp/partial.json"
     refused sim_cost_table --sim_cost_table="$tmp/missing.json"

@@ -161,6 +161,51 @@ TEST_F(SimTest, CostAccountingOfAHandComputedSchedule) {
   EXPECT_EQ(last_run().virtual_cores, 2u);  // the main body is no virtual core
 }
 
+// Sockets: 4 physical cores in 2 sockets (cores 0-1 and 2-3), a transfer
+// across them 300 ns. Core 0 writes a line at 0 (5 ns, no previous writer);
+// core 1 (same socket) reads it at 10: 2 + 100; core 2 (the other socket)
+// at 20: 2 + 300. Then core 3 RMWs it at 30: the line is held by cores 0,
+// 1 and 2, two of them on the other socket, so 5 + 300.
+TEST_F(SimTest, ALineFromAnotherSocketCostsTheSocketTransfer) {
+  SimOptions o;
+  o.physical_cores = 4;
+  o.sockets = 2;
+  o.socket_transfer_ns = 300;
+  configure(o, round_costs());
+  EXPECT_DOUBLE_EQ(socket_transfer_ns(), 300);
+  alignas(64) uint64_t line[8] = {};
+  std::vector<uint64_t> cost(4);
+  ThreadGroup g;
+  for (uint32_t c = 0; c < 4; ++c)
+    g.spawn([&, c] {
+      for (uint32_t i = 0; i < c; ++i) charge(Op::kIndexProbe);
+      const uint64_t t0 = now_ns();
+      if (c == 0) touch(&line[0], true);
+      else if (c == 3) rmw(&line[0]);
+      else touch(&line[0], false);
+      cost[c] = now_ns() - t0;
+    });
+  g.run([] {});
+  EXPECT_EQ(cost, (std::vector<uint64_t>{2, 102, 302, 305}));
+  // One socket (the default): the same schedule pays the line transfer only.
+  o.sockets = 1;
+  o.socket_transfer_ns = 0;
+  configure(o, round_costs());
+  EXPECT_DOUBLE_EQ(socket_transfer_ns(), 200);  // twice the line transfer, unused
+  ThreadGroup h;
+  for (uint32_t c = 0; c < 4; ++c)
+    h.spawn([&, c] {
+      for (uint32_t i = 0; i < c; ++i) charge(Op::kIndexProbe);
+      const uint64_t t0 = now_ns();
+      if (c == 0) touch(&line[0], true);
+      else if (c == 3) rmw(&line[0]);
+      else touch(&line[0], false);
+      cost[c] = now_ns() - t0;
+    });
+  h.run([] {});
+  EXPECT_EQ(cost, (std::vector<uint64_t>{2, 102, 102, 105}));
+}
+
 // SMT: with more virtual cores than physical ones, the cores that share a
 // physical core pay the factor on local work; line transfers are not scaled.
 TEST_F(SimTest, SmtFactorSlowsSharedCoresOnly) {

@@ -244,6 +244,7 @@ struct State {
   SimOptions options;
   CostTable costs = CostTable::builtin();
   uint64_t transfer_ps = 0;
+  bool multi_socket = false;  // --sim_sockets > 1 (socket_of is filled while a run is on)
   uint64_t socket_transfer_ps = 0;
   std::vector<uint32_t> socket_of;  // by fiber id, while a run is on (--sim_sockets > 1)
   uint64_t residency_ps = ~uint64_t{0} / 2;  // --sim_line_residency_ns (0: forever)
@@ -311,30 +312,38 @@ uint64_t bit_of(uint32_t id) { return uint64_t{1} << (id & 63); }
 // private cache: the access is a cold one, which the cost table's local work
 // prices already (its row and index costs are measured on cold rows), so it
 // costs no transfer and the line starts afresh (docs/sim.md).
-// With --sim_sockets > 1 a transfer from a core on another socket (the last
-// writer; for a write also any reader) costs the socket transfer instead.
-[[gnu::always_inline]] inline uint64_t transfer(State& s, Line& line, const Fiber* f, bool write, uint64_t now_ps) {
+// With --sim_sockets > 1 (kSockets) a transfer from a core on another
+// socket (the last writer; for a write also any reader) costs the socket
+// transfer instead. transfer() takes the one-socket instance inline, the
+// other out of line, so that the one-socket path stays what it was.
+template <bool kSockets>
+[[gnu::always_inline]] inline uint64_t transfer_on(State& s, Line& line, const Fiber* f, bool write, uint64_t now_ps) {
   if (now_ps > line.touched_ps + s.residency_ps) line.writer1 = 0, line.readers = 0;
   line.touched_ps = std::max(line.touched_ps, now_ps);
   const uint32_t id = f->id;
   const uint64_t me = bit_of(id);
-  const uint32_t writer1 = line.writer1;
-  const uint64_t readers = line.readers;
-  const bool other_writer = writer1 != 0 && writer1 != id + 1;
+  const bool other_writer = line.writer1 != 0 && line.writer1 != id + 1;
+  bool remote = false;
+  if constexpr (kSockets)
+    remote = (other_writer && s.socket_of[line.writer1 - 1] != f->socket) ||
+             (write && (line.readers & f->other_socket_readers) != 0);
   bool moved;
   if (write) {
-    moved = other_writer || (readers & ~me) != 0;
+    moved = other_writer || (line.readers & ~me) != 0;
     line.writer1 = id + 1;
     line.readers = me;
   } else {
-    moved = (readers & me) == 0 && other_writer;
+    moved = (line.readers & me) == 0 && other_writer;
     line.readers |= me;
   }
-  if (!moved) return 0;
-  if (s.socket_of.empty()) [[likely]] return s.transfer_ps;
-  const bool remote = (other_writer && s.socket_of[writer1 - 1] != f->socket) ||
-                      (write && (readers & f->other_socket_readers) != 0);
-  return remote ? s.socket_transfer_ps : s.transfer_ps;
+  return moved ? (remote ? s.socket_transfer_ps : s.transfer_ps) : 0;
+}
+[[gnu::noinline]] uint64_t transfer_across_sockets(State& s, Line& line, const Fiber* f, bool write, uint64_t now_ps) {
+  return transfer_on<true>(s, line, f, write, now_ps);
+}
+[[gnu::always_inline]] inline uint64_t transfer(State& s, Line& line, const Fiber* f, bool write, uint64_t now_ps) {
+  if (s.multi_socket) [[unlikely]] return transfer_across_sockets(s, line, f, write, now_ps);
+  return transfer_on<false>(s, line, f, write, now_ps);
 }
 
 Line& line_of(State& s, const void* addr) { return s.lines[reinterpret_cast<uintptr_t>(addr) >> 6]; }
@@ -539,6 +548,7 @@ void configure(const SimOptions& options, const CostTable& costs) {
   s.costs = costs;
   s.transfer_ps = static_cast<uint64_t>(line_transfer_ns() * kPsPerNs + 0.5);
   s.socket_transfer_ps = static_cast<uint64_t>(socket_transfer_ns() * kPsPerNs + 0.5);
+  s.multi_socket = options.sockets > 1;
   detail::hot.stall_ps = options.watchdog_stall_s > 0 ? static_cast<uint64_t>(options.watchdog_stall_s * 1e12 + 0.5)
                                                       : ~uint64_t{0} >> 2;
   s.residency_ps = options.line_residency_ns > 0 ? static_cast<uint64_t>(options.line_residency_ns * kPsPerNs + 0.5)

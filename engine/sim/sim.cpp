@@ -433,7 +433,10 @@ void close_window(State& s, uint64_t t_ps) {
     CoreTime c;
     uint64_t end_ps = f->now_ps;
     uint64_t parked_ps = 0;
-    if (f->parked) end_ps = std::max(t_ps, f->window_start_ps), parked_ps = end_ps - std::max(f->parked_at_ps, f->window_start_ps);
+    if (f->parked) {  // parked at the mark: its clock stands still, the window runs on
+      end_ps = std::max(t_ps, f->window_start_ps);
+      parked_ps = end_ps - f->parked_at_ps;  // its park so far; open_window took off what came before the mark
+    }
     end_ps = std::max(end_ps, f->window_start_ps);
     uint64_t hooks_ps = 0;
     for (size_t k = 0; k < kTimeKindCount; ++k) {

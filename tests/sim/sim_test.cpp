@@ -552,26 +552,36 @@ TEST_F(SimTest, TimeBreakdownKindsAndTheMeasuredInterval) {
   EXPECT_EQ(ns(TimeKind::kIdle), 0u);
   EXPECT_EQ(r.cores[1].ps[static_cast<size_t>(TimeKind::kSleep)] / 1000, 130u);
 
-  // The marks, from the main body at 50 and 150 virtual ns: the core runs
+  // The marks, from the main body at 50 and 150 virtual ns: core 0 runs
   // index probes (10 ns) and is due after the main body only once it is
-  // past it, so its window is [60, 160]: 100 ns of local work.
+  // past it, so its window is [60, 160]: 100 ns of local work. Core 1 is
+  // parked from 0 to 200 (a wait that polls: no wake-up): its window is the
+  // marks', [50, 150], all parked.
   ThreadGroup h;
   bool stop = false;
+  WaitList polls(kPollSpinRounds);
   h.spawn([&] {
     while (!stop) charge(Op::kIndexProbe);
+  });
+  h.spawn([&] {
+    while (!stop) polls.wait();
   });
   h.run([&] {
     sleep_until_ns(50);
     measured_interval(true);
     sleep_until_ns(150);
     measured_interval(false);
+    sleep_until_ns(200);
     stop = true;
+    polls.notify_all();
   });
   const RunStats& m = last_run();
   EXPECT_TRUE(m.measured_window);
   EXPECT_DOUBLE_EQ(m.window_seconds, 100e-9);
-  ASSERT_EQ(m.cores.size(), 1u);
+  ASSERT_EQ(m.cores.size(), 2u);
   EXPECT_EQ(m.cores[0].ps[static_cast<size_t>(TimeKind::kLocalWork)] / 1000, 100u);
+  EXPECT_EQ(m.cores[1].ps[static_cast<size_t>(TimeKind::kParked)] / 1000, 100u);
+  EXPECT_EQ(m.cores[1].ps[static_cast<size_t>(TimeKind::kLocalWork)], 0u);
 }
 
 // A wait that nobody will end: once every fiber left is parked, the

@@ -7,7 +7,8 @@
 //
 // Exit codes (interface contract): 0 ok; 2 bad flags or configuration (one
 // line on stderr naming the flag, nothing written); 3 a correctness check
-// failed; 1 any other error.
+// failed; 4 the measured interval committed nothing (nothing written;
+// rundb/run.h); 1 any other error.
 //
 // The sim build (engine/sim/sim.h) reads its --sim_* flags here, before the
 // run: the cost table and the model for every simulation that follows, or,

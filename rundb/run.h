@@ -1,7 +1,9 @@
 // run_online<CC>(cfg, workload): load -> run -> check -> JSON result, for one
 // workload under protocol CC. Returns the process exit code: 0 ok, 3 a
 // correctness check failed (invariant broken or history not serializable; the
-// JSON result is still written, with the evidence).
+// JSON result is still written, with the evidence), 4 the measured interval
+// committed nothing (no result is written: a throughput of 0 is no
+// measurement; under sim the message names where each core last spun).
 //
 // Only what needs the protocol and workload types is here: the run itself and
 // the RunReport it fills. The document is assembled from that report in
@@ -12,6 +14,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <memory>
 #include <optional>
 #include <string>
@@ -42,6 +45,24 @@ template <class CC>
 void check_sim_support(const EngineConfig& cfg) {
   if (!kSimBuild) return;
   require(!cfg.pin, "pin", "false in the sim build (every virtual core runs on one OS thread)");
+}
+
+// A run whose measured interval committed nothing (issue 46: a livelock the
+// simulation's schedule made permanent exited 0 with throughput 0): one
+// error on stderr, and under sim a line per virtual core saying where it
+// last spun or parked and how many spin rounds and aborts it had in the
+// interval; exit 4, no result written.
+inline int refuse_zero_commits(const EngineConfig& cfg, const ThreadStats& s, double measured_s) {
+  std::fprintf(stderr,
+               "error: the measured interval (%.6f %s s, --duration/--measure_txns) committed nothing (%llu "
+               "aborts, %llu rolled back by design, %d threads): no result written\n",
+               measured_s, kSimBuild ? "virtual" : "wall", static_cast<unsigned long long>(s.aborts),
+               static_cast<unsigned long long>(s.user_aborts), cfg.threads);
+#if CCB_SIM_BUILD
+  std::fprintf(stderr, "%s", sim::describe_cores().c_str());
+#endif
+  std::fflush(stderr);
+  return kExitNoCommits;
 }
 
 // kProfile: --profile, fixed at compile time here at the top so that the
@@ -98,6 +119,7 @@ int run_online(const EngineConfig& cfg, W& workload) {
     BundleExecutor<CC, W> exec(cfg, cc, workload, *planner, frontend.spec());
     out = exec.template run<kProfile>();
   }
+  if (out.stats.commits == 0) return refuse_zero_commits(cfg, out.stats, out.measured_s);
   const auto invariants = workload.check_invariants(out.workload_states);
 
   verify::CheckResult check;

@@ -77,20 +77,33 @@ inline void register_in_count(Shared<uint32_t>& count, uint32_t thread) {
 // bit). Sets it, spinning while another transaction holds it, and returns the
 // word as it was just before (TicToc reads its rts from it). The other bits
 // are left as they are. A contended acquisition is counted once
-// (latch_contention.h). Under sim every try is one read-modify-write of the
-// line, the test that finds the bit set included. The bit is a template
-// argument, so each protocol's loop compiles as its own copy did (a run-time
-// bit changed GCC's inlining of OCC's commit).
+// (latch_contention.h). A test and test-and-set: a waiter re-reads the word
+// until the bit is clear and only then tries the CAS again. Under sim the
+// first try is one read-modify-write of the line (its load and CAS), each
+// waiting round a spin round and a read of the line (a copy in the waiter's
+// cache costs no transfer until the holder writes), and each further CAS an
+// RMW. Issue 46: every waiting round used to be charged as an RMW, as if the
+// test that finds the bit set were a CAS: the waiters' RMWs serialized on the
+// line and the holder's release (an RMW too) queued behind all of them, a
+// convoy that grew with the cores (Silo on YCSB at theta 0.9, 32 virtual
+// cores: 76 % of the cores' time queued behind RMWs, 8x less throughput than
+// at 4; docs/sim.md, "Where the time goes"). The bit is a template argument,
+// so each protocol's loop compiles as its own copy did (a run-time bit
+// changed GCC's inlining of OCC's commit).
 template <uint64_t kBit>
 inline uint64_t lock_bit(Shared<uint64_t>& word) {
   std::atomic<uint64_t>& w = word.unmodelled();
+  word.charge_rmw();  // the first try: its load and CAS
   uint64_t v = w.load(std::memory_order_relaxed);
   for (LatchAcquisition contention;; contention.note()) {
-    word.charge_rmw();
     if (!(v & kBit) && w.compare_exchange_weak(v, v | kBit, std::memory_order_acquire, std::memory_order_relaxed))
       return v;
-    cpu_relax();
-    v = w.load(std::memory_order_relaxed);
+    do {  // held, or the CAS lost a race: wait on the cached copy until the bit looks clear
+      cpu_relax();
+      word.charge_read();
+      v = w.load(std::memory_order_relaxed);
+    } while (v & kBit);
+    word.charge_rmw();  // the next CAS
   }
 }
 // Clears `kBit`, keeping the rest of the word (the holder wrote nothing).

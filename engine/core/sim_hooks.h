@@ -1,10 +1,10 @@
 // The many-core simulation's hooks (docs/sim.md, "The hooks"): what the
 // engine's shared primitives call where a virtual core does work that costs
 // time or touches state other cores share. The simulator behind them (the
-// scheduler, the cost model, its flags and the fibers' blocking waits) is
-// engine/sim/; this header is the seam the primitives of engine/core/ are
-// built on (shared.h, latch.h, spin.h, clock.h, message_queue.h,
-// local_work.h, thread_group.h), so that protocol code names none of it.
+// scheduler, the cost model, its flags) is engine/sim/; this header is the
+// seam the primitives of engine/core/ are built on (shared.h, latch.h,
+// spin.h, clock.h, message_queue.h, local_work.h, thread_group.h,
+// sim_sync.h), so that protocol code names none of it.
 //
 // The sim build (make build VARIANT=sim: CMake CCB_SIM=ON, CCB_SIM_BUILD=1,
 // binaries bin/sim/rundb-<cc>) runs every thread of a run as a fiber
@@ -27,11 +27,21 @@
 //     (more virtual cores than --sim_physical_cores);
 //   - shared lines: a per-cache-line owner map (the last writer and the
 //     readers since); touching a line another core wrote last costs
-//     --sim_line_transfer_ns; read-modify-writes of one line serialize in
-//     virtual time (a line is busy until the previous RMW on it ends);
+//     --sim_line_transfer_ns, or --sim_socket_transfer_ns when a core it
+//     comes from is on another of the --sim_sockets sockets; read-modify-writes
+//     of one line serialize in virtual time (a line is busy until the previous
+//     RMW on it ends);
 //   - spins: spin() charges one spin round; a watchdog exits non-zero naming
 //     the spin site when --sim_watchdog_events events in a row were spins
-//     (no fiber makes progress: a deadlock or a wait nobody will end).
+//     (no fiber makes progress: a deadlock or a wait nobody will end), and
+//     another one when no virtual core committed (committed()) for
+//     --sim_watchdog_stall_s of virtual time (a livelock of aborts and
+//     spins), naming where each core last spun.
+//   - where the time goes: every virtual core's clock is split into local
+//     work, shared accesses, RMWs, the wait behind the line's previous RMW,
+//     line transfers, spin rounds, sleeps, parked time and idle time (TimeKind),
+//     over the measured interval (measured_interval()) or the whole run: the
+//     result's sim.time_breakdown.
 //
 // Thread safety: a simulation runs on one OS thread; the hooks may be called
 // from any thread outside a simulation, where they do nothing.
@@ -97,6 +107,7 @@ struct Clock {
   uint32_t id = 0;
   uint32_t work_type = kNoWorkType;  // the transaction type whose work scale cost_ps has (work_type())
   uint64_t cost_ps[kOpCount] = {};  // the cost table, SMT factor applied for this fiber
+  uint64_t aborts = 0;              // charge(Op::kAbort)s: aborted attempts (the watchdogs' messages)
 };
 struct Hot {
   Clock* current = nullptr;  // the running fiber; nullptr outside the fibers of a running simulation
@@ -108,6 +119,10 @@ struct Hot {
   uint64_t yield_at_ps = 0;
   uint64_t events = 0;          // hook calls inside fibers
   uint64_t spins_in_a_row = 0;  // the watchdog's count
+  // The stall watchdog (--sim_watchdog_stall_s): a core past this virtual
+  // time has seen no commit for the bound; committed() and unpark() move it.
+  uint64_t stall_deadline_ps = ~uint64_t{0};
+  uint64_t stall_ps = ~uint64_t{0} >> 2;  // the bound (off: beyond the clock's range)
 };
 inline Hot hot;
 // Hands the OS thread to the fiber due first, if that is not the current
@@ -117,6 +132,9 @@ inline void progress_event() {
   ++hot.events;
   hot.spins_in_a_row = 0;
 }
+// The stall watchdog fires (sim.cpp): checked at aborts, spin rounds and
+// sleeps, where a livelock must pass.
+[[noreturn]] void stalled();
 // Rescales the fiber's local-work costs for transaction type `type` (out of
 // line, sim.cpp).
 void apply_work_type(Clock* f, uint32_t type);
@@ -137,8 +155,29 @@ inline void charge(Op op) {
   if (f == nullptr) return;
   detail::progress_event();
   f->now_ps += f->cost_ps[static_cast<size_t>(op)];
+  if (op == Op::kAbort) {  // a constant at every call site but one (the row access): folded away
+    ++f->aborts;
+    if (f->now_ps > detail::hot.stall_deadline_ps) [[unlikely]] detail::stalled();
+  }
   if (op == Op::kIndexProbe) detail::maybe_yield(f);
 }
+// The current fiber committed a transaction (finish_attempt,
+// engine/exec/attempt.h): progress for the stall watchdog.
+inline void committed() {
+  const detail::Clock* f = detail::hot.current;
+  if (f != nullptr) detail::hot.stall_deadline_ps = f->now_ps + detail::hot.stall_ps;
+}
+// The online executor's controller at the start (true) and end (false) of
+// the measured interval: the time breakdown (RunStats::cores) covers it;
+// without these calls (the bundle executor) it covers the whole run. Each
+// core's part of the window runs from its own clock at the start mark to
+// its clock at the end mark (the running fiber is the earliest, so the
+// others may be ahead of the mark by their current operation).
+void measured_interval(bool starts);
+// One line per virtual core of the last simulation: where it last spun or
+// parked, its spin rounds and aborts in the window (the message of a run
+// that committed nothing: rundb/run.h).
+std::string describe_cores();
 // The current fiber starts an attempt of transaction type `type` (the
 // workload's Request::type): its local work costs the cost table's ns times
 // the type's --sim_work_scale factor until the next call.
@@ -215,6 +254,8 @@ inline constexpr uint32_t analysis_work_type() { return 0; }
 inline void touch(const void*, bool) {}
 inline void rmw(const void*) {}
 inline void spin(const char*, int) {}
+inline void committed() {}
+inline void measured_interval(bool) {}
 
 // The native build's threads: spawn() starts one at once; run(main_body)
 // runs main_body on the calling thread, then joins them all.

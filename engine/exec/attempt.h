@@ -82,6 +82,7 @@ template <class W>
 inline Attempted finish_attempt(W& w, typename W::ThreadState& ws, ThreadStats& st, const typename W::Request& req,
                                 RC rc, const AttemptClock& clock) {
   if (rc == RC::kOk) {
+    sim::committed();  // progress, for the simulation's stall watchdog
     w.on_commit(ws, req);
     if (clock.measuring) {
       const uint64_t end = now_ns(), latency = end - clock.since_ns;

@@ -281,6 +281,7 @@ class OnlineExecutor {
     sleep_seconds(cfg_.warmup_s);
     if (reorder_) reorder_->set_measuring();
     measure_start_ns_.store(now_ns(), std::memory_order_release);
+    sim::measured_interval(true);  // the simulation's time breakdown covers the measured interval
     if constexpr (HasMeasureClock<W>) w_.on_measure_start(measure_start_ns_.load(std::memory_order_relaxed));
     phase_.store(kMeasure, std::memory_order_release);
     out.warmup_s = (measure_start_ns_.load() - t0) * 1e-9;
@@ -292,6 +293,7 @@ class OnlineExecutor {
       sleep_seconds(cfg_.duration_s);
       end = now_ns();
     }
+    sim::measured_interval(false);
     if (reorder_) reorder_->request_stop();  // before kDone: a worker seeing kDone may leave the barrier
     phase_.store(kDone, std::memory_order_release);
     return end;

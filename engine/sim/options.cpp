@@ -28,6 +28,12 @@ CCB_OPTION(ccb::sim::sim_flags, smt_factor, double, sim_smt_factor, 1.6, ccb::ra
 CCB_OPTION(ccb::sim::sim_flags, line_transfer_ns, double, sim_line_transfer_ns, 0,
            ccb::range(0, 1e6, "nanoseconds", " (0 = the cost table's line_transfer)"),
            "cost of touching a cache line last written by another virtual core");
+CCB_OPTION(ccb::sim::sim_flags, sockets, uint32, sim_sockets, 1, ccb::range(1, 64, "an integer"),
+           "sockets of the modelled machine: its --sim_physical_cores split evenly among them, in order (a line "
+           "coming from a core on another socket costs --sim_socket_transfer_ns)");
+CCB_OPTION(ccb::sim::sim_flags, socket_transfer_ns, double, sim_socket_transfer_ns, 0,
+           ccb::range(0, 1e6, "nanoseconds", " (0 = twice the effective line transfer)"),
+           "cost of touching a cache line last written (or, for a write, held) by a virtual core on another socket");
 CCB_OPTION(ccb::sim::sim_flags, line_residency_ns, double, sim_line_residency_ns, 1e6,
            ccb::range(0, 1e12, "nanoseconds", " (0 = a line never leaves a core's cache)"),
            "virtual time after which a line nobody touched has left every core's private cache: touching it "
@@ -36,6 +42,10 @@ CCB_OPTION(ccb::sim::sim_flags, watchdog_events, uint64, sim_watchdog_events, 10
            ccb::range(1, 1e15, "an integer"),
            "events in a row that are spins (no virtual core makes progress) before the watchdog names the spin "
            "site and exits 1");
+CCB_OPTION(ccb::sim::sim_flags, watchdog_stall_s, double, sim_watchdog_stall_s, 0.1,
+           ccb::range(0, 1e4, "virtual seconds", " (0 = off)"),
+           "virtual time after the last commit (or wake-up of a parked fiber) in which no virtual core committed "
+           "before the stall watchdog names where each core last spun and exits 4 (a livelock)");
 CCB_OPTION(ccb::sim::sim_flags, work_scale, string, sim_work_scale, "", ccb::any_value(),
            "factor on the cost table's local work (txn_begin .. abort) per transaction type, fitted by the harness "
            "so that one virtual core matches a native single-thread run (docs/sim.md, \"The work scale\"): \"\" "
@@ -47,7 +57,13 @@ CCB_OPTION(ccb::sim::sim_flags, calibrate, string, sim_calibrate, "", ccb::writa
 
 namespace ccb::sim {
 
-SimOptions SimOptions::from_flags() { return sim_flags.read(); }
+SimOptions SimOptions::from_flags() {
+  SimOptions o = sim_flags.read();
+  require(o.sockets <= o.physical_cores && o.physical_cores % o.sockets == 0, "sim_sockets",
+          "a divisor of --sim_physical_cores (" + std::to_string(o.physical_cores) +
+              "): the physical cores are split evenly among the sockets (got " + std::to_string(o.sockets) + ")");
+  return o;
+}
 
 std::vector<double> parse_work_scale(const std::string& spec, const std::vector<std::string>& types) {
   std::string allowed_types;

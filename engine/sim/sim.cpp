@@ -35,6 +35,10 @@ constexpr size_t kStackBytes = size_t{1} << 20;
 // sim.h read) first, then what only the scheduler uses.
 struct Fiber : detail::Clock {
   uint64_t local_base_ps[kLocalWorkOps] = {};  // the local-work costs before the work scale (SMT applied)
+  // --sim_sockets: the reader bits (core id modulo 64) of the cores on other
+  // sockets than this one, and its socket (a fiber that is no core: 0).
+  uint64_t other_socket_readers = 0;
+  uint32_t socket = 0;
   ctx::fiber context;  // where to resume it (empty while it runs)
   std::function<void()> body;
   bool core = true;
@@ -45,7 +49,17 @@ struct Fiber : detail::Clock {
   bool parked = false;              // in park(), until another fiber's unpark()
   uint64_t parked_at_ps = 0;        // its time when it parked
   uint64_t native_spin_ps = 0;      // how long the native wait it parked for polls before it sleeps
+  uint64_t spin_ps = 0;             // its time at its last spin or park
   std::exception_ptr error;
+  // Where its time went (TimeKind; kLocalWork and kIdle are left 0 here: the
+  // window's accounting computes them), and its spin rounds.
+  uint64_t time_ps[kTimeKindCount] = {};
+  uint64_t spin_rounds = 0;
+  // At the window's start (open_window): its clock, time_ps, spin rounds and aborts.
+  uint64_t window_start_ps = 0;
+  uint64_t start_time_ps[kTimeKindCount] = {};
+  uint64_t start_spin_rounds = 0;
+  uint64_t start_aborts = 0;
 };
 
 // A line of the owner map; all zero is a line nobody has touched yet. The
@@ -230,6 +244,9 @@ struct State {
   SimOptions options;
   CostTable costs = CostTable::builtin();
   uint64_t transfer_ps = 0;
+  bool multi_socket = false;  // --sim_sockets > 1 (socket_of is filled while a run is on)
+  uint64_t socket_transfer_ps = 0;
+  std::vector<uint32_t> socket_of;  // by fiber id, while a run is on (--sim_sockets > 1)
   uint64_t residency_ps = ~uint64_t{0} / 2;  // --sim_line_residency_ns (0: forever)
   RunStats last;
   std::vector<double> work_scales;           // by transaction type; empty: 1 for every type
@@ -253,6 +270,11 @@ struct State {
     uint8_t op = 0;          // a LineOp
   } deferred;
   uint64_t switches = 0;
+  // The time breakdown's window (measured_interval()): opened at 0 by run(),
+  // again by the start mark; closed by the end mark or at the run's end.
+  bool window_marked = false;  // opened by measured_interval(true)
+  bool window_closed = false;
+  uint64_t window_start_ps = 0;
 };
 
 State g_state;  // one simulation at a time, on one OS thread
@@ -290,11 +312,21 @@ uint64_t bit_of(uint32_t id) { return uint64_t{1} << (id & 63); }
 // private cache: the access is a cold one, which the cost table's local work
 // prices already (its row and index costs are measured on cold rows), so it
 // costs no transfer and the line starts afresh (docs/sim.md).
-[[gnu::always_inline]] inline uint64_t transfer(State& s, Line& line, uint32_t id, bool write, uint64_t now_ps) {
+// With --sim_sockets > 1 (kSockets) a transfer from a core on another
+// socket (the last writer; for a write also any reader) costs the socket
+// transfer instead. transfer() takes the one-socket instance inline, the
+// other out of line, so that the one-socket path stays what it was.
+template <bool kSockets>
+[[gnu::always_inline]] inline uint64_t transfer_on(State& s, Line& line, const Fiber* f, bool write, uint64_t now_ps) {
   if (now_ps > line.touched_ps + s.residency_ps) line.writer1 = 0, line.readers = 0;
   line.touched_ps = std::max(line.touched_ps, now_ps);
+  const uint32_t id = f->id;
   const uint64_t me = bit_of(id);
   const bool other_writer = line.writer1 != 0 && line.writer1 != id + 1;
+  bool remote = false;
+  if constexpr (kSockets)
+    remote = (other_writer && s.socket_of[line.writer1 - 1] != f->socket) ||
+             (write && (line.readers & f->other_socket_readers) != 0);
   bool moved;
   if (write) {
     moved = other_writer || (line.readers & ~me) != 0;
@@ -304,7 +336,14 @@ uint64_t bit_of(uint32_t id) { return uint64_t{1} << (id & 63); }
     moved = (line.readers & me) == 0 && other_writer;
     line.readers |= me;
   }
-  return moved ? s.transfer_ps : 0;
+  return moved ? (remote ? s.socket_transfer_ps : s.transfer_ps) : 0;
+}
+[[gnu::noinline]] uint64_t transfer_across_sockets(State& s, Line& line, const Fiber* f, bool write, uint64_t now_ps) {
+  return transfer_on<true>(s, line, f, write, now_ps);
+}
+[[gnu::always_inline]] inline uint64_t transfer(State& s, Line& line, const Fiber* f, bool write, uint64_t now_ps) {
+  if (s.multi_socket) [[unlikely]] return transfer_across_sockets(s, line, f, write, now_ps);
+  return transfer_on<false>(s, line, f, write, now_ps);
 }
 
 Line& line_of(State& s, const void* addr) { return s.lines[reinterpret_cast<uintptr_t>(addr) >> 6]; }
@@ -317,14 +356,25 @@ enum LineOp : uint8_t { kLineRead, kLineWrite, kLineRmw };
 // atomic load plus a transfer; a read-modify-write is serialized on the line
 // (starts when the previous one on it has ended) and costs an atomic RMW plus
 // a transfer.
+// Each part is added to the fiber's time breakdown (TimeKind).
 [[gnu::always_inline]] inline uint64_t apply(State& s, Fiber* f, Line& line, LineOp op, uint64_t before) {
+  uint64_t* t = f->time_ps;
   if (op == kLineRmw) {
     const uint64_t start = std::max(before, line.busy_until_ps);
-    const uint64_t end = start + f->cost_ps[static_cast<size_t>(Op::kAtomicRmw)] + transfer(s, line, f->id, true, start);
+    const uint64_t cost = f->cost_ps[static_cast<size_t>(Op::kAtomicRmw)];
+    const uint64_t moved = transfer(s, line, f, true, start);
+    const uint64_t end = start + cost + moved;
     line.busy_until_ps = end;
+    t[static_cast<size_t>(TimeKind::kRmwQueued)] += start - before;
+    t[static_cast<size_t>(TimeKind::kRmw)] += cost;
+    t[static_cast<size_t>(TimeKind::kLineTransfer)] += moved;
     return end;
   }
-  return before + f->cost_ps[static_cast<size_t>(Op::kAtomicLoad)] + transfer(s, line, f->id, op == kLineWrite, before);
+  const uint64_t cost = f->cost_ps[static_cast<size_t>(Op::kAtomicLoad)];
+  const uint64_t moved = transfer(s, line, f, op == kLineWrite, before);
+  t[static_cast<size_t>(TimeKind::kSharedAccess)] += cost;
+  t[static_cast<size_t>(TimeKind::kLineTransfer)] += moved;
+  return before + cost + moved;
 }
 
 // Applies the deferred line operation, if any.
@@ -351,6 +401,84 @@ Fiber* winner(State& s, Key k) {
     if (exact == k) return w;
     k = s.ready.replay(w->id, exact);
   }
+}
+
+// The time breakdown's window (sim.h, measured_interval). A core's part of
+// it runs from its clock at the opening to its clock at the closing; a
+// parked core's clock stands still while parked, so it counts from the mark
+// and its parked time before the mark is left out. The deferred line
+// operation is applied first (it is the earliest pending one, so applying
+// it now keeps the order of line operations).
+void open_window(State& s, uint64_t t_ps) {
+  settle(s);
+  for (const auto& f : s.fibers) {
+    f->window_start_ps = f->done || f->parked ? t_ps : f->now_ps;
+    std::copy_n(f->time_ps, kTimeKindCount, f->start_time_ps);
+    if (f->parked) f->start_time_ps[static_cast<size_t>(TimeKind::kParked)] += t_ps - f->parked_at_ps;
+    f->start_spin_rounds = f->spin_rounds;
+    f->start_aborts = f->aborts;
+  }
+  s.window_start_ps = t_ps;
+  s.window_closed = false;
+}
+
+// Closes the window at t_ps into s.last.cores: the kinds each core's hooks
+// added since the opening, local work as the rest of its span, and idle the
+// rest of the window after a core that ended.
+void close_window(State& s, uint64_t t_ps) {
+  settle(s);
+  s.last.cores.clear();
+  for (const auto& f : s.fibers) {
+    if (!f->core) continue;
+    CoreTime c;
+    uint64_t end_ps = f->now_ps;
+    uint64_t parked_ps = 0;
+    if (f->parked) {  // parked at the mark: its clock stands still, the window runs on
+      end_ps = std::max(t_ps, f->window_start_ps);
+      parked_ps = end_ps - f->parked_at_ps;  // its park so far; open_window took off what came before the mark
+    }
+    end_ps = std::max(end_ps, f->window_start_ps);
+    uint64_t hooks_ps = 0;
+    for (size_t k = 0; k < kTimeKindCount; ++k) {
+      c.ps[k] = f->time_ps[k] - f->start_time_ps[k];
+      if (k == static_cast<size_t>(TimeKind::kParked)) c.ps[k] += parked_ps;
+      hooks_ps += c.ps[k];
+    }
+    const uint64_t span_ps = end_ps - f->window_start_ps;
+    c.ps[static_cast<size_t>(TimeKind::kLocalWork)] = span_ps > hooks_ps ? span_ps - hooks_ps : 0;
+    c.ps[static_cast<size_t>(TimeKind::kIdle)] = f->done && t_ps > end_ps ? t_ps - end_ps : 0;
+    c.spin_rounds = f->spin_rounds - f->start_spin_rounds;
+    c.aborts = f->aborts - f->start_aborts;
+    s.last.cores.push_back(c);
+  }
+  s.last.window_seconds = (t_ps - s.window_start_ps) * 1e-12;
+  s.last.measured_window = s.window_marked;
+  s.window_closed = true;
+}
+
+// The stall watchdog (--sim_watchdog_stall_s): a virtual core's clock passed
+// the bound after the last commit (or wake-up) of any core, seen at its
+// abort (charge, sim.h), spin round or sleep: a livelock passes one of them
+// (a core that only waits parked is the deadlock check's, park()). Exits 4, as a
+// run that committed nothing does (rundb/run.h), naming where each core
+// last spun or parked.
+[[noreturn]] void stalled(State& s, const Fiber* f) {
+  const uint64_t since_ps = detail::hot.stall_deadline_ps - detail::hot.stall_ps;
+  std::fprintf(stderr,
+               "error: sim watchdog: no virtual core committed for %.6f virtual s (--sim_watchdog_stall_s; the last "
+               "commit or wake-up at %.6f s, core %u now at %.6f s): a livelock or a wait nobody ends\n",
+               detail::hot.stall_ps * 1e-12, since_ps * 1e-12, f->id, f->now_ps * 1e-12);
+  for (const auto& g : s.fibers) {
+    if (!g->core) continue;
+    std::fprintf(stderr, "  core %u: ", g->id);
+    if (g->spin_file == nullptr) std::fprintf(stderr, "never spun or parked");
+    else std::fprintf(stderr, "last %s at %s:%d at %.6f s", g->parked ? "parked" : "spun", g->spin_file, g->spin_line,
+                      g->spin_ps * 1e-12);
+    std::fprintf(stderr, "; %llu spin rounds and %llu aborts in the run\n",
+                 static_cast<unsigned long long>(g->spin_rounds), static_cast<unsigned long long>(g->aborts));
+  }
+  std::fflush(stderr);
+  std::_Exit(4);
 }
 
 // Skips whitespace; for the cost-table reader below.
@@ -422,6 +550,10 @@ void configure(const SimOptions& options, const CostTable& costs) {
   s.options = options;
   s.costs = costs;
   s.transfer_ps = static_cast<uint64_t>(line_transfer_ns() * kPsPerNs + 0.5);
+  s.socket_transfer_ps = static_cast<uint64_t>(socket_transfer_ns() * kPsPerNs + 0.5);
+  s.multi_socket = options.sockets > 1;
+  detail::hot.stall_ps = options.watchdog_stall_s > 0 ? static_cast<uint64_t>(options.watchdog_stall_s * 1e12 + 0.5)
+                                                      : ~uint64_t{0} >> 2;
   s.residency_ps = options.line_residency_ns > 0 ? static_cast<uint64_t>(options.line_residency_ns * kPsPerNs + 0.5)
                                                  : ~uint64_t{0} / 2;
 }
@@ -441,7 +573,23 @@ double line_transfer_ns() {
   const State& s = state();
   return s.options.line_transfer_ns > 0 ? s.options.line_transfer_ns : s.costs[Op::kLineTransfer];
 }
+double socket_transfer_ns() {
+  const State& s = state();
+  return s.options.socket_transfer_ns > 0 ? s.options.socket_transfer_ns : 2 * line_transfer_ns();
+}
 const RunStats& last_run() { return state().last; }
+
+void measured_interval(bool starts) {
+  State& s = state();
+  const Fiber* f = s.current;
+  if (f == nullptr) return;
+  if (starts) {
+    s.window_marked = true;
+    open_window(s, f->now_ps);
+  } else {
+    close_window(s, f->now_ps);
+  }
+}
 
 void fix_address_layout(char** argv) {
   const int persona = personality(0xffffffff);  // reads it
@@ -454,6 +602,48 @@ void fix_address_layout(char** argv) {
 static bool address_randomization() {
   const int persona = personality(0xffffffff);
   return persona == -1 || (persona & ADDR_NO_RANDOMIZE) == 0;
+}
+
+// sim.time_breakdown: every core's kinds in virtual seconds, summed over the
+// cores and per core (docs/sim.md, "Where the time goes").
+static void write_time_breakdown(JsonWriter& w) {
+  const RunStats& r = state().last;
+  auto kinds = [&w](const uint64_t* ps) {
+    w.begin_object();
+    for (size_t k = 0; k < kTimeKindCount; ++k) w.key(kTimeKindNames[k]).value(ps[k] * 1e-12);
+    w.end_object();
+  };
+  uint64_t sum[kTimeKindCount] = {};
+  for (const CoreTime& c : r.cores)
+    for (size_t k = 0; k < kTimeKindCount; ++k) sum[k] += c.ps[k];
+  w.key("time_breakdown").begin_object();
+  w.key("window").value(r.measured_window ? "measured" : "run");
+  w.key("window_seconds").value(r.window_seconds);
+  w.key("cores");
+  kinds(sum);
+  w.key("per_core").begin_array();
+  for (const CoreTime& c : r.cores) kinds(c.ps);
+  w.end_array();
+  w.end_object();
+}
+
+std::string describe_cores() {
+  const RunStats& r = state().last;
+  std::string out;
+  char line[512];
+  for (size_t i = 0; i < r.cores.size(); ++i) {
+    const CoreTime& c = r.cores[i];
+    if (c.site_file != nullptr)
+      std::snprintf(line, sizeof line, "  core %zu: last spun or parked at %s:%d at %.6f virtual s", i, c.site_file,
+                    c.site_line, c.site_seconds);
+    else std::snprintf(line, sizeof line, "  core %zu: never spun or parked", i);
+    out += line;
+    std::snprintf(line, sizeof line, "; in the %s: %llu spin rounds (%.6f s), %llu aborts\n",
+                  r.measured_window ? "measured interval" : "run", static_cast<unsigned long long>(c.spin_rounds),
+                  c.ps[static_cast<size_t>(TimeKind::kSpin)] * 1e-12, static_cast<unsigned long long>(c.aborts));
+    out += line;
+  }
+  return out;
 }
 
 void write_json(JsonWriter& w) {
@@ -470,13 +660,17 @@ void write_json(JsonWriter& w) {
   w.key("physical_cores").value(s.options.physical_cores);
   w.key("smt_factor").value(s.options.smt_factor);
   w.key("line_transfer_ns").value(line_transfer_ns());
+  w.key("sockets").value(s.options.sockets);
+  w.key("socket_transfer_ns").value(socket_transfer_ns());
   w.key("line_residency_ns").value(s.options.line_residency_ns);
   w.key("watchdog_events").value(s.options.watchdog_events);
+  w.key("watchdog_stall_s").value(s.options.watchdog_stall_s);
   w.key("address_randomization").value(address_randomization());  // fix_address_layout()
   w.key("work_scale").begin_object();  // by transaction type (--sim_work_scale), 1 where unscaled
   for (size_t t = 0; t < s.work_type_names.size(); ++t)
     w.key(s.work_type_names[t]).value(t < s.work_scales.size() ? s.work_scales[t] : 1.0);
   w.end_object();
+  write_time_breakdown(w);
   write_flags_json(w);
   w.end_object();
 }
@@ -491,6 +685,8 @@ void write_json(JsonWriter& w) {
 // it yields there too. A third of a YCSB transaction's switches less.
 
 namespace detail {
+void stalled() { ccb::sim::stalled(state(), state().current); }
+
 // work_type() (sim.h) when the type changes: the local-work costs of the
 // fiber's attempts of `type` from now on.
 void apply_work_type(Clock* clock, uint32_t type) {
@@ -566,6 +762,8 @@ void spin(const char* file, int line) {
   event(false);
   f->spin_file = file;
   f->spin_line = line;
+  f->spin_ps = f->now_ps;
+  ++f->spin_rounds;
   if (++detail::hot.spins_in_a_row > s.options.watchdog_events) {
     std::fprintf(stderr,
                  "error: sim watchdog: %llu events in a row were spins (no virtual core made progress; "
@@ -578,6 +776,8 @@ void spin(const char* file, int line) {
     std::_Exit(1);
   }
   f->now_ps += f->cost_ps[static_cast<size_t>(Op::kSpinRound)];
+  f->time_ps[static_cast<size_t>(TimeKind::kSpin)] += f->cost_ps[static_cast<size_t>(Op::kSpinRound)];
+  if (f->now_ps > detail::hot.stall_deadline_ps && f->core) [[unlikely]] stalled(s, f);
   detail::maybe_yield(f);
 }
 
@@ -585,7 +785,10 @@ void sleep_until_ns(uint64_t t) {
   Fiber* f = state().current;
   if (f == nullptr) return;
   ++detail::hot.events;
-  f->now_ps = std::max(f->now_ps, t * kPsPerNs);
+  const uint64_t until = std::max(f->now_ps, t * kPsPerNs);
+  f->time_ps[static_cast<size_t>(TimeKind::kSleep)] += until - f->now_ps;
+  if (f->now_ps > detail::hot.stall_deadline_ps && f->core) [[unlikely]] stalled(state(), f);
+  f->now_ps = until;
   detail::maybe_yield(f);
 }
 
@@ -605,6 +808,7 @@ void park(uint32_t native_spin_rounds, const char* file, int line) {
   event(false);
   f->spin_file = file;
   f->spin_line = line;
+  f->spin_ps = f->now_ps;
   f->parked = true;
   f->parked_at_ps = f->now_ps;
   f->native_spin_ps = native_spin_rounds == kNeverSleeps
@@ -654,6 +858,8 @@ void unpark(uint32_t id) {
   if (f == nullptr) return;  // unreachable: only a running fiber wakes another
   const bool asleep = f->now_ps > w->parked_at_ps + w->native_spin_ps;
   w->now_ps = asleep ? f->now_ps + w->cost_ps[static_cast<size_t>(Op::kWakeUp)] : std::max(w->now_ps, f->now_ps);
+  w->time_ps[static_cast<size_t>(TimeKind::kParked)] += w->now_ps - w->parked_at_ps;
+  detail::hot.stall_deadline_ps = f->now_ps + detail::hot.stall_ps;  // the executor moved on: progress
   std::vector<Key> keys(s.fibers.size());
   for (size_t i = 0; i < keys.size(); ++i) {
     const Fiber& g = *s.fibers[i];
@@ -670,9 +876,13 @@ void ThreadGroup::run(std::function<void()> main_body) {
   const auto wall0 = std::chrono::steady_clock::now();
   s.fibers.clear();
   s.lines.clear();
+  s.socket_of.clear();
   s.switches = 0;
   s.deferred = {};
   detail::hot.events = detail::hot.spins_in_a_row = 0;
+  detail::hot.stall_deadline_ps = detail::hot.stall_ps;
+  s.window_marked = s.window_closed = false;
+  s.window_start_ps = 0;
   uint32_t cores = 0;
   for (const Body& b : bodies_) cores += b.core;
   const uint32_t physical = std::max<uint32_t>(1, s.options.physical_cores);
@@ -692,6 +902,10 @@ void ThreadGroup::run(std::function<void()> main_body) {
       f->cost_ps[k] = static_cast<uint64_t>(s.costs.ns[k] * (core_work ? factor : 1.0) * kPsPerNs + 0.5);
     }
     std::copy_n(f->cost_ps, kLocalWorkOps, f->local_base_ps);
+    // Sockets: the physical cores split evenly, in order (options.cpp checks
+    // that they divide); virtual core c runs on physical core c % P.
+    const uint32_t sockets = std::max<uint32_t>(1, s.options.sockets);
+    if (sockets > 1 && f->core) f->socket = (id % physical) / std::max<uint32_t>(1, physical / sockets);
     f->locals.assign(s.local_words.size(), 0);
     Fiber* raw = f.get();
     // A fiber switches to the next one itself (detail::yield); when it ends
@@ -726,6 +940,13 @@ void ThreadGroup::run(std::function<void()> main_body) {
     s.fibers.push_back(std::move(f));
   }
   bodies_.clear();
+  if (s.options.sockets > 1) {
+    s.socket_of.resize(s.fibers.size());
+    for (const auto& f : s.fibers) s.socket_of[f->id] = f->socket;
+    for (const auto& f : s.fibers)
+      for (const auto& g : s.fibers)
+        if (g->core && g->socket != f->socket) f->other_socket_readers |= bit_of(g->id);
+  }
   // The fiber-local words start at each fiber's 0 (its copy), the OS thread's
   // values are kept aside and restored at the end.
   s.os_locals.resize(s.local_words.size());
@@ -736,10 +957,26 @@ void ThreadGroup::run(std::function<void()> main_body) {
   arrived(s, std::move(first->context).resume());  // returns when every fiber has ended
   settle(s);  // none left: the last fiber to yield came out on top before it ended
   RunStats& r = s.last;
-  r = {};
-  r.virtual_cores = cores;
   uint64_t end_ps = 0;
   for (const auto& f : s.fibers) end_ps = std::max(end_ps, f->now_ps);
+  std::vector<CoreTime> window;
+  if (!s.window_closed) close_window(s, end_ps);  // no end mark: the window ends with the run
+  window.swap(r.cores);
+  const bool measured = r.measured_window;
+  const double window_s = r.window_seconds;
+  r = {};
+  r.measured_window = measured;
+  r.window_seconds = window_s;
+  r.cores = std::move(window);
+  for (size_t i = 0, c = 0; i < s.fibers.size(); ++i) {
+    const Fiber& f = *s.fibers[i];
+    if (!f.core || c >= r.cores.size()) continue;
+    r.cores[c].site_file = f.spin_file;
+    r.cores[c].site_line = f.spin_line;
+    r.cores[c].site_seconds = f.spin_ps * 1e-12;
+    ++c;
+  }
+  r.virtual_cores = cores;
   r.virtual_seconds = end_ps * 1e-12;
   r.events = detail::hot.events;
   r.fiber_switches = s.switches;

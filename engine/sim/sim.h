@@ -1,11 +1,12 @@
 // The many-core simulation (docs/sim.md): the simulator's configuration
-// (the cost table, the modelled machine's options), its results and the
-// calls a program makes around a simulated run (configure, write_json,
-// fix_address_layout, set_work_scales). The sim build (make build
-// VARIANT=sim: CMake CCB_SIM=ON, binaries bin/sim/rundb-<cc>) compiles the
-// simulator (sim.cpp: fibers on virtual cores, the scheduler, the cost
-// model; options.cpp: its flags); the hooks the engine's primitives call are
-// engine/core/sim_hooks.h, and the fibers' blocking waits engine/core/sim_sync.h.
+// (the cost table, the modelled machine's options), its results (the time
+// breakdown by virtual core) and the calls a program makes around a
+// simulated run (configure, write_json, fix_address_layout,
+// set_work_scales). The sim build (make build VARIANT=sim: CMake CCB_SIM=ON,
+// binaries bin/sim/rundb-<cc>) compiles the simulator (sim.cpp: fibers on
+// virtual cores, the scheduler, the cost model; options.cpp: its flags); the
+// hooks the engine's primitives call are engine/core/sim_hooks.h, and the
+// fibers' blocking waits engine/core/sim_sync.h.
 //
 // Thread safety: a simulation runs on one OS thread; configure() before it.
 #pragma once
@@ -42,8 +43,11 @@ struct SimOptions {
   uint32_t physical_cores = 16;  // the modelled machine (m5.8xlarge: 16 cores, 32 hardware threads)
   double smt_factor = 1.6;       // slowdown of a virtual core that shares a physical core
   double line_transfer_ns = 0;   // 0 = the cost table's line_transfer
+  uint32_t sockets = 1;          // the physical cores split evenly into this many sockets
+  double socket_transfer_ns = 0;  // a transfer from a core on another socket; 0 = twice the line transfer
   double line_residency_ns = 1e6;  // a line untouched this long costs no transfer (0 = it never leaves a cache)
   uint64_t watchdog_events = 1000000;
+  double watchdog_stall_s = 0.1;  // virtual seconds without a commit before the stall watchdog fires (0 = off)
   // --sim_work_scale: "" (none), one factor for every transaction type, or
   // "<type>:<factor>,..." (docs/sim.md, "The work scale").
   std::string work_scale;
@@ -58,6 +62,35 @@ struct SimOptions {
 // that is not a positive number.
 std::vector<double> parse_work_scale(const std::string& spec, const std::vector<std::string>& types);
 
+// Where a virtual core's virtual time goes (the result's
+// sim.time_breakdown; docs/sim.md, "Where the time goes"). Every advance of a
+// core's clock is of exactly one kind, so a core's kinds add up to its span.
+enum class TimeKind : uint8_t {
+  kLocalWork,     // charge(): the cost table's local work (the rest of the span)
+  kSharedAccess,  // touch(): the atomic_load of a read or write of a shared line
+  kRmw,           // rmw(): the atomic_rmw itself
+  kRmwQueued,     // rmw(): waiting for the line's previous RMW to end (busy_until)
+  kLineTransfer,  // touch() and rmw(): a line moving from another core
+  kSpin,          // spin(): spin rounds
+  kSleep,         // sleep_until_ns(): the backoff after an abort, the extensions' waits
+  kParked,        // park() until unpark(), the wake-up included
+  kIdle,          // a core that ended before the window did: the rest of the window
+  kCount
+};
+inline constexpr size_t kTimeKindCount = static_cast<size_t>(TimeKind::kCount);
+inline constexpr const char* kTimeKindNames[kTimeKindCount] = {
+    "local_work", "shared_access", "rmw", "rmw_queued", "line_transfer", "spin", "sleep", "parked", "idle"};
+
+// One virtual core in the last simulation's window (RunStats::cores).
+struct CoreTime {
+  uint64_t ps[kTimeKindCount] = {};  // by TimeKind; they add up to the core's span plus its idle time
+  uint64_t spin_rounds = 0;          // in the window
+  uint64_t aborts = 0;               // charge(Op::kAbort)s in the window: aborted attempts
+  const char* site_file = nullptr;   // where it last spun or parked (in the whole run); nullptr: never
+  int site_line = 0;
+  double site_seconds = 0;           // its virtual time then
+};
+
 // What the last simulation did (the result's "sim" object).
 struct RunStats {
   uint32_t virtual_cores = 0;
@@ -65,6 +98,9 @@ struct RunStats {
   uint64_t events = 0;         // hook calls inside fibers
   uint64_t fiber_switches = 0;
   double wall_seconds = 0;
+  bool measured_window = false;  // the breakdown's window: the measured interval (true) or the whole run
+  double window_seconds = 0;     // its length in virtual time
+  std::vector<CoreTime> cores;   // by core id
 };
 
 #if CCB_SIM_BUILD
@@ -73,6 +109,7 @@ void configure(const SimOptions& options, const CostTable& costs);
 const SimOptions& options();
 const CostTable& costs();
 double line_transfer_ns();  // the effective one
+double socket_transfer_ns();  // the effective one
 const RunStats& last_run();
 // The result's "sim" object, after a run; its "flags" member echoes the
 // sim_flags table (engine/sim/options.cpp, write_flags_json).

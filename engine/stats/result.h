@@ -45,6 +45,10 @@ void write_latency_us(JsonWriter& w, const LatencyHistogram& h);
 void write_correctness(JsonWriter& w, const std::vector<InvariantResult>& invariants,
                        const verify::CheckResult* check);
 
+// The exit code of a run whose measured interval committed nothing (rundb/run.h:
+// no result is written).
+inline constexpr int kExitNoCommits = 4;
+
 // Exit code 3, with one line on stderr per failed check, if an invariant is
 // broken, the history (with --verify) is not serializable, or the bundle
 // executor's CC-free queues conflicted; else 0.

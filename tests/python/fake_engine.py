@@ -14,7 +14,8 @@ numbers depend deterministically on the protocol, threads, theta and seed.
 
 Misbehaviour for tests, at the points where --misbehave_when=<flag>=<value>
 matches (or everywhere without it): --misbehave=crash (SIGABRT), hang,
-exit2, exit3, unserializable (with --verify: the checker finds a lost update,
+exit2, exit3, exit4 (the measured interval committed nothing, nothing
+written), unserializable (with --verify: the checker finds a lost update,
 exit 3), nojson, badjson, offschema (a well-formed document in which
 latency_us.p99 is renamed, as a writer drifting from the schema would).
 If FAKE_ENGINE_LOG is set, every invocation appends its flags as one line.
@@ -71,7 +72,7 @@ def parse() -> argparse.Namespace:
     parser.add_argument("--partitions", type=int, default=0)
     parser.add_argument("--noise", type=float, default=0.0)
     parser.add_argument("--misbehave", default="none",
-                        choices=["none", "crash", "hang", "exit2", "exit3", "unserializable", "nojson", "badjson",
+                        choices=["none", "crash", "hang", "exit2", "exit3", "exit4", "unserializable", "nojson", "badjson",
                                  "offschema"])
     parser.add_argument("--misbehave_when", default="")
     parser.add_argument("--validate_only", action="store_true")   # as the engine: check the flags, exit 0 or 2
@@ -82,6 +83,9 @@ def parse() -> argparse.Namespace:
     parser.add_argument("--sim_line_transfer_ns", type=float, default=100.0)
     parser.add_argument("--sim_line_residency_ns", type=float, default=1e6)
     parser.add_argument("--sim_watchdog_events", type=int, default=1000000)
+    parser.add_argument("--sim_watchdog_stall_s", type=float, default=0.1)
+    parser.add_argument("--sim_sockets", type=int, default=1)
+    parser.add_argument("--sim_socket_transfer_ns", type=float, default=0.0)
     parser.add_argument("--sim_calibrate")
     parser.add_argument("--sim_work_scale", default="")
     return parser.parse_args()   # a bad flag exits with status 2, as the engine does
@@ -226,13 +230,29 @@ def simulate(args: argparse.Namespace, document: dict) -> None:
                        "physical_cores": args.sim_physical_cores, "smt_factor": args.sim_smt_factor,
                        "line_transfer_ns": args.sim_line_transfer_ns, "line_residency_ns": args.sim_line_residency_ns,
                        "watchdog_events": args.sim_watchdog_events,
+                       "watchdog_stall_s": args.sim_watchdog_stall_s,
+                       "sockets": args.sim_sockets,
+                       "socket_transfer_ns": args.sim_socket_transfer_ns or 2 * args.sim_line_transfer_ns,
+                       "time_breakdown": fake_time_breakdown(args),
                        "address_randomization": False,
                        "work_scale": {"ycsb": work_scale},
                        "flags": {"sim_work_scale": args.sim_work_scale, "sim_cost_table": args.sim_cost_table, "sim_physical_cores": args.sim_physical_cores,
                                  "sim_smt_factor": args.sim_smt_factor,
                                  "sim_line_transfer_ns": args.sim_line_transfer_ns,
                                  "sim_line_residency_ns": args.sim_line_residency_ns,
-                                 "sim_watchdog_events": args.sim_watchdog_events}}
+                                 "sim_watchdog_events": args.sim_watchdog_events,
+                                 "sim_watchdog_stall_s": args.sim_watchdog_stall_s,
+                                 "sim_sockets": args.sim_sockets,
+                                 "sim_socket_transfer_ns": args.sim_socket_transfer_ns}}
+
+
+def fake_time_breakdown(args: argparse.Namespace) -> dict:
+    """sim.time_breakdown (docs/sim.md, "Where the time goes"): every core all local work over the interval."""
+    kinds = ["local_work", "shared_access", "rmw", "rmw_queued", "line_transfer", "spin", "sleep", "parked", "idle"]
+    core = {kind: args.duration if kind == "local_work" else 0.0 for kind in kinds}
+    return {"window": "measured", "window_seconds": args.duration,
+            "cores": {kind: value * args.threads for kind, value in core.items()},
+            "per_core": [dict(core) for _ in range(args.threads)]}
 
 
 def busy_while_running() -> None:
@@ -286,6 +306,9 @@ def main() -> None:
         time.sleep(3600)
     busy_while_running()
     time.sleep(args.warmup + (0 if args.measure_txns else args.duration))
+    if behaviour == "exit4":  # the engine's refusal of a measured interval without a commit: nothing written
+        print("fake engine: the measured interval committed nothing (0 commits, 812 aborts)", file=sys.stderr)
+        sys.exit(4)
     if behaviour == "crash":
         print("fake engine: assertion failed, aborting", file=sys.stderr)
         sys.stderr.flush()

@@ -60,7 +60,7 @@ def test_sweep_stores_every_run_and_a_second_run_recomputes_nothing(sandbox, tmp
 def failing_figure() -> dict:
     """One run per kind of failure, the good run last: the sweep must reach it."""
     return figure_document(
-        axes={"misbehave": ["crash", "exit2", "hang", "exit3", "nojson", "badjson", "none"]},
+        axes={"misbehave": ["crash", "exit2", "hang", "exit3", "exit4", "nojson", "badjson", "none"]},
         series=[{"name": "silo", "params": {"cc": "silo"}}],
         timeout_s=2,
         plot={"kind": "bar", "x": "misbehave", "y": "throughput"},
@@ -83,6 +83,7 @@ def test_a_failing_run_is_recorded_with_its_stderr_and_the_sweep_goes_on(sandbox
         "exit2": ("the engine rejected the configuration (exit 2)", "ERROR: flag --theta"),
         "hang": ("timed out after 2 s", "fake engine: silo"),
         "exit3": ("a correctness check failed (exit 3)", "invariant violated"),
+        "exit4": ("the measured interval committed nothing (exit 4)", "committed nothing"),
         "nojson": ("the engine wrote no result JSON", "fake engine"),
         "badjson": ("the result JSON is invalid", "fake engine"),
     }

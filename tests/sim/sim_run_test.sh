@@ -27,10 +27,18 @@
 #       one configuration and seed with --orthrus_wait=poll and =sleep: both
 #       verify, and polling commits more, since a thread that sleeps in its
 #       queue pays a wake-up on every message and a polling one does not;
+#   sim_run_test.sh partcc_livelock <rundb-partcc>
+#       issue 46's livelock: TPC-C NewOrder+Payment under PartCC without
+#       backoff, with the cost table a 2-vCPU VM's calibration wrote, at 2
+#       threads on 32 warehouses (the issue's command) and 4 threads on 4:
+#       each commits (a Payment of a remote customer by last name missed its
+#       partition, and its retries took the predicted one again forever);
 #   sim_run_test.sh refusals <rundb-cc>
 #       configurations whose threads the sim build does not simulate, and bad
 #       --sim_* values, are refused with exit 2 naming the flag; a
-#       --sim_work_scale is recorded by type.
+#       --sim_work_scale is recorded by type; a run whose measured interval
+#       commits nothing exits 4 naming where each core last spun, and writes
+#       no result; the result's time breakdown adds up per core.
 set -u
 case_name=$1
 source "$(dirname "${BASH_SOURCE[0]}")/../engine/contract_lib.sh" "$2"
@@ -164,6 +172,20 @@ EOF
     [[ $(field "$tmp/r.json" "d['commits'] > 100 and d['aborts_by_reason']['wait_die'] > 0") == True ]] ||
       fail "no wait-die aborts or too few commits: $(field "$tmp/r.json" "(d['commits'], d['aborts_by_reason'])")"
     ;;
+  partcc_livelock)
+    echo '{"txn_begin": 2.76, "index_probe": 13.67, "row_read": 36.72, "row_write": 53.56, "row_install": 16.14,
+      "insert": 50.0, "commit": 2.76, "abort": 0.5, "atomic_rmw": 5.77, "atomic_load": 0.65, "spin_round": 14.3,
+      "line_transfer": 64.37, "wake_up": 34353.11}' >"$tmp/ct.json"
+    for point in "32 2" "4 4"; do
+      read -r warehouses threads <<<"$point"
+      "$bin" --workload=tpcc --mix=neworder_payment --warehouses="$warehouses" --threads="$threads" --backoff_max_us=0 \
+        --duration=0.02 --warmup=0.01 --seed=2 --load_threads=1 --sim_cost_table="$tmp/ct.json" --out="$tmp/r.json" ||
+        fail "PartCC, $warehouses warehouses, $threads threads: exited $?"
+      commits=$(field "$tmp/r.json" "d['commits']")
+      echo "PartCC, $warehouses warehouses, $threads threads: $commits commits"
+      [[ $commits -gt 1000 ]] || fail "PartCC, $warehouses warehouses, $threads threads: $commits commits (the livelock)"
+    done
+    ;;
   refusals)
     refused() {  # refused <flag> <args...>: exit 2, one line naming --flag
       local flag=$1
@@ -176,6 +198,8 @@ EOF
     refused pin --pin
     refused sim_smt_factor --sim_smt_factor=0.5
     refused sim_physical_cores --sim_physical_cores=0
+    refused sim_sockets --sim_sockets=0
+    refused sim_sockets --sim_sockets=3  # 16 physical cores do not split evenly into 3 sockets
     echo '{"index_probe": 1}' >"$tmp/partial.json"
     refused sim_cost_table --sim_cost_table="$tmp/partial.json"
     refused sim_cost_table --sim_cost_table="$tmp/missing.json"
@@ -195,6 +219,25 @@ EOF
     [[ $(field "$tmp/w.json" "float(d['sim']['work_scale']['payment']), float(d['sim']['work_scale']['new_order'])") == "(3.0, 1.0)" ]] ||
       fail "work_scale not recorded: $(field "$tmp/w.json" "d['sim']['work_scale']")"
     match_schema "$tmp/w.json"
+    # No silent zero (issue 46): a measured interval too short for a commit.
+    "$bin" --workload=ycsb $(sizes ycsb) --threads=2 --warmup=0.0001 --duration=1e-9 --load_threads=1 \
+      --out="$tmp/zero.json" 2>"$tmp/err"
+    rc=$?
+    [[ $rc -eq 4 ]] || fail "a measured interval with no commit exited $rc, want 4: $(cat "$tmp/err")"
+    grep -q "committed nothing" "$tmp/err" && grep -q "core 1: last spun or parked at .*:[0-9]" "$tmp/err" ||
+      fail "the message did not say so or name the cores' sites: $(cat "$tmp/err")"
+    [[ ! -e $tmp/zero.json ]] || fail "a run that committed nothing wrote its result"
+    # The time breakdown of the run above ($tmp/r.json, 32 cores): per core the kinds add up to the window
+    # (within a backoff of up to --backoff_max_us, 100 us, that a core may be into at either mark).
+    "$py" - "$tmp/r.json" <<'EOF' || fail "sim.time_breakdown"
+import json, sys
+b = json.load(open(sys.argv[1]))["sim"]["time_breakdown"]
+assert b["window"] == "measured" and len(b["per_core"]) == 32, (b["window"], len(b["per_core"]))
+for i, core in enumerate(b["per_core"]):
+    total = sum(core.values())
+    assert abs(total - b["window_seconds"]) < 2.5e-4, (i, total, b["window_seconds"])
+assert b["cores"]["local_work"] > 0 and b["cores"]["rmw"] > 0 and b["cores"]["line_transfer"] > 0, b["cores"]
+EOF
     ;;
   *) fail "unknown case $case_name" ;;
 esac

@@ -15,6 +15,7 @@
 
 #include "engine/cc/protocol.h"  // cpu_relax
 #include "engine/core/cli.h"      // ConfigError
+#include "engine/core/latch.h"    // lock_bit
 #include "engine/sim/sim.h"
 #include "engine/core/sim_sync.h"
 
@@ -158,6 +159,51 @@ TEST_F(SimTest, CostAccountingOfAHandComputedSchedule) {
   EXPECT_EQ(t1_end, 127u);
   EXPECT_DOUBLE_EQ(last_run().virtual_seconds, 127e-9);
   EXPECT_EQ(last_run().virtual_cores, 2u);  // the main body is no virtual core
+}
+
+// Sockets: 4 physical cores in 2 sockets (cores 0-1 and 2-3), a transfer
+// across them 300 ns. Core 0 writes a line at 0 (5 ns, no previous writer);
+// core 1 (same socket) reads it at 10: 2 + 100; core 2 (the other socket)
+// at 20: 2 + 300. Then core 3 RMWs it at 30: the line is held by cores 0,
+// 1 and 2, two of them on the other socket, so 5 + 300.
+TEST_F(SimTest, ALineFromAnotherSocketCostsTheSocketTransfer) {
+  SimOptions o;
+  o.physical_cores = 4;
+  o.sockets = 2;
+  o.socket_transfer_ns = 300;
+  configure(o, round_costs());
+  EXPECT_DOUBLE_EQ(socket_transfer_ns(), 300);
+  alignas(64) uint64_t line[8] = {};
+  std::vector<uint64_t> cost(4);
+  ThreadGroup g;
+  for (uint32_t c = 0; c < 4; ++c)
+    g.spawn([&, c] {
+      for (uint32_t i = 0; i < c; ++i) charge(Op::kIndexProbe);
+      const uint64_t t0 = now_ns();
+      if (c == 0) touch(&line[0], true);
+      else if (c == 3) rmw(&line[0]);
+      else touch(&line[0], false);
+      cost[c] = now_ns() - t0;
+    });
+  g.run([] {});
+  EXPECT_EQ(cost, (std::vector<uint64_t>{2, 102, 302, 305}));
+  // One socket (the default): the same schedule pays the line transfer only.
+  o.sockets = 1;
+  o.socket_transfer_ns = 0;
+  configure(o, round_costs());
+  EXPECT_DOUBLE_EQ(socket_transfer_ns(), 200);  // twice the line transfer, unused
+  ThreadGroup h;
+  for (uint32_t c = 0; c < 4; ++c)
+    h.spawn([&, c] {
+      for (uint32_t i = 0; i < c; ++i) charge(Op::kIndexProbe);
+      const uint64_t t0 = now_ns();
+      if (c == 0) touch(&line[0], true);
+      else if (c == 3) rmw(&line[0]);
+      else touch(&line[0], false);
+      cost[c] = now_ns() - t0;
+    });
+  h.run([] {});
+  EXPECT_EQ(cost, (std::vector<uint64_t>{2, 102, 102, 105}));
 }
 
 // SMT: with more virtual cores than physical ones, the cores that share a
@@ -395,6 +441,149 @@ TEST_F(SimTest, ALineUntouchedForTheResidencyCostsNoTransfer) {
   EXPECT_EQ(stale, 2u);
 }
 
+// The time breakdown on a hot lock word: k cores RMW one line at time 0,
+// then do 10 ns of local work. The RMWs serialize in core order; core 0's
+// costs 5 ns (no previous writer), each later one 5 ns plus a 100 ns
+// transfer from the core before it, so core i >= 1 starts at
+// 5 + (i - 1) * 105 (its time queued behind the line's previous RMW) and
+// ends its RMW at 5 + i * 105. Queued in all: 5 (k - 1) + 105 (k - 1)(k - 2) / 2.
+// The window is the run (no measured_interval() marks): it ends with the
+// last core, at 5 + (k - 1) * 105 + 10; the cores before it are idle the rest.
+TEST_F(SimTest, TimeBreakdownOfAHotLockWordWithKWaiters) {
+  constexpr uint64_t k = 5;
+  alignas(64) uint64_t lock_word = 0;
+  ThreadGroup g;
+  for (uint64_t i = 0; i < k; ++i)
+    g.spawn([&] {
+      rmw(&lock_word);
+      charge(Op::kIndexProbe);
+    });
+  g.run([] {});
+  const RunStats& r = last_run();
+  ASSERT_EQ(r.cores.size(), k);
+  EXPECT_FALSE(r.measured_window);
+  const uint64_t end = 5 + (k - 1) * 105 + 10;
+  EXPECT_DOUBLE_EQ(r.window_seconds, end * 1e-9);
+  auto ns = [&](size_t core, TimeKind kind) { return r.cores[core].ps[static_cast<size_t>(kind)] / 1000; };
+  uint64_t queued = 0;
+  for (uint64_t i = 0; i < k; ++i) {
+    const uint64_t start = i == 0 ? 0 : 5 + (i - 1) * 105;
+    EXPECT_EQ(ns(i, TimeKind::kRmwQueued), start) << "core " << i;
+    EXPECT_EQ(ns(i, TimeKind::kRmw), 5u) << "core " << i;
+    EXPECT_EQ(ns(i, TimeKind::kLineTransfer), i == 0 ? 0u : 100u) << "core " << i;
+    EXPECT_EQ(ns(i, TimeKind::kLocalWork), 10u) << "core " << i;
+    EXPECT_EQ(ns(i, TimeKind::kIdle), end - (5 + i * 105 + 10)) << "core " << i;
+    uint64_t sum = 0;
+    for (size_t kind = 0; kind < kTimeKindCount; ++kind) sum += r.cores[i].ps[kind];
+    EXPECT_EQ(sum, end * 1000) << "core " << i << ": the kinds add up to the window";
+    queued += ns(i, TimeKind::kRmwQueued);
+  }
+  EXPECT_EQ(queued, 5 * (k - 1) + 105 * (k - 1) * (k - 2) / 2);
+}
+
+// A commit latch (lock_bit, engine/core/latch.h) held for 1000 ns by core 0
+// while k - 1 = 4 cores wait for it. Their first tries are RMWs at 10 ns,
+// serialized behind core 0's (which ends at 5): core i's ends at
+// 10 + i * 105 (5 ns plus a 100 ns transfer each). Then they wait on reads of
+// their cached copy, which do not occupy the line, so core 0's release (an
+// RMW at 5 + 100 * 10 = 1005 ns) starts at once and ends at 1005 + 5 + 100
+// (the waiters' copies are invalidated: a transfer) = 1110 ns, however many
+// wait. (Issue 46: when every waiting round was an RMW, the release queued
+// behind the waiters' rounds, and each waiter made it later.)
+TEST_F(SimTest, ALatchHoldersReleaseDoesNotQueueBehindItsWaiters) {
+  constexpr int k = 5;
+  Shared<uint64_t> latch{0};
+  uint64_t released = 0, holder_queued_ps = 0;
+  std::vector<int> acquired(k, 0);
+  ThreadGroup g;
+  for (int i = 0; i < k; ++i)
+    g.spawn([&, i] {
+      if (i > 0) charge(Op::kIndexProbe);  // core 0 takes the latch first
+      lock_bit<1>(latch);
+      ++acquired[i];
+      if (i == 0) {
+        for (int p = 0; p < 100; ++p) charge(Op::kIndexProbe);
+        const uint64_t queued = static_cast<detail::Clock*>(detail::hot.current)->now_ps;
+        unlock_bit<1>(latch);
+        released = now_ns();
+        holder_queued_ps = released * 1000 - queued - 105 * 1000;  // the release's wait for the line
+      } else {
+        unlock_bit<1>(latch);
+      }
+    });
+  g.run([] {});
+  EXPECT_EQ(released, 1110u);
+  EXPECT_EQ(holder_queued_ps, 0u);
+  EXPECT_EQ(last_run().cores[0].ps[static_cast<size_t>(TimeKind::kRmwQueued)], 0u);
+  for (int i = 0; i < k; ++i) EXPECT_EQ(acquired[i], 1) << i;
+  EXPECT_EQ(latch.load() & 1, 0u);
+}
+
+// The other kinds: spin rounds (3 ns each), a sleep, a shared read (2 ns),
+// a park until another core's unpark (no wake-up: woken within its 16
+// polling rounds). And the measured interval's marks: the window runs from
+// each core's clock at the start mark to its clock at the end mark.
+TEST_F(SimTest, TimeBreakdownKindsAndTheMeasuredInterval) {
+  alignas(64) uint64_t word = 0;
+  WaitList list(kAtomicWaitSpinRounds);
+  bool woken = false;
+  ThreadGroup g;
+  g.spawn([&] {
+    for (int i = 0; i < 3; ++i) spin(__FILE__, __LINE__);  // 9 ns
+    sleep_until_ns(100);                                     // 91 ns
+    touch(&word, false);                                     // 2 ns
+    while (!woken) list.wait();                              // parked from 102 to 130
+  });
+  g.spawn([&] {
+    sleep_until_ns(130);
+    woken = true;
+    list.notify_all();
+  });
+  g.run([] {});
+  const RunStats& r = last_run();
+  ASSERT_EQ(r.cores.size(), 2u);
+  auto ns = [&](TimeKind kind) { return r.cores[0].ps[static_cast<size_t>(kind)] / 1000; };
+  EXPECT_EQ(ns(TimeKind::kSpin), 9u);
+  EXPECT_EQ(r.cores[0].spin_rounds, 3u);
+  EXPECT_EQ(ns(TimeKind::kSleep), 91u);
+  EXPECT_EQ(ns(TimeKind::kSharedAccess), 2u);
+  EXPECT_EQ(ns(TimeKind::kParked), 28u);
+  EXPECT_EQ(ns(TimeKind::kLocalWork), 0u);
+  EXPECT_EQ(ns(TimeKind::kIdle), 0u);
+  EXPECT_EQ(r.cores[1].ps[static_cast<size_t>(TimeKind::kSleep)] / 1000, 130u);
+
+  // The marks, from the main body at 50 and 150 virtual ns: core 0 runs
+  // index probes (10 ns) and is due after the main body only once it is
+  // past it, so its window is [60, 160]: 100 ns of local work. Core 1 is
+  // parked from 0 to 200 (a wait that polls: no wake-up): its window is the
+  // marks', [50, 150], all parked.
+  ThreadGroup h;
+  bool stop = false;
+  WaitList polls(kPollSpinRounds);
+  h.spawn([&] {
+    while (!stop) charge(Op::kIndexProbe);
+  });
+  h.spawn([&] {
+    while (!stop) polls.wait();
+  });
+  h.run([&] {
+    sleep_until_ns(50);
+    measured_interval(true);
+    sleep_until_ns(150);
+    measured_interval(false);
+    sleep_until_ns(200);
+    stop = true;
+    polls.notify_all();
+  });
+  const RunStats& m = last_run();
+  EXPECT_TRUE(m.measured_window);
+  EXPECT_DOUBLE_EQ(m.window_seconds, 100e-9);
+  ASSERT_EQ(m.cores.size(), 2u);
+  EXPECT_EQ(m.cores[0].ps[static_cast<size_t>(TimeKind::kLocalWork)] / 1000, 100u);
+  EXPECT_EQ(m.cores[1].ps[static_cast<size_t>(TimeKind::kParked)] / 1000, 100u);
+  EXPECT_EQ(m.cores[1].ps[static_cast<size_t>(TimeKind::kLocalWork)], 0u);
+}
+
 // A wait that nobody will end: once every fiber left is parked, the
 // simulation exits 1 naming the park site.
 void planted_wait() {
@@ -426,6 +615,53 @@ void planted_spin() {
 TEST(SimWatchdogDeathTest, NamesThePlantedSpinSite) {
   GTEST_FLAG_SET(death_test_style, "threadsafe");
   EXPECT_EXIT(planted_spin(), ::testing::ExitedWithCode(1), "sim watchdog: 1001 events in a row were spins.*sim_test\\.cpp:[0-9]+");
+}
+
+// A livelock the spin watchdog cannot see: a core polls a latch word that
+// nobody frees, a shared read (progress for that watchdog) between its spin
+// rounds, as SpinLatch::lock does. No core commits: the stall watchdog
+// (--sim_watchdog_stall_s, 1 virtual µs here) exits 4 naming the spin site.
+void planted_livelock() {
+  SimOptions o;
+  o.watchdog_stall_s = 1e-6;
+  configure(o, round_costs());
+  alignas(64) std::atomic<bool> held{true};
+  ThreadGroup g;
+  g.spawn([&] {
+    for (;;) {
+      touch(&held, false);
+      if (!held.load()) break;
+      cpu_relax();  // the planted spin: nobody frees the word
+    }
+  });
+  g.spawn([] { charge(Op::kRowRead); });
+  g.run([] {});
+}
+TEST(SimWatchdogDeathTest, TheStallWatchdogNamesWhereTheCoresSpun) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(planted_livelock(), ::testing::ExitedWithCode(4),
+              "no virtual core committed for 0.000001 virtual s.*core 0: last spun at .*sim_test\\.cpp:[0-9]+");
+}
+
+// Commits keep it quiet: a core that commits every 100 virtual ns runs for
+// 20 µs under a 1 µs bound.
+TEST_F(SimTest, CommitsKeepTheStallWatchdogQuiet) {
+  SimOptions o;
+  o.watchdog_stall_s = 1e-6;
+  configure(o, round_costs());
+  alignas(64) uint64_t word = 0;
+  ThreadGroup g;
+  g.spawn([&] {
+    while (now_ns() < 20000) {
+      for (int i = 0; i < 10; ++i) {
+        touch(&word, false);
+        spin(__FILE__, __LINE__);
+      }
+      committed();
+    }
+  });
+  g.run([] {});
+  EXPECT_GE(last_run().cores.at(0).spin_rounds, 20000u / 50);
 }
 
 }  // namespace

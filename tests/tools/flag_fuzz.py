@@ -13,6 +13,9 @@ duration. Every outcome must be one of
     given (or a required flag missing), and no --out file;
   - a normal run (exit 0, or 3: a correctness check failed) that ends within
     its warm-up + duration plus --load_s, with its --out document written;
+  - a run of bin/rundb-<cc> whose measured interval committed nothing (a
+    duration too short for one commit): exit 4 with the message saying so,
+    and no --out file;
     bin/middletier, run without a server, instead fails to connect (exit 1,
     "cannot connect to PostgreSQL") within --load_s;
 never a timeout (hang), a signal, a sanitizer report, or another exit code.
@@ -268,6 +271,10 @@ def run_case(case: Case, refusal_s: float, load_s: float) -> tuple[str, str | No
             if rc == 1 and "cannot connect to PostgreSQL" in stderr:
                 return "ran", None
             return "ran", f"exit {rc} without a server, not 'cannot connect': {stderr.strip()[-300:]}"
+        if rc == 4 and case.binary.kind == "rundb":
+            if "committed nothing" not in stderr:
+                return "ran", f"exit 4 without 'committed nothing': {stderr.strip()[-300:]}"
+            return "ran", "exit 4 but the --out file was written" if out_file.exists() else None
         if rc in (0, 3):
             if case.binary.takes_out and "out" not in case.args:
                 try:

@@ -35,6 +35,7 @@ if TYPE_CHECKING:
 # Exit codes of the programs' interface contract (docs/engine.md).
 EXIT_BAD_CONFIGURATION = 2
 EXIT_CORRECTNESS_FAILURE = 3
+EXIT_COMMITTED_NOTHING = 4  # the measured interval committed nothing (docs/engine.md): a failed run, never a 0
 OUTPUT_TAIL_CHARS = 8000
 
 STATUS_OK = "ok"
@@ -153,6 +154,8 @@ def _describe_exit(returncode: int, program: Program) -> str:
         return f"{program.speaker} rejected the configuration (exit {returncode})"
     if returncode == EXIT_CORRECTNESS_FAILURE:
         return f"a correctness check failed (exit {returncode})"
+    if returncode == EXIT_COMMITTED_NOTHING:
+        return f"the measured interval committed nothing (exit {returncode}); the run's stderr says where the cores were"
     return f"exited with status {returncode}"
 
 

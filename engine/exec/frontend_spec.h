@@ -29,7 +29,7 @@ struct FrontendSpec {
     kThreadReorder,  // Ding et al.'s thread-aware batches over all buffers (engine/exec/thread_reorder.h)
   };
 
-  std::string name = "none";  // --frontend; the bundle executor reports it in its "frontend" object
+  std::string name;  // --frontend as given, for reports and messages only (the bundle executor's "frontend" object)
   Executor executor = Executor::kOnline;
   OnlineOrder online_order = OnlineOrder::kBuffer;  // with kOnline
   ThreadAssignFn thread_assign = nullptr;  // with kThreadReorder: the thread-aware policy (the program's)

@@ -219,7 +219,7 @@ class OnlineExecutor {
     if constexpr (HasLockService<CC>) cc_.open(cfg_.threads - n, n);
     if (frontend_.online_order == FrontendSpec::OnlineOrder::kThreadReorder) {
       if (frontend_.thread_assign == nullptr)
-        throw std::logic_error("front-end " + frontend_.name + ": thread-aware reordering without a policy");
+        throw std::logic_error("FrontendSpec: OnlineOrder::kThreadReorder without a thread_assign policy");
       reorder_ = std::make_unique<ThreadReorder>(n, cfg_.txn_buffer, frontend_.thread_assign);
       shared_buffers_.resize(n);
     }

@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "engine/cc/common.h"
+#include "engine/core/latch.h"
 #include "engine/cc/occ.h"
 #include "engine/cc/silo.h"
 #include "engine/cc/tictoc.h"
@@ -21,7 +22,7 @@ namespace {
 // set, releases it after 20 ms; returns that thread's count.
 template <class Acquire>
 uint64_t count_while_held(uint64_t held_bit, Acquire acquire) {
-  std::atomic<uint64_t> word{held_bit};
+  Shared<uint64_t> word{held_bit};
   std::atomic<bool> started{false};
   uint64_t count = ~uint64_t{0};
   std::thread waiter([&] {
@@ -40,18 +41,18 @@ uint64_t count_while_held(uint64_t held_bit, Acquire acquire) {
 
 template <class Acquire>
 uint64_t count_when_free(Acquire acquire) {
-  std::atomic<uint64_t> word{0};
+  Shared<uint64_t> word{0};
   const uint64_t before = tls_contended_latch_acquisitions;
   acquire(word);
   return tls_contended_latch_acquisitions - before;
 }
 
 // OCC, Silo (BCC through Silo's commit phases) and TicToc latch a row with
-// lock_bit (engine/cc/common.h), each on its own bit of the row's word.
+// lock_bit (engine/core/latch.h), each on its own bit of the row's word.
 TEST(LatchContention, OccSiloTicTocCountAContendedAcquisitionOnce) {
-  auto occ = [](std::atomic<uint64_t>& w) { lock_bit<Occ::kLatch>(w); };
-  auto silo = [](std::atomic<uint64_t>& w) { lock_bit<Silo::kLockBit>(w); };
-  auto tictoc = [](std::atomic<uint64_t>& w) { lock_bit<TicToc::kLockBit>(w); };
+  auto occ = [](Shared<uint64_t>& w) { lock_bit<Occ::kLatch>(w); };
+  auto silo = [](Shared<uint64_t>& w) { lock_bit<Silo::kLockBit>(w); };
+  auto tictoc = [](Shared<uint64_t>& w) { lock_bit<TicToc::kLockBit>(w); };
   EXPECT_EQ(count_while_held(Occ::kLatch, occ), 1u);
   EXPECT_EQ(count_while_held(Silo::kLockBit, silo), 1u);
   EXPECT_EQ(count_while_held(TicToc::kLockBit, tictoc), 1u);

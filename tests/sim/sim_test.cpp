@@ -173,37 +173,31 @@ TEST_F(SimTest, ALineFromAnotherSocketCostsTheSocketTransfer) {
   o.socket_transfer_ns = 300;
   configure(o, round_costs());
   EXPECT_DOUBLE_EQ(socket_transfer_ns(), 300);
-  alignas(64) uint64_t line[8] = {};
-  std::vector<uint64_t> cost(4);
-  ThreadGroup g;
-  for (uint32_t c = 0; c < 4; ++c)
-    g.spawn([&, c] {
-      for (uint32_t i = 0; i < c; ++i) charge(Op::kIndexProbe);
-      const uint64_t t0 = now_ns();
-      if (c == 0) touch(&line[0], true);
-      else if (c == 3) rmw(&line[0]);
-      else touch(&line[0], false);
-      cost[c] = now_ns() - t0;
-    });
-  g.run([] {});
-  EXPECT_EQ(cost, (std::vector<uint64_t>{2, 102, 302, 305}));
+  // Core 0 writes a line, cores 1 and 2 read it, core 3 RMWs it, each one
+  // index probe later than the one before; the cost of each one's access.
+  auto access_costs = [] {
+    alignas(64) uint64_t line[8] = {};
+    std::vector<uint64_t> cost(4);
+    ThreadGroup g;
+    for (uint32_t c = 0; c < 4; ++c)
+      g.spawn([&, c] {
+        for (uint32_t i = 0; i < c; ++i) charge(Op::kIndexProbe);
+        const uint64_t t0 = now_ns();
+        if (c == 0) touch(&line[0], true);
+        else if (c == 3) rmw(&line[0]);
+        else touch(&line[0], false);
+        cost[c] = now_ns() - t0;
+      });
+    g.run([] {});
+    return cost;
+  };
+  EXPECT_EQ(access_costs(), (std::vector<uint64_t>{2, 102, 302, 305}));
   // One socket (the default): the same schedule pays the line transfer only.
   o.sockets = 1;
   o.socket_transfer_ns = 0;
   configure(o, round_costs());
   EXPECT_DOUBLE_EQ(socket_transfer_ns(), 200);  // twice the line transfer, unused
-  ThreadGroup h;
-  for (uint32_t c = 0; c < 4; ++c)
-    h.spawn([&, c] {
-      for (uint32_t i = 0; i < c; ++i) charge(Op::kIndexProbe);
-      const uint64_t t0 = now_ns();
-      if (c == 0) touch(&line[0], true);
-      else if (c == 3) rmw(&line[0]);
-      else touch(&line[0], false);
-      cost[c] = now_ns() - t0;
-    });
-  h.run([] {});
-  EXPECT_EQ(cost, (std::vector<uint64_t>{2, 102, 102, 105}));
+  EXPECT_EQ(access_costs(), (std::vector<uint64_t>{2, 102, 102, 105}));
 }
 
 // SMT: with more virtual cores than physical ones, the cores that share a

@@ -64,6 +64,19 @@ CCB_OPTION(ccb::EngineConfig::flags, txn_buffer, uint32, txn_buffer, 4096, ccb::
 CCB_OPTION(ccb::EngineConfig::flags, backoff_max_us, uint32, backoff_max_us, 100,
            ccb::range(0, 1000000, "microseconds"),
            "cap in microseconds of the randomized exponential backoff after an abort (0 = retry at once)");
+CCB_OPTION(ccb::EngineConfig::flags, abort_policy, string, abort_policy, "backoff",
+           ccb::one_of(&ccb::EngineConfig::abort_policies),
+           "what a worker does after a conflict abort: backoff = wait idle (randomized exponential, "
+           "--backoff_max_us), then retry the same request; buffer = DBx1000's abort buffer: park the request for a "
+           "penalty (--abort_penalty_us) in one of --abort_buffer_size slots and run new requests meanwhile, idling "
+           "only when every slot waits (online executor without a front-end only)");
+CCB_OPTION(ccb::EngineConfig::flags, abort_buffer_size, uint32, abort_buffer_size, 10,
+           ccb::range(1, 4096, "an integer"),
+           "with --abort_policy=buffer: the slots of a worker's abort buffer (DBx1000's ABORT_BUFFER_SIZE, 10)");
+CCB_OPTION(ccb::EngineConfig::flags, abort_penalty_us, uint32, abort_penalty_us, 100,
+           ccb::range(0, 1000000, "microseconds"),
+           "with --abort_policy=buffer: a parked request waits a penalty uniform in [0, this] microseconds "
+           "(DBx1000's ABORT_PENALTY, 100 us)");
 CCB_OPTION(ccb::EngineConfig::flags, load_threads, int32, load_threads, 0,
            ccb::range(0, 1024, "an integer", " (0 = --threads)"), "threads used to load tables");
 CCB_OPTION(ccb::EngineConfig::flags, validate_only, bool, validate_only, false, ccb::any_value().not_echoed(),
@@ -81,6 +94,11 @@ CCB_OPTION(ccb::EngineConfig::flags, retry_aborted, bool, retry_aborted, true, c
            "(Silo's benchmark default, --retry-aborted-transactions off)");
 
 namespace ccb {
+
+const std::vector<std::string>& EngineConfig::abort_policies() {
+  static const std::vector<std::string> names = {"backoff", "buffer"};
+  return names;
+}
 
 const std::vector<std::string>& available_frontends() {
   static const std::vector<std::string> names = [] {
@@ -124,6 +142,12 @@ EngineConfig EngineConfig::from_flags(const char* cc_name, const std::vector<std
                               c.cc + " runs unprofiled)"
                         : "false in this build; the profile build has it: make CC=" + c.cc +
                               " VARIANT=profile, then build/profile/bin/rundb-" + c.cc + " --profile");
+  if (c.abort_policy == "buffer") {
+    require(c.frontend == "none", "abort_policy",
+            "backoff with --frontend=" + c.frontend + " (buffer parks requests of the online executor's own order; a "
+            "front-end decides the order itself)");
+    require(c.retry_aborted, "abort_policy", "backoff with --retry_aborted=false (buffer retries parked requests)");
+  }
   if (c.load_threads == 0) c.load_threads = c.threads;
   return c;
 }

@@ -50,6 +50,11 @@ struct EngineConfig {
   bool profile = false;  // --profile: the execution profile (engine/stats/exec_profile.h)
   uint32_t txn_buffer = 0;       // pre-generated requests per worker
   uint32_t backoff_max_us = 0;   // cap of randomized exponential backoff after an abort
+  std::string abort_policy = "backoff";  // backoff | buffer (engine/exec/abort_buffer.h)
+  uint32_t abort_buffer_size = 0;        // with buffer: slots per worker
+  uint32_t abort_penalty_us = 0;         // with buffer: a parked request's penalty, uniform in [0, this]
+  bool abort_buffer() const { return abort_policy == "buffer"; }
+  static const std::vector<std::string>& abort_policies();  // {"backoff", "buffer"}
   int load_threads = 0;
   bool ignore_memory_limit = false;  // load even if the estimate exceeds the memory available
   bool validate_only = false;  // check every flag and combination as a run would, then exit 0 (nothing loaded or written)

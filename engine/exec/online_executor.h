@@ -1,6 +1,9 @@
 // The online executor: N worker threads, each replaying its own buffer of
-// pre-generated requests under protocol CC, retrying aborted attempts (with
-// optional randomized exponential backoff) until they commit.
+// pre-generated requests under protocol CC, retrying aborted attempts until
+// they commit: after an optional randomized exponential backoff
+// (--abort_policy=backoff), or, with DBx1000's abort buffer
+// (--abort_policy=buffer, engine/exec/abort_buffer.h), parked for a penalty
+// while the worker runs new requests.
 //
 // Timeline of a run: load -> generate buffers -> warm-up (--warmup seconds)
 // -> measured interval (--duration seconds, or until --measure_txns commits)
@@ -38,9 +41,9 @@
 // nothing. With thread-aware reordering (--frontend=reorder, Ding et al.
 // §5.5; the spec carries the program's policy) the workers run batches of
 // 4 x threads requests taken from all buffers, 4 per worker as the
-// thread-aware policy assigns them, with a barrier per batch
-// (engine/exec/thread_reorder.h); also a template parameter, so the other
-// front-ends pay nothing for it.
+// thread-aware policy assigns them, every batch planned before the warm-up
+// and no barrier between batches (engine/exec/thread_reorder.h); also a
+// template parameter, so the other front-ends pay nothing for it.
 // Each worker also reports its contended latch acquisitions in the measured
 // interval (engine/core/latch_contention.h). With --profile the worker loop is
 // instantiated with Txn<CC, true> and AttemptProfiler<true>
@@ -83,6 +86,7 @@
 #include "engine/core/clock.h"
 #include "engine/sim/sim.h"
 #include "engine/core/sim_sync.h"
+#include "engine/exec/abort_buffer.h"
 #include "engine/exec/frontend_spec.h"
 #include "engine/exec/thread_reorder.h"
 #include "engine/exec/tsdefer.h"
@@ -170,13 +174,9 @@ void check_executor_support(const EngineConfig& cfg) {
   }
 }
 
-// Randomized exponential backoff after an abort: wait uniformly in
-// [0, min(--backoff_max_us, 1us * 2^retries)].
-inline void backoff_after_abort(const EngineConfig& cfg, Random& rng, uint32_t retries) {
-  if (cfg.backoff_max_us == 0) return;
-  const uint64_t cap_ns = uint64_t{cfg.backoff_max_us} * 1000;
-  const uint64_t window = std::min<uint64_t>(cap_ns, uint64_t{1000} << std::min<uint32_t>(retries, 20));
-  const uint64_t deadline = now_ns() + rng.below(window + 1);
+// A worker's idle wait until `deadline` (now_ns() time): the backoff after
+// an abort, and the abort buffer's wait when every slot waits.
+inline void idle_until_ns(const EngineConfig& cfg, uint64_t deadline) {
   if constexpr (kSimBuild) {
     if (sim::in_fiber()) return sim::sleep_until_ns(deadline);  // a virtual wait, no spin rounds
   }
@@ -184,6 +184,15 @@ inline void backoff_after_abort(const EngineConfig& cfg, Random& rng, uint32_t r
     if (cfg.threads > static_cast<int>(Topology::get().cpus.size())) sched_yield();  // let the holder run
     else cpu_relax();
   }
+}
+
+// Randomized exponential backoff after an abort: wait uniformly in
+// [0, min(--backoff_max_us, 1us * 2^retries)].
+inline void backoff_after_abort(const EngineConfig& cfg, Random& rng, uint32_t retries) {
+  if (cfg.backoff_max_us == 0) return;
+  const uint64_t cap_ns = uint64_t{cfg.backoff_max_us} * 1000;
+  const uint64_t window = std::min<uint64_t>(cap_ns, uint64_t{1000} << std::min<uint32_t>(retries, 20));
+  idle_until_ns(cfg, now_ns() + rng.below(window + 1));
 }
 
 template <class CC, class W>
@@ -221,6 +230,13 @@ class OnlineExecutor {
       if (frontend_.thread_assign == nullptr)
         throw std::logic_error("FrontendSpec: OnlineOrder::kThreadReorder without a thread_assign policy");
       reorder_ = std::make_unique<ThreadReorder>(n, cfg_.txn_buffer, frontend_.thread_assign);
+      // Every distinct batch is planned before the warm-up (thread_reorder.h): bound the plans' memory.
+      constexpr uint64_t kMaxPlannedSlots = uint64_t{1} << 26;  // 512 MiB of slots
+      if (reorder_->period() * ThreadReorder::kPerThread * n > kMaxPlannedSlots)
+        throw ConfigError("txn_buffer", "with --frontend=reorder every distinct batch is planned ahead: " +
+                                            std::to_string(reorder_->period()) + " batches of " +
+                                            std::to_string(ThreadReorder::kPerThread * n) +
+                                            " exceed the bound; allowed: a multiple of 4 or fewer threads");
       shared_buffers_.resize(n);
     }
     std::vector<uint64_t> contended(n);
@@ -276,10 +292,10 @@ class OnlineExecutor {
   uint64_t control(RunOutcome<W>& out, int n) {
     // Workers generate their buffers, then wait for the start signal.
     while (ready_.load(std::memory_order_acquire) < n) sim::sleep_for(std::chrono::milliseconds(1));
+    if (reorder_) reorder_->plan_all();  // the workers' predicted sets are complete; timed apart
     const uint64_t t0 = now_ns();
     phase_.store(kWarmup, std::memory_order_release);
     sleep_seconds(cfg_.warmup_s);
-    if (reorder_) reorder_->set_measuring();
     measure_start_ns_.store(now_ns(), std::memory_order_release);
     sim::measured_interval(true);  // the simulation's time breakdown covers the measured interval
     if constexpr (HasMeasureClock<W>) w_.on_measure_start(measure_start_ns_.load(std::memory_order_relaxed));
@@ -294,7 +310,6 @@ class OnlineExecutor {
       end = now_ns();
     }
     sim::measured_interval(false);
-    if (reorder_) reorder_->request_stop();  // before kDone: a worker seeing kDone may leave the barrier
     phase_.store(kDone, std::memory_order_release);
     return end;
   }
@@ -321,6 +336,14 @@ class OnlineExecutor {
     const typename W::Request* req = nullptr;
     const TxnDesc* predicted = nullptr;
   };
+  // A request to run: a new pick, or one resumed from the abort buffer
+  // (--abort_policy=buffer) with its retries so far and its first start.
+  struct Resume {
+    Pick pick;
+    uint32_t retries = 0;
+    uint64_t start_ns = 0;  // with retries > 0: when it was first tried
+  };
+  using Parked = AbortBuffer<Resume>;
 
   // A worker: its requests and transaction set up, the start awaited, then
   // one request after another until the run ends.
@@ -342,40 +365,59 @@ class OnlineExecutor {
       describe_buffer(requests);
     }
     const uint64_t quota = quota_of(tid);
+    std::optional<Parked> parked;  // --abort_policy=buffer (not with TsDEFER or reorder: EngineConfig checks)
+    if (cfg_.abort_buffer()) {
+      if (kDefer || kReorder) throw std::logic_error("--abort_policy=buffer with a front-end's order");
+      parked.emplace(cfg_.abort_buffer_size);
+    }
     wait_for_start();
 
     bool measuring = false;
     uint64_t measure_start = 0;
     size_t next = 0;                             // the buffer's next position (neither TsDEFER nor reorder)
-    std::span<const ThreadReorder::Slot> batch;  // kReorder: this worker's part of the batch
+    uint64_t batch_no = 0;                       // kReorder: the batch this worker is in (no barrier)
+    uint64_t measured_parts = 0;                 // kReorder: batch parts started in the measured interval
+    std::span<const ThreadReorder::Slot> batch;  // kReorder: this worker's part of it
     size_t in_batch = 0;
     for (;;) {
+      const int phase = phase_.load(std::memory_order_acquire);
+      if (phase == kDone) break;
       if constexpr (kReorder) {
         if (in_batch == batch.size()) {
-          if (!reorder_->next_batch(tid, measuring)) break;
-          batch = reorder_->plan(tid);
+          if (!batch.empty()) ++batch_no;
+          batch = reorder_->plan(tid, batch_no);
           in_batch = 0;
+          measured_parts += phase == kMeasure;
         }
-      }
-      const int phase = phase_.load(std::memory_order_acquire);
-      if (phase == kDone) {
-        if constexpr (kReorder) reorder_->leave();
-        break;
       }
       if (phase == kMeasure && !measuring) {
         measuring = true;
         measure_start = start_measuring<kDefer, kProfile>(tid, st, quota);
       }
-      Pick pick;
-      if constexpr (kReorder) pick = reordered_request(batch[in_batch++]);
-      else pick = buffered_request<kDefer>(tid, rng, requests, next);
-      if (!run_request<kDefer, kReorder>(tid, rng, txn, profiler, st, ws, pick, measuring, measure_start, requests))
-        return;  // the run ended between its attempts
+      Resume next_request;
+      if constexpr (kReorder) {
+        next_request.pick = reordered_request(batch[in_batch++]);
+      } else if (parked) {  // DBx1000's order: a parked request whose penalty is over, else a new one
+        if (auto ready = parked->take_ready(now_ns())) {
+          next_request = *ready;
+        } else if (parked->full()) {  // every slot waits: idle until the first is ready
+          profiler.backoff([&] { idle_until_ns(cfg_, parked->earliest_ready_ns()); });
+          continue;
+        } else {
+          next_request.pick = buffered_request<kDefer>(tid, rng, requests, next);
+        }
+      } else {
+        next_request.pick = buffered_request<kDefer>(tid, rng, requests, next);
+      }
+      if (!run_request<kDefer, kReorder>(tid, rng, txn, profiler, st, ws, next_request, measuring, measure_start,
+                                         requests, parked ? &*parked : nullptr))
+        break;  // the run ended between its attempts
       if (measuring && quota > 0 && st.commits == quota) {
         finish_quota();
         // Keep running so the others see the same contention until all finish.
       }
     }
+    if constexpr (kReorder) reorder_->finish(tid, batch_no, measured_parts);
   }
 
   // The worker's buffer of requests, generated from its own stream; with
@@ -442,18 +484,20 @@ class OnlineExecutor {
 
   // Runs a request until it commits or rolls back by design (or, with
   // --retry_aborted=false, until its first conflict abort drops it),
-  // retrying after a backoff; returns false if the run ended between its
-  // attempts.
+  // retrying after a backoff, or, with an abort buffer (`parked`), until
+  // its next conflict abort parks it there; returns false if the run ended
+  // between its attempts.
   template <bool kDefer, bool kReorder, class TxnT, class Profiler>
   bool run_request(int tid, Random& rng, TxnT& txn, Profiler& profiler, ThreadStats& st,
-                   typename W::ThreadState& ws, Pick pick, bool measuring, uint64_t measure_start,
-                   Requests& requests) {
+                   typename W::ThreadState& ws, Resume resume, bool measuring, uint64_t measure_start,
+                   Requests& requests, Parked* parked) {
+    const Pick pick = resume.pick;
     const auto& req = *pick.req;
     bool read_only = false;
     if constexpr (HasReadOnlyRequests<W>) read_only = w_.read_only(req);
-    const uint64_t start = now_ns();
+    const uint64_t start = resume.retries > 0 ? resume.start_ns : now_ns();  // the latency counts from the first try
     const bool time_attempts = measuring && req.type == attempt_type_;  // --attempt_latency_type
-    for (uint32_t retries = 0;; ++retries) {
+    for (uint32_t retries = resume.retries;; ++retries) {
       if constexpr (kLocksPredicted && HasDescriptionEpoch<W> && !kReorder) {
         if (const uint64_t e = w_.description_epoch(); e != requests.described_epoch) {  // see the header
           describe_buffer(requests);
@@ -469,12 +513,14 @@ class OnlineExecutor {
         if constexpr (kDefer) tsdefer_->reg_pos(tid);
         return true;
       }
-      if (phase_.load(std::memory_order_relaxed) == kDone) {
-        if constexpr (kReorder) reorder_->leave();  // the others must not wait for this batch's rest
-        return false;
-      }
+      if (phase_.load(std::memory_order_relaxed) == kDone) return false;
       if (!cfg_.retry_aborted) {  // --retry_aborted=false: dropped, as Silo's benchmark does
         if constexpr (kDefer) tsdefer_->reg_pos(tid);  // TsDEFER's headp moves past it, else next() runs it again
+        return true;
+      }
+      if (parked != nullptr) {  // DBx1000: park it for a penalty uniform in [0, --abort_penalty_us]
+        const uint64_t penalty_ns = rng.below(uint64_t{cfg_.abort_penalty_us} * 1000 + 1);
+        parked->park({pick, retries + 1, start}, now_ns() + penalty_ns);
         return true;
       }
       profiler.backoff([&] { backoff(rng, retries); });

@@ -7,41 +7,39 @@
 //
 // Batch formation. Every worker pre-generates its buffer as usual. Batch b is
 // made of the next 4 buffered requests of every worker (positions
-// 4*tid .. 4*tid+3, the buffers read cyclically), so a batch holds exactly
+// 4b .. 4b+3, the buffers read cyclically), so a batch holds exactly
 // 4 x threads transactions. The thread-aware policy (Ding §4.2; the program
 // hands it in, partitioners/reorder/thread_assign.h) then decides which
 // thread runs which 4 of them, and in what order; a worker may thus run a
 // request another worker generated (requests are immutable once generated).
 //
-// Synchronisation: one barrier per batch. A worker that has run its 4
-// transactions (retrying aborts as usual) arrives at the barrier; the
-// completion step, run by the last worker to arrive while the others wait,
-// plans the next batch. The barrier spins (then yields): batches are a few
-// microseconds long, and std::barrier's futex sleep measured ~0.7 ms of wait
-// per transaction on a loaded 2-core machine, which would make the batching,
-// not the reordering, the experiment. So batches never mix, and planning
-// needs no lock and no coordinator thread (the reordering is a pre-processing
-// step of the decentralized engine, §5.5). Its costs are measured in the
-// measured interval: the completion step's time (reorder_ns: batch copy,
-// policy, plan) and each worker's wait at the barrier (wait_ns: the
-// straggler's tail plus the completion step). A worker leaving mid-batch when
-// the run ends drops out of the barrier (leave()) so the others are
-// not left waiting.
+// Planning ahead, no barrier. The batches are a fixed function of the
+// buffers (batch b starts at position 4b mod --txn_buffer of every buffer),
+// so they repeat after period() batches, and all of them are planned once,
+// before the warm-up, once every worker has described its buffer
+// (plan_all(), called by the executor's controller). The reordering is a
+// pre-processing step (Ding §5.5), and the paper describes no
+// synchronisation across batches: each worker then runs its part of batch
+// 0, 1, 2, ... at its own pace, with no barrier; workers may drift apart by
+// whole batches (stats: batch_spread). The planning is timed apart from the
+// measured interval and reported as a rate (planned transactions per second
+// of planning, as §5.5 sets reordering's speed against processing). Before
+// (issue 45, item 5) every 4 transactions per worker all workers waited at a
+// barrier for the slowest while the last to arrive planned the next batch.
 //
-// Thread safety: descs(tid) is written by worker tid before its first
-// next_batch(); plan() and slot data are written only by the completion step
-// and read by the workers after the barrier released them (the barrier orders
-// both). set_measuring/request_stop are called by the main thread.
+// Thread safety: descs(tid) is written by worker tid before it reports ready;
+// plan_all() runs on the controller after every worker is ready and before it
+// releases them (the executor's start signal orders both); the plans are then
+// read-only. finish(tid, ...) writes worker tid's own counters; stats() reads
+// them after the workers joined.
 #pragma once
 
-#include <sched.h>
-
-#include <atomic>
+#include <algorithm>
 #include <cstdint>
+#include <numeric>
 #include <span>
 #include <vector>
 
-#include "engine/cc/protocol.h"  // cpu_relax
 #include "engine/core/clock.h"
 #include "engine/core/txn_desc.h"
 
@@ -53,12 +51,15 @@ namespace ccb {
 // (rundb/run.h passes reorder::assign_to_threads).
 using ThreadAssignFn = std::vector<std::vector<uint32_t>> (*)(std::span<const TxnDesc> batch, uint32_t threads);
 
-// Measured-interval counters (docs/results.md, frontend.reorder).
+// The planning's counters and the workers' progress (docs/results.md,
+// frontend.reorder).
 struct ThreadReorderStats {
-  uint64_t batches = 0;     // batches planned
+  uint64_t batches = 0;     // distinct batches planned (period())
   uint64_t txns = 0;        // transactions assigned by the policy
-  uint64_t reorder_ns = 0;  // time in the reordering step
-  uint64_t wait_ns = 0;     // all workers' time waiting at the batch barrier
+  uint64_t reorder_ns = 0;  // time planning them, before the warm-up
+  uint64_t measured_parts = 0;  // all workers' batch parts started in the measured interval
+  uint64_t batch_spread = 0;    // at the end: the most batches one worker was ahead of another
+  uint64_t workers = 0;
 };
 
 class ThreadReorder {
@@ -72,121 +73,81 @@ class ThreadReorder {
 
   // REQUIRES: threads >= 1, buffer_size >= 1, assign != nullptr.
   ThreadReorder(int threads, uint32_t buffer_size, ThreadAssignFn assign)
-      : threads_(threads),
-        buffer_size_(buffer_size),
-        assign_(assign),
-        descs_(threads),
-        plan_(threads),
-        wait_ns_(threads),
-        live_(threads),
-        remaining_(threads) {}
+      : threads_(threads), buffer_size_(buffer_size), assign_(assign), descs_(threads), progress_(threads) {}
 
   // Worker tid's predicted access sets, one per buffered request; filled by
-  // tid before its first next_batch().
+  // tid before it reports ready.
   std::vector<TxnDesc>& descs(int tid) { return descs_[tid]; }
   const TxnDesc& desc(Slot s) const { return descs_[s.owner][s.index]; }
 
-  // Worker tid's transactions of the current batch, in execution order.
-  std::span<const Slot> plan(int tid) const { return plan_[tid]; }
+  // The batches repeat after this many: the cursor advances 4 positions of a
+  // buffer of buffer_size per batch.
+  uint64_t period() const { return buffer_size_ / std::gcd<uint64_t>(buffer_size_, kPerThread); }
 
-  // Worker tid is done with its part of the batch: waits for the others and
-  // the next batch's plan. Returns false when the run is over.
-  bool next_batch(int tid, bool measuring) {
-    const uint64_t t0 = measuring ? now_ns() : 0;
-    arrive(false);
-    if (measuring) wait_ns_[tid].ns += now_ns() - t0;
-    return !stopped_;
+  // Plans every distinct batch. REQUIRES: every worker's descs are filled.
+  void plan_all() {
+    const uint64_t t0 = now_ns();
+    const uint32_t threads = static_cast<uint32_t>(threads_);
+    const uint32_t n = kPerThread * threads;
+    std::vector<TxnDesc> batch(n);  // the policy's input, reused between batches
+    std::vector<Slot> slots(n);     // batch position -> request
+    plans_.assign(period() * n, Slot{});
+    for (uint64_t b = 0; b < period(); ++b) {
+      const uint64_t cursor = b * kPerThread % buffer_size_;
+      for (uint32_t t = 0; t < threads; ++t) {
+        for (uint32_t j = 0; j < kPerThread; ++j) {
+          const Slot s{t, static_cast<uint32_t>((cursor + j) % buffer_size_)};
+          slots[t * kPerThread + j] = s;
+          batch[t * kPerThread + j] = desc(s);  // copy-assignment reuses the key vectors' storage
+        }
+      }
+      const auto assignment = assign_(batch, threads);  // kPerThread positions per thread (n = 4 x threads)
+      for (uint32_t t = 0; t < threads; ++t)
+        for (uint32_t j = 0; j < kPerThread; ++j) plans_[(b * threads + t) * kPerThread + j] = slots[assignment[t][j]];
+    }
+    stats_.batches = period();
+    stats_.txns = period() * n;
+    stats_.reorder_ns = now_ns() - t0;
   }
-  // Worker leaves mid-batch (the run ended during its retries).
-  void leave() { arrive(true); }
 
-  void set_measuring() { measuring_.store(true, std::memory_order_release); }
-  // Before the executor's phase becomes "done": the next completion step ends
-  // the run instead of planning a batch.
-  void request_stop() { stop_requested_.store(true, std::memory_order_release); }
+  // Worker tid's part of batch `batch` (counted from 0; cycles with
+  // period()), in execution order. REQUIRES: plan_all() ran.
+  std::span<const Slot> plan(int tid, uint64_t batch) const {
+    const uint64_t b = batch % period();
+    return {plans_.data() + (b * threads_ + tid) * kPerThread, kPerThread};
+  }
 
-  // REQUIRES: the workers joined.
+  // Worker tid's progress at the end: the batch it was in, and how many batch
+  // parts it started in the measured interval.
+  void finish(int tid, uint64_t batch, uint64_t measured_parts) { progress_[tid] = {batch, measured_parts}; }
+
+  // REQUIRES: the workers joined (each called finish()).
   ThreadReorderStats stats() const {
     ThreadReorderStats s = stats_;
-    for (const auto& w : wait_ns_) s.wait_ns += w.ns;
+    uint64_t lo = ~uint64_t{0}, hi = 0;
+    for (const Progress& p : progress_) {
+      s.measured_parts += p.measured_parts;
+      lo = std::min(lo, p.batch);
+      hi = std::max(hi, p.batch);
+    }
+    s.batch_spread = progress_.empty() ? 0 : hi - lo;
+    s.workers = progress_.size();
     return s;
   }
 
  private:
-  // Arrives at the batch barrier; the last arrival plans the next batch. A
-  // dropping worker counts as arrived now and is not expected again: it
-  // leaves live_ before arriving, so the last arrival (which resets the
-  // count) already sees it gone.
-  void arrive(bool drop) {
-    const uint64_t gen = generation_.load(std::memory_order_acquire);
-    if (drop) live_.fetch_sub(1, std::memory_order_relaxed);
-    if (remaining_.fetch_sub(1, std::memory_order_acq_rel) == 1) {  // the others' writes happen-before this
-      plan_next_batch();
-      remaining_.store(live_.load(std::memory_order_relaxed), std::memory_order_relaxed);
-      generation_.store(gen + 1, std::memory_order_release);
-      return;
-    }
-    if (drop) return;
-    // Spin a little (the straggler is usually a transaction away), then yield
-    // the core to it (oversubscribed machines). Under sim every round is a
-    // spin round of the virtual core (cpu_relax hands the OS thread over).
-    for (uint32_t spins = 0; generation_.load(std::memory_order_acquire) == gen; ++spins) {
-      if (kSimBuild || spins < 2048) cpu_relax();
-      else sched_yield();
-    }
-  }
-
-  // The barrier's completion step: all workers are waiting.
-  void plan_next_batch() noexcept {
-    if (stop_requested_.load(std::memory_order_acquire)) {
-      stopped_ = true;
-      return;
-    }
-    const bool measuring = measuring_.load(std::memory_order_acquire);
-    const uint64_t t0 = measuring ? now_ns() : 0;
-    const uint32_t n = kPerThread * static_cast<uint32_t>(threads_);
-    batch_.resize(n);
-    slots_.resize(n);
-    for (uint32_t t = 0; t < static_cast<uint32_t>(threads_); ++t) {
-      for (uint32_t j = 0; j < kPerThread; ++j) {
-        const Slot s{t, static_cast<uint32_t>((cursor_ + j) % buffer_size_)};
-        slots_[t * kPerThread + j] = s;
-        batch_[t * kPerThread + j] = desc(s);  // copy-assignment reuses the key vectors' storage
-      }
-    }
-    cursor_ = (cursor_ + kPerThread) % buffer_size_;
-    const auto assignment = assign_(batch_, static_cast<uint32_t>(threads_));
-    for (int t = 0; t < threads_; ++t) {
-      plan_[t].clear();
-      for (uint32_t pos : assignment[t]) plan_[t].push_back(slots_[pos]);
-    }
-    if (measuring) {
-      stats_.reorder_ns += now_ns() - t0;
-      ++stats_.batches;
-      stats_.txns += n;
-    }
-  }
-
-  struct alignas(64) WaitNs {
-    uint64_t ns = 0;
+  struct alignas(64) Progress {
+    uint64_t batch = 0;
+    uint64_t measured_parts = 0;
   };
 
   const int threads_;
-  const uint32_t buffer_size_;
+  const uint64_t buffer_size_;
   const ThreadAssignFn assign_;
   std::vector<std::vector<TxnDesc>> descs_;
-  std::vector<std::vector<Slot>> plan_;
-  std::vector<TxnDesc> batch_;  // the policy's input, reused between batches
-  std::vector<Slot> slots_;     // batch position -> request
-  uint64_t cursor_ = 0;         // the next batch's first buffer index (every worker's)
-  bool stopped_ = false;
+  std::vector<Slot> plans_;  // batch b, thread t: kPerThread slots at (b * threads + t) * kPerThread
   ThreadReorderStats stats_;
-  std::vector<WaitNs> wait_ns_;
-  std::atomic<bool> measuring_{false};
-  std::atomic<bool> stop_requested_{false};
-  alignas(64) std::atomic<int> live_;       // workers still taking part
-  alignas(64) std::atomic<int> remaining_;  // arrivals still awaited in this batch
-  alignas(64) std::atomic<uint64_t> generation_{0};  // batches released
+  std::vector<Progress> progress_;
 };
 
 }  // namespace ccb

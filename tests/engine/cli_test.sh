@@ -62,6 +62,15 @@ refused_quickly micro_objects --workload=micro --micro_objects=1099511627776 --t
 refused runtime_skew "$tmp/r.json" --workload=micro --runtime_skew --out="$tmp/r.json"
 refused io_latency_l "$tmp/r.json" --workload=smallbank --io_latency_l=5 --out="$tmp/r.json"
 
+# DBx1000's abort buffer parks requests of the online executor's own order:
+# refused with a front-end's order, without retries, and with a bad name.
+refused abort_policy "$tmp/r.json" --workload=ycsb --table_size=100 --abort_policy=buffer --frontend=tsdefer \
+  --out="$tmp/r.json"
+refused abort_policy "$tmp/r.json" --workload=ycsb --table_size=100 --abort_policy=buffer --retry_aborted=false \
+  --out="$tmp/r.json"
+refused abort_policy "$tmp/r.json" --workload=ycsb --table_size=100 --abort_policy=lifo --out="$tmp/r.json"
+refused abort_buffer_size "$tmp/r.json" --workload=ycsb --table_size=100 --abort_buffer_size=0 --out="$tmp/r.json"
+
 # The schema's optional sections: one short run per workload, each adding some
 # (--profile in profile_test.sh, --timeline, --verify and the front-ends get more runs below, and
 # every document is checked at the end). A protocol registered as not

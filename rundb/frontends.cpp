@@ -33,7 +33,7 @@ CCB_OPTION(ccb::BundleSettings::flags, strife_alpha, double, strife_alpha, 0.2,
 // Echoed in "config" (ResolvedFrontend::options_json): what a throughput counts.
 CCB_OPTION(ccb::BundleSettings::flags, partition_time, string, partition_time, "outside",
            ccb::one_of(&ccb::BundleSettings::partition_times),
-           "a bundle front-end over an input partitioner (strife-static, schism, horticulture, tskd-s|c|h, tspar-*, "
+           "a bundle front-end over an input partitioner (strife-static, schism, horticulture, tskd-s, tskd-c, tskd-h, tspar-*, "
            "tsdefer-*): outside (its partitioning is an input computed outside the measured interval, as the TSKD "
            "paper measures: TSKD §4, §6) or inside (serially inside it, as analysis)");
 

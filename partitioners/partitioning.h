@@ -5,7 +5,13 @@
 //   parts[i]   P_i, the transactions of partition i, as indices into the
 //              bundle, in the order the partitioner wants them run;
 //   residual   R, the transactions in conflict with a transaction of another
-//              partition (as TSKD extracts it), run with CC.
+//              partition, run with CC: Strife's own (its algorithm makes
+//              P_1..P_k mutually conflict-free); empty from a partitioner
+//              without one (Schism, Horticulture: TSKD §6.1 "STRIFE
+//              generates partitioning of transactions with an explicit
+//              residual set, while SCHISM and HORTICULTURE do not"), whose
+//              partitions may conflict; TSKD extracts R from those itself
+//              (extract_residual, residual.h).
 //
 // Every index of the bundle appears exactly once (validate()). The partitioner
 // may hand over the conflict graph it built, so that TSgen reuses it instead of
@@ -70,6 +76,10 @@ class Partitioner {
   // whose ids are 0..size-1 and whose key sets are sorted.
   virtual void partition(std::span<const TxnDesc> bundle, unsigned parts, Partitioning& out) = 0;
   virtual const char* name() const = 0;
+  // Whether partition() gives an explicit residual, leaving P_1..P_k mutually
+  // conflict-free (Strife); false: out.residual stays empty and the
+  // partitions may conflict (Schism, Horticulture; TSKD §6.1).
+  virtual bool gives_residual() const { return true; }
   // body(begin, end) over chunks of [0, n) on the partitioner's threads where
   // it has some (Strife's team), else on the caller (BundleFrontend::for_chunks).
   virtual void for_chunks(size_t n, const std::function<void(size_t begin, size_t end)>& body) { body(0, n); }

@@ -58,6 +58,19 @@ void split_with_residual(std::span<const KeyAccess> acc, std::span<const uint32_
   }
 }
 
+void parts_of_assignment(std::span<const uint32_t> part_of, unsigned k, Partitioning& out) {
+  out.parts.assign(k, {});
+  out.residual.clear();
+  for (uint32_t t = 0; t < part_of.size(); ++t) out.parts[part_of[t]].push_back(t);
+}
+
+void extract_residual(std::span<const TxnDesc> bundle, Partitioning& io) {
+  std::vector<uint32_t> part_of(bundle.size());
+  for (uint32_t p = 0; p < io.parts.size(); ++p)
+    for (uint32_t t : io.parts[p]) part_of[t] = p;
+  split_with_residual(accesses_by_key(bundle), part_of, static_cast<unsigned>(io.parts.size()), io);
+}
+
 uint32_t MajorityRouter::decide() {
   uint32_t best = 0;
   for (uint32_t p = 1; p < votes_.size(); ++p) {

@@ -1,6 +1,10 @@
 // What Schism and Horticulture share once every transaction of a bundle has a
-// partition: TSKD's residual extraction, the majority routing of a transaction
-// to a partition, and the bundle executor's plan of a partitioning.
+// partition (the partitions, parts_of_assignment; the majority routing of a
+// transaction to a partition), and TSKD's residual extraction over such a
+// partitioning (extract_residual), TSKD's step, not the partitioners': the
+// SCHISM and HORTICULTURE baselines run their partitions as they are, with CC
+// (TSKD §3: "Each partition is executed serially by a dedicated thread and
+// partitions are executed concurrently with CC").
 //
 // Residual (TSKD §6.1, "For the partitioning of SCHISM and HORTICULTURE, TSKD
 // first extracts a residual set that contains all those transactions that are
@@ -38,11 +42,18 @@ std::vector<KeyAccess> accesses_by_key(std::span<const TxnDesc> bundle);
 // REQUIRES: part_of.size() == bundle size, every part_of[t] < k.
 void split_with_residual(std::span<const KeyAccess> accesses, std::span<const uint32_t> part_of, unsigned k,
                          Partitioning& out);
-// The same, sorting the bundle's accesses first: O(A log A).
-inline void split_with_residual(std::span<const TxnDesc> bundle, std::span<const uint32_t> part_of, unsigned k,
-                                Partitioning& out) {
-  split_with_residual(accesses_by_key(bundle), part_of, k, out);
-}
+
+// The partitions of an assignment, without a residual: out.parts (k lists,
+// bundle order) holds every transaction t in part_of[t]; out.residual is
+// cleared. O(n). REQUIRES: every part_of[t] < k.
+void parts_of_assignment(std::span<const uint32_t> part_of, unsigned k, Partitioning& out);
+
+// TSKD §6.1's extraction over the partitioning `io` of `bundle` (its parts
+// cover the bundle, its residual empty: a partitioner without an explicit
+// residual): moves every transaction in conflict with one of another partition
+// to io.residual (split_with_residual). O(A log A), A = total accesses.
+// REQUIRES: io.validate(bundle.size()) is empty and io.residual is empty.
+void extract_residual(std::span<const TxnDesc> bundle, Partitioning& io);
 
 // Routes transactions one at a time to the partition holding most of their
 // records (Schism §4.3's rule for a tuple-level partitioning; Horticulture's

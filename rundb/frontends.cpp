@@ -13,6 +13,11 @@
 
 namespace ccb {
 OptionsTable<BundleSettings> BundleSettings::flags{"bundle_flags"};
+
+const std::vector<std::string>& BundleSettings::partition_times() {
+  static const std::vector<std::string> names{"outside", "inside"};
+  return names;
+}
 }  // namespace ccb
 
 // Not echoed in "config": the bundle executor's "frontend" object reports what it ran with.
@@ -25,6 +30,12 @@ CCB_OPTION(ccb::BundleSettings::flags, strife_k, uint32, strife_k, 0,
 CCB_OPTION(ccb::BundleSettings::flags, strife_alpha, double, strife_alpha, 0.2,
            ccb::range(0, 1, "a number").not_echoed(),
            "--frontend=strife: residual parameter alpha of the merge step");
+// Echoed in "config" (ResolvedFrontend::options_json): what a throughput counts.
+CCB_OPTION(ccb::BundleSettings::flags, partition_time, string, partition_time, "outside",
+           ccb::one_of(&ccb::BundleSettings::partition_times),
+           "a bundle front-end over an input partitioner (strife-static, schism, horticulture, tskd-s, tskd-c, tskd-h, tspar-*, "
+           "tsdefer-*): outside (its partitioning is an input computed outside the measured interval, as the TSKD "
+           "paper measures: TSKD §4, §6) or inside (serially inside it, as analysis)");
 
 namespace ccb {
 
@@ -72,6 +83,21 @@ std::string frontends_over(const std::string& partition) {
   std::string s;
   for (size_t i = 0; i < names.size(); ++i)
     s += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + names[i];
+  return s;
+}
+
+// Whether a registry line's front-end plans over an input partitioner (its
+// partition field names one and its factory is not Strife's own, whose
+// clustering is its own analysis, inside the interval as the Strife paper
+// measures it).
+bool has_input_partitioner(const generated::BundleFrontendEntry& e) {
+  return std::string(e.partition) != "-" && e.make != &strife::make_frontend;
+}
+
+std::string frontends_with_input_partitioner() {
+  std::string s;
+  for (const generated::BundleFrontendEntry& e : generated::kBundleFrontends)
+    if (has_input_partitioner(e)) s += (s.empty() ? "" : ", ") + std::string(e.name);
   return s;
 }
 
@@ -138,11 +164,22 @@ ResolvedFrontend ResolvedFrontend::from_flags(const EngineConfig& cfg) {
           "only with --frontend=" + frontends_over("strife"));
   require(partition != "horticulture" || horticulture::attribute_for(cfg.workload) != nullptr, "frontend",
           cfg.frontend + " uses Horticulture, hard-coded for --workload=tpcc|ycsb (TSKD §6.1), not " + cfg.workload);
+  require((resolved.bundle() && has_input_partitioner(*resolved.entry_)) || !flag_given("partition_time"),
+          "partition_time", "only with a front-end over an input partitioner: --frontend=" +
+                                frontends_with_input_partitioner());
   BundleSettings& s = resolved.settings_;
   BundleSettings::flags.read(s);
   if (s.strife_k == 0) s.strife_k = std::min(strife::kMaxK, strife::default_k(cfg.threads));
-  if (resolved.bundle()) resolved.spec_.batch_size = s.batch_size;
+  if (resolved.bundle()) {
+    resolved.spec_.batch_size = s.batch_size;
+    resolved.spec_.partition_time = s.partition_time == "inside" ? FrontendSpec::PartitionTime::kInside
+                                                                  : FrontendSpec::PartitionTime::kOutside;
+  }
   return resolved;
+}
+
+void ResolvedFrontend::options_json(JsonWriter& w) const {
+  if (bundle()) BundleSettings::flags.write(settings_, w);
 }
 
 std::unique_ptr<BundleFrontend> ResolvedFrontend::make_bundle_frontend() const {

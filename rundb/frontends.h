@@ -10,7 +10,9 @@
 // bundle front-end runs on the bundle executor with batches of --batch_size
 // transactions. A partitioner's own flags (--strife_*) are refused unless
 // the registry line's partition (or Strife's own front-end) uses it, and
-// --batch_size with an online front-end (ConfigError, exit 2). The line's
+// --batch_size with an online front-end (ConfigError, exit 2); so is
+// --partition_time with a front-end that has no input partitioner (the
+// online ones, Strife's own, TSKD[O]). The line's
 // partition field builds the factory's input partition: strife (Strife's,
 // --strife_k, --strife_alpha), schism, horticulture (refused for workloads
 // other than tpcc and ycsb, whose partitioning attribute it hard-codes) or
@@ -36,6 +38,11 @@ struct BundleSettings {
   uint32_t batch_size = 10000;  // Strife §5.1: "a default batch size of 10K"
   uint32_t strife_k = 0;        // spot trials; ResolvedFrontend::from_flags applies the paper's rule for 0
   double strife_alpha = 0.2;    // §3.1.4: "α = 0.2 to give the best results"
+  // Where an input partitioner's time counts (FrontendSpec::PartitionTime):
+  // "outside" the measured interval (the TSKD paper's measurement) or "inside".
+  std::string partition_time = "outside";
+
+  static const std::vector<std::string>& partition_times();  // {"outside", "inside"}
 
   static OptionsTable<BundleSettings> flags;  // its rows: frontends.cpp
 };
@@ -51,6 +58,9 @@ class ResolvedFrontend {
   static ResolvedFrontend from_flags(const EngineConfig& cfg);
 
   const FrontendSpec& spec() const { return spec_; }
+  // The bundle flags echoed in the result's "config" (--partition_time), for
+  // a bundle front-end; nothing for an online one.
+  void options_json(JsonWriter& w) const;
   bool bundle() const { return spec_.executor == FrontendSpec::Executor::kBundle; }
 
   // The registered factory's front-end, given the line's input partition.

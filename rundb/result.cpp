@@ -73,6 +73,7 @@ std::string rundb_result_json(const RunReport& r) {
   cfg.to_json(w);
   if (r.cc_options) r.cc_options(w);
   r.workload_options(w);
+  if (r.frontend_options) r.frontend_options(w);
   write_build_info(w, r.cc);
   w.end_object();
   w.key("provenance").begin_object();

@@ -38,6 +38,7 @@ struct RunReport {
   std::string_view cc;                 // the protocol's kName (config.compile.cc)
   JsonMembers cc_options;              // the protocol's own flags, members of "config"; empty: it has none
   JsonMembers workload_options;        // the workload's knobs, members of "config"
+  JsonMembers frontend_options;        // the bundle front-end's echoed flags (--partition_time); empty: none
   JsonMembers cc_stats;                // the protocol's own counters, "cc_stats"; empty: it keeps none
   std::vector<std::string> txn_types;  // the workload's types, in ThreadStats::per_type's order
   const ThreadStats& stats;            // merged over the workers, measured interval

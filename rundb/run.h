@@ -142,6 +142,7 @@ int run_online(const EngineConfig& cfg, W& workload) {
       .cc = CC::kName,
       .cc_options = std::move(cc_options),
       .workload_options = [&](JsonWriter& w) { workload.options_json(w); },
+      .frontend_options = [&](JsonWriter& w) { frontend.options_json(w); },
       .cc_stats = std::move(cc_stats),
       .txn_types = workload.txn_types(),
       .stats = out.stats,

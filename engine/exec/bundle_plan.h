@@ -24,8 +24,9 @@
 // Strife §2). Who uses what:
 //   Strife (§2)                  worklist of kWithoutCC queues (CF clusters) + residuals
 //   TSKD (TsPAR, TsDEFER)        per_thread kWithCC queues + residuals
-//   STRIFE (strife-static),      per_thread kWithoutCC queues (one partition per thread) + residuals
-//   Schism / Horticulture        (partitioners/partitioner_frontend.h)
+//   STRIFE (strife-static)       per_thread kWithoutCC queues (one partition per thread) + residuals
+//   SCHISM / HORTICULTURE        per_thread kWithCC queues (one partition per thread), no residuals
+//                                (partitioners/partitioner_frontend.h)
 // Transactions are indices into the batch. Every index of the batch appears
 // exactly once in the plan (validate() checks this).
 //
@@ -72,6 +73,17 @@ struct BundlePlan {
   // allocate) and counters (Strife: special clusters, CF clusters, ...).
   std::vector<std::pair<std::string, double>> step_us;
   std::vector<std::pair<std::string, double>> counters;
+  // The time plan() spent in its input partitioner (TSKD §4: the
+  // partitioner's plan is TSKD's input), on the executor's clock (now_ns:
+  // virtual under sim); 0: the front-end has none (Strife's own, whose
+  // clustering is its analysis). With FrontendSpec::PartitionTime::kOutside
+  // the executor keeps it out of the measured interval
+  // (engine/exec/bundle_coordinator.h).
+  uint64_t input_partition_ns = 0;
+  // Whether the plan is the input partition as it is, with no analysis of
+  // the front-end's own (the partitioner baselines): then, with kOutside,
+  // the sim's analysis model charges nothing for it (bundle_coordinator.h).
+  bool input_as_is = false;
 
   void clear() {
     for (auto& q : per_thread) q.clear();
@@ -79,6 +91,8 @@ struct BundlePlan {
     residuals.clear();
     residuals_round_robin = tsdefer_queues = tsdefer_residuals = false;
     queue_estimates.clear();
+    input_partition_ns = 0;
+    input_as_is = false;
     step_us.clear();
     counters.clear();
   }

@@ -1,7 +1,9 @@
 // The bundle executor's measurement of its measured batches
 // (bundle_executor.h, the overview) and the result's "frontend" object built
 // from it (docs/results.md, docs/result.schema.json): the phases' times and
-// shares, the analysis steps and counters the front-end reports per batch
+// shares (of the measured interval: with --partition_time=outside the
+// analysis phase holds no input partitioning, bundle_coordinator.h), the
+// input partitioning's total time and where it counted, the analysis steps and counters the front-end reports per batch
 // (BundlePlan::step_us, counters; TsDEFER's lane set-up as the step
 // "tsdefer_setup"), the OLLP reconnaissance and queue binding per batch, the
 // retries per phase, TsDEFER's counters, the plans' queue estimates against
@@ -45,6 +47,8 @@ class BundleReport {
     uint64_t redescribed = 0;       // requests it described again
     QueueBindingStats bound;
     uint64_t deferred = 0;  // prediction mismatches moved to the next batch
+    uint64_t partition_ns = 0;  // the input partitioner's (BundlePlan::input_partition_ns), in the analysis
+    uint64_t excluded_ns = 0;   // of it, kept out of the measured interval (--partition_time=outside)
   };
   // The measured commits and conflict aborts (retries) of each phase, all workers.
   struct PhaseCounts {
@@ -60,11 +64,12 @@ class BundleReport {
     bind_ns_ += b.analysis_end_ns - b.bind_start_ns;
     bind_rebound_ += b.bound.rebound;
     bind_demoted_ += b.bound.demoted;
-    analysis_ns_ += b.analysis_end_ns - b.start_ns + b.setup_ns;
+    analysis_ns_ += b.analysis_end_ns - b.start_ns + b.setup_ns - b.excluded_ns;
+    partition_ns_ += b.partition_ns;
     queues_ns_ += b.queues_end_ns - b.release_ns;
     residual_ns_ += b.residuals_end_ns - b.queues_end_ns;
-    batch_latency_.record(b.residuals_end_ns - b.start_ns);
-    analysis_latency_.record(b.analysis_end_ns - b.start_ns);
+    batch_latency_.record(b.residuals_end_ns - b.start_ns - b.excluded_ns);
+    analysis_latency_.record(b.analysis_end_ns - b.start_ns - b.excluded_ns);
     add_sums(step_sums_, plan.step_us);
     add_sums(counter_sums_, plan.counters);
     residual_txns_ += plan.residuals.size();
@@ -104,6 +109,10 @@ class BundleReport {
     w.key("batch_size").value(spec.batch_size);
     w.key("distinct_batches").value(static_cast<uint64_t>(distinct_batches));
     frontend.params_json(w);
+    w.key("partition_time").value(spec.partition_time == FrontendSpec::PartitionTime::kOutside ? "outside" : "inside");
+    // The input partitioning's total over the measured batches: inside
+    // phase_s.analysis with "inside", outside the measured interval with "outside".
+    w.key("partition_s").value(partition_ns_ * 1e-9);
     w.key("batches").value(measured_batches_);
     w.key("deferred_txns").value(deferred_total_);
     w.key("reconnaissance").begin_object();
@@ -167,7 +176,8 @@ class BundleReport {
   }
 
   uint64_t measured_batches_ = 0;
-  uint64_t analysis_ns_ = 0, queues_ns_ = 0, residual_ns_ = 0;
+  uint64_t analysis_ns_ = 0, queues_ns_ = 0, residual_ns_ = 0;  // the measured interval's phases
+  uint64_t partition_ns_ = 0;  // the input partitioning, wherever it counts
   uint64_t residual_txns_ = 0, worklist_queues_ = 0, deferred_total_ = 0;
   uint64_t recon_ns_ = 0, recon_redescribed_ = 0;
   uint64_t bind_ns_ = 0, bind_rebound_ = 0, bind_demoted_ = 0;  // queue binding (queue_binding.h)

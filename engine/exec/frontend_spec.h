@@ -29,11 +29,20 @@ struct FrontendSpec {
     kThreadReorder,  // Ding et al.'s thread-aware batches over all buffers (engine/exec/thread_reorder.h)
   };
 
+  // Where a front-end's input partitioning (BundlePlan::input_partition_ns)
+  // counts (--partition_time, rundb/frontends.cpp).
+  enum class PartitionTime : uint8_t {
+    kOutside,  // computed outside the measured interval, as the TSKD paper measures (§4: the
+               // partitioner's plan initialises the buffers; §6: TSgen's overhead as a ratio to it)
+    kInside,   // inside it, serially on the coordinator (and charged by the sim's analysis model)
+  };
+
   std::string name;  // --frontend as given, for reports and messages only (the bundle executor's "frontend" object)
   Executor executor = Executor::kOnline;
   OnlineOrder online_order = OnlineOrder::kBuffer;  // with kOnline
   ThreadAssignFn thread_assign = nullptr;  // with kThreadReorder: the thread-aware policy (the program's)
   uint32_t batch_size = 0;                 // with kBundle: transactions per batch (--batch_size)
+  PartitionTime partition_time = PartitionTime::kOutside;  // with kBundle
   // The registry's owner-threads field: whether a protocol that keeps owner
   // threads in the online executor (HasLockService, engine/cc/protocol.h)
   // runs with this front-end (the program refuses the pair otherwise).

@@ -85,7 +85,7 @@ void HorticulturePartitioner::partition(std::span<const TxnDesc> bundle, unsigne
         if (auto v = options_.attribute(key)) router.vote(design_->part_of(*v));
     part_of[t] = router.decide();
   }
-  split_with_residual(bundle, part_of, k, out);
+  parts_of_assignment(part_of, k, out);  // no residual (TSKD §6.1)
   out.partition_us = static_cast<double>(now_ns() - t0) / 1e3;
 }
 

@@ -16,7 +16,10 @@
 //                  divided by |trace| * (k - 1)          (distributed txns)
 //   skew         = 1 - H(accesses per partition) / log k (0 = uniform).
 // Then per bundle: each transaction to the partition of the majority of its
-// records (MajorityRouter), and TSKD §6.1's residual (split_with_residual).
+// records (MajorityRouter). No residual: the k partitions cover the bundle
+// and may conflict (TSKD §6.1: HORTICULTURE does not produce one; TSKD
+// extracts it itself, extract_residual in residual.h; the HORTICULTURE
+// baseline runs the partitions with CC, partitioners/partitioner_frontend.h).
 //
 // Thread safety: one caller at a time.
 #pragma once
@@ -64,6 +67,7 @@ class HorticulturePartitioner final : public Partitioner {
   explicit HorticulturePartitioner(const Options& options) : options_(options) {}
   void partition(std::span<const TxnDesc> bundle, unsigned parts, Partitioning& out) override;
   const char* name() const override { return "horticulture"; }
+  bool gives_residual() const override { return false; }
   // Empty until the first partition().
   const std::optional<Design>& design() const { return design_; }
   // The cost terms of `mapping` on `trace` (exposed for tests).

@@ -20,7 +20,7 @@ void SchismPartitioner::partition(std::span<const TxnDesc> bundle, unsigned k, P
 
   // 1. Vertices: records of the bundle that some transaction writes and at
   // least two access (schism.h). Accesses sorted by key, one group per record.
-  const std::vector<KeyAccess> acc = accesses_by_key(bundle);  // also step 4's input
+  const std::vector<KeyAccess> acc = accesses_by_key(bundle);
   std::vector<idx_t> vwgt;
   std::vector<std::pair<uint32_t, uint32_t>> member;  // (txn, vertex)
   for (size_t lo = 0; lo < acc.size();) {
@@ -97,8 +97,8 @@ void SchismPartitioner::partition(std::span<const TxnDesc> bundle, unsigned k, P
     for (uint32_t i = first[t]; i < first[t + 1]; ++i) router.vote(static_cast<uint32_t>(vpart[verts[i]]));
     part_of[t] = router.decide();
   }
-  // 4. TSKD §6.1's residual.
-  split_with_residual(acc, part_of, k, out);
+  // The partitions, without a residual (Schism has none: TSKD §6.1).
+  parts_of_assignment(part_of, k, out);
   out.partition_us = static_cast<double>(now_ns() - t0) / 1e3;
 }
 

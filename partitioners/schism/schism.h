@@ -17,7 +17,10 @@
 //   3. routing: a transaction goes to the part holding most of its records
 //      (MajorityRouter, residual.h); one with no graph record, to the part
 //      with the fewest transactions.
-//   4. residual: TSKD §6.1's extraction (split_with_residual).
+// No residual: the k partitions cover the bundle and may conflict (TSKD §6.1:
+// SCHISM does not produce a residual; TSKD extracts one itself,
+// extract_residual in residual.h; the SCHISM baseline runs the partitions
+// with CC, partitioners/partitioner_frontend.h).
 //
 // Dropped from Schism (a tool that designs a database layout, not a batch
 // scheduler): the explanation phase (decision trees over attributes), range
@@ -52,6 +55,7 @@ class SchismPartitioner final : public Partitioner {
   explicit SchismPartitioner(const Options& options) : options_(options) {}
   void partition(std::span<const TxnDesc> bundle, unsigned parts, Partitioning& out) override;
   const char* name() const override { return "schism"; }
+  bool gives_residual() const override { return false; }
   const GraphStats& last_graph() const { return graph_; }
 
  private:

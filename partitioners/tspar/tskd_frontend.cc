@@ -2,10 +2,13 @@
 
 #include <algorithm>
 #include <chrono>
+#include <optional>
 #include <stdexcept>
 
 #include "engine/core/json.h"
 #include "engine/core/random.h"
+#include "partitioners/partitioner_frontend.h"  // partition_input
+#include "partitioners/residual.h"              // extract_residual
 
 namespace ccb::tspar {
 
@@ -37,19 +40,22 @@ TskdFrontend::TskdFrontend(const TskdOptions& options, std::unique_ptr<Partition
 void TskdFrontend::plan(std::span<const TxnDesc> batch, BundlePlan& plan) {
   const unsigned k = options_.threads;
   // Partition (or none: TSKD[O] treats W as R, §4).
-  part_.clear();
-  auto t = std::chrono::steady_clock::now();
+  std::optional<double> extract_us;  // set where TSKD extracted R (§6.1)
   if (partitioner_) {
-    partitioner_->partition(batch, k, part_);
-    if (part_.partition_us <= 0) part_.partition_us = elapsed_us(t);
+    partition_input(*partitioner_, batch, k, part_, plan);
+    if (!partitioner_->gives_residual()) {  // SCHISM, HORTICULTURE: TSKD extracts R itself (§6.1)
+      const auto t = std::chrono::steady_clock::now();
+      extract_residual(batch, part_);
+      extract_us = elapsed_us(t);
+    }
   } else {
+    part_.clear();
     part_.parts.assign(k, {});
     part_.residual.resize(batch.size());
     for (uint32_t i = 0; i < batch.size(); ++i) part_.residual[i] = i;
   }
-  if (part_.parts.size() != k) throw std::logic_error("partitioner returned a partition of the wrong size");
 
-  t = std::chrono::steady_clock::now();
+  auto t = std::chrono::steady_clock::now();
   time_.resize(batch.size());
   double smallest = 0;
   for (size_t i = 0; i < batch.size(); ++i) {
@@ -73,6 +79,7 @@ void TskdFrontend::plan(std::span<const TxnDesc> batch, BundlePlan& plan) {
     plan.tsdefer_queues = plan.tsdefer_residuals = true;
     plan.queue_estimates = input_load;
     plan.step_us = {{"partition", part_.partition_us}, {"estimate", estimate_us}};
+    if (extract_us) plan.step_us.emplace_back("extract", *extract_us);
     plan.counters = {{"residual_in", double(part_.residual.size())}, {"rs", double(part_.residual.size())},
                      {"load_ratio", load_ratio(input_load, smallest)},
                      {"input_load_ratio", load_ratio(input_load, smallest)}};
@@ -90,6 +97,7 @@ void TskdFrontend::plan(std::span<const TxnDesc> batch, BundlePlan& plan) {
   const double r = static_cast<double>(part_.residual.size());
   const double rs = static_cast<double>(schedule_.rs.size());
   plan.step_us = {{"partition", part_.partition_us}, {"estimate", estimate_us}, {"tsgen", schedule_.tsgen_us}};
+  if (extract_us) plan.step_us.emplace_back("extract", *extract_us);
   plan.counters = {{"residual_in", r},
                    {"rs", rs},
                    {"scheduled_pct", r > 0 ? 100.0 * (r - rs) / r : 100.0},

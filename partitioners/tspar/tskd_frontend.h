@@ -3,8 +3,14 @@
 // and R_s, executed with TsDEFER (engine/exec/tsdefer.h).
 //
 // Per bundle (engine/exec/bundle_plan.h):
-//   partition  the partitioner's (P_1..P_k, R); TSKD[O]: none, P_i = ∅, R = W
+//   partition  the partitioner's (P_1..P_k, R) (partition_input: its time is
+//              BundlePlan::input_partition_ns, outside the measured interval
+//              with --partition_time=outside); TSKD[O]: none, P_i = ∅, R = W
 //              (§4 "Scheduling without input partition");
+//   extract    for a partitioner without an explicit residual (Schism,
+//              Horticulture), TSKD's residual extraction (§6.1 "TSKD first
+//              extracts a residual set", extract_residual in
+//              partitioners/residual.h): TSKD's step, inside the interval;
 //   TSgen      time(T) from the cost model (cost_model.h, warm-up history),
 //              then Algorithm 1 -> Q_1..Q_k, R_s;
 //   phase 1    thread i runs Q_i with CC (the paper's experiments run the
@@ -28,7 +34,7 @@
 // (|R| − |R_s|) / |R|; 100 for a bundle with R = ∅), load_ratio (max / min
 // estimated queue time) and input_load_ratio (the same over P_1..P_k),
 // overhead_r (TSgen time / partitioner time), cost_samples; steps partition,
-// estimate, tsgen (µs).
+// extract (Schism, Horticulture), estimate, tsgen (µs).
 //
 // Thread safety: plan() and observe_costs() on the executor's coordinator only.
 #pragma once

@@ -243,6 +243,62 @@ TEST(BundleExecutorEstimates, EveryMeasuredBatchScoresEachWorkersQueue) {
   EXPECT_EQ(count_of(j, "queues", estimates), 2 * count_of(j, "batches")) << j;
 }
 
+// The number (a double) after the first "key": at or after `from` in `json`.
+double number_of(const std::string& json, const std::string& key, size_t from = 0) {
+  const size_t at = json.find("\"" + key + "\": ", from);
+  return at == std::string::npos ? -1 : std::stod(json.substr(at + key.size() + 4));
+}
+
+// --partition_time (bundle_coordinator.h): a plan whose input partitioner
+// took 20 ms per batch (spun on the coordinator, reported as
+// input_partition_ns). Outside, the measured interval and the analysis phase
+// leave those 20 ms out (a batch of 120 tiny transactions takes far less);
+// inside, both hold them. Both report the partitioning's total (partition_s).
+struct PartitionTimeRun {
+  double measured_s, partition_s, analysis_s;
+  std::string json;
+};
+PartitionTimeRun run_with_partition_time(FrontendSpec::PartitionTime where) {
+  constexpr uint64_t kPartitionNs = 20'000'000;
+  ProbeWorkload<NoWait> w(32, kBatch, ordering_layout);
+  w.load(1);
+  NoWait cc;
+  ScriptedFrontend fe(
+      [](size_t, BundlePlan& p) {
+        ordering_plan(2, p);
+        const uint64_t start = now_ns();
+        while (now_ns() - start < kPartitionNs) {
+        }
+        p.input_partition_ns = now_ns() - start;
+      },
+      [&] { return w.next_stamp(); });
+  EngineConfig cfg = bundle_config(2, 10, false);
+  cfg.measure_txns = 10 * kBatch;  // ten measured batches
+  FrontendSpec spec = scripted_spec(kBatch);
+  spec.partition_time = where;
+  BundleExecutor<NoWait, ProbeWorkload<NoWait>> exec(cfg, cc, w, fe, spec);
+  const RunOutcome<ProbeWorkload<NoWait>> out = exec.run();
+  const std::string& j = out.frontend_json;
+  return {out.measured_s, number_of(j, "partition_s"), number_of(j, "analysis", j.find("\"phase_s\"")), j};
+}
+
+TEST(BundleExecutorPartitionTime, OutsideKeepsThePartitioningOutOfTheMeasuredInterval) {
+  const PartitionTimeRun out = run_with_partition_time(FrontendSpec::PartitionTime::kOutside);
+  EXPECT_NE(out.json.find("\"partition_time\": \"outside\""), std::string::npos) << out.json;
+  EXPECT_GE(out.partition_s, 10 * 0.02) << out.json;
+  EXPECT_GT(out.measured_s, 0);
+  EXPECT_LT(out.measured_s, out.partition_s) << out.json;
+  EXPECT_LT(out.analysis_s, 0.02) << out.json;
+}
+
+TEST(BundleExecutorPartitionTime, InsideCountsThePartitioningAsAnalysis) {
+  const PartitionTimeRun in = run_with_partition_time(FrontendSpec::PartitionTime::kInside);
+  EXPECT_NE(in.json.find("\"partition_time\": \"inside\""), std::string::npos) << in.json;
+  EXPECT_GE(in.partition_s, 10 * 0.02) << in.json;
+  EXPECT_GE(in.measured_s, in.partition_s) << in.json;
+  EXPECT_GE(in.analysis_s, in.partition_s) << in.json;
+}
+
 // A wrong plan: transactions 0 and 1 both write key 0 but sit in two CC-free
 // queues. The conflict-free check must name them; with both in one queue it
 // must pass.

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "partitioners/residual.h"
 #include "tests/partitioners/txn_builder.h"
 #include "workloads/tpcc/tpcc_schema.h"
 
@@ -92,8 +93,13 @@ TEST(Horticulture, TpccRoutesByWarehouseMajorityAndStaysStatic) {
   h.partition(b, 2, out);
   EXPECT_EQ(h.design()->mapping, Mapping::kHash);
   // Warehouses 2, 4 -> partition 0; 1, 3 -> 1. Transaction 5 (three records
-  // of warehouse 2, one of 3) runs at 0 and writes stock (3, 6), as 2 and 4
-  // at partition 1 do: all three are residual.
+  // of warehouse 2, one of 3) runs at 0. Horticulture gives no residual
+  // (TSKD §6.1); TSKD's extraction then finds that 5 writes stock (3, 6), as
+  // 2 and 4 at partition 1 do: all three are residual.
+  EXPECT_FALSE(h.gives_residual());
+  EXPECT_EQ(out.parts, (std::vector<V>{{1, 3, 5}, {0, 2, 4}}));
+  EXPECT_TRUE(out.residual.empty());
+  extract_residual(b, out);
   EXPECT_EQ(out.parts, (std::vector<V>{{1, 3}, {0}}));
   EXPECT_EQ(out.residual, (V{2, 4, 5}));
   // Ranges ({1, 2}, {3, 4}) would keep both of these on one partition each,

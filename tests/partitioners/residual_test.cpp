@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "engine/core/clock.h"
 #include "engine/exec/bundle_plan.h"
 #include "partitioners/partitioner_frontend.h"
 #include "tests/partitioners/txn_builder.h"
@@ -30,16 +31,25 @@ TEST(SplitWithResidual, ConflictsAcrossPartitionsGoToTheResidual) {
   };
   const V part_of = {0, 1, 0, 1, 0, 0, 1, 0, 0, 0, 1};
   Partitioning out;
-  split_with_residual(b, part_of, 2, out);
+  split_with_residual(accesses_by_key(b), part_of, 2, out);
   EXPECT_EQ(out.validate(b.size()), "");
   EXPECT_EQ(out.parts, (std::vector<V>{{2, 4, 5, 9}, {3}}));
   EXPECT_EQ(out.residual, (V{0, 1, 6, 7, 8, 10}));
+  // The same extraction from the partitions of a partitioner without a
+  // residual (Schism, Horticulture), as TSKD runs it (§6.1).
+  Partitioning given;
+  parts_of_assignment(part_of, 2, given);
+  EXPECT_EQ(given.parts, (std::vector<V>{{0, 2, 4, 5, 7, 8, 9}, {1, 3, 6, 10}}));
+  EXPECT_TRUE(given.residual.empty());
+  extract_residual(b, given);
+  EXPECT_EQ(given.parts, out.parts);
+  EXPECT_EQ(given.residual, out.residual);
 }
 
 TEST(SplitWithResidual, OnePartitionHasNoResidual) {
   std::vector<TxnDesc> b = {txn({}, {1}), txn({1}, {1}), txn({}, {1})};
   Partitioning out;
-  split_with_residual(b, V{0, 0, 0}, 1, out);
+  split_with_residual(accesses_by_key(b), V{0, 0, 0}, 1, out);
   EXPECT_EQ(out.parts, (std::vector<V>{{0, 1, 2}}));
   EXPECT_TRUE(out.residual.empty());
 }
@@ -55,19 +65,26 @@ TEST(MajorityRouter, MostRecordsWinTiesAndNoVotesGoToTheLeastLoaded) {
   EXPECT_EQ(r.load(), (V{2, 1, 1}));
 }
 
-// A partitioner that returns a fixed partitioning, to test the front-end.
+// A partitioner that returns a fixed partitioning, to test the front-end:
+// with Strife's explicit residual, or without one (Schism, Horticulture).
 class FixedPartitioner final : public Partitioner {
  public:
+  explicit FixedPartitioner(bool residual) : residual_(residual) {}
   void partition(std::span<const TxnDesc>, unsigned, Partitioning& out) override {
     out.parts = {{0, 2}, {}, {1}};
-    out.residual = {3};
+    if (residual_) out.residual = {3};
+    else out.parts[1] = {3};
     out.partition_us = 7;
   }
   const char* name() const override { return "fixed"; }
+  bool gives_residual() const override { return residual_; }
+
+ private:
+  bool residual_;
 };
 
-TEST(PartitionerFrontend, PartitionIRunsCcFreeOnWorkerIAndTheResidualWithCc) {
-  PartitionerFrontend fe(std::make_unique<FixedPartitioner>(), 3);
+TEST(PartitionerFrontend, WithAResidualPartitionIRunsCcFreeOnWorkerIAndTheResidualWithCc) {
+  PartitionerFrontend fe(std::make_unique<FixedPartitioner>(true), 3);
   std::vector<TxnDesc> b = {txn({}, {1}), txn({}, {2}), txn({}, {3}), txn({}, {4})};
   BundlePlan plan;
   plan.per_thread.resize(3);
@@ -82,6 +99,53 @@ TEST(PartitionerFrontend, PartitionIRunsCcFreeOnWorkerIAndTheResidualWithCc) {
   EXPECT_EQ(plan.residuals, (V{3}));
   EXPECT_EQ(plan.step_us, (std::vector<std::pair<std::string, double>>{{"partition", 7}}));
   EXPECT_EQ(plan.counters, (std::vector<std::pair<std::string, double>>{{"part_min", 0}, {"part_max", 2}}));
+  EXPECT_TRUE(plan.input_as_is);
+}
+
+// SCHISM and HORTICULTURE (TSKD §3: "partitions are executed concurrently
+// with CC"): every partition runs under the protocol, and there is no
+// residual phase (the extraction is TSKD's, §6.1).
+TEST(PartitionerFrontend, WithoutAResidualEveryPartitionRunsWithCcAndNothingIsExtracted) {
+  PartitionerFrontend fe(std::make_unique<FixedPartitioner>(false), 3);
+  // 0 and 3 write key 1 from partitions 0 and 1: TSKD's extraction would move both to R.
+  std::vector<TxnDesc> b = {txn({}, {1}), txn({}, {2}), txn({}, {3}), txn({}, {1})};
+  BundlePlan plan;
+  plan.per_thread.resize(3);
+  fe.plan(b, plan);
+  EXPECT_EQ(plan.validate(b.size(), 3), "");
+  for (unsigned i = 0; i < 3; ++i) {
+    ASSERT_EQ(plan.per_thread[i].size(), 1u) << i;
+    EXPECT_EQ(plan.per_thread[i][0].mode, BundleQueue::Mode::kWithCC) << i;
+  }
+  EXPECT_EQ(plan.per_thread[0][0].txns, (V{0, 2}));
+  EXPECT_EQ(plan.per_thread[1][0].txns, (V{3}));
+  EXPECT_TRUE(plan.residuals.empty());
+}
+
+// The input partitioner's time on the executor's clock, for --partition_time.
+TEST(PartitionInput, RecordsThePartitionersTimeAndRefusesAResidualItDoesNotGive) {
+  class Slow final : public Partitioner {
+   public:
+    bool residual_anyway = false;
+    void partition(std::span<const TxnDesc> b, unsigned k, Partitioning& out) override {
+      const uint64_t until = now_ns() + 2'000'000;
+      while (now_ns() < until) {
+      }
+      out.parts.assign(k, {});
+      for (uint32_t t = 0; t < b.size(); ++t) out.parts[0].push_back(t);
+      if (residual_anyway) out.residual.push_back(0);
+    }
+    const char* name() const override { return "slow"; }
+    bool gives_residual() const override { return false; }
+  } slow;
+  std::vector<TxnDesc> b = {txn({}, {1})};
+  Partitioning out;
+  BundlePlan plan;
+  partition_input(slow, b, 2, out, plan);
+  EXPECT_GE(plan.input_partition_ns, 2'000'000u);
+  EXPECT_NEAR(out.partition_us, plan.input_partition_ns * 1e-3, 1e-6);  // filled where the partitioner left 0
+  slow.residual_anyway = true;
+  EXPECT_THROW(partition_input(slow, b, 2, out, plan), std::logic_error);
 }
 
 }  // namespace

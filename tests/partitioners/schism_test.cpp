@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "partitioners/residual.h"
 #include "tests/partitioners/txn_builder.h"
 
 namespace ccb::schism {
@@ -56,22 +57,30 @@ TEST(Schism, FindsTheObviousTwoWayCut) {
   EXPECT_GT(out.partition_us, 0);
 }
 
-TEST(Schism, CutsTheBridgeAndItsConflictsGoToTheResidual) {
+// Schism gives no residual (TSKD §6.1): the bridge joins one group and
+// conflicts with that group's other side; TSKD's extraction (residual.h)
+// then moves the bridge and the two writers of its record there to R.
+TEST(Schism, CutsTheBridgeAndGivesNoResidualTskdExtractsIt) {
   const auto b = two_groups(true);
   SchismPartitioner s(Options{});
+  EXPECT_FALSE(s.gives_residual());
   Partitioning out;
   s.partition(b, 2, out);
   EXPECT_EQ(out.validate(b.size()), "");
   EXPECT_EQ(s.last_graph().cut, 1u);  // the bridge's one co-access edge
-  // The bridge joins one group; in the other, the two transactions writing
-  // its record there conflict with it (TSKD §6.1), and nothing else does.
+  EXPECT_TRUE(out.residual.empty());
+  size_t pa = 9, pb = 9;
+  ASSERT_TRUE(same_part(out, 0, 20, {40}, &pa));
+  ASSERT_TRUE(same_part(out, 20, 40, {40}, &pb));
+  EXPECT_NE(pa, pb);
+  extract_residual(b, out);
+  EXPECT_EQ(out.validate(b.size()), "");
   ASSERT_EQ(out.residual.size(), 3u);
   EXPECT_TRUE(std::count(out.residual.begin(), out.residual.end(), 40u));
   const V r = out.residual;
   const bool in_a = std::count(r.begin(), r.end(), 19u) && std::count(r.begin(), r.end(), 0u);
   const bool in_b = std::count(r.begin(), r.end(), 39u) && std::count(r.begin(), r.end(), 20u);
   EXPECT_TRUE(in_a != in_b) << "residual must be the bridge and the two writers of its record in one group";
-  size_t pa = 9, pb = 9;
   ASSERT_TRUE(same_part(out, 0, 20, r, &pa));
   ASSERT_TRUE(same_part(out, 20, 40, r, &pb));
   EXPECT_NE(pa, pb);

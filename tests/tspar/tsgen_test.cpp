@@ -20,6 +20,7 @@
 #include "engine/exec/tsdefer.h"
 #include "partitioners/strife/strife_partitioner.h"
 #include "partitioners/tspar/cost_model.h"
+#include "partitioners/tspar/tskd_frontend.h"
 #include "partitioners/tspar/tsgen.h"
 
 namespace ccb::tspar {
@@ -531,6 +532,43 @@ TEST(StrifePartitioner, PartsAreConflictFreeAcrossAndCoverTheBundle) {
     for (uint32_t j = i + 1; j < 3; ++j)
       for (uint32_t a : p.parts[i])
         for (uint32_t b : p.parts[j]) ASSERT_FALSE(conflict(w[a], w[b])) << a << " in P" << i << ", " << b << " in P" << j;
+}
+
+// TSKD over a partitioner without a residual (Schism, Horticulture): TSKD
+// extracts R itself (§6.1, step "extract"), so the transactions in conflict
+// across partitions reach TSgen as R; over Strife's (explicit residual) there
+// is no extraction. The partitioner's time is the plan's input_partition_ns.
+TEST(TskdFrontend, ExtractsTheResidualOfAPartitionerWithoutOne) {
+  class TwoParts final : public Partitioner {
+   public:
+    void partition(std::span<const TxnDesc> b, unsigned k, Partitioning& out) override {
+      out.parts.assign(k, {});
+      for (uint32_t t = 0; t < b.size(); ++t) out.parts[t % 2].push_back(t);
+    }
+    const char* name() const override { return "two-parts"; }
+    bool gives_residual() const override { return false; }
+  };
+  // 0 (P0) and 1 (P1) both write key 7; 2 (P0) and 3 (P1) touch their own keys.
+  std::vector<TxnDesc> w(4);
+  const std::vector<std::vector<GlobalKey>> writes = {{7}, {7}, {8}, {9}};
+  for (uint32_t i = 0; i < 4; ++i) w[i].id = i, w[i].write_set = writes[i];
+  TskdOptions o;
+  o.variant = Variant::kTsdeferOnly;  // P_i as they are after the extraction: the test reads them back
+  o.threads = 2;
+  TskdFrontend fe(o, std::make_unique<TwoParts>());
+  BundlePlan plan;
+  plan.per_thread.resize(2);
+  fe.plan(w, plan);
+  EXPECT_EQ(plan.validate(w.size(), 2), "");
+  EXPECT_EQ(plan.residuals, (std::vector<uint32_t>{0, 1}));
+  ASSERT_EQ(plan.per_thread[0].size(), 1u);
+  EXPECT_EQ(plan.per_thread[0][0].txns, (std::vector<uint32_t>{2}));
+  EXPECT_EQ(plan.per_thread[1][0].txns, (std::vector<uint32_t>{3}));
+  auto has_step = [&](const char* name) {
+    return std::any_of(plan.step_us.begin(), plan.step_us.end(), [&](const auto& s) { return s.first == name; });
+  };
+  EXPECT_TRUE(has_step("extract"));
+  EXPECT_FALSE(plan.input_as_is);  // TSKD's own analysis follows the partition
 }
 
 }  // namespace

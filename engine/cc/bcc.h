@@ -67,9 +67,9 @@
 //   (3) asymmetric: as (2), with F_r the full barrier that membarrier() makes
 //       each running worker execute somewhere in its instruction stream (a
 //       descheduled one has executed one), and V's own fence before the
-//       call. That is the kernel's guarantee, outside the C++ model: neither
-//       ThreadSanitizer nor valgrind models it, and there the option falls
-//       back to per_read.
+//       call. That is the kernel's guarantee, outside the C++ model:
+//       ThreadSanitizer does not model it, and there the option falls back
+//       to per_read (valgrind runs it, with its threads serialized).
 //   (4) the end of a transaction: the idle store, release. A thread seen
 //       running that is already idle only keeps tables alive longer, or
 //       makes synchronize() wait a little; a thread seen idle that started a

@@ -25,14 +25,59 @@
 // search. After inserting a row the reader checks that the row is unchanged,
 // else re-reads it (Algorithm 2), so a writer either sees the read in the table
 // or the reader sees the new version. That needs the insert ordered before the
-// check against a writer that locks the row and then searches. Two ways
-// (Bcc::Fence): by default every insert is a sequentially consistent
-// exchange; with Fence::kAsymmetric (Linux) readers insert with plain stores
-// and a searching writer issues a process-wide barrier (membarrier, an
-// "asymmetric fence"). The second saves a full barrier per read but costs a
-// system call and an interrupt of every running worker per search, which is
-// frequent under contention, BCC's purpose: hence the default
-// (docs/protocols.md has the measurements). A table is released once every
+// check against a writer that locks the row and then searches (a store-load
+// pattern on both sides). Two ways (--bcc_fence, bcc::Fence): per_read (the
+// default) puts a full fence after every insert; asymmetric (Linux) inserts
+// with plain release stores and a searching writer issues a process-wide
+// barrier (membarrier, an "asymmetric fence"). The second saves a fence per
+// read but costs a system call and an interrupt of every running worker per
+// search, which is frequent under contention, BCC's purpose: hence the
+// default (docs/protocols.md has the measurements).
+//
+// Memory ordering: which store must be seen by which load, and the one fence
+// each side pays. S is the single total order of the seq_cst fences (C++20
+// [atomics.order] p4): if fence X ->sb a load that reads before a store that
+// ->sb fence Y, then X precedes Y in S. Every store below is release (what it
+// publishes, e.g. an entry's table before the head, a slot's TID before its
+// key, is read with acquire); each store-load pair is closed by fences:
+//   (1) begin: the clock entry store C_t, then the begin fence F_t, then the
+//       loads of syncing_/floor_ and of every clock entry (Start). Against
+//       another begin (C_u, F_u, loads): F_t and F_u are ordered in S, and the
+//       later one's loads see the earlier one's store. The Release rule needs
+//       this: if t's scan after its transaction T missed u's new TID (so t
+//       may release T's table once u is the oldest running), then u's Start
+//       saw t's later entry, u's search range for t starts above T, and u
+//       never searches T's table. Against synchronize() (its seq_cst CAS on
+//       syncing_, then loads of the clock): it sees the running TID and
+//       waits, or begin sees syncing_ or the new floor and backs off.
+//       Against a validator V (locks, its fence F_V, loads of the clock for
+//       End): if V's End missed C_t, F_V precedes F_t, so every row T reads
+//       (all after F_t) shows V's locks; T cannot read a version V
+//       overwrites, and V need not search T (section 4.3's argument).
+//   (2) read (Algorithm 2): the history head, the entry's table word (also
+//       when grown), the slot's TID and key, then the per-read fence F_r,
+//       then the re-check of the row. V: lock_writes, F_V, then the loads of
+//       the head, the table word and the slots (rw_dependency). If V missed
+//       any of T's stores, F_V precedes F_r, and T's re-check sees V's lock
+//       (it re-reads and gets V's version or a later one); if T's re-check
+//       missed V's lock, F_r precedes F_V and V finds the read. Either way
+//       no T ->rw V goes undetected. Hence the head and the grown table word
+//       need no seq_cst store of their own: the next insert's fence covers
+//       them.
+//   (3) asymmetric: as (2), with F_r the full barrier that membarrier() makes
+//       each running worker execute somewhere in its instruction stream (a
+//       descheduled one has executed one), and V's own fence before the
+//       call. That is the kernel's guarantee, outside the C++ model:
+//       ThreadSanitizer does not model it, and there the option falls back
+//       to per_read (valgrind runs it, with its threads serialized).
+//   (4) the end of a transaction: the idle store, release. A thread seen
+//       running that is already idle only keeps tables alive longer, or
+//       makes synchronize() wait a little; a thread seen idle that started a
+//       new transaction is case (1).
+// Per update transaction that is the begin fence, one fence per read (none
+// with asymmetric) and V's fence after locking (lock_bit's CAS is acquire).
+//
+// A table is released once every
 // thread that runs a transaction holds a TID above its Release, the largest
 // clock entry seen once it finished (the conservative rule of section 4.2;
 // idle threads cannot be searching it). Table memory comes from three
@@ -150,22 +195,27 @@ class Bcc {
     bool table_full = false;       // its table could not grow (it aborts with kHistoryMemory)
   };
 
-  // How a reader's read-set insert is ordered before its re-check (see the
-  // file comment). kAsymmetric falls back to kPerRead where membarrier is
+  // How a reader's read-set insert is ordered before its re-check (--bcc_fence;
+  // the file comment). kAsymmetric falls back to kPerRead where membarrier is
   // unavailable (and under ThreadSanitizer, which does not model it).
-  enum class Fence { kPerRead, kAsymmetric };
+  using Fence = bcc::Fence;
 
   explicit Bcc(uint32_t snapshot_epoch_ms = kSnapshotEpochMillis, Fence fence = Fence::kPerRead)
-      : snapshot_epoch_ns_(uint64_t{snapshot_epoch_ms} * 1'000'000),
-        asymmetric_(fence == Fence::kAsymmetric && bcc::register_asymmetric_fence()) {
+      : snapshot_epoch_ns_(uint64_t{snapshot_epoch_ms} * 1'000'000) {
     for (auto& c : clock_) c.unmodelled().store(kFlagBit, std::memory_order_relaxed);
+    use_fence(fence);
   }
 
   // --bcc_breakdown (bcc-tab1): time the history's memory management and the
   // global-clock accesses with the cycle counter (see ComponentTimer).
+  // --bcc_fence: the ordering of read-set inserts. Before the workers start.
   using Options = BccOptions;
   void configure(const BccOptions& o) {
     if (o.breakdown) timer_.enable();
+    use_fence(o.fence_kind());
+    if (o.fence_kind() == Fence::kAsymmetric && !asymmetric_)
+      std::fprintf(stderr, "warning: bcc: --bcc_fence=asymmetric: membarrier is unavailable here; running per_read "
+                           "(cc_stats.fence)\n");
   }
   // For per-attempt latency by outcome (engine/stats/attempt_latency.h).
   bool last_commit_saved(auto& txn) const { return txn.meta().saved; }
@@ -212,7 +262,9 @@ class Bcc {
       snapshots_.end_read(txn.thread_id());
       return RC::kOk;
     }
-    // Algorithm 3, validation: Silo's phase 1 (the critical section).
+    // Algorithm 3, validation: Silo's phase 1 (the critical section). The
+    // validator's fence: the locks before the loads of the clock (End), the
+    // history and the read-set tables (the file comment, (1) and (2)).
     const auto writes = silo::lock_writes(txn);
     std::atomic_thread_fence(std::memory_order_seq_cst);
     ++h.stats.validations;
@@ -269,6 +321,7 @@ class Bcc {
   }
   void stats_json(JsonWriter& w) const {
     const Stats s = total_stats();
+    w.key("fence").value(fence_name());  // the ordering in effect (--bcc_fence, or its fallback)
     w.key("validations").value(s.validations);
     w.key("occ_would_abort").value(s.occ_would_abort);
     w.key("saved_by_bcc").value(s.saved);
@@ -310,8 +363,8 @@ class Bcc {
   }
 
  private:
-  // How the history list and the read-set tables are published: see put_read.
-  std::memory_order insert_order() const { return asymmetric_ ? std::memory_order_release : std::memory_order_seq_cst; }
+  // Selects the ordering of read-set inserts (the file comment, (2) and (3)).
+  void use_fence(Fence fence) { asymmetric_ = fence == Fence::kAsymmetric && bcc::register_asymmetric_fence(); }
 
   static uint64_t counter_of(uint64_t tid) { return tid >> kCounterShift; }
   static uint32_t thread_of(uint64_t tid) { return static_cast<uint32_t>(tid >> kThreadShift) & (kMaxThreads - 1); }
@@ -356,7 +409,10 @@ class Bcc {
       // shared lines: each read of a line another core wrote is a transfer.
       const uint64_t floor = floor_.load(std::memory_order_seq_cst);
       const uint64_t tid = next_tid(h, t, floor);
-      clock_[t].store(tid, std::memory_order_seq_cst);
+      clock_[t].store(tid, std::memory_order_release);
+      // The begin fence: the TID's store before the loads below (the file
+      // comment, (1)).
+      std::atomic_thread_fence(std::memory_order_seq_cst);
       if (syncing_.load(std::memory_order_seq_cst) || floor_.unmodelled().load(std::memory_order_seq_cst) != floor) {
         clock_[t].unmodelled().store(tid | kFlagBit, std::memory_order_release);
         continue;
@@ -394,7 +450,7 @@ class Bcc {
     }
     // Line 4: a new table, published in the history list.
     const uint64_t mm_start = timer_.now();
-    m.table = h.publish_table(log2, m.start_tid, insert_order());
+    m.table = h.publish_table(log2, m.start_tid);  // release: the file comment, (2)
     m.reads_set = bcc::ReadSet(m.table);
     m.room = static_cast<uint32_t>(m.reads_set.mask + 1) / 2;
     m.table_full = false;
@@ -425,7 +481,7 @@ class Bcc {
     const uint64_t mm_start = timer_.now();
     const int log2 = static_cast<int>(m.table & 63) + 1;
     if (log2 > bcc::kMaxTableLog2) table_too_large(m);
-    const uint64_t bigger = h.grow_table(m.table, insert_order());
+    const uint64_t bigger = h.grow_table(m.table);  // release: the file comment, (2)
     if (bigger == 0) {
       if (!m.table_full) ++h.stats.table_grow_failures;
       m.table_full = true;
@@ -473,7 +529,7 @@ class Bcc {
   // overwrites?
   bool rw_dependency(auto& txn, const auto& writes) {
     const TxnMeta& m = txn.meta();
-    if (asymmetric_) bcc::asymmetric_fence();  // readers' inserts before their checks: see put_read
+    if (asymmetric_) bcc::asymmetric_fence();  // readers' inserts before their checks: the file comment, (3)
     const uint32_t n = n_threads_.unmodelled().load(std::memory_order_acquire);
     for (uint32_t u = 0; u < n; ++u) {
       if (u == txn.thread_id()) continue;
@@ -563,11 +619,15 @@ class Bcc {
   Shared<uint64_t> floor_{0};  // latest snapshot floor, 0 = none yet
   Shared<uint64_t> last_sync_ns_{0};
   const uint64_t snapshot_epoch_ns_;
-  const bool asymmetric_;  // searchers issue asymmetric fences; inserts need none
+  bool asymmetric_ = false;  // searchers issue asymmetric fences; inserts need none (set before workers start)
   bcc::ComponentTimer timer_;  // --bcc_breakdown
 
  public:
   bool uses_asymmetric_fence() const { return asymmetric_; }
+  // "per_read" or "asymmetric": the ordering in effect (--bcc_fence's names).
+  const char* fence_name() const {
+    return BccOptions::fences()[static_cast<size_t>(asymmetric_ ? Fence::kAsymmetric : Fence::kPerRead)].c_str();
+  }
 
  private:
   Shared<ThreadHistory*> threads_[kMaxThreads] = {};

@@ -254,6 +254,22 @@ else
   "$bin" --workload=ycsb --table_size=100 --bcc_breakdown --out="$tmp/bad.json" 2>"$tmp/err"; rc=$?
   [[ $rc -eq 2 ]] && grep -q -- "--bcc_breakdown" "$tmp/err" || fail "--bcc_breakdown outside bcc: exit $rc"
 fi
+# --bcc_fence: bcc only, per_read or asymmetric; each is echoed in config, the
+# ordering in effect is cc_stats.fence (asymmetric falls back to per_read where
+# membarrier is unavailable), and a verified contended run is serializable.
+if [[ $name == rundb-bcc ]]; then
+  refused bcc_fence "$tmp/f.json" --workload=ycsb --table_size=100 --bcc_fence=seq_cst --out="$tmp/f.json"
+  for fence in per_read asymmetric; do
+    "$bin" --workload=ycsb --threads=2 --warmup=0 --duration=0.2 --table_size=1000 --theta=0.9 --verify \
+      --bcc_fence=$fence --out="$tmp/fence.json" 2>/dev/null || fail "--bcc_fence=$fence run exited $?"
+    python3 -c "import json, sys; d = json.load(open(sys.argv[1])); \
+assert d['config']['bcc_fence'] == sys.argv[2] and d['commits'] > 0, d['config']; \
+assert d['cc_stats']['fence'] in ({'per_read'} if sys.argv[2] == 'per_read' else {'per_read', 'asymmetric'}), d['cc_stats']" \
+      "$tmp/fence.json" $fence || fail "--bcc_fence=$fence not echoed, not in effect, or no commits"
+  done
+else
+  refused bcc_fence "$tmp/f.json" --workload=ycsb --table_size=100 --bcc_fence=per_read --out="$tmp/f.json"
+fi
 
 # MOCC's knobs: mocc only, in range; a partitioned-only protocol (PartCC)
 # refuses every workload without partitions.

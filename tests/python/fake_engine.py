@@ -107,7 +107,8 @@ def misbehaviour(args: argparse.Namespace) -> str:
 
 # The protocols' own flags, echoed by their binaries only (engine/cc/bcc/options.cpp, engine/cc/mocc/options.cpp,
 # engine/cc/orthrus/options.cpp).
-PROTOCOL_OPTIONS = {"bcc": {"bcc_breakdown": False}, "mocc": {"mocc_temperature_threshold": 10, "mocc_decay_ms": 1000},
+PROTOCOL_OPTIONS = {"bcc": {"bcc_breakdown": False, "bcc_fence": "per_read"},
+                    "mocc": {"mocc_temperature_threshold": 10, "mocc_decay_ms": 1000},
                     "orthrus": {"orthrus_wait": "poll"}}
 
 

@@ -122,10 +122,12 @@ struct alignas(64) ThreadHistory {
   }
 
   // Algorithm 3 line 4: a new table of 2^log2 slots with the next stamp,
-  // published with `start_tid` as the next entry (`order`: how the new head
-  // is stored; see put_read). Returns the table's word.
+  // published with `start_tid` as the next entry. Release stores only: the
+  // owner's next insert is followed by a fence (or searchers issue the
+  // asymmetric one), which orders them before its re-check (Bcc's file
+  // comment, memory ordering (2)). Returns the table's word.
   // REQUIRES: release() returned true, stamp < kMaxStamp, has_room_for(log2).
-  uint64_t publish_table(int log2, uint64_t start_tid, std::memory_order order) {
+  uint64_t publish_table(int log2, uint64_t start_tid) {
     const uint64_t h = head.unmodelled().load(std::memory_order_relaxed);
     const uint64_t table = allocate_table(log2, ++stamp);
     assert(table != 0);
@@ -135,22 +137,22 @@ struct alignas(64) ThreadHistory {
     e.start_tid.unmodelled().store(0, std::memory_order_relaxed);
     e.table.unmodelled().store(table, std::memory_order_release);
     e.start_tid.unmodelled().store(start_tid, std::memory_order_release);
-    head.unmodelled().store(h + 1, order);
+    head.unmodelled().store(h + 1, std::memory_order_release);
     return table;
   }
 
   // Doubles the newest entry's table `table`: the new one, holding every read
-  // of the old, replaces it in the entry (stored with `order`) before any
-  // further insert. The old stays allocated (both are released with the
+  // of the old, replaces it in the entry (a release store, ordered as the
+  // head in publish_table) before any further insert. The old stays allocated (both are released with the
   // entry), so a searcher still reading it finds what it held. Returns the new
   // table's word, or 0 (nothing changed) if no buffer has room for it.
-  uint64_t grow_table(uint64_t table, std::memory_order order) {
+  uint64_t grow_table(uint64_t table) {
     const uint64_t h = head.unmodelled().load(std::memory_order_relaxed);
     const uint64_t bigger = allocate_table(static_cast<int>(table & 63) + 1, stamp);
     if (bigger == 0) return 0;
     rehash_reads(ReadSet(table), ReadSet(bigger));
     charge_line_write(&ring[(h - 1) % kHistoryEntries]);  // under sim: the entry's line
-    ring[(h - 1) % kHistoryEntries].table.unmodelled().store(bigger, order);
+    ring[(h - 1) % kHistoryEntries].table.unmodelled().store(bigger, std::memory_order_release);
     return bigger;
   }
 

@@ -17,9 +17,10 @@
 //
 // Ordering of an insert against a searching writer (Algorithm 2): the reader
 // inserts, then re-checks the row; a writer locks the row, then searches. With
-// `fenced` inserts the insert is a sequentially consistent exchange; without,
-// the searcher issues asymmetric_fence() before searching, which makes every
-// running thread execute a full barrier (Bcc::Fence chooses).
+// `fenced` inserts a sequentially consistent fence follows the insert's
+// release stores; without, the searcher issues asymmetric_fence() before
+// searching, which makes every running thread execute a full barrier
+// (--bcc_fence, bcc::Fence, chooses; Bcc's file comment has the argument).
 //
 // Thread safety: put_read and rehash_reads by the table's owner only;
 // find_read by any thread, concurrently with the owner's inserts (the TID is
@@ -86,8 +87,10 @@ inline uint64_t find_read(uint64_t table, uint64_t row) {
 }
 
 // Records that the owner read `row` at `tid`; true if the row is new. With
-// `fenced`, the store is a sequentially consistent exchange, so the
-// verification read of Algorithm 2 that follows cannot be ordered before it;
+// `fenced`, a sequentially consistent fence follows the stores, so the
+// verification read of Algorithm 2 that follows cannot be ordered before
+// them, nor before the table's publication (a fence, not an exchange of the
+// slot: it orders every earlier store of the owner, Bcc's file comment (2));
 // without, the searcher's asymmetric fence orders them. The TID is stored
 // before the key, so a searcher that finds the key finds the TID. Owner only.
 // REQUIRES: the table has an empty slot.
@@ -99,15 +102,15 @@ inline bool put_read(const ReadSet& t, uint64_t row, uint64_t tid, bool fenced) 
     const uint64_t k = s[i].key.unmodelled().load(std::memory_order_relaxed);
     if (k == key) {
       charge_line_write(&s[i]);  // under sim: the slot's line is this core's, a searcher's read moves it
-      if (fenced) s[i].tid.unmodelled().exchange(tid, std::memory_order_seq_cst);
-      else s[i].tid.unmodelled().store(tid, std::memory_order_release);
+      s[i].tid.unmodelled().store(tid, std::memory_order_release);
+      if (fenced) std::atomic_thread_fence(std::memory_order_seq_cst);
       return false;
     }
     if (ReadSet::empty(k, key)) {
       charge_line_write(&s[i]);
       s[i].tid.unmodelled().store(tid, std::memory_order_relaxed);
-      if (fenced) s[i].key.unmodelled().exchange(key, std::memory_order_seq_cst);
-      else s[i].key.unmodelled().store(key, std::memory_order_release);
+      s[i].key.unmodelled().store(key, std::memory_order_release);
+      if (fenced) std::atomic_thread_fence(std::memory_order_seq_cst);
       return true;
     }
   }

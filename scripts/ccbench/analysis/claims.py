@@ -37,7 +37,11 @@ metric give no interval (the claim is inconclusive).
 A metric the figure lists in `deterministic_metrics` (an algorithm's output
 for a seed, such as an FVS size or a cluster count: no timing in it) has no
 measurement noise: its checks are decided on the median, from one
-repetition on.
+repetition on. So is a reference series' point (measured data read from a
+file, reference.py): one published number, whose noise its runs' repetitions
+are not here to resample; the check's interval comes from the other side.
+`speedup` (metrics.py) is computed per resample: the point's throughput over
+the same series' throughput at one thread.
 
 Whether an outcome is asserted depends on the claim's check kind: trend
 claims (relations the paper's text states) are asserted; absolute claims (numbers tied to the
@@ -61,6 +65,7 @@ import numpy as np
 import pandas as pd
 
 from ccbench.specification.crossfield import series_references
+from ccbench.specification.metrics import SPEEDUP, SPEEDUP_AXIS, SPEEDUP_OF, speedup_baseline
 
 HELD, FAILED, INCONCLUSIVE, NO_DATA = "held", "failed", "inconclusive", "no data"
 OUTCOMES = (HELD, FAILED, INCONCLUSIVE, NO_DATA)
@@ -186,9 +191,10 @@ class Samples:
     """Each point's metric values over its successful repetitions, as arrays [median, replicate medians...]:
     index 0 is the median of all repetitions (what the table and the plot show), 1.. the medians of
     BOOTSTRAP_REPLICATES resamples. Every metric of a point is resampled with the same draws (a resample
-    is a set of runs), so that two metrics of one run stay paired. Deterministic metrics, and points
-    whose repetitions all agree, repeat the median; a noisy metric with fewer than MIN_REPETITIONS
-    values has NaN replicates (no interval)."""
+    is a set of runs), so that two metrics of one run stay paired. Deterministic metrics, a reference
+    series' points (rows with `reference` true: measured data) and points whose repetitions all agree
+    repeat the median; a noisy metric with fewer than MIN_REPETITIONS values has NaN replicates (no
+    interval)."""
 
     def __init__(self, runs: pd.DataFrame, axes: list[str], deterministic: Collection[str] = (),
                  breakdown: dict | None = None, replicates: int = BOOTSTRAP_REPLICATES):
@@ -200,6 +206,8 @@ class Samples:
         for index, row in enumerate(ok[["series", *self.axes]].itertuples(index=False)):
             positions.setdefault(self._key(row[0], dict(zip(self.axes, row[1:]))), []).append(index)
         self._rows = {key: ok.iloc[rows] for key, rows in positions.items()}
+        self.fixed = {key for key, rows in self._rows.items()
+                      if "reference" in rows.columns and rows["reference"].astype(bool).all()}
         self._draws: dict[tuple, np.ndarray] = {}
         self._cache: dict[tuple, np.ndarray] = {}
         self.looked_at: set[tuple] = set()       # points used by the claim being evaluated
@@ -209,6 +217,8 @@ class Samples:
         return group_key(series, ((axis, context[axis]) for axis in self.axes))
 
     def has(self, metric: str) -> bool:
+        if metric == SPEEDUP:
+            return SPEEDUP_OF in self.columns and SPEEDUP_AXIS in self.axes
         return metric in self.columns or metric in self._breakdown_columns()
 
     def _breakdown_columns(self) -> list[str]:
@@ -222,6 +232,10 @@ class Samples:
     def values(self, metric: str, series: str, context: dict) -> np.ndarray:
         if metric in self._breakdown_columns():
             return self._breakdown_value(metric, series, context)
+        if metric == SPEEDUP:
+            return _quotient(self.values(SPEEDUP_OF, series, context),
+                             self.values(SPEEDUP_OF, series, speedup_baseline(context)),
+                             f"{series}'s {SPEEDUP} ({SPEEDUP_OF} over its {SPEEDUP_OF} at {SPEEDUP_AXIS}=1)", context)
         key = self._key(series, context)
         self.looked_at.add(key)
         if (metric, key) not in self._cache:
@@ -238,7 +252,8 @@ class Samples:
         if not len(present):
             raise MissingData(f"no {metric} for {series} at {_where(context)}")
         estimate = float(np.median(present))
-        if metric in self.deterministic or (present == present[0]).all() and len(present) >= MIN_REPETITIONS:
+        if metric in self.deterministic or key in self.fixed or \
+                (present == present[0]).all() and len(present) >= MIN_REPETITIONS:
             return np.full(self.replicates + 1, estimate)
         if len(present) < MIN_REPETITIONS:
             return np.concatenate([[estimate], np.full(self.replicates, np.nan)])

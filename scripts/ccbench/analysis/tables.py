@@ -4,7 +4,11 @@ The aggregated table has, for each metric m, the median of the successful
 repetitions in column m and their range in m_min and m_max, plus the counts
 runs_ok, runs_failed, runs_missing (not in the store) and runs_noisy (runs
 during which other processes used the machine, load.py). The runs table says
-per run whether it was simulated (docs/sim.md) and its wall time.
+per run whether it was simulated (docs/sim.md) and its wall time. A reference
+series' points (reference.py) are rows too, one per point, `reference` true,
+with the metrics of the measured data: everything after the tables (plots,
+claims, the report) treats them as any point. `speedup` (metrics.py) is a
+column of the aggregated table, computed from its throughput medians.
 """
 from __future__ import annotations
 
@@ -23,7 +27,7 @@ from ccbench.run.interface import check_metrics_reported
 from ccbench.run.store import ResultStore
 from ccbench.specification.config import ResolvedFigure
 from ccbench.specification.crossfield import breakdown_columns
-from ccbench.specification.metrics import metric_value
+from ccbench.specification.metrics import SPEEDUP, SPEEDUP_OF, metric_value, speedup_baseline
 
 STATUS_MISSING = "missing"
 
@@ -35,7 +39,7 @@ def runs_table(figure: ResolvedFigure, store: ResultStore, template: str) -> pd.
     repetitions the store holds for the point (added by --until-decided), up to the profile's
     max_repetitions. `noisy` says whether the machine was busy with other work during the run."""
     labels = {series.name: series.label for series in figure.config.series}
-    metrics = figure.metrics()
+    metrics = run_metrics(figure)
     derived = figure.config.program.derived
     rows, results = [], []
 
@@ -48,7 +52,7 @@ def runs_table(figure: ResolvedFigure, store: ResultStore, template: str) -> pd.
         row = {"series": point.series, "series_label": labels[point.series], **dict(point.coords),
                "repetition": point.repetition, "key": key, "status": status,
                "failure": record.get("failure") if record else None, "noisy": is_noisy(record),
-               "simulated": point.simulated, "wall_s": (record or {}).get("wall_s"),
+               "simulated": point.simulated, "reference": False, "wall_s": (record or {}).get("wall_s"),
                "host": machine.get("hostname"), "cpu_model": machine.get("cpu_model")}
         row.update({metric: metric_value(result, metric, derived) for metric in metrics})
         rows.append(row)
@@ -63,10 +67,22 @@ def runs_table(figure: ResolvedFigure, store: ResultStore, template: str) -> pd.
                 if record is None:
                     break
                 add(extra, extra.key(template), record)
-    # A metric no run reports is a config error, not an empty plot (the breakdown's columns are the harness's).
+    for reference in figure.reference_points():   # the measured curves: one row per point, from the data
+        rows.append({"series": reference.series, "series_label": labels[reference.series], **dict(reference.coords),
+                     "repetition": 0, "key": None, "status": STATUS_OK, "failure": None, "noisy": False,
+                     "simulated": False, "reference": True, "wall_s": None, "host": None,
+                     "cpu_model": f"measured data: {reference.source}",
+                     **{metric: metric_value(reference.document, metric, derived) for metric in metrics}})
+    # A metric no run reports is a config error, not an empty plot (the breakdown's columns and the speedup are
+    # the harness's). The reference data's documents are not runs: only the runs say what the program reports.
     breakdown = figure.config.breakdown
-    check_metrics_reported(figure, results, computed=breakdown_columns(breakdown) if breakdown else [])
+    check_metrics_reported(figure, results, computed=[SPEEDUP, *(breakdown_columns(breakdown) if breakdown else [])])
     return pd.DataFrame(rows)
+
+
+def run_metrics(figure: ResolvedFigure) -> list[str]:
+    """The metrics each run (and reference point) has: the figure's, but those computed from the table."""
+    return [metric for metric in figure.metrics() if metric != SPEEDUP]
 
 
 def aggregate(runs: pd.DataFrame, figure: ResolvedFigure) -> pd.DataFrame:
@@ -81,13 +97,34 @@ def aggregate(runs: pd.DataFrame, figure: ResolvedFigure) -> pd.DataFrame:
         row["runs_failed"] = int((group["status"] == "failed").sum())
         row["runs_missing"] = int((group["status"] == STATUS_MISSING).sum())
         row["runs_noisy"] = int(group["noisy"].sum())
-        for metric in figure.metrics():
+        for metric in run_metrics(figure):
             column = ok[metric].dropna()
             row[metric] = column.median() if len(column) else float("nan")
             row[f"{metric}_min"] = column.min() if len(column) else float("nan")
             row[f"{metric}_max"] = column.max() if len(column) else float("nan")
         rows.append(row)
     return pd.DataFrame(rows)
+
+
+def add_speedup(table: pd.DataFrame, figure: ResolvedFigure) -> pd.DataFrame:
+    """`speedup` (metrics.py): each point's throughput median over the median of the same series and other
+    axes at one thread; speedup_min and speedup_max are the point's throughput range over that median. No
+    one-thread point, or a zero there, leaves the speedup NaN (no data)."""
+    table = table.copy()
+    axes = list(figure.axes)
+
+    def baseline(row: pd.Series) -> float:
+        context = speedup_baseline({axis: row[axis] for axis in axes})
+        mask = table["series"] == row["series"]
+        for axis, value in context.items():
+            mask &= table[axis] == value
+        found = table.loc[mask, SPEEDUP_OF]
+        return float(found.iloc[0]) if not found.empty and float(found.iloc[0]) != 0 else math.nan
+
+    base = table.apply(baseline, axis=1) if len(table) else pd.Series(dtype=float)
+    for suffix in ("", "_min", "_max"):
+        table[SPEEDUP + suffix] = table[SPEEDUP_OF + suffix] / base
+    return table
 
 
 def breakdown_values(breakdown: dict, value: Callable[[str, str], object]) -> dict[str, object]:
@@ -143,8 +180,14 @@ class FigureTables:
     table_path: Path
 
     @property
+    def run_rows(self) -> pd.DataFrame:
+        """The runs table without the reference series' rows (measured data, not runs)."""
+        return self.runs[~self.runs["reference"].astype(bool)]
+
+    @property
     def has_data(self) -> bool:
-        return bool((self.table["runs_ok"] > 0).any())
+        """Whether some run succeeded (a reference series alone is not a result of this figure's runs)."""
+        return bool((self.run_rows["status"] == STATUS_OK).any())
 
     def failures(self) -> list[str]:
         failed = self.runs[self.runs["status"] == "failed"]
@@ -165,6 +208,8 @@ def build_tables(figure: ResolvedFigure, store: ResultStore, template: str, tabl
     table = aggregate(runs, figure)
     if figure.config.breakdown:
         table = add_breakdown(table, figure)
+    if SPEEDUP in figure.metrics():
+        table = add_speedup(table, figure)
     runs_path = tables_dir / f"{figure.figure_id}.runs.csv"
     table_path = tables_dir / f"{figure.figure_id}.csv"
     write_atomically(runs_path, lambda temp: runs.to_csv(temp, index=False))

@@ -37,8 +37,14 @@ def _value(value: object) -> str:
 
 def _series(document: dict) -> list[str]:
     lines = []
+    data = document.get("reference_data", {})
     for series in document["series"]:
-        params = ", ".join(f"{name}={_value(value)}" for name, value in series["params"].items())
+        params = ", ".join(f"{name}={_value(value)}" for name, value in series.get("params", {}).items())
+        if "reference" in series:   # a reference series: its data file and rows (reference.py)
+            spec = data[series["reference"]["data"]]
+            params = f"rows of {spec['file']} with " + ", ".join(
+                f"{column}={_value(value)}" for column, value in {**spec.get("rows", {}),
+                                                                   **series["reference"]["rows"]}.items())
         label = series.get("label", series["name"])
         lines.append(f"- `{series['name']}`" + (f" ({label})" if label != series["name"] else "")
                      + (f": {params}" if params else "")

@@ -27,8 +27,8 @@ class FigureOutcome:
         return self.figure.figure_id
 
     def run_counts(self) -> tuple[int, int, int, int]:
-        """(total, ok, failed, not yet run) over the figure's runs at this profile."""
-        status = self.tables.runs["status"]
+        """(total, ok, failed, not yet run) over the figure's runs at this profile (reference points are not runs)."""
+        status = self.tables.run_rows["status"]
         return len(status), int((status == "ok").sum()), int((status == "failed").sum()), \
             int((status == "missing").sum())
 

@@ -150,8 +150,10 @@ class _FigureDrawer:
             marker, color, _ = self.styles[series.name]
             for j, (metric, name) in enumerate(self.metric_labels()):
                 median, extents = self._values(rows, metric)
+                # a reference series (measured data, reference.py) dashed beside the solid lines of runs
+                style = "--" if series.is_reference and len(self.metric_labels()) == 1 else LINESTYLES[j % len(LINESTYLES)]
                 ax.plot(positions, median, marker=marker, color=color, label=self._pair_label(series, name),
-                        linestyle=LINESTYLES[j % len(LINESTYLES)],
+                        linestyle=style,
                         markerfacecolor="white" if marker not in ("x", "+") else color)
                 if self.error_bars and (rows["runs_ok"] > 1).any():
                     ax.errorbar(positions, median, yerr=extents, fmt="none", ecolor=color, capsize=2, linewidth=0.8)

@@ -119,7 +119,11 @@ def _parameter_lines(outcome: FigureOutcome) -> list[str]:
              "Fixed: " + ", ".join(show(name, value) for name, value in sorted(figure.base.items()))]
     if figure.axes:
         lines.append("Swept: " + ", ".join(f"{show(axis, values)}" for axis, values in figure.axes.items()))
+    data = figure.config.document.get("reference_data", {})
     lines.append("Series: " + "; ".join(
+        f"**{series.label}** (measured data: `{data[series.reference['data']]['file']}`, rows "
+        + ", ".join(f"`{column}={value}`" for column, value in series.reference["rows"].items()) + ")"
+        if series.is_reference else
         f"**{series.label}** (" + ", ".join(show(k, v) for k, v in sorted(series.params.items())) + ")"
         for series in figure.config.series))
     caption = figure.simulation_caption()

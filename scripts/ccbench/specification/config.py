@@ -31,6 +31,7 @@ from ccbench.specification.crossfield import ConsistencyChecker
 from ccbench.specification.document import figure_metrics, profile_parameters, program_of
 from ccbench.specification.points import Point
 from ccbench.specification.programs import ENGINE, SIM_VARIANT, Program
+from ccbench.specification.reference import ReferencePoint, reference_points
 
 
 @dataclass(frozen=True)
@@ -58,7 +59,13 @@ class Series:
     params: dict
     marker: str | None = None
     color: str | None = None
-    variant: str | None = None   # native or sim; None: the profile's
+    variant: str | None = None   # native, sim or reference; None: the profile's
+    reference: dict | None = None   # a reference series' {data, rows} (reference.py)
+
+    @property
+    def is_reference(self) -> bool:
+        """Its points are read from a data file of real measurements, not run (reference.py)."""
+        return self.variant == schema.VARIANT_REFERENCE
 
 
 def _check(document: object, schema_doc: dict, path: Path, prefix: list[object] = ()) -> None:
@@ -110,9 +117,14 @@ def find_figure(reference: str, figures_dir: Path) -> Path:
     return known[reference]
 
 
+def configs_dir(figure_path: Path) -> Path:
+    """configs/ for a figure at configs/figures/<paper>/<id>.yaml: where its fragments and reference data are."""
+    return figure_path.resolve().parent.parent.parent
+
+
 def fragments_dir(figure_path: Path) -> Path:
     """configs/fragments for a figure at configs/figures/<paper>/<id>.yaml."""
-    return figure_path.resolve().parent.parent.parent / "fragments"
+    return configs_dir(figure_path) / "fragments"
 
 
 def include_fragment(document: dict, path: Path) -> dict:
@@ -127,7 +139,7 @@ def include_fragment(document: dict, path: Path) -> dict:
     fragment = load_yaml(fragment_path)
     _check(fragment, schema.FRAGMENT, fragment_path)
     figure_owned = {*document["base"], *document.get("axes", {}),
-                    *(key for series in document["series"] for key in series["params"])}
+                    *(key for series in document["series"] for key in series.get("params", {}))}
     merged = {**document, "base": {**{k: v for k, v in fragment["base"].items() if k not in figure_owned},
                                    **document["base"]}}
     profiles = {name: dict(override) for name, override in document.get("profiles", {}).items()}
@@ -163,8 +175,12 @@ class FigureConfig:
         config = cls(path.stem, path.parent.name, path, document, profiles)
         plain_profiles = {name: {"base": profile.base, "file": str(profile.path)} for name, profile in profiles.items()}
         problems = ConsistencyChecker(document, plain_profiles).problems()
+        if not problems:   # the reference series' rows, for every profile's sweep
+            for name in profiles:
+                axes = profile_parameters(document, name, profiles[name].base)[1]
+                problems += reference_points(document, configs_dir(path), axes, name)[1]
         if problems:
-            raise ConfigError.many([(str(path), where, message) for where, message in problems])
+            raise ConfigError.many([(str(path), where, message) for where, message in dict.fromkeys(problems)])
         return config
 
     @property
@@ -182,8 +198,8 @@ class FigureConfig:
 
     @property
     def series(self) -> list[Series]:
-        return [Series(s["name"], s.get("label", s["name"]), s["params"], s.get("marker"), s.get("color"),
-                       s.get("variant"))
+        return [Series(s["name"], s.get("label", s["name"]), s.get("params", {}), s.get("marker"), s.get("color"),
+                       s.get("variant"), s.get("reference"))
                 for s in self.document["series"]]
 
     @property
@@ -242,6 +258,15 @@ class ResolvedFigure:
     def series_parameters(self, series: Series) -> dict:
         return {**self.base, **series.params}
 
+    def reference_points(self) -> list[ReferencePoint]:
+        """The points of the reference series, read from their data files (reference.py; checked when the
+        figure loaded)."""
+        points, problems = reference_points(self.config.document, configs_dir(self.config.path), self.axes,
+                                            self.profile.name)
+        if problems:
+            raise ConfigError.many([(str(self.config.path), where, message) for where, message in problems])
+        return points
+
     def simulates(self, series: Series) -> bool:
         """Whether the series' points run on virtual cores: its own variant, else the profile's."""
         return (series.variant or self.profile.variant) == schema.VARIANT_SIM
@@ -262,9 +287,13 @@ class ResolvedFigure:
         if not simulated:
             return None
         text = f"simulated, {cores_text(self.virtual_cores())}"
-        if len(simulated) < len(self.config.series):
-            labels = {series.name: series.label for series in self.config.series}
+        run = [series for series in self.config.series if not series.is_reference]
+        if len(simulated) < len(run):
+            labels = {series.name: series.label for series in run}
             text += f" (series {', '.join(labels[name] for name in simulated)}; the others native, on this machine)"
+        sources = sorted({point.source for point in self.reference_points()})
+        if sources:
+            text += f"; beside measured data from {', '.join(sources)}"
         scaled = self.scaled_for_simulation()
         if scaled:
             text += "; scaled from the paper's setting for memory: " + ", ".join(
@@ -287,6 +316,8 @@ class ResolvedFigure:
         program = self.config.program
         axis_names = list(self.axes)
         for series in self.config.series:
+            if series.is_reference:   # read from its data file, never run
+                continue
             for values in itertools.product(*(self.axes[name] for name in axis_names)):
                 coords = tuple(zip(axis_names, values))
                 parameters = {**self.series_parameters(series), **dict(coords)}

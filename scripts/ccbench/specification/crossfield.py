@@ -14,7 +14,8 @@ import re
 from typing import Mapping
 
 from ccbench.specification import schema
-from ccbench.specification.document import figure_metrics, profile_parameters, program_of
+from ccbench.specification.document import figure_metrics, profile_parameters, program_of, run_series
+from ccbench.specification.metrics import SPEEDUP, SPEEDUP_AXIS, SPEEDUP_BASE, SPEEDUP_OF
 from ccbench.specification.programs import ENGINE, PROGRAMS, Program
 from ccbench.specification.result_fields import can_report, metric_origins
 
@@ -23,6 +24,7 @@ TIMESERIES_X = "time"   # a timeseries' x: seconds since the start of the measur
 AXIS_EXTREMES = ("max", "min", "all")
 # Columns of the tidy tables (tables.py); an axis of the same name would clash.
 RESERVED_AXIS_NAMES = {"series", "series_label", "repetition", "key", "status", "failure", "noisy", "simulated",
+                       "reference",
                        "wall_s", "host", "cpu_model", "runs_ok", "runs_failed", "runs_missing", "runs_noisy",
                        *(metric for program in PROGRAMS.values() for metric in program.table_metrics)}
 
@@ -50,12 +52,16 @@ class ConsistencyChecker:
         self._check_profile_names()
         if self.found:
             return self.found
+        self._check_series_kinds()
+        if self.found:
+            return sorted(set(self.found))
         self._check_parameter_overlaps()
         self._check_series_names()
         self._check_plot()
         self._check_breakdown()
         self._check_claims()
         self._check_deterministic_metrics()
+        self._check_speedup()
         for name in self.profiles:
             self._check_points(name)
             self._check_variants(name)
@@ -90,14 +96,14 @@ class ConsistencyChecker:
             elif key in set_by_profiles:
                 self._add(f"base.{key}", f"is set by the profile files (e.g. {set_by_profiles[key]}); "
                           f"set it per profile under profiles.<name>.base instead")
-        for index, series in enumerate(self.document["series"]):
+        for index, series in run_series(self.document):
             for key in series["params"]:
                 if key in axes:
                     self._add(f"series[{index}].params.{key}", "is swept in axes; a series may not fix it")
         for key, axis in self.document.get("follow", {}).items():
             if axis not in axes:
                 self._add(f"follow.{key}", f"follows '{axis}', which is not an axis; axes: {', '.join(axes) or 'none'}")
-            if key in axes or key in self.document["base"] or any(key in s["params"] for s in self.document["series"]):
+            if key in axes or key in self.document["base"] or any(key in s["params"] for _, s in run_series(self.document)):
                 self._add(f"follow.{key}", "is set by its axis at every point; remove it from axes, base and series")
         for name, override in self.document.get("profiles", {}).items():
             for key in override.get("axes", {}):
@@ -107,6 +113,30 @@ class ConsistencyChecker:
             for key in override.get("base", {}):
                 if key in axes:
                     self._add(f"profiles.{name}.base.{key}", "is swept in axes; override its values under axes")
+
+    def _check_series_kinds(self) -> None:
+        """A run series has params (its points run); a reference series (variant: reference) has a
+        `reference` instead (its points are read from reference_data; reference.py)."""
+        for index, series in enumerate(self.document["series"]):
+            where = f"series[{index}]"
+            if series.get("variant") == schema.VARIANT_REFERENCE:
+                if "reference" not in series:
+                    self._add(where, "missing required field 'reference' (variant reference: the series' rows of "
+                              "a reference_data file, {data: <name>, rows: {<column>: <value>}})")
+                if "params" in series:
+                    self._add(f"{where}.params", "not allowed with variant reference: its points are read from "
+                              "its reference data, not run; remove params")
+            else:
+                if "params" not in series:
+                    self._add(where, "missing required field 'params'")
+                if "reference" in series:
+                    self._add(f"{where}.reference", f"only with variant: {schema.VARIANT_REFERENCE} (a series read "
+                              f"from a data file); this series runs ({series.get('variant', 'the profile variant')})")
+        if not run_series(self.document):
+            self._add("series", "every series is a reference series: a figure needs at least one series that runs")
+        if self.document.get("reference_data") and not any(
+                series.get("variant") == schema.VARIANT_REFERENCE for series in self.document["series"]):
+            self._add("reference_data", "no series reads it: add a series with variant: reference, or remove it")
 
     def _check_series_names(self) -> None:
         seen = set()
@@ -229,6 +259,25 @@ class ConsistencyChecker:
                 for one in value if isinstance(value, list) else [value]:
                     self._check_selector(f"{where}.at.{axis}", axis, one, all_axes, along)
 
+    def _check_speedup(self) -> None:
+        """speedup is a series' throughput over its own at threads = 1 (metrics.py): the figure must sweep
+        threads, with 1, under every profile."""
+        metrics = {metric for name in self.profiles for metric in self._metrics(name)}
+        if SPEEDUP not in metrics:
+            return
+        all_axes = self._all_axes()
+        if SPEEDUP_AXIS not in all_axes:
+            problem = f"the figure does not sweep {SPEEDUP_AXIS}; axes: {', '.join(all_axes) or 'none'}"
+        else:
+            without = [f"{profile} sweeps {values}" for profile, values in zip(self.profiles, all_axes[SPEEDUP_AXIS])
+                       if SPEEDUP_BASE not in values]
+            problem = f"{SPEEDUP_BASE} is not swept under every profile: {'; '.join(without)}" if without else None
+        if problem:
+            for place in metric_origins(self.document, SPEEDUP) or ["metrics"]:
+                self._add(place, f"'{SPEEDUP}' is {SPEEDUP_OF} over the same series' {SPEEDUP_OF} at "
+                          f"{SPEEDUP_AXIS}={SPEEDUP_BASE}: it needs {SPEEDUP_AXIS} swept with {SPEEDUP_BASE} "
+                          f"under every profile; {problem}")
+
     def _check_deterministic_metrics(self) -> None:
         if not self.profiles or "deterministic_metrics" not in self.document:
             return
@@ -287,7 +336,7 @@ class ConsistencyChecker:
     def _check_points(self, profile_name: str) -> None:
         program = self.program
         base, axes = self._parameters(profile_name)
-        for index, series in enumerate(self.document["series"]):
+        for index, series in run_series(self.document):
             known = {**base, **series["params"], **{axis: None for axis in axes}}
             missing = [name for name in program.required_parameters if name not in known]
             if missing:
@@ -331,7 +380,7 @@ class ConsistencyChecker:
         if not program.result_schema or self.found:
             return
         breakdown = self.document.get("breakdown")
-        computed = set(breakdown_columns(breakdown)) if breakdown else set()
+        computed = {SPEEDUP, *(breakdown_columns(breakdown) if breakdown else [])}
         metrics = dict.fromkeys(metric for name in self.profiles for metric in self._metrics(name))
         for metric in metrics:
             if metric in program.derived or metric in computed or can_report(program.result_schema, metric):
@@ -348,7 +397,7 @@ class ConsistencyChecker:
         if name in self.document.get("axes", {}):
             in_override = name in override.get("axes", {})
             return f"profiles.{profile_name}.axes.{name}" if in_override else f"axes.{name}"
-        if name in self.document["series"][series_index]["params"]:
+        if name in self.document["series"][series_index].get("params", {}):
             return f"series[{series_index}].params.{name}"
         if name in override.get("base", {}):
             return f"profiles.{profile_name}.base.{name}"

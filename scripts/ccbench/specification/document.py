@@ -9,11 +9,20 @@ from __future__ import annotations
 
 from typing import Mapping
 
+from ccbench.specification.metrics import SPEEDUP, SPEEDUP_OF
 from ccbench.specification.programs import ENGINE, PROGRAMS, Program
+from ccbench.specification.schema import VARIANT_REFERENCE
 
 
 def program_of(document: Mapping) -> Program:
     return PROGRAMS[document.get("program", ENGINE)]
+
+
+def run_series(document: Mapping) -> list[tuple[int, dict]]:
+    """(index, series) of the series whose points run (every series but the reference ones, whose points
+    are read from a data file: reference.py)."""
+    return [(index, series) for index, series in enumerate(document["series"])
+            if series.get("variant") != VARIANT_REFERENCE]
 
 
 def profile_parameters(document: Mapping, profile_name: str, profile_base: Mapping) -> tuple[dict, dict[str, list]]:
@@ -45,4 +54,6 @@ def figure_metrics(document: Mapping, axes: Mapping[str, list]) -> list[str]:
             wanted.append(one["x"])
         if "hline" in one:
             wanted.append(one["hline"]["metric"])
+    if SPEEDUP in wanted:   # computed from the table's throughput (metrics.py)
+        wanted.insert(wanted.index(SPEEDUP), SPEEDUP_OF)
     return list(dict.fromkeys(wanted))

@@ -19,6 +19,22 @@ import math
 import statistics
 from typing import Callable, Mapping
 
+# speedup: a metric of a figure's table, not of one run: a series' throughput over its own throughput at one
+# thread (the same other axes), the scaling shape a many-core comparison is about (sim-reference-tpcc: the
+# simulated curves against real ones whose absolute numbers belong to another machine). It is computed from
+# the points' medians (tables.add_speedup) and, for claims, from their bootstrap replicates (claims.Samples).
+SPEEDUP = "speedup"
+SPEEDUP_OF = "throughput"
+SPEEDUP_AXIS = "threads"
+SPEEDUP_BASE = 1
+
+
+def speedup_baseline(context: Mapping[str, object]) -> dict:
+    """The point whose throughput a speedup at `context` (axis -> value) divides by: the same axes at one
+    thread."""
+    return {**context, SPEEDUP_AXIS: SPEEDUP_BASE}
+
+
 # Where the engine logs a run's phases, and what distinguishes them (workloads/hot/hot.h).
 PHASE_SCHEDULE = "config.hot_schedule"
 PHASE_LABEL = "hot_partitions"

@@ -53,10 +53,23 @@ VARIANTS = [VARIANT_NATIVE, VARIANT_SIM]
 WORK_SCALE_FIT, WORK_SCALE_NONE = "fit", "none"
 DEFAULT_COST_TABLE = "sim/cost_table.json"   # under the results directory (--results); a profile may name another
 
+# A series whose points are read from a data file (real measurements published with a paper), not run:
+# `variant: reference` with `reference: {data: <a name of the figure's reference_data>, rows: {column:
+# value}}` and no params (reference.py; docs/harness.md, "Reference series").
+VARIANT_REFERENCE = "reference"
+SERIES_VARIANTS = [*VARIANTS, VARIANT_REFERENCE]
+# column -> the value a row must have in it (the rows of one curve)
+ROW_FILTER = {
+    "type": "object",
+    "minProperties": 1,
+    "propertyNames": {"minLength": 1},
+    "additionalProperties": SCALAR,
+}
+
 SERIES = {
     "type": "object",
     "additionalProperties": False,
-    "required": ["name", "params"],
+    "required": ["name"],       # params (a run series) or reference (a reference series): crossfield.py
     "properties": {
         "name": SERIES_REF,
         "label": TEXT,
@@ -64,8 +77,47 @@ SERIES = {
         "marker": TEXT,
         "color": TEXT,
         # native or sim (default: the profile's variant): a figure may compare a point run natively with the
-        # same point simulated (sim-validation)
-        "variant": {"enum": VARIANTS},
+        # same point simulated (sim-validation); reference: the points come from a data file
+        "variant": {"enum": SERIES_VARIANTS},
+        "reference": {
+            "type": "object",
+            "additionalProperties": False,
+            "required": ["data", "rows"],
+            "properties": {"data": {"type": "string", "pattern": PARAMETER_NAME}, "rows": ROW_FILTER},
+        },
+    },
+}
+
+# A data file of real measurements that reference series read (reference.py): a CSV file relative to the
+# configs directory, the rows every series of it shares (`rows`), which column gives each axis of the
+# figure (`axes`), and which column (times `scale`) gives each field of the result document the series'
+# metrics are computed from (`fields`: e.g. throughput, commits, aborts, so that a derived metric such as
+# abort_rate is computed by the same code as for a run).
+REFERENCE_DATA = {
+    "type": "object",
+    "propertyNames": {"pattern": PARAMETER_NAME},
+    "additionalProperties": {
+        "type": "object",
+        "additionalProperties": False,
+        "required": ["file", "axes", "fields"],
+        "properties": {
+            "file": TEXT,
+            "separator": {"type": "string", "minLength": 1, "maxLength": 1},   # default ","
+            "rows": ROW_FILTER,
+            "axes": {"type": "object", "minProperties": 1, "propertyNames": {"pattern": PARAMETER_NAME},
+                     "additionalProperties": TEXT},
+            "fields": {
+                "type": "object",
+                "minProperties": 1,
+                "propertyNames": {"pattern": METRIC_NAME},
+                "additionalProperties": {
+                    "type": "object",
+                    "additionalProperties": False,
+                    "required": ["column"],
+                    "properties": {"column": TEXT, "scale": POSITIVE_NUMBER},
+                },
+            },
+        },
     },
 }
 
@@ -323,6 +375,7 @@ FIGURE = {
         # (warehouses: threads, "cores = warehouses").
         "follow": {"type": "object", "additionalProperties": {"type": "string"}},
         "series": {"type": "array", "minItems": 1, "items": SERIES},
+        "reference_data": REFERENCE_DATA,
         "repetitions": POSITIVE_INT,
         "timeout_s": POSITIVE_NUMBER,
         "profiles": {"type": "object", "additionalProperties": PROFILE_OVERRIDE},

@@ -38,6 +38,26 @@ CCB_OPTION(ccb::BundleSettings::flags, partition_time, string, partition_time, "
            "paper measures: TSKD §4, §6) or inside (serially inside it, as analysis)");
 
 namespace ccb {
+namespace {
+const std::vector<std::string>& strife_spot_modes() {
+  static const std::vector<std::string> names{"sample", "all"};
+  return names;
+}
+}  // namespace
+}  // namespace ccb
+
+CCB_OPTION(ccb::BundleSettings::flags, strife_spot, string, strife_spot, "sample",
+           ccb::one_of(&ccb::strife_spot_modes).not_echoed(),
+           "--frontend=strife and the front-ends over its partition: which transactions spot tries: sample (k random "
+           "trials, the Strife paper's §3.1.2) or all (every transaction in batch order, as the public STRIFE "
+           "implementation the TSKD paper ran, TSKD §6.1 ref. [4])");
+CCB_OPTION(ccb::BundleSettings::flags, strife_fallback, double, strife_fallback, 0,
+           ccb::range(0, 1, "a number", " (0 = 1 - alpha with 2+ threads, none at 1 thread [INF])").not_echoed(),
+           "--frontend=strife: fallback clustering (Strife §2): a CF cluster holding more than this fraction of the "
+           "batch runs in the residual phase under the protocol; 1 = never. The default infers the bound from §2's "
+           "good clustering (n >= cores, |R| <= alpha |B|): partitioners/strife/strife_frontend.h");
+
+namespace ccb {
 
 namespace {
 
@@ -101,12 +121,19 @@ std::string frontends_with_input_partitioner() {
   return s;
 }
 
-strife::Options strife_options(const EngineConfig& cfg, const BundleSettings& settings) {
+// Strife's options for Strife's own front-end (its execution may fall back,
+// Strife §2) or, with fallback = false, for the Strife partition that other
+// front-ends take (the public STRIFE of the TSKD paper has no fallback).
+strife::Options strife_options(const EngineConfig& cfg, const BundleSettings& settings, bool fallback) {
   strife::Options o;
   o.k = settings.strife_k;
   o.alpha = settings.strife_alpha;
+  o.spot = settings.strife_spot == "all" ? strife::SpotMode::kAll : strife::SpotMode::kSample;
   o.threads = static_cast<unsigned>(cfg.threads);  // §4: the analysis runs on all cores
   o.seed = cfg.seed;
+  if (fallback)
+    o.max_cluster_fraction = settings.strife_fallback > 0 ? settings.strife_fallback
+                                                          : strife::default_max_cluster_fraction(o.alpha, o.threads);
   return o;
 }
 
@@ -115,7 +142,8 @@ strife::Options strife_options(const EngineConfig& cfg, const BundleSettings& se
 std::unique_ptr<Partitioner> make_partition(const std::string& partition, const EngineConfig& cfg,
                                             const BundleSettings& settings) {
   if (partition == "-") return nullptr;
-  if (partition == "strife") return std::make_unique<strife::StrifePartitioner>(strife_options(cfg, settings));
+  if (partition == "strife")
+    return std::make_unique<strife::StrifePartitioner>(strife_options(cfg, settings, /*fallback=*/false));
   if (partition == "schism") {
     schism::Options o;
     o.seed = cfg.seed;
@@ -162,6 +190,11 @@ ResolvedFrontend ResolvedFrontend::from_flags(const EngineConfig& cfg) {
           "only with --frontend=" + frontends_over("strife"));
   require(partition == "strife" || !flag_given("strife_alpha"), "strife_alpha",
           "only with --frontend=" + frontends_over("strife"));
+  require(partition == "strife" || !flag_given("strife_spot"), "strife_spot",
+          "only with --frontend=" + frontends_over("strife"));
+  require(cfg.frontend == "strife" || !flag_given("strife_fallback"), "strife_fallback",
+          "only with --frontend=strife (Strife's own execution falls back, Strife §2; the Strife partition that "
+          "the other front-ends take, the public STRIFE of the TSKD paper, does not)");
   require(partition != "horticulture" || horticulture::attribute_for(cfg.workload) != nullptr, "frontend",
           cfg.frontend + " uses Horticulture, hard-coded for --workload=tpcc|ycsb (TSKD §6.1), not " + cfg.workload);
   require((resolved.bundle() && has_input_partitioner(*resolved.entry_)) || !flag_given("partition_time"),
@@ -185,7 +218,7 @@ void ResolvedFrontend::options_json(JsonWriter& w) const {
 std::unique_ptr<BundleFrontend> ResolvedFrontend::make_bundle_frontend() const {
   if (!bundle()) throw std::logic_error("no bundle front-end named " + cfg_.frontend);
   FrontendContext ctx{.cfg = cfg_,
-                      .strife = strife_options(cfg_, settings_),
+                      .strife = strife_options(cfg_, settings_, /*fallback=*/cfg_.frontend == "strife"),
                       .partition = [&] { return make_partition(entry_->partition, cfg_, settings_); }};
   return entry_->make(ctx);
 }

@@ -14,7 +14,8 @@
 // --partition_time with a front-end that has no input partitioner (the
 // online ones, Strife's own, TSKD[O]). The line's
 // partition field builds the factory's input partition: strife (Strife's,
-// --strife_k, --strife_alpha), schism, horticulture (refused for workloads
+// --strife_k, --strife_alpha, --strife_spot; --strife_fallback only for
+// Strife's own front-end, whose execution falls back), schism, horticulture (refused for workloads
 // other than tpcc and ycsb, whose partitioning attribute it hard-codes) or
 // none.
 #pragma once
@@ -38,6 +39,8 @@ struct BundleSettings {
   uint32_t batch_size = 10000;  // Strife §5.1: "a default batch size of 10K"
   uint32_t strife_k = 0;        // spot trials; ResolvedFrontend::from_flags applies the paper's rule for 0
   double strife_alpha = 0.2;    // §3.1.4: "α = 0.2 to give the best results"
+  std::string strife_spot = "sample";  // §3.1.2's k-sample, or "all" (the public STRIFE's spot, TSKD's baseline)
+  double strife_fallback = 0;   // --frontend=strife's fallback bound; 0: strife::default_max_cluster_fraction
   // Where an input partitioner's time counts (FrontendSpec::PartitionTime):
   // "outside" the measured interval (the TSKD paper's measurement) or "inside".
   std::string partition_time = "outside";

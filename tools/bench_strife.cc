@@ -44,7 +44,7 @@ constexpr const char* kExperiments[] = {"fig05", "fig09", "fig10"};
 // JSON document's "config" is written by print_json (with the parsed thread
 // list and the batches' source), so no row is echoed by the table.
 struct Config {
-  std::string experiments_text, fig05_text, fig09_text, fig10_text, alphas_text, threads_text, format;
+  std::string experiments_text, fig05_text, fig09_text, fig10_text, alphas_text, threads_text, format, spot;
   std::vector<std::string> experiments;
   std::vector<BatchSpec> fig05, fig09, fig10;
   std::vector<double> alphas;
@@ -66,6 +66,11 @@ OptionsTable<Config> Config::flags{"bench_strife_flags"};
 
 const std::vector<std::string>& formats() {
   static const std::vector<std::string> names{"text", "json"};
+  return names;
+}
+
+const std::vector<std::string>& spot_modes() {
+  static const std::vector<std::string> names{"sample", "all"};
   return names;
 }
 
@@ -106,6 +111,9 @@ CCB_OPTION(Config::flags, pack, bool, pack, true, ccb::any_value().not_echoed(),
            "Algorithm 1");
 CCB_OPTION(Config::flags, fuse_after_merge, bool, fuse_after_merge, true, ccb::any_value().not_echoed(),
            "true: fuse the transactions that fuse skipped again after merge; false: as Algorithm 1 (README.md)");
+CCB_OPTION(Config::flags, spot, string, spot, "sample", ccb::one_of(&ccb::strife::bench::spot_modes).not_echoed(),
+           "which transactions spot tries: sample (k random trials, Strife §3.1.2) or all (every transaction, the "
+           "public STRIFE implementation the TSKD paper ran)");
 CCB_OPTION(Config::flags, format, string, format, "text", ccb::one_of(&ccb::strife::bench::formats).not_echoed(),
            "output: text (tables) or json (one document)");
 
@@ -167,6 +175,7 @@ Options options(const Config& c, double alpha, unsigned threads) {
   o.seed = c.seed;
   o.pack_nonspecial = c.pack;
   o.fuse_after_merge = c.fuse_after_merge;
+  o.spot = c.spot == "all" ? SpotMode::kAll : SpotMode::kSample;
   return o;
 }
 
@@ -247,9 +256,10 @@ std::vector<Fig09Row> run_fig09(const Config& c, Batches& batches, const BatchSp
 // ------------------------------------------------------------------ output
 void print_text(const Config& c, const std::vector<Fig05Row>& f5, const std::vector<Fig09Row>& f9,
                 const std::vector<Fig10Row>& f10) {
-  std::printf("bench_strife: batch %llu, k %u, alpha %g, partitions %u, seed %llu, pack %s, fuse_after_merge %s\n",
+  std::printf("bench_strife: batch %llu, k %u, alpha %g, partitions %u, seed %llu, pack %s, fuse_after_merge %s, spot %s\n",
               static_cast<unsigned long long>(c.batch), c.k, c.alpha, c.partitions,
-              static_cast<unsigned long long>(c.seed), c.pack ? "true" : "false", c.fuse_after_merge ? "true" : "false");
+              static_cast<unsigned long long>(c.seed), c.pack ? "true" : "false", c.fuse_after_merge ? "true" : "false",
+              c.spot.c_str());
   if (!f5.empty()) {
     std::printf("\nstrife-fig05: clustering (1 thread)\n");
     std::printf("%-11s %5s %7s %5s %9s %6s %6s %8s %9s %9s %9s\n", "workload", "spot", "special", "cf", "residuals",
@@ -324,7 +334,7 @@ void print_json(const Config& c, const std::vector<Fig05Row>& f5, const std::vec
   w.key("config").begin_object();
   w.key("batch").value(c.batch).key("k").value(c.k).key("alpha").value(c.alpha);
   w.key("partitions").value(c.partitions).key("seed").value(c.seed).key("reps").value(c.reps);
-  w.key("pack").value(c.pack).key("fuse_after_merge").value(c.fuse_after_merge);
+  w.key("pack").value(c.pack).key("fuse_after_merge").value(c.fuse_after_merge).key("spot").value(c.spot);
   w.key("threads").begin_array();
   for (uint64_t t : c.threads) w.value(t);
   w.end_array();

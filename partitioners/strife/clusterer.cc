@@ -10,6 +10,7 @@
 #include <cmath>
 #include <functional>
 #include <limits>
+#include <numeric>
 #include <queue>
 #include <random>
 #include <stdexcept>
@@ -58,6 +59,9 @@ void validate(const Options& o) {
     throw std::invalid_argument("strife: alpha must be in [0, 1], got " + std::to_string(o.alpha));
   if (o.k < 1 || o.k > kMaxK)
     throw std::invalid_argument("strife: k must be in [1, " + std::to_string(kMaxK) + "], got " + std::to_string(o.k));
+  if (!(o.max_cluster_fraction >= 0.0 && o.max_cluster_fraction <= 1.0))
+    throw std::invalid_argument("strife: max_cluster_fraction must be in [0, 1] (1: no fallback), got " +
+                                std::to_string(o.max_cluster_fraction));
   if (o.threads < 1 || o.threads > kMaxThreads)
     throw std::invalid_argument("strife: threads must be in [1, " + std::to_string(kMaxThreads) + "], got " +
                                 std::to_string(o.threads));
@@ -196,7 +200,9 @@ void Clusterer::prepare(std::span<const TxnDesc> batch) {
   }
   nbrs_.resize(accesses);
   keys_->reserve_for(writes);
-  uf_.resize(accesses + options_.k, static_cast<Node>(accesses));  // special nodes: [accesses, +k)
+  if (accesses + max_specials() >= kMultiCluster)
+    throw std::invalid_argument("strife: batch too large (its accesses plus special clusters must stay below 2^32 - 2)");
+  uf_.resize(accesses + max_specials(), static_cast<Node>(accesses));  // special nodes: [accesses, +max_specials())
   for_chunks(keys_->capacity(), [&](size_t, size_t b, size_t e) { keys_->clear(b, e); });
 
   std::atomic<uint64_t> active{0};
@@ -234,6 +240,7 @@ void Clusterer::prepare(std::span<const TxnDesc> batch) {
   });
   stats_.active_items = active.load();
   special_count_.clear();
+  pair_keys_.clear();
   pair_count_.clear();
   stats_.time_us.prepare = micros_since(start);
 }
@@ -241,7 +248,10 @@ void Clusterer::prepare(std::span<const TxnDesc> batch) {
 void Clusterer::spot() {
   const auto start = Clock::now();
   std::vector<uint32_t> trials;
-  if (!batch_.empty()) {
+  if (options_.spot == SpotMode::kAll) {
+    trials.resize(batch_.size());
+    std::iota(trials.begin(), trials.end(), 0u);
+  } else if (!batch_.empty()) {
     std::mt19937_64 rng(mix(options_.seed ^ mix(calls_ + 1)));
     std::uniform_int_distribution<uint32_t> pick(0, static_cast<uint32_t>(batch_.size() - 1));
     for (uint32_t i = 0; i < options_.k; ++i) trials.push_back(pick(rng));
@@ -257,9 +267,10 @@ void Clusterer::spot() {
 // true"); one connected to a special cluster is rejected.
 void Clusterer::spot(std::span<const uint32_t> trials) {
   const auto start = Clock::now();
-  if (trials.size() > options_.k)
-    throw std::invalid_argument("strife: spot got " + std::to_string(trials.size()) + " trials, more than k = " +
-                                std::to_string(options_.k));
+  if (trials.size() > max_specials())
+    throw std::invalid_argument("strife: spot got " + std::to_string(trials.size()) + " trials, more than " +
+                                (options_.spot == SpotMode::kAll ? "the batch size " : "k = ") +
+                                std::to_string(max_specials()));
   std::vector<Node> roots;
   for (uint32_t t : trials) {
     if (t >= batch_.size())
@@ -272,9 +283,7 @@ void Clusterer::spot(std::span<const uint32_t> trials) {
     for (Node r : roots) uf_.unite(special, r);
     special_count_.push_back(1);  // line 13: c.count++
   }
-  const size_t s = special_count_.size();
-  pair_count_.assign(s * s, 0);
-  stats_.spot_clusters = static_cast<uint32_t>(s);
+  stats_.spot_clusters = static_cast<uint32_t>(special_count_.size());
   stats_.time_us.spot = micros_since(start);
 }
 
@@ -299,18 +308,21 @@ bool Clusterer::fuse_one(uint32_t t, std::vector<Node>& roots) {
 // end up touching two special clusters, and allocate makes it a residual.
 // A transaction connected to several special clusters is skipped and
 // counted for every pair of them. Counts are per thread and summed after the
-// join, so the hot counters are not shared cache lines.
+// join, so the hot counters are not shared cache lines; a pair's count is
+// one key per skipped transaction, sorted and counted after the join (the
+// matrix would be s x s, and s reaches |B| with SpotMode::kAll).
 void Clusterer::fuse() {
   const auto start = Clock::now();
   const size_t s = special_count_.size();
   const Node first_special = uf_.special_threshold();
-  const size_t stride = s + s * s;  // per thread: s special counts, then s x s pair counts
-  fuse_counts_.assign(options_.threads * stride, 0);
+  fuse_counts_.assign(options_.threads * s, 0);
+  fuse_pairs_.resize(options_.threads);
+  for (auto& pairs : fuse_pairs_) pairs.clear();
   std::vector<std::vector<uint32_t>> skipped(options_.threads);
 
   for_chunks(batch_.size(), [&](size_t worker, size_t b, size_t e) {
-    uint32_t* count = fuse_counts_.data() + worker * stride;
-    uint32_t* pairs = count + s;
+    uint32_t* count = fuse_counts_.data() + worker * s;
+    std::vector<uint64_t>& pairs = fuse_pairs_[worker];
     std::vector<Node> roots;
     for (size_t t = b; t < e; ++t) {
       if (fuse_one(static_cast<uint32_t>(t), roots)) {
@@ -320,16 +332,28 @@ void Clusterer::fuse() {
       skipped[worker].push_back(static_cast<uint32_t>(t));
       const auto specials = std::lower_bound(roots.begin(), roots.end(), first_special);
       for (auto i = specials; i != roots.end(); ++i)
-        for (auto j = i + 1; j != roots.end(); ++j) ++pairs[(*i - first_special) * s + (*j - first_special)];
+        for (auto j = i + 1; j != roots.end(); ++j)
+          pairs.push_back(uint64_t{*i - first_special} << 32 | (*j - first_special));  // count[i][j]++, i < j
     }
   });
 
   skipped_.clear();
+  std::vector<uint64_t> keys;
   for (size_t worker = 0; worker < options_.threads; ++worker) {
-    const uint32_t* count = fuse_counts_.data() + worker * stride;
+    const uint32_t* count = fuse_counts_.data() + worker * s;
     for (size_t i = 0; i < s; ++i) special_count_[i] += count[i];
-    for (size_t i = 0; i < s * s; ++i) pair_count_[i] += count[s + i];
+    keys.insert(keys.end(), fuse_pairs_[worker].begin(), fuse_pairs_[worker].end());
     skipped_.insert(skipped_.end(), skipped[worker].begin(), skipped[worker].end());
+  }
+  std::sort(keys.begin(), keys.end());
+  pair_keys_.clear();
+  pair_count_.clear();
+  for (size_t i = 0; i < keys.size();) {
+    size_t j = i;
+    while (j < keys.size() && keys[j] == keys[i]) ++j;
+    pair_keys_.push_back(keys[i]);
+    pair_count_.push_back(static_cast<uint32_t>(j - i));
+    i = j;
   }
   std::sort(skipped_.begin(), skipped_.end());  // batch order, whatever thread took which chunk
   stats_.multi_special_txns = static_cast<uint32_t>(skipped_.size());
@@ -338,11 +362,14 @@ void Clusterer::fuse() {
 
 // §3.1.4 Merge (Alg. 1 lines 29-33): special clusters i and j are joined
 // when count[i][j] >= alpha * (|ci| + |cj| + count[i][j]), with |c| the
-// transactions fused into c. The decisions are sequential and use the
-// counts of the original spot clusters, as in the pseudo-code. Every pair is
-// tested (line 29: special x special), also pairs no transaction shares: with
-// alpha = 0 those pass too and all special clusters become one ("When α is
-// zero, Strife clusters all transactions into a single cluster", §5.6.2).
+// transactions fused into c. The decisions use the counts of the original
+// spot clusters, as in the pseudo-code, so they do not depend on each other.
+// Line 29 tests every pair (special x special), also pairs no transaction
+// shares: for those count = 0 and |ci| + |cj| >= 2 (spot counts each special
+// cluster's own transaction), so they pass exactly when alpha = 0, and then
+// all special clusters become one ("When α is zero, Strife clusters all
+// transactions into a single cluster", §5.6.2). With alpha > 0 only the
+// pairs with a count can pass, and those are the ones fuse recorded.
 // With fuse_after_merge, the transactions fuse skipped are then fused again
 // (in parallel), so that those now connected to a single special cluster
 // pull their remaining items into it (see Options::fuse_after_merge).
@@ -350,12 +377,15 @@ void Clusterer::merge() {
   const auto start = Clock::now();
   const size_t s = special_count_.size();
   const Node first_special = uf_.special_threshold();
-  for (size_t i = 0; i < s; ++i) {
-    for (size_t j = i + 1; j < s; ++j) {
-      const double n1 = pair_count_[i * s + j];
+  auto special = [&](uint64_t id) { return first_special + static_cast<Node>(id); };
+  if (options_.alpha == 0.0) {
+    for (size_t j = 1; j < s; ++j) stats_.merges += uf_.unite_specials(special(0), special(j));
+  } else {
+    for (size_t p = 0; p < pair_keys_.size(); ++p) {
+      const uint64_t i = pair_keys_[p] >> 32, j = pair_keys_[p] & 0xffffffffu;
+      const double n1 = pair_count_[p];
       const double n2 = static_cast<double>(special_count_[i]) + special_count_[j] + n1;
-      if (n1 >= options_.alpha * n2)
-        stats_.merges += uf_.unite_specials(first_special + static_cast<Node>(i), first_special + static_cast<Node>(j));
+      if (n1 >= options_.alpha * n2) stats_.merges += uf_.unite_specials(special(i), special(j));
     }
   }
   stats_.special_clusters = static_cast<uint32_t>(s - stats_.merges);
@@ -378,7 +408,10 @@ void Clusterer::merge() {
 // touches no written item, so it conflicts with nothing) -> a unit of its
 // own. Then one sequential O(|B|) pass builds the queues in batch order:
 // a queue per special cluster and, with pack_nonspecial, every other unit
-// appended to the currently smallest queue (see Options).
+// appended to the currently smallest queue (see Options). Last, fallback
+// clustering (§2, Options::max_cluster_fraction): a queue over the bound
+// joins the residuals. Its transactions conflict with no other queue's, so
+// running them after the conflict-free phase, under CC, stays serializable.
 Plan Clusterer::allocate() {
   const auto start = Clock::now();
   const size_t n = batch_.size();
@@ -392,7 +425,8 @@ Plan Clusterer::allocate() {
   });
 
   Plan plan;
-  // Units: distinct clusters in order of first appearance, plus free transactions.
+  // Units: distinct clusters in order of first appearance, plus free
+  // transactions. unit_of_txn stays kNone for a residual.
   struct Unit {
     Node root;
     uint32_t size;
@@ -402,10 +436,7 @@ Plan Clusterer::allocate() {
   unit_of_node_.resize(uf_.size(), kNone);
   for (size_t t = 0; t < n; ++t) {
     const Node c = txn_cluster_[t];
-    if (c == kMultiCluster) {
-      plan.residuals.push_back(static_cast<uint32_t>(t));
-      continue;
-    }
+    if (c == kMultiCluster) continue;
     uint32_t u = c == kNoCluster ? kNone : unit_of_node_[c];
     if (u == kNone) {
       u = static_cast<uint32_t>(units.size());
@@ -439,13 +470,33 @@ Plan Clusterer::allocate() {
     }
   }
 
-  const size_t num_queues = queue_size.size();
+  // Fallback: renumber the queues that stay; the others' transactions become residuals.
+  const double bound = options_.max_cluster_fraction * static_cast<double>(n);
+  std::vector<uint32_t> kept_index(queue_size.size(), kNone);
+  std::vector<uint32_t> kept_size;
+  for (size_t q = 0; q < queue_size.size(); ++q) {
+    if (static_cast<double>(queue_size[q]) > bound) {
+      ++stats_.fallback_clusters;
+      stats_.fallback_txns += queue_size[q];
+      continue;
+    }
+    kept_index[q] = static_cast<uint32_t>(kept_size.size());
+    kept_size.push_back(queue_size[q]);
+  }
+
+  const size_t num_queues = kept_size.size();
   plan.queue_offsets.assign(num_queues + 1, 0);
-  for (size_t q = 0; q < num_queues; ++q) plan.queue_offsets[q + 1] = plan.queue_offsets[q] + queue_size[q];
+  for (size_t q = 0; q < num_queues; ++q) plan.queue_offsets[q + 1] = plan.queue_offsets[q] + kept_size[q];
   plan.queue_txns.resize(plan.queue_offsets.back());
+  plan.residuals.reserve(n - plan.queue_offsets.back());
   std::vector<uint32_t> fill(plan.queue_offsets.begin(), plan.queue_offsets.end() - 1);
-  for (size_t t = 0; t < n; ++t)
-    if (unit_of_txn[t] != kNone) plan.queue_txns[fill[queue_of_unit[unit_of_txn[t]]]++] = static_cast<uint32_t>(t);
+  for (size_t t = 0; t < n; ++t) {
+    const uint32_t q = unit_of_txn[t] == kNone ? kNone : kept_index[queue_of_unit[unit_of_txn[t]]];
+    if (q == kNone)
+      plan.residuals.push_back(static_cast<uint32_t>(t));
+    else
+      plan.queue_txns[fill[q]++] = static_cast<uint32_t>(t);
+  }
 
   for (const Unit& u : units) {
     if (u.root != kNoCluster) {
@@ -454,6 +505,10 @@ Plan Clusterer::allocate() {
     } else {
       ++stats_.free_txns;
     }
+  }
+  if (!kept_size.empty()) {
+    stats_.largest_cluster = *std::max_element(kept_size.begin(), kept_size.end());
+    stats_.smallest_cluster = *std::min_element(kept_size.begin(), kept_size.end());
   }
   stats_.cf_clusters = static_cast<uint32_t>(num_queues);
   stats_.residuals = static_cast<uint32_t>(plan.residuals.size());

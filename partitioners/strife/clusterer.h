@@ -40,8 +40,20 @@ inline constexpr GlobalKey kReservedKey = ~GlobalKey{0};
 inline constexpr uint32_t kMaxK = 1024;
 inline constexpr unsigned kMaxThreads = 1024;
 
+// Which transactions spot tries (§3.1.2).
+enum class SpotMode : uint8_t {
+  kSample,  // k uniformly random trials: Strife's own spot (§3.1.2, Alg. 1 line 5 "Pick a random transaction")
+  // Every transaction of the batch, in batch order: the spot of the public
+  // STRIFE implementation that the TSKD paper ran as its STRIFE baseline
+  // (TSKD §6.1, ref. [4] github.com/zhr1201/STRIFE-public, txn/clusterer.cc
+  // Spot(): the k-sample is commented out for a loop over the whole batch).
+  // Up to |B| special clusters; k is not used.
+  kAll,
+};
+
 struct Options {
   uint32_t k = 100;      // spot trials, §3.1.2 ("k = 100 for 30 cores"); in [1, kMaxK]
+  SpotMode spot = SpotMode::kSample;
   double alpha = 0.2;    // residual parameter, §3.1.4 (paper default 0.2); in [0, 1] (0: one cluster)
   unsigned threads = 1;  // threads for prepare, fuse, allocate (§4); in [1, kMaxThreads]
   uint64_t seed = 1;     // spot sampling; call i of a Clusterer uses a stream derived from (seed, i)
@@ -60,6 +72,12 @@ struct Options {
   // YCSB's cold keys; Fig. 5 reports 0 residuals at theta 0.99 after 48 spot
   // clusters were merged into 30). false: Algorithm 1 literally.
   bool fuse_after_merge = true;
+  // Fallback clustering (§2): a CF cluster (queue) holding more than this
+  // fraction of the batch goes to the residuals, which run on every core
+  // under CC, instead of running serially on one core. In [0, 1]; 1: never
+  // (the default here; the front-end's rule is strife_frontend.h,
+  // default_max_cluster_fraction). Queues are compared after packing.
+  double max_cluster_fraction = 1.0;
 };
 
 // Throws std::invalid_argument naming the field and its allowed values.
@@ -80,8 +98,12 @@ struct Stats {
   uint32_t fused_after_merge = 0;   // skipped transactions fused after merge (fuse_after_merge)
   uint32_t data_clusters = 0;       // distinct data clusters holding an allocated transaction
   uint32_t free_txns = 0;           // transactions touching no written item
-  uint32_t cf_clusters = 0;         // queues in the worklist (Fig. 5 row b)
-  uint32_t residuals = 0;           // Fig. 5 row d
+  uint32_t cf_clusters = 0;         // queues in the worklist (Fig. 5 row b), after fallback
+  uint32_t fallback_clusters = 0;   // queues over max_cluster_fraction, sent to the residuals
+  uint32_t fallback_txns = 0;       // their transactions (counted in residuals too)
+  uint32_t largest_cluster = 0;     // transactions in the largest / smallest queue of the worklist (0: none)
+  uint32_t smallest_cluster = 0;
+  uint32_t residuals = 0;           // Fig. 5 row d (with the fallback transactions)
   StepTimes time_us;
 };
 
@@ -115,8 +137,9 @@ class Clusterer {
   // The five steps, for tests and worked examples; call them in this order.
   // REQUIRES: `batch` outlives the allocate() call.
   void prepare(std::span<const TxnDesc> batch);
-  void spot();                                 // k trials on random transactions
-  void spot(std::span<const uint32_t> trials);  // one trial per listed batch index
+  void spot();                                 // Options::spot: k random trials, or every transaction
+  // One trial per listed batch index; at most k (kSample) or |B| (kAll) trials.
+  void spot(std::span<const uint32_t> trials);
   void fuse();
   void merge();
   Plan allocate();
@@ -143,6 +166,8 @@ class Clusterer {
   // The distinct clusters (roots) of transaction t, sorted; special ones last.
   void collect_roots(uint32_t t, std::vector<Node>& roots);
   bool fuse_one(uint32_t t, std::vector<Node>& roots);
+  // Special nodes prepare makes room for: k, or the batch size with SpotMode::kAll.
+  size_t max_specials() const { return options_.spot == SpotMode::kAll ? batch_.size() : options_.k; }
 
   Options options_;
   std::unique_ptr<ThreadTeam> team_;  // null with one thread
@@ -156,8 +181,13 @@ class Clusterer {
   std::vector<uint32_t> nbr_count_;
   std::vector<Node> nbrs_;
   std::vector<uint32_t> special_count_;  // Alg. 1 "c.count", per special id
-  std::vector<uint32_t> pair_count_;     // Alg. 1 "count[i][j]", i < j, row-major num_specials x num_specials
-  std::vector<uint32_t> fuse_counts_;    // fuse: per-thread special_count_ and pair_count_, summed after the join
+  // Alg. 1 "count[i][j]" for the pairs i < j that some skipped transaction
+  // shares (the others are 0), sorted by (i, j): pair_keys_ holds i << 32 | j.
+  // Sparse, since with SpotMode::kAll there are up to |B| special clusters.
+  std::vector<uint64_t> pair_keys_;
+  std::vector<uint32_t> pair_count_;
+  std::vector<uint32_t> fuse_counts_;              // fuse: per-thread special_count_, summed after the join
+  std::vector<std::vector<uint64_t>> fuse_pairs_;  // fuse: per-thread pair keys, one per skipped transaction's pair
   std::vector<uint32_t> skipped_;        // fuse: transactions connected to several special clusters
   std::vector<Node> txn_cluster_;        // allocate: a root, kNoCluster or kMultiCluster
   std::vector<uint32_t> unit_of_node_;   // allocate scratch, all kNone between batches

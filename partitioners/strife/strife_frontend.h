@@ -6,8 +6,9 @@
 // "Execution"; the paper's residual protocol is 2PL NO_WAIT, i.e.
 // rundb-nowait --frontend=strife).
 //
-// The plan reports the analysis step times (prepare, spot, fuse, merge,
-// allocate, µs) and the clustering counters of Stats (README.md).
+// The worklist lists the CF clusters largest first. The plan reports the
+// analysis step times (prepare, spot, fuse, merge, allocate, µs) and the
+// clustering counters of Stats (README.md), fallback included.
 //
 // Thread safety: one caller at a time (the executor's coordinator); the
 // clusterer's helper threads work only inside plan().
@@ -25,6 +26,25 @@ namespace ccb::strife {
 // The paper's rule for k (§3.1.2: "a small factor times core count ... we use
 // k = 100 for 30 cores"): ceil(10 x threads / 3), so 100 at 30 threads.
 inline uint32_t default_k(unsigned threads) { return (10 * threads + 2) / 3; }
+
+// The rule for fallback clustering (Options::max_cluster_fraction) when
+// --strife_fallback is not given [INF]. Strife §2 calls a clustering good
+// when "n [is] at least as large as number of cores" and R is "no larger
+// than a small fraction, α, of the batch"; when only the sequential
+// clustering (one cluster, "executing all transactions sequentially, on a
+// single core") and fallback remain, "Strife simply resorts to fallback
+// clustering". The paper gives no size at which a cluster makes a clustering
+// sequential. We take a cluster over (1 - α)|B|: then fewer than α|B|
+// transactions lie outside it, so even as residuals they would leave one
+// cluster, i.e. the clustering is sequential up to the residual budget α|B|.
+// At one core the sequential clustering is good (n >= cores), so there is no
+// fallback; at α = 0 the bound is |B| and §5.6.2's single cluster stays.
+// Not |B| / cores: §5.3 runs 4 CF clusters of TPC-C's 4 warehouses (each
+// about |B| / 4) on up to 30 cores without falling back.
+inline double default_max_cluster_fraction(double alpha, unsigned threads) { return threads > 1 ? 1.0 - alpha : 1.0; }
+
+// "sample" or "all" (--strife_spot).
+const char* spot_mode_name(SpotMode mode);
 
 class StrifeFrontend final : public BundleFrontend {
  public:

@@ -8,6 +8,7 @@
 #include <atomic>
 #include <cmath>
 #include <limits>
+#include <numeric>
 #include <random>
 #include <set>
 #include <stdexcept>
@@ -422,6 +423,217 @@ TEST(StrifeRandom, PartitionableBatchGivesTheSameClustersOnAnyThreadCount) {
   }
 }
 
+// ------------------------------------------------------------ spot = all
+// SpotMode::kAll (the public STRIFE implementation's spot, which the TSKD
+// paper ran): every transaction is tried in batch order, so a cluster that k
+// random trials miss still gets its special cluster.
+
+// 60 transactions of warehouse w1, then one each of w2 and w3 (and one that
+// writes nothing): one trial cannot find three clusters, a visit of every
+// transaction must.
+std::vector<TxnDesc> one_big_two_small() {
+  std::vector<TxnDesc> batch;
+  for (int i = 0; i < 60; ++i) batch.push_back(txn({W(1), S('a', i)}));
+  batch.push_back(txn({W(2), S('b', 1)}));
+  batch.push_back(txn({}, {kSharedItem}));
+  batch.push_back(txn({W(3), S('c', 1)}));
+  for (size_t i = 0; i < batch.size(); ++i) batch[i].id = i;
+  return batch;
+}
+
+TEST(StrifeSpotAll, VisitsEveryTransactionInBatchOrder) {
+  const auto batch = one_big_two_small();
+  Options o;
+  o.k = 1;
+  Clusterer sampled(o);
+  const Plan one_trial = sampled.cluster(batch);
+  EXPECT_EQ(one_trial.stats.spot_clusters, 1u);  // whichever transaction it drew
+  EXPECT_EQ(one_trial.num_queues(), 1u);         // w2 and w3 packed into that one queue
+
+  o.spot = SpotMode::kAll;  // k = 1 is not used
+  Clusterer all(o);
+  const Plan plan = all.cluster(batch);
+  // T0 seeds w1's cluster, T1-T59 touch it (rejected), T60 seeds w2, T61
+  // writes nothing (skipped), T62 seeds w3.
+  EXPECT_EQ(plan.stats.spot_clusters, 3u);
+  Queues expected{{}, {60, 61}, {62}};
+  for (uint32_t t = 0; t < 60; ++t) expected[0].push_back(t);
+  EXPECT_EQ(queues_of(plan), expected);
+  expect_valid_plan(batch, plan);
+
+  // The same as listing every index as a trial; one more than the batch is refused.
+  std::vector<uint32_t> every(batch.size());
+  std::iota(every.begin(), every.end(), 0u);
+  Clusterer steps(o);
+  run_steps(steps, batch, every);
+  EXPECT_EQ(queues_of(steps.allocate()), expected);
+  steps.prepare(batch);
+  every.push_back(0);
+  EXPECT_THROW(steps.spot(every), std::invalid_argument);
+}
+
+// The public STRIFE's spot example: T1 touches T0's special cluster and is
+// rejected, T2 does not and seeds a second one (Alg. 1 lines 6-16, tried on
+// every transaction).
+TEST(StrifeSpotAll, ATransactionTouchingASpecialClusterIsRejected) {
+  const std::vector<TxnDesc> batch = {txn({W(1)}), txn({W(1), W(2)}), txn({W(3)})};
+  Options o;
+  o.spot = SpotMode::kAll;
+  Clusterer c(o);
+  c.prepare(batch);
+  c.spot();
+  EXPECT_TRUE(c.is_special(*c.cluster_of(W(1))));
+  EXPECT_FALSE(c.is_special(*c.cluster_of(W(2))));  // T1 rejected: w2 still its own cluster
+  EXPECT_TRUE(c.is_special(*c.cluster_of(W(3))));
+  EXPECT_NE(*c.cluster_of(W(1)), *c.cluster_of(W(3)));
+}
+
+// With up to |B| special clusters the merge counts are sparse; the plans
+// stay valid on every shape, thread count and alpha, and with one thread
+// they do not depend on the seed (nothing is sampled).
+TEST(StrifeSpotAll, RandomBatchesGiveValidPlansIndependentOfTheSeed) {
+  const std::vector<RandomBatch> shapes = {
+      {400, 5000, 4, 0.3, 0.3, 6},
+      {400, 300, 40, 0.2, 0.5, 8},
+      {300, 100000, 1, 0.0, 0.2, 4},
+  };
+  int seed = 100;
+  for (const RandomBatch& shape : shapes) {
+    const auto batch = random_batch(shape, ++seed);
+    for (double alpha : {0.0, 0.05, 0.2}) {
+      Options o;
+      o.spot = SpotMode::kAll;
+      o.alpha = alpha;
+      o.seed = 1;
+      Clusterer reference(o);
+      const Plan ref = reference.cluster(batch);
+      expect_valid_plan(batch, ref);
+      EXPECT_GT(ref.stats.spot_clusters, 0u);
+      if (alpha == 0.0) {
+        EXPECT_EQ(ref.stats.special_clusters, 1u);  // §5.6.2: one cluster
+      }
+      o.seed = 77;
+      Clusterer reseeded(o);
+      const Plan again = reseeded.cluster(batch);
+      EXPECT_EQ(again.queue_txns, ref.queue_txns);
+      EXPECT_EQ(again.residuals, ref.residuals);
+      for (unsigned threads : {2u, 4u}) {
+        o.threads = threads;
+        Clusterer parallel(o);
+        SCOPED_TRACE(testing::Message() << "shape " << &shape - shapes.data() << " alpha " << alpha << " threads "
+                                        << threads);
+        expect_valid_plan(batch, parallel.cluster(batch));
+      }
+    }
+  }
+}
+
+// ------------------------------------------------------------ fallback clustering
+// Strife §2: "when all transactions access a single highly contended data
+// item, then no good clustering exists besides fallback and sequential, and
+// Strife simply resorts to fallback clustering". A queue over
+// max_cluster_fraction of the batch goes to the residuals.
+
+// 90 transactions on one warehouse, then 10 on warehouses of their own.
+std::vector<TxnDesc> one_giant_cluster() {
+  std::vector<TxnDesc> batch;
+  for (int i = 0; i < 100; ++i) batch.push_back(i < 90 ? txn({W(1), S('a', i)}) : txn({W(10 + i), S('b', i)}));
+  for (size_t i = 0; i < batch.size(); ++i) batch[i].id = i;
+  return batch;
+}
+
+TEST(StrifeFallback, AGiantClusterGoesToTheResiduals) {
+  const auto batch = one_giant_cluster();
+  Options o;
+  o.spot = SpotMode::kAll;  // deterministic: every warehouse gets its special cluster
+  o.max_cluster_fraction = 0.8;
+  Clusterer c(o);
+  const Plan plan = c.cluster(batch);
+  expect_valid_plan(batch, plan);
+  EXPECT_EQ(plan.stats.fallback_clusters, 1u);
+  EXPECT_EQ(plan.stats.fallback_txns, 90u);
+  std::vector<uint32_t> giant(90);
+  std::iota(giant.begin(), giant.end(), 0u);
+  EXPECT_EQ(plan.residuals, giant);  // in batch order
+  EXPECT_EQ(plan.num_queues(), 10u);  // the small clusters still run without CC
+  EXPECT_EQ(plan.stats.largest_cluster, 1u);
+  EXPECT_EQ(plan.stats.smallest_cluster, 1u);
+  for (size_t q = 0; q < plan.num_queues(); ++q) EXPECT_EQ(plan.queue(q)[0], 90 + q);
+
+  // The bound is "more than": 90 of 100 at 0.9 stays a CF cluster.
+  o.max_cluster_fraction = 0.9;
+  Clusterer at_bound(o);
+  const Plan kept = at_bound.cluster(batch);
+  EXPECT_EQ(kept.stats.fallback_clusters, 0u);
+  EXPECT_EQ(kept.num_queues(), 11u);
+  EXPECT_EQ(kept.stats.largest_cluster, 90u);
+  EXPECT_TRUE(kept.residuals.empty());
+
+  // 0: every CF cluster falls back (the paper's fallback clustering, n = 0).
+  o.max_cluster_fraction = 0.0;
+  Clusterer everything(o);
+  const Plan all_residual = everything.cluster(batch);
+  EXPECT_EQ(all_residual.num_queues(), 0u);
+  EXPECT_EQ(all_residual.residuals.size(), batch.size());
+  EXPECT_EQ(all_residual.stats.fallback_clusters, 11u);
+}
+
+// Residuals that fuse or allocate made keep their place among the fallback
+// ones (batch order), on any thread count.
+TEST(StrifeFallback, CrossClusterResidualsAndFallbackMergeInBatchOrder) {
+  auto batch = one_giant_cluster();
+  batch.insert(batch.begin() + 50, txn({W(1), W(100)}));  // touches w1 and the first small cluster's warehouse
+  for (size_t i = 0; i < batch.size(); ++i) batch[i].id = i;
+  for (unsigned threads : {1u, 2u}) {
+    Options o;
+    o.spot = SpotMode::kAll;
+    o.max_cluster_fraction = 0.8;
+    o.threads = threads;
+    Clusterer c(o);
+    const Plan plan = c.cluster(batch);
+    expect_valid_plan(batch, plan);
+    EXPECT_TRUE(std::is_sorted(plan.residuals.begin(), plan.residuals.end()));
+    EXPECT_EQ(plan.stats.fallback_txns + 1, plan.residuals.size()) << threads << " threads";
+  }
+}
+
+// A clustering without a cluster over the bound is unaffected: the paper's
+// Fig. 3 example and a partitionable batch give the same plan with the
+// front-end's default bound (1 - alpha) as without fallback.
+TEST(StrifeFallback, ANormalClusteringIsUnaffected) {
+  auto same_plan = [](const std::vector<TxnDesc>& batch, Options o, const std::vector<uint32_t>* trials) {
+    o.max_cluster_fraction = 1.0;
+    Clusterer off(o);
+    o.max_cluster_fraction = 1.0 - o.alpha;
+    Clusterer on(o);
+    Plan a, b;
+    if (trials) {
+      run_steps(off, batch, *trials);
+      a = off.allocate();
+      run_steps(on, batch, *trials);
+      b = on.allocate();
+    } else {
+      a = off.cluster(batch);
+      b = on.cluster(batch);
+    }
+    EXPECT_EQ(b.stats.fallback_clusters, 0u);
+    EXPECT_EQ(b.stats.fallback_txns, 0u);
+    EXPECT_EQ(queues_of(b), queues_of(a));
+    EXPECT_EQ(b.residuals, a.residuals);
+    EXPECT_GT(b.num_queues(), 1u);
+  };
+  same_plan(figure3_batch(), fig3_options(), &kFig3Trials);
+  std::mt19937_64 rng(5);
+  std::vector<TxnDesc> groups;
+  for (int i = 0; i < 2000; ++i) {
+    const uint64_t g = rng() % 16;
+    groups.push_back(txn({make_global_key(1, g), make_global_key(2, g * 1000 + rng() % 1000)}));
+  }
+  Options o;
+  o.threads = 2;
+  same_plan(groups, o, nullptr);
+}
+
 // ------------------------------------------------------------ bad input
 void expect_invalid(const Options& o, const std::string& field) {
   try {
@@ -448,6 +660,11 @@ TEST(StrifeOptions, RejectsOutOfRangeParameters) {
   expect_invalid(o, "threads must be in [1, 1024]");
   o.threads = kMaxThreads + 1;
   expect_invalid(o, "threads must be in [1, 1024]");
+  for (double fraction : {-0.1, 1.5, std::numeric_limits<double>::quiet_NaN()}) {
+    Options bad;
+    bad.max_cluster_fraction = fraction;
+    expect_invalid(bad, "max_cluster_fraction must be in [0, 1]");
+  }
   o = Options{};
   o.alpha = 1.0;
   o.k = 1;

@@ -288,7 +288,9 @@ TEST(BundleExecutorPartitionTime, OutsideKeepsThePartitioningOutOfTheMeasuredInt
   EXPECT_GE(out.partition_s, 10 * 0.02) << out.json;
   EXPECT_GT(out.measured_s, 0);
   EXPECT_LT(out.measured_s, out.partition_s) << out.json;
-  EXPECT_LT(out.analysis_s, 0.02) << out.json;
+  // Were the 10 x 20 ms inside, the analysis would hold at least partition_s; what is left is the plans'
+  // own work, far less (0.025 s under ASan on a loaded 2-core CI machine: no tighter timed bound).
+  EXPECT_LT(out.analysis_s, out.partition_s / 2) << out.json;
 }
 
 TEST(BundleExecutorPartitionTime, InsideCountsThePartitioningAsAnalysis) {

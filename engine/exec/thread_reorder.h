@@ -73,7 +73,12 @@ class ThreadReorder {
 
   // REQUIRES: threads >= 1, buffer_size >= 1, assign != nullptr.
   ThreadReorder(int threads, uint32_t buffer_size, ThreadAssignFn assign)
-      : threads_(threads), buffer_size_(buffer_size), assign_(assign), descs_(threads), progress_(threads) {}
+      : threads_(threads),
+        buffer_size_(buffer_size),
+        period_(buffer_size_ / std::gcd<uint64_t>(buffer_size_, kPerThread)),
+        assign_(assign),
+        descs_(threads),
+        progress_(threads) {}
 
   // Worker tid's predicted access sets, one per buffered request; filled by
   // tid before it reports ready.
@@ -82,7 +87,7 @@ class ThreadReorder {
 
   // The batches repeat after this many: the cursor advances 4 positions of a
   // buffer of buffer_size per batch.
-  uint64_t period() const { return buffer_size_ / std::gcd<uint64_t>(buffer_size_, kPerThread); }
+  uint64_t period() const { return period_; }
 
   // Plans every distinct batch. REQUIRES: every worker's descs are filled.
   void plan_all() {
@@ -143,6 +148,7 @@ class ThreadReorder {
 
   const int threads_;
   const uint64_t buffer_size_;
+  const uint64_t period_;  // period(): derived once, read by plan() every 4 transactions
   const ThreadAssignFn assign_;
   std::vector<std::vector<TxnDesc>> descs_;
   std::vector<Slot> plans_;  // batch b, thread t: kPerThread slots at (b * threads + t) * kPerThread

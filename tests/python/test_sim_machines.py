@@ -131,6 +131,13 @@ def test_the_figures_model_their_machines_under_the_sim_profile(figure_id, machi
         assert {name: flags[name] for name in known[machine].flags()} == known[machine].flags()
 
 
+def test_the_report_names_the_modelled_machine():
+    profiles = load_profiles(CONFIGS / "profiles")
+    figure = FigureConfig.load(figure_config_paths(CONFIGS / "figures")["bcc-fig09"], profiles)
+    assert figure.resolve("sim").modelled_machines() == ["bcc-xeon-e7-8830"]
+    assert figure.resolve("small").modelled_machines() == []   # nothing simulated
+
+
 def test_the_ding_fragment_models_dings_machine():
     fragment = yaml.safe_load((CONFIGS / "fragments/ding-cicada.yaml").read_text())
     assert fragment["profiles"]["sim"]["base"] == {"sim_machine": "ding-xeon-e5-2690v4"}
@@ -166,6 +173,9 @@ def test_the_harness_passes_the_machines_values_as_flags_and_the_result_names_th
         assert model["op_sources"]["wake_up"] == "machine" and model["op_sources"]["row_read"] == "cost_table"
         assert run["result"]["sim"]["cost_table"]["wake_up"] == machine.values["wake_up_ns"]
         assert run["result"]["sim"]["physical_cores"] == 32 and run["result"]["sim"]["sockets"] == 4
+    assert main(machine_sandbox.cli_arguments("report", "--profile", "simulated")) == 0
+    report = (machine_sandbox.workspace.figures_dir / "REPORT.md").read_text()
+    assert "modelled machine `bcc-xeon-e7-8830` (configs/machines/" in report
 
 
 def test_the_profiles_machine_applies_to_a_figure_that_names_none_and_calibrating_to_none(machine_sandbox):

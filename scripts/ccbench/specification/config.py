@@ -315,6 +315,12 @@ class ResolvedFigure:
         return sorted({point.threads for point in self.points() if point.simulated and not point.unrunnable
                        and (series is None or point.series in series)})
 
+    def modelled_machines(self) -> list[str]:
+        """The machines the simulated points model (configs/machines/; calibrating: the calibrating machine's
+        own costs), sorted."""
+        return sorted({str(dict(point.flags).get(modelled.PARAMETER, modelled.CALIBRATING))
+                       for point in self.points() if point.simulated and not point.unrunnable})
+
     def simulation_caption(self) -> str | None:
         """What a simulated figure's caption and title say (docs/sim.md): "simulated, N virtual cores", which
         series when only some are, and the paper's settings scaled for the simulation; None: not simulated."""

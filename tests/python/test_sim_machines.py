@@ -282,3 +282,19 @@ def test_a_point_by_hand_without_a_calibration_says_it_runs_the_builtin_table(ma
 def test_a_point_by_hand_refuses_a_bad_machine(machine_sandbox, capsys, arguments, message):
     assert simulate(machine_sandbox, *arguments, "--workload=ycsb") == 2
     assert message in capsys.readouterr().err
+
+
+def test_a_point_by_hand_fits_a_missing_work_scale_with_fit(machine_sandbox, tmp_path):
+    table = machine_sandbox.workspace.results_dir / "sim/cost_table.json"
+    table.parent.mkdir(parents=True)
+    table.write_text(json.dumps(COST_TABLE))
+    engine_flags = ["--workload=ycsb", "--theta=0.9", "--threads=4"]
+    out = tmp_path / "point.json"
+    assert simulate(machine_sandbox, "--fit", *engine_flags, f"--out={out}") == 0
+    key = workscale.fit_key("silo", engine_flags)   # --out is not part of the configuration
+    fits = json.loads(workscale.store_path(table).read_text())
+    assert list(fits) == [key]
+    model = json.loads(out.read_text())["sim"]["model"]
+    assert model["work_scale"] == fits[key]["scale"]
+    assert model["work_scale_source"] == f"fit cost_table.work_scales.json [{key}]"
+    assert model["machine"] == ""   # the profile names none: the calibrating machine

@@ -50,7 +50,7 @@ SCHEMA = {
         "papers": {"type": "array", "items": schema.TEXT},   # whose figures model it
         **{name: _field(schema.POSITIVE_INT) for name in INTEGER_FIELDS},
         **{name: _field(schema.NON_NEGATIVE_NUMBER) for name in NUMBER_FIELDS},
-        "smt_factor": _field({"type": "number", "minimum": 1}),
+        "smt_factor": _field({"type": "number", "minimum": 1}),   # replaces the generic entry: a slowdown, >= 1
     },
 }
 

@@ -7,8 +7,6 @@ profile's calibrated cost table (the results directory's, when it exists), the s
 configuration for that table (or a new fit with --fit), and the modelled machine's flags (--machine, else the
 profile's sim_machine); it prints which model it assembled, then runs the binary with the engine flags given
 (--out included), whose result's sim.model and last log line name the same model.
-
-This module imports only the standard library and the harness's light modules, as sim.py does.
 """
 from __future__ import annotations
 
@@ -72,7 +70,8 @@ def model_arguments(cc: str, flags: Sequence[str], profile: Profile, machine: st
             f"(--fit fits one: native single-thread runs on a quiet machine)")
         return arguments
     log(f"ccbench: work scale {scale} ({workscale.store_path(table)})")
-    return [*arguments, f"--{workscale.FLAG}={scale}", f"--{workscale.SOURCE_FLAG}={workscale.source_label(table, key)}"]
+    return [*arguments, f"--{workscale.FLAG}={scale}",
+            f"--{workscale.SOURCE_FLAG}={workscale.source_label(table, key)}"]
 
 
 def run(argv: Sequence[str], arguments: Sequence[str]) -> int:

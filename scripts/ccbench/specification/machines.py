@@ -124,7 +124,8 @@ def machine_flags(name: str, machines: dict[str, Machine]) -> dict[str, object]:
     return {} if name == CALIBRATING else machines[name].flags()
 
 
-def overlap_problem(name: str, parameters: dict, machines: dict[str, Machine], setter: str = "the figure") -> str | None:
+def overlap_problem(name: str, parameters: dict, machines: dict[str, Machine],
+                    setter: str = "the figure") -> str | None:
     """A point that names a machine and also sets one of the flags the machine supplies: which one wins would
     be a silent choice, so it is refused."""
     clash = sorted(set(parameters) & (set(machine_flags(name, machines)) - {PARAMETER}))

@@ -140,22 +140,31 @@ void Tsgen::place(uint32_t t, uint32_t q, std::span<const double> time, Schedule
   }
 }
 
-// Line 8 ("append transactions in S_i to Q_i"): S_i in P_i's order.
-void Tsgen::place_pulled(std::span<const double> time, Schedule& out) {
-  std::sort(pulled_buf_.begin(), pulled_buf_.end(), [&](uint32_t a, uint32_t b) {
-    return std::pair(slots_[a].queue, slots_[a].pos) < std::pair(slots_[b].queue, slots_[b].pos);
-  });
-  for (uint32_t u : pulled_buf_)
-    if (slots_[u].where == Where::kPart) place(u, slots_[u].queue, time, out);  // skips repeats
+// Lines 6-7: u, still in its P_i, joins S_i (marked, so that a second key
+// or neighbour does not list it again), keyed by its place in P_i.
+void Tsgen::pull(uint32_t u) {
+  Slot& s = slots_[u];
+  s.where = Where::kPulled;
+  pulled_buf_.push_back(uint64_t{s.queue} << 32 | s.pos);
+}
+
+// Line 8 ("append transactions in S_i to Q_i"): S_i in P_i's order, by a
+// sort of the plain (P_i, place) keys (a hot key pulls thousands at once).
+void Tsgen::place_pulled(const Partitioning& p, std::span<const double> time, Schedule& out) {
+  std::sort(pulled_buf_.begin(), pulled_buf_.end());
+  for (uint64_t key : pulled_buf_) {
+    const uint32_t q = static_cast<uint32_t>(key >> 32);
+    place(p.parts[q][static_cast<uint32_t>(key)], q, time, out);
+  }
   pulled_buf_.clear();
 }
 
 void Tsgen::pull_graph(const Partitioning& p, uint32_t t_star, std::span<const double> time, Schedule& out) {
   for (uint32_t u : p.conflicts[t_star]) {
     charge_step();
-    if (slots_[u].where == Where::kPart) pulled_buf_.push_back(u);
+    if (slots_[u].where == Where::kPart) pull(u);
   }
-  place_pulled(time, out);
+  place_pulled(p, time, out);
 }
 
 bool Tsgen::rc_free_graph(const Partitioning& p, uint32_t t_star, uint32_t l, double ts, double tc) const {
@@ -167,7 +176,7 @@ bool Tsgen::rc_free_graph(const Partitioning& p, uint32_t t_star, uint32_t l, do
   return true;
 }
 
-void Tsgen::pull_keys(uint32_t t_star, std::span<const double> time, Schedule& out) {
+void Tsgen::pull_keys(const Partitioning& p, uint32_t t_star, std::span<const double> time, Schedule& out) {
   for (uint32_t a = access_offsets_[t_star]; a < access_offsets_[t_star + 1]; ++a) {
     const uint32_t key = accesses_[a].id;
     const uint8_t need = accesses_[a].write ? 2 : 1;  // T* writes: every accessor conflicts; reads: writers
@@ -175,11 +184,11 @@ void Tsgen::pull_keys(uint32_t t_star, std::span<const double> time, Schedule& o
     for (uint32_t i = posting_offsets_[key]; i < posting_offsets_[key + 1]; ++i) {
       charge_step();
       const Posting& e = postings_[i];
-      if ((need == 2 || e.write) && slots_[e.id].where == Where::kPart) pulled_buf_.push_back(e.id);
+      if ((need == 2 || e.write) && slots_[e.id].where == Where::kPart) pull(e.id);
     }
     pulled_[key] = need;
   }
-  place_pulled(time, out);
+  place_pulled(p, time, out);
 }
 
 bool Tsgen::rc_free_keys(uint32_t t_star, uint32_t l, double ts, double tc) const {
@@ -230,7 +239,7 @@ void Tsgen::schedule(std::span<const TxnDesc> bundle, const Partitioning& p, std
     // Line 5: the least-loaded queue (ties: the lowest index).
     const uint32_t l = static_cast<uint32_t>(std::min_element(len.begin(), len.end()) - len.begin());
     // Lines 6-8: T*'s neighbours still in some P_i move to the end of Q_i.
-    if (by_keys_) pull_keys(t_star, time, out);
+    if (by_keys_) pull_keys(p, t_star, time, out);
     else pull_graph(p, t_star, time, out);
     // Lines 9-11: ckRCF for T* at the end of Q_l.
     const double ts = out.load[l], tc = ts + time[t_star];

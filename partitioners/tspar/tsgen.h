@@ -101,10 +101,10 @@ class Tsgen {
                 Schedule& out, const ForChunks& for_chunks = serial_chunks);
 
  private:
-  enum class Where : uint8_t { kPart, kQueue, kPending, kResidual };
+  enum class Where : uint8_t { kPart, kPulled, kQueue, kPending, kResidual };
   struct Slot {
     Where where = Where::kPending;
-    uint32_t queue = 0;       // kPart: its P_i; kQueue: its Q_j
+    uint32_t queue = 0;       // kPart, kPulled: its P_i; kQueue: its Q_j
     uint32_t pos = 0;         // its place in P_i (pulls of one T* keep P_i's order)
     double ts = 0, tc = 0;    // kQueue: scheduled runtime [ts, tc)
   };
@@ -123,8 +123,9 @@ class Tsgen {
   // Lines 6-8 and ckRCF, with the partitioner's graph or with the key index.
   void pull_graph(const Partitioning& p, uint32_t t_star, std::span<const double> time, Schedule& out);
   bool rc_free_graph(const Partitioning& p, uint32_t t_star, uint32_t l, double ts, double tc) const;
-  void pull_keys(uint32_t t_star, std::span<const double> time, Schedule& out);
-  void place_pulled(std::span<const double> time, Schedule& out);
+  void pull_keys(const Partitioning& p, uint32_t t_star, std::span<const double> time, Schedule& out);
+  void pull(uint32_t u);
+  void place_pulled(const Partitioning& p, std::span<const double> time, Schedule& out);
   bool rc_free_keys(uint32_t t_star, uint32_t l, double ts, double tc) const;
 
   Random rng_;
@@ -164,7 +165,7 @@ class Tsgen {
   QueueRuntimes& runtimes_of(uint32_t key, uint32_t queue);
   uint32_t new_runtime_list();
   std::vector<uint32_t> order_buf_;
-  std::vector<uint32_t> pulled_buf_;  // one T*'s neighbours in some P_i
+  std::vector<uint64_t> pulled_buf_;  // one T*'s neighbours in some P_i: (i << 32 | place in P_i)
 };
 
 }  // namespace ccb::tspar

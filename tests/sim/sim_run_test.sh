@@ -24,11 +24,12 @@
 #   sim_run_test.sh bundle_determinism <rundb-cc> <frontend>
 #       as determinism, through the bundle executor and the front-end;
 #   sim_run_test.sh reorder_plans <rundb-cc>
-#       --frontend=reorder at 32 virtual cores with the default buffer (1024
-#       distinct batches planned before the warm-up): the thread-aware
-#       policy's work takes virtual time (reorder_ns_per_txn > 0; it read 0
-#       before issue 45 item 8), the planning (over 0.1 virtual s) does not
-#       trip the stall watchdog, and --verify passes;
+#       --frontend=reorder at 32 virtual cores (16 distinct batches of 128,
+#       planned before the warm-up): the thread-aware policy's work takes
+#       virtual time (reorder_ns_per_txn > 0; it read 0 before issue 45 item
+#       8), the planning (some 13 virtual ms) does not trip a stall watchdog
+#       set to 5 ms (as planning 1024 batches tripped the default 0.1 s),
+#       and --verify passes;
 #   sim_run_test.sh orthrus_waits <rundb-orthrus>
 #       one configuration and seed with --orthrus_wait=poll and =sleep: both
 #       verify, and polling commits more, since a thread that sleeps in its
@@ -146,8 +147,8 @@ EOF
     match_schema "$tmp/r.json"
     ;;
   reorder_plans)
-    "$bin" --workload=ycsb $(sizes ycsb) --threads=32 --warmup=0.0005 --duration=0.003 --load_threads=1 \
-      --frontend=reorder --verify --out="$tmp/r.json"
+    "$bin" --workload=ycsb $(sizes ycsb) $common --sim_watchdog_stall_s=0.005 --frontend=reorder --verify \
+      --out="$tmp/r.json"
     rc=$?
     [[ $rc -eq 0 ]] || fail "$name --frontend=reorder under sim: --verify exited $rc"
     [[ $(field "$tmp/r.json" "d['verify']['serializable'] and d['commits'] > 0") == True ]] ||

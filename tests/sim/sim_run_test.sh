@@ -23,6 +23,13 @@
 #       virtual time;
 #   sim_run_test.sh bundle_determinism <rundb-cc> <frontend>
 #       as determinism, through the bundle executor and the front-end;
+#   sim_run_test.sh reorder_plans <rundb-cc>
+#       --frontend=reorder at 32 virtual cores (16 distinct batches of 128,
+#       planned before the warm-up): the thread-aware policy's work takes
+#       virtual time (reorder_ns_per_txn > 0; it read 0 before issue 45 item
+#       8), the planning (some 13 virtual ms) does not trip a stall watchdog
+#       set to 5 ms (as planning 1024 batches tripped the default 0.1 s),
+#       and --verify passes;
 #   sim_run_test.sh orthrus_waits <rundb-orthrus>
 #       one configuration and seed with --orthrus_wait=poll and =sleep: both
 #       verify, and polling commits more, since a thread that sleeps in its
@@ -139,6 +146,17 @@ EOF
       fail "no commits or no measured batch"
     [[ $(field "$tmp/r.json" "d['frontend']['phase_s']['analysis'] > 0") == True ]] ||
       fail "the analysis took no virtual time: $(field "$tmp/r.json" "d['frontend']['phase_s']")"
+    match_schema "$tmp/r.json"
+    ;;
+  reorder_plans)
+    "$bin" --workload=ycsb $(sizes ycsb) $common --sim_watchdog_stall_s=0.005 --frontend=reorder --verify \
+      --out="$tmp/r.json"
+    rc=$?
+    [[ $rc -eq 0 ]] || fail "$name --frontend=reorder under sim: --verify exited $rc"
+    [[ $(field "$tmp/r.json" "d['verify']['serializable'] and d['commits'] > 0") == True ]] ||
+      fail "not serializable or no commits"
+    [[ $(field "$tmp/r.json" "d['frontend']['reorder']['reorder_ns_per_txn'] > 0") == True ]] ||
+      fail "the planning took no virtual time: $(field "$tmp/r.json" "d['frontend']['reorder']")"
     match_schema "$tmp/r.json"
     ;;
   bundle_determinism)

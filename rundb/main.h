@@ -12,7 +12,8 @@
 //
 // The sim build (engine/sim/sim.h) reads its --sim_* flags here, before the
 // run: the cost table and the model for every simulation that follows, or,
-// with --sim_calibrate, the calibration command instead of a run.
+// with --sim_calibrate, the calibration command instead of a run; after the
+// run, its last log line names the model (sim::model_summary).
 #pragma once
 
 #include <cstdio>
@@ -25,6 +26,8 @@
 #include "engine/config.h"
 #include "engine/sim/sim.h"
 #if CCB_SIM_BUILD
+#include <glog/logging.h>
+
 #include "rundb/sim_calibrate.h"
 #endif
 
@@ -53,8 +56,16 @@ int rundb_main(int argc, char** argv, std::span<const WorkloadEntry> workloads) 
                                     : sim::CostTable::read_file(sim_options.cost_table, "sim_cost_table"));
     if (!sim_options.calibrate.empty()) return cfg.validate_only ? 0 : write_calibrated_cost_table(sim_options.calibrate);
 #endif
-    for (const auto& w : workloads)
-      if (cfg.workload == w.name) return w.run(cfg);
+    for (const auto& w : workloads) {
+      if (cfg.workload != w.name) continue;
+      const int code = w.run(cfg);
+#if CCB_SIM_BUILD
+      // The last log line says which model produced the numbers (issue 46:
+      // a run by hand silently used the built-in table).
+      if (!cfg.validate_only) LOG(INFO) << sim::model_summary();
+#endif
+      return code;
+    }
     return 1;  // unreachable: from_flags accepted only a registered name
   });
 }

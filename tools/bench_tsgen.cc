@@ -6,11 +6,15 @@
 // lose; the paper bounds it by O(|W| + (k-1)|R|).
 //
 // Per (point, k): the input partition is made once (--partitioner=none:
-// TSKD[O], W = R; strife: the Strife clusterer as a Partitioner, TSKD[S]),
+// TSKD[O], W = R; strife: the Strife clusterer as a Partitioner, TSKD[S];
+// schism: METIS's partition and TSKD's residual extraction, TSKD[C]),
 // then one Tsgen schedules the same bundle --reps times (as the front-end
 // reuses its Tsgen across bundles), time(T) = the access-set size (the cost
 // model's empty-history estimate). Reported: |R|, |R_s| and the median and
-// fastest schedule() time in ns per transaction of the bundle. Flags are
+// fastest schedule() time in ns per transaction of the bundle. The key
+// index's lookups run in chunks on --participants threads (1: on the caller),
+// as on the bundle executor's team; under callgrind --separate-threads=yes
+// the main thread's instructions are the coordinator's. Flags are
 // parsed as the engine parses its own (engine/core/cli.h). Exit codes: 0 ok,
 // 2 a bad flag (one line on stderr naming it, nothing printed on stdout).
 #include <algorithm>
@@ -21,6 +25,11 @@
 
 #include "engine/core/cli.h"
 #include "engine/core/options.h"
+#include <functional>
+#include <thread>
+
+#include "partitioners/residual.h"
+#include "partitioners/schism/schism.h"
 #include "partitioners/strife/strife_partitioner.h"
 #include "partitioners/tspar/cost_model.h"
 #include "partitioners/tspar/tsgen.h"
@@ -40,10 +49,9 @@ const ProgramHelp kHelp{
 // lists are parsed by from_flags.
 struct Config {
   std::string points_text, ks_text, partitioner;
-  uint32_t partitions = 0;
+  uint32_t partitions = 0, participants = 0;
   std::vector<BatchSpec> points;
   std::vector<uint64_t> ks;
-  bool strife = false;
   uint64_t batch = 0, reps = 0, seed = 0;
 
   static OptionsTable<Config> flags;
@@ -52,7 +60,7 @@ struct Config {
 OptionsTable<Config> Config::flags{"bench_tsgen_flags"};
 
 const std::vector<std::string>& partitioners() {
-  static const std::vector<std::string> names{"none", "strife"};
+  static const std::vector<std::string> names{"none", "strife", "schism"};
   return names;
 }
 
@@ -67,13 +75,16 @@ CCB_OPTION(Config::flags, ks_text, string, ks, "2,8,32", ccb::any_value().not_ec
            "comma-separated thread counts k (queues), each in [1, 1024]");
 CCB_OPTION(Config::flags, partitioner, string, partitioner, "none",
            ccb::one_of(&ccb::strife::bench::partitioners).not_echoed(),
-           "the input partition: none (TSKD[O]: every transaction residual) or strife");
+           "the input partition: none (TSKD[O]: every transaction residual), strife (TSKD[S]) or schism (TSKD[C]: "
+           "METIS, then TSKD's residual extraction)");
 CCB_OPTION(Config::flags, batch, uint64, batch, 10000, ccb::range(1, 1'000'000, "an integer").not_echoed(),
            "transactions per bundle");
 CCB_OPTION(Config::flags, reps, uint64, reps, 20, ccb::range(1, 100'000, "an integer").not_echoed(),
            "timed schedule() calls per (point, k)");
 CCB_OPTION(Config::flags, partitions, uint32, partitions, 30, ccb::range(1, 10'000, "an integer").not_echoed(),
            "ycsb and hot partitions");
+CCB_OPTION(Config::flags, participants, uint32, participants, 1, ccb::range(1, 64, "an integer").not_echoed(),
+           "threads running the chunks of TSgen's key index (1: the caller alone)");
 CCB_OPTION(Config::flags, seed, uint64, seed, 1, ccb::any_value().not_echoed(),
            "bundle generation, Strife's spot sampling and TSgen's residual order");
 
@@ -84,14 +95,23 @@ Config Config::from_flags() {
   Config c = flags.read();
   c.points = parse_points(c.points_text, "points", c.partitions);
   c.ks = number_list<uint64_t>(c.ks_text, 1, 1024, "ks", "integers");
-  c.strife = c.partitioner == "strife";
   return c;
 }
 
+// body over [0, n) in `participants` near-equal chunks, one thread each
+// (BundleFrontend::for_chunks's contract).
+void team_chunks(uint32_t participants, size_t n, const std::function<void(size_t, size_t)>& body) {
+  if (participants <= 1) return body(0, n);
+  std::vector<std::thread> team;
+  for (uint32_t c = 1; c < participants; ++c) team.emplace_back(body, n * c / participants, n * (c + 1) / participants);
+  body(0, n / participants);
+  for (std::thread& t : team) t.join();
+}
+
 int run(const Config& c) {
-  std::printf("bench_tsgen: batch %llu, reps %llu, partitioner %s, seed %llu\n",
+  std::printf("bench_tsgen: batch %llu, reps %llu, partitioner %s, participants %u, seed %llu\n",
               static_cast<unsigned long long>(c.batch), static_cast<unsigned long long>(c.reps),
-              c.strife ? "strife" : "none", static_cast<unsigned long long>(c.seed));
+              c.partitioner.c_str(), c.participants, static_cast<unsigned long long>(c.seed));
   std::printf("%-11s %4s %7s %7s %12s %12s\n", "workload", "k", "R", "R_s", "ns/txn_med", "ns/txn_best");
   for (const BatchSpec& point : c.points) {
     const std::vector<TxnDesc> bundle = make_batch(point, c.batch, c.seed);
@@ -100,10 +120,13 @@ int run(const Config& c) {
     for (size_t i = 0; i < bundle.size(); ++i) time[i] = no_history.estimate(bundle[i]);
     for (uint64_t k : c.ks) {
       Partitioning part;
-      if (c.strife) {
+      if (c.partitioner == "strife") {
         Options o;
         o.seed = c.seed;
         StrifePartitioner(o).partition(bundle, static_cast<unsigned>(k), part);
+      } else if (c.partitioner == "schism") {
+        schism::SchismPartitioner({.seed = c.seed}).partition(bundle, static_cast<unsigned>(k), part);
+        extract_residual(bundle, part);  // TSKD's step over a partition without a residual (TSKD §6.1)
       } else {
         part.parts.assign(k, {});
         for (uint32_t i = 0; i < bundle.size(); ++i) part.residual.push_back(i);
@@ -112,7 +135,9 @@ int run(const Config& c) {
       tspar::Schedule s;
       std::vector<double> ns_per_txn;
       for (uint64_t r = 0; r < c.reps; ++r) {
-        tsgen.schedule(bundle, part, time, s);
+        tsgen.schedule(bundle, part, time, s, [&](size_t n, const std::function<void(size_t, size_t)>& body) {
+          team_chunks(c.participants, n, body);
+        });
         ns_per_txn.push_back(s.tsgen_us * 1e3 / static_cast<double>(bundle.size()));
       }
       std::sort(ns_per_txn.begin(), ns_per_txn.end());

@@ -69,6 +69,7 @@
 #include <vector>
 
 #include "engine/core/random.h"
+#include "engine/core/sim_hooks.h"
 #include "engine/core/txn_desc.h"
 #include "engine/tsdefer_options.h"
 #include "engine/core/json.h"
@@ -76,12 +77,24 @@
 namespace ccb {
 
 // What TsDEFER knows of one transaction: the (α-sampled) predicted access set.
+// Building one is the lanes' set-up work (the bundle executor's
+// "tsdefer_setup" step, counted as analysis): under sim it costs one
+// index_probe of the "analysis" work type per key of the description
+// (docs/sim.md, "The analysis's cost"), natively nothing.
 struct TsDeferSet {
+  static void charge_setup(const TxnDesc& d) {
+    if constexpr (kSimBuild) {
+      const sim::ScopedWorkType scope(sim::analysis_work_type());
+      for (size_t k = d.read_set.size() + d.write_set.size(); k > 0; --k) sim::charge(sim::Op::kIndexProbe);
+    }
+  }
+
   std::vector<GlobalKey> write_set;   // lookup() draws from here, by index
   std::vector<GlobalKey> access_set;  // read ∪ write, sorted, for hit tests
 
   // The α-fraction of `d`: round(α·n) of its n keys, chosen uniformly.
   static TsDeferSet from_desc(const TxnDesc& d, double accuracy, Random& rng) {
+    charge_setup(d);
     struct Key {
       GlobalKey key;
       bool write;
@@ -107,6 +120,7 @@ struct TsDeferSet {
   // All of `d`'s keys (α = 1) when its key sets are sorted (the bundle
   // executor's descriptions): a merge instead of a sort.
   static TsDeferSet from_sorted_desc(const TxnDesc& d) {
+    charge_setup(d);
     TsDeferSet s;
     s.write_set = d.write_set;
     s.access_set.resize(d.read_set.size() + d.write_set.size());

@@ -28,6 +28,21 @@ CCB_OPTION(ccb::sim::sim_flags, smt_factor, double, sim_smt_factor, 1.6, ccb::ra
 CCB_OPTION(ccb::sim::sim_flags, line_transfer_ns, double, sim_line_transfer_ns, 0,
            ccb::range(0, 1e6, "nanoseconds", " (0 = the cost table's line_transfer)"),
            "cost of touching a cache line last written by another virtual core");
+CCB_OPTION(ccb::sim::sim_flags, atomic_rmw_ns, double, sim_atomic_rmw_ns, 0,
+           ccb::range(0, 1e6, "nanoseconds", " (0 = the cost table's atomic_rmw)"),
+           "the modelled machine's cost of one atomic read-modify-write on a line its core owns");
+CCB_OPTION(ccb::sim::sim_flags, atomic_load_ns, double, sim_atomic_load_ns, 0,
+           ccb::range(0, 1e6, "nanoseconds", " (0 = the cost table's atomic_load)"),
+           "the modelled machine's cost of one load of shared protocol metadata");
+CCB_OPTION(ccb::sim::sim_flags, spin_round_ns, double, sim_spin_round_ns, 0,
+           ccb::range(0, 1e6, "nanoseconds", " (0 = the cost table's spin_round)"),
+           "the modelled machine's cost of one round of a spin or wait loop (a pause)");
+CCB_OPTION(ccb::sim::sim_flags, wake_up_ns, double, sim_wake_up_ns, 0,
+           ccb::range(0, 1e9, "nanoseconds", " (0 = the cost table's wake_up)"),
+           "the modelled machine's futex hand-off: a thread asleep in the kernel running again after another woke it");
+CCB_OPTION(ccb::sim::sim_flags, machine, string, sim_machine, "", ccb::any_value(),
+           "the modelled machine's name, a label the result's sim.model and the last log line repeat (the harness "
+           "passes configs/machines/<name>.yaml's values as the other --sim_* flags; \"\" = none)");
 CCB_OPTION(ccb::sim::sim_flags, sockets, uint32, sim_sockets, 1, ccb::range(1, 64, "an integer"),
            "sockets of the modelled machine: its --sim_physical_cores split evenly among them, in order (a line "
            "coming from a core on another socket costs --sim_socket_transfer_ns)");
@@ -51,6 +66,9 @@ CCB_OPTION(ccb::sim::sim_flags, work_scale, string, sim_work_scale, "", ccb::any
            "so that one virtual core matches a native single-thread run (docs/sim.md, \"The work scale\"): \"\" "
            "(none), one factor for every type, or <type>:<factor>,...; the type \"analysis\" is a bundle executor's "
            "analysis (its per-key charge)");
+CCB_OPTION(ccb::sim::sim_flags, work_scale_source, string, sim_work_scale_source, "", ccb::any_value(),
+           "where --sim_work_scale came from, a label the result's sim.model repeats (the harness: its fit store; "
+           "\"\" = the flag itself, or none)");
 CCB_OPTION(ccb::sim::sim_flags, calibrate, string, sim_calibrate, "", ccb::writable_path().not_echoed(),
            "measure the cost table on this machine (native, single thread), write it to this JSON file and exit "
            "(no run)");

@@ -481,6 +481,51 @@ void close_window(State& s, uint64_t t_ps) {
   std::_Exit(4);
 }
 
+// The SHA-256 of `data`, in hex (FIPS 180-4): a cost table's digest, the
+// same the harness records for it (calibration.py), so a result names the
+// exact table that priced it.
+std::string sha256_hex(const std::string& data) {
+  static constexpr uint32_t k[64] = {
+      0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5, 0xd807aa98,
+      0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174, 0xe49b69c1, 0xefbe4786,
+      0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da, 0x983e5152, 0xa831c66d, 0xb00327c8,
+      0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967, 0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13,
+      0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85, 0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819,
+      0xd6990624, 0xf40e3585, 0x106aa070, 0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a,
+      0x5b9cca4f, 0x682e6ff3, 0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7,
+      0xc67178f2};
+  uint32_t h[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
+  std::string m = data;
+  const uint64_t bits = static_cast<uint64_t>(data.size()) * 8;
+  m.push_back(static_cast<char>(0x80));
+  while (m.size() % 64 != 56) m.push_back('\0');
+  for (int i = 7; i >= 0; --i) m.push_back(static_cast<char>((bits >> (8 * i)) & 0xff));
+  auto rotr = [](uint32_t x, int n) { return (x >> n) | (x << (32 - n)); };
+  for (size_t chunk = 0; chunk < m.size(); chunk += 64) {
+    uint32_t w[64];
+    for (int i = 0; i < 16; ++i)
+      w[i] = static_cast<uint32_t>(static_cast<unsigned char>(m[chunk + 4 * i])) << 24 |
+             static_cast<uint32_t>(static_cast<unsigned char>(m[chunk + 4 * i + 1])) << 16 |
+             static_cast<uint32_t>(static_cast<unsigned char>(m[chunk + 4 * i + 2])) << 8 |
+             static_cast<uint32_t>(static_cast<unsigned char>(m[chunk + 4 * i + 3]));
+    for (int i = 16; i < 64; ++i) {
+      const uint32_t s0 = rotr(w[i - 15], 7) ^ rotr(w[i - 15], 18) ^ (w[i - 15] >> 3);
+      const uint32_t s1 = rotr(w[i - 2], 17) ^ rotr(w[i - 2], 19) ^ (w[i - 2] >> 10);
+      w[i] = w[i - 16] + s0 + w[i - 7] + s1;
+    }
+    uint32_t a = h[0], b = h[1], c = h[2], d = h[3], e = h[4], f = h[5], g = h[6], hh = h[7];
+    for (int i = 0; i < 64; ++i) {
+      const uint32_t t1 = hh + (rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)) + ((e & f) ^ (~e & g)) + k[i] + w[i];
+      const uint32_t t2 = (rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22)) + ((a & b) ^ (a & c) ^ (b & c));
+      hh = g, g = f, f = e, e = d + t1, d = c, c = b, b = a, a = t1 + t2;
+    }
+    h[0] += a, h[1] += b, h[2] += c, h[3] += d, h[4] += e, h[5] += f, h[6] += g, h[7] += hh;
+  }
+  char out[65];
+  for (int i = 0; i < 8; ++i) std::snprintf(out + 8 * i, 9, "%08x", h[i]);
+  return std::string(out, 64);
+}
+
 // Skips whitespace; for the cost-table reader below.
 void skip_space(const std::string& t, size_t& i) {
   while (i < t.size() && std::isspace(static_cast<unsigned char>(t[i]))) ++i;
@@ -536,6 +581,7 @@ CostTable CostTable::read_file(const std::string& path, const char* flag) {
     require(seen[k], flag, allowed + " ('" + path + "' lacks \"" + kOpNames[k] +
                                "\": a calibration by an older build; calibrate again, e.g. `ccbench calibrate`)");
   c.source = path;
+  c.sha256 = sha256_hex(t);
   return c;
 }
 
@@ -549,6 +595,8 @@ void configure(const SimOptions& options, const CostTable& costs) {
   State& s = state();
   s.options = options;
   s.costs = costs;
+  for (const MachineCost& m : kMachineCosts)  // the modelled machine's between-core costs replace the table's
+    if (options.*m.ns > 0) s.costs.ns[static_cast<size_t>(m.op)] = options.*m.ns;
   s.transfer_ps = static_cast<uint64_t>(line_transfer_ns() * kPsPerNs + 0.5);
   s.socket_transfer_ps = static_cast<uint64_t>(socket_transfer_ns() * kPsPerNs + 0.5);
   s.multi_socket = options.sockets > 1;
@@ -570,8 +618,7 @@ uint32_t analysis_work_type() {
 const SimOptions& options() { return state().options; }
 const CostTable& costs() { return state().costs; }
 double line_transfer_ns() {
-  const State& s = state();
-  return s.options.line_transfer_ns > 0 ? s.options.line_transfer_ns : s.costs[Op::kLineTransfer];
+  return state().costs[Op::kLineTransfer];  // configure() applied --sim_line_transfer_ns
 }
 double socket_transfer_ns() {
   const State& s = state();
@@ -627,6 +674,57 @@ static void write_time_breakdown(JsonWriter& w) {
   w.end_object();
 }
 
+// The work scale's source: the label the harness gives (its fit store), or
+// what the flag alone says.
+static std::string work_scale_source(const SimOptions& o) {
+  if (!o.work_scale_source.empty()) return o.work_scale_source;
+  return o.work_scale.empty() ? "none" : "--sim_work_scale";
+}
+
+std::string model_summary() {
+  const State& s = state();
+  const SimOptions& o = s.options;
+  std::string line = "sim model: ";
+  if (s.costs.source == "builtin")
+    line += "the BUILT-IN cost table (round figures, not calibrated on any machine; --sim_cost_table=<file> "
+            "gives a calibrated one, `ccbench calibrate` writes it)";
+  else line += "cost table " + s.costs.source + " (sha256 " + s.costs.sha256.substr(0, 12) + ")";
+  std::string machine_ops;
+  for (const MachineCost& m : kMachineCosts)
+    if (o.*m.ns > 0) machine_ops += (machine_ops.empty() ? "" : ",") + std::string(kOpNames[static_cast<size_t>(m.op)]);
+  line += "; machine " + (o.machine.empty() ? std::string("none (the --sim_* defaults)") : o.machine) + " (" +
+          std::to_string(o.physical_cores) + " cores, " + std::to_string(o.sockets) + " socket(s); between-core " +
+          (machine_ops.empty() ? std::string("costs from the cost table") : machine_ops + " from the machine") + ")";
+  line += "; work scale " + (o.work_scale.empty() && o.work_scale_source.empty()
+                                  ? std::string("none (every type at 1)")
+                                  : (o.work_scale.empty() ? "none" : o.work_scale) + " (" + work_scale_source(o) + ")");
+  return line;
+}
+
+// sim.model: which model produced the numbers (docs/sim.md, "The modelled
+// machine"): the local work's cost table, the machine and the ops it set,
+// the work scale and where it came from.
+static void write_model_json(JsonWriter& w) {
+  const State& s = state();
+  const SimOptions& o = s.options;
+  w.key("model").begin_object();
+  w.key("cost_table_source").value(s.costs.source);
+  w.key("cost_table_sha256").value(s.costs.sha256);
+  w.key("builtin_cost_table").value(s.costs.source == "builtin");
+  w.key("machine").value(o.machine);
+  w.key("op_sources").begin_object();  // every op: "cost_table" or "machine" (its --sim_<op>_ns)
+  for (size_t k = 0; k < kOpCount; ++k) {
+    const auto* m = std::find_if(std::begin(kMachineCosts), std::end(kMachineCosts),
+                                 [&](const MachineCost& c) { return static_cast<size_t>(c.op) == k; });
+    w.key(kOpNames[k]).value(m != std::end(kMachineCosts) && o.*(m->ns) > 0 ? "machine" : "cost_table");
+  }
+  w.end_object();
+  w.key("work_scale").value(o.work_scale);
+  w.key("work_scale_source").value(work_scale_source(o));
+  w.key("summary").value(model_summary());
+  w.end_object();
+}
+
 std::string describe_cores() {
   const RunStats& r = state().last;
   std::string out;
@@ -670,6 +768,7 @@ void write_json(JsonWriter& w) {
   for (size_t t = 0; t < s.work_type_names.size(); ++t)
     w.key(s.work_type_names[t]).value(t < s.work_scales.size() ? s.work_scales[t] : 1.0);
   w.end_object();
+  write_model_json(w);
   write_time_breakdown(w);
   write_flags_json(w);
   w.end_object();

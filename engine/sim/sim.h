@@ -27,6 +27,7 @@ namespace sim {
 struct CostTable {
   double ns[kOpCount];
   std::string source = "builtin";  // the file it was read from, or "builtin"
+  std::string sha256;              // the file's SHA-256 (hex; the harness's cost_table_sha256); "" for builtin
 
   double operator[](Op op) const { return ns[static_cast<size_t>(op)]; }
   // The defaults of a 2020s server core (docs/sim.md has where they come from).
@@ -42,7 +43,14 @@ struct SimOptions {
   std::string cost_table;        // "" = CostTable::builtin()
   uint32_t physical_cores = 16;  // the modelled machine (m5.8xlarge: 16 cores, 32 hardware threads)
   double smt_factor = 1.6;       // slowdown of a virtual core that shares a physical core
+  // The modelled machine's between-core costs (docs/sim.md, "The modelled
+  // machine"): each replaces its cost-table op when > 0 (kMachineCosts).
   double line_transfer_ns = 0;   // 0 = the cost table's line_transfer
+  double atomic_rmw_ns = 0;      // 0 = the cost table's atomic_rmw
+  double atomic_load_ns = 0;     // 0 = the cost table's atomic_load
+  double spin_round_ns = 0;      // 0 = the cost table's spin_round
+  double wake_up_ns = 0;         // 0 = the cost table's wake_up
+  std::string machine;           // the modelled machine's name (configs/machines/<name>.yaml); a label, "" = none
   uint32_t sockets = 1;          // the physical cores split evenly into this many sockets
   double socket_transfer_ns = 0;  // a transfer from a core on another socket; 0 = twice the line transfer
   double line_residency_ns = 1e6;  // a line untouched this long costs no transfer (0 = it never leaves a cache)
@@ -51,9 +59,26 @@ struct SimOptions {
   // --sim_work_scale: "" (none), one factor for every transaction type, or
   // "<type>:<factor>,..." (docs/sim.md, "The work scale").
   std::string work_scale;
+  std::string work_scale_source;  // where work_scale came from (the harness's fit store); a label
   std::string calibrate;  // non-empty: measure the cost table on this machine, write it here, exit
 
   static SimOptions from_flags();  // the sim build only
+};
+
+// The between-core ops that the modelled machine's flags replace, each with
+// its flag (--sim_<op>_ns; 0 keeps the cost table's): the rest of the cost
+// table (txn_begin .. abort, the local work) is the calibrating machine's.
+struct MachineCost {
+  Op op;
+  double SimOptions::*ns;
+  const char* flag;
+};
+inline constexpr MachineCost kMachineCosts[] = {
+    {Op::kAtomicRmw, &SimOptions::atomic_rmw_ns, "sim_atomic_rmw_ns"},
+    {Op::kAtomicLoad, &SimOptions::atomic_load_ns, "sim_atomic_load_ns"},
+    {Op::kSpinRound, &SimOptions::spin_round_ns, "sim_spin_round_ns"},
+    {Op::kLineTransfer, &SimOptions::line_transfer_ns, "sim_line_transfer_ns"},
+    {Op::kWakeUp, &SimOptions::wake_up_ns, "sim_wake_up_ns"},
 };
 
 // --sim_work_scale's factor for each of `types` (a workload's transaction
@@ -115,6 +140,11 @@ const RunStats& last_run();
 // sim_flags table (engine/sim/options.cpp, write_flags_json).
 void write_json(JsonWriter& w);
 void write_flags_json(JsonWriter& w);
+// Which model produced the run's numbers, in one line (the run's last log
+// line, and the result's sim.model.summary): the cost table's source and
+// digest (saying plainly when it is the built-in one), the machine and the
+// ops it set, the work scale and its source.
+std::string model_summary();
 
 // Runs this program again (execv of /proc/self/exe with the same argv) with
 // the address space's randomization off (personality ADDR_NO_RANDOMIZE),

@@ -26,13 +26,17 @@
 // keep the ratios roughly right. Estimates of parameters not in the history
 // are remembered until the history changes (a replayed bundle asks again).
 //
-// Thread safety: observe() and estimate() by one thread at a time.
+// Thread safety: observe() and estimate() by one thread at a time; known()
+// (read-only) by any number of threads while neither runs, so a bundle's
+// estimates can run in chunks on the team (TSKD's front-end), with the few
+// parameters not seen yet estimated serially after them.
 #pragma once
 
 #include <array>
 #include <cstdint>
 #include <limits>
 #include <map>
+#include <optional>
 #include <tuple>
 
 #include "engine/core/txn_desc.h"
@@ -54,13 +58,20 @@ class CostModel {
   }
 
   double estimate(const TxnDesc& d) const {
-    const size_t size = set_size(d);
-    if (samples_ == 0) return static_cast<double>(size);
+    if (const std::optional<double> e = known(d)) return *e;
+    auto [memo, fresh] = nearest_.try_emplace(key_of(d), 0.0);
+    if (fresh) memo->second = nearest(memo->first);
+    return memo->second;
+  }
+
+  // estimate(d) where it needs no new memo: the empty history's size, the
+  // history's mean, or the memo of an earlier estimate; else nothing.
+  std::optional<double> known(const TxnDesc& d) const {
+    if (samples_ == 0) return static_cast<double>(set_size(d));
     const Key key = key_of(d);
     if (auto it = history_.find(key); it != history_.end()) return it->second.mean();
-    auto [memo, fresh] = nearest_.try_emplace(key, 0.0);
-    if (fresh) memo->second = nearest(key);
-    return memo->second;
+    if (auto it = nearest_.find(key); it != nearest_.end()) return it->second;
+    return std::nullopt;
   }
 
   uint64_t samples() const { return samples_; }

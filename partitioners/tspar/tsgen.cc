@@ -5,19 +5,31 @@
 #include <chrono>
 #include <utility>
 
+#include "engine/core/sim_hooks.h"
+
 namespace ccb::tspar {
 
 namespace {
 inline uint64_t mix(GlobalKey key) { return (key ^ (key >> 29)) * 0x9e3779b97f4a7c15ULL; }
+
+// One primitive operation of TSgen under sim (tsgen.h): an index_probe of
+// the analysis work type, which the caller's ScopedWorkType sets.
+inline void charge_step() {
+  if constexpr (kSimBuild) sim::charge(sim::Op::kIndexProbe);
+}
 }  // namespace
 
+void serial_chunks(size_t n, const std::function<void(size_t, size_t)>& body) { body(0, n); }
+
 uint32_t Tsgen::find_key(GlobalKey key) const {
+  charge_step();
   for (uint64_t i = mix(key) & slot_mask_;; i = (i + 1) & slot_mask_) {
     if (slot_ids_[i] == kEmpty || slot_keys_[i] == key) return slot_ids_[i];
   }
 }
 
 uint32_t Tsgen::add_key(GlobalKey key) {
+  charge_step();
   for (uint64_t i = mix(key) & slot_mask_;; i = (i + 1) & slot_mask_) {
     if (slot_ids_[i] == kEmpty) {
       slot_keys_[i] = key;
@@ -27,44 +39,56 @@ uint32_t Tsgen::add_key(GlobalKey key) {
   }
 }
 
-void Tsgen::index_keys(std::span<const TxnDesc> bundle, std::span<const uint32_t> residual) {
+void Tsgen::index_keys(std::span<const TxnDesc> bundle, std::span<const uint32_t> residual,
+                       const ForChunks& for_chunks) {
   // Only the keys of R matter: a P-transaction is pulled, and a placed
   // transaction can fail ckRCF, only through a key it shares with some T* ∈ R.
-  // So the index holds R's keys, and each transaction's accesses to them.
-  access_offsets_.assign(1, 0);
-  accesses_.clear();
+  // So the index holds R's keys; every access of the bundle keeps its slot in
+  // accesses_ (kEmpty where the key is not R's), so that the chunks below
+  // write disjoint ranges.
+  access_offsets_.resize(bundle.size() + 1);
+  access_offsets_[0] = 0;
   size_t r_accesses = 0;
-  for (uint32_t t : residual) r_accesses += bundle[t].read_set.size() + bundle[t].write_set.size();
+  for (uint32_t t = 0; t < bundle.size(); ++t) {
+    const size_t n = bundle[t].read_set.size() + bundle[t].write_set.size();
+    access_offsets_[t + 1] = access_offsets_[t] + static_cast<uint32_t>(n);
+    if (slots_[t].where == Where::kPending) r_accesses += n;  // R is what no P_i holds
+  }
+  accesses_.resize(access_offsets_.back());
   const uint64_t capacity = std::bit_ceil(2 * r_accesses + 2);  // load factor <= 1/2
   slot_mask_ = capacity - 1;
   slot_keys_.resize(capacity);
   slot_ids_.assign(capacity, kEmpty);
   num_keys_ = 0;
+  // R's keys, serially in R's order (the ids do not depend on the chunking);
+  // the insertion's probe is the only one an R-transaction's access needs.
   for (uint32_t t : residual) {
-    for (GlobalKey key : bundle[t].read_set) add_key(key);
-    for (GlobalKey key : bundle[t].write_set) add_key(key);
+    uint32_t a = access_offsets_[t];
+    for (GlobalKey key : bundle[t].read_set) accesses_[a++] = {add_key(key), false};
+    for (GlobalKey key : bundle[t].write_set) accesses_[a++] = {add_key(key), true};
   }
+  // The P-transactions' accesses: read-only lookups, in chunks on the team.
+  const uint32_t analysis = sim::analysis_work_type();
+  for_chunks(bundle.size(), [&](size_t begin, size_t end) {
+    const sim::ScopedWorkType scope(analysis);
+    for (size_t t = begin; t < end; ++t) {
+      if (slots_[t].where == Where::kPending) continue;
+      uint32_t a = access_offsets_[t];
+      for (GlobalKey key : bundle[t].read_set) accesses_[a++] = {find_key(key), false};
+      for (GlobalKey key : bundle[t].write_set) accesses_[a++] = {find_key(key), true};
+    }
+  });
   const size_t keys = num_keys_;
+  // The postings of each key, in bundle order (a counting sort).
   posting_offsets_.assign(keys + 1, 0);
-  // Pass 1: each transaction's accesses to R's keys, and the posting counts.
-  auto add = [&](GlobalKey key, bool write) {
-    const uint32_t id = find_key(key);
-    if (id == kEmpty) return;
-    ++posting_offsets_[id + 1];
-    accesses_.push_back({id, write});
-  };
-  for (const TxnDesc& d : bundle) {
-    for (GlobalKey key : d.read_set) add(key, false);
-    for (GlobalKey key : d.write_set) add(key, true);
-    access_offsets_.push_back(static_cast<uint32_t>(accesses_.size()));
-  }
+  for (const Posting& a : accesses_)
+    if (a.id != kEmpty) ++posting_offsets_[a.id + 1];
   for (size_t i = 1; i <= keys; ++i) posting_offsets_[i] += posting_offsets_[i - 1];
-  // Pass 2: the postings, from the accesses.
-  postings_.resize(accesses_.size());
-  std::vector<uint32_t> cursor(posting_offsets_.begin(), posting_offsets_.end() - 1);
+  postings_.resize(posting_offsets_.back());
+  cursor_.assign(posting_offsets_.begin(), posting_offsets_.end() - 1);
   for (uint32_t t = 0; t < bundle.size(); ++t)
     for (uint32_t a = access_offsets_[t]; a < access_offsets_[t + 1]; ++a)
-      postings_[cursor[accesses_[a].id]++] = {t, accesses_[a].write};
+      if (accesses_[a].id != kEmpty) postings_[cursor_[accesses_[a].id]++] = {t, accesses_[a].write};
   pulled_.assign(keys, 0);
   // The runtime lists of the previous bundle: only those it used.
   for (uint32_t i = 0; i < runtimes_used_; ++i) runtimes_[i].clear();
@@ -106,6 +130,8 @@ void Tsgen::place(uint32_t t, uint32_t q, std::span<const double> time, Schedule
   out.queues[q].push_back(t);
   if (!by_keys_) return;
   for (uint32_t a = access_offsets_[t]; a < access_offsets_[t + 1]; ++a) {
+    if (accesses_[a].id == kEmpty) continue;
+    charge_step();
     QueueRuntimes& r = runtimes_of(accesses_[a].id, q);
     runtimes_[r.touching].push_back({s.ts, s.tc});
     if (!accesses_[a].write) continue;
@@ -114,42 +140,55 @@ void Tsgen::place(uint32_t t, uint32_t q, std::span<const double> time, Schedule
   }
 }
 
-// Line 8 ("append transactions in S_i to Q_i"): S_i in P_i's order.
-void Tsgen::place_pulled(std::span<const double> time, Schedule& out) {
-  std::sort(pulled_buf_.begin(), pulled_buf_.end(), [&](uint32_t a, uint32_t b) {
-    return std::pair(slots_[a].queue, slots_[a].pos) < std::pair(slots_[b].queue, slots_[b].pos);
-  });
-  for (uint32_t u : pulled_buf_)
-    if (slots_[u].where == Where::kPart) place(u, slots_[u].queue, time, out);  // skips repeats
+// Lines 6-7: u, still in its P_i, joins S_i (marked, so that a second key
+// or neighbour does not list it again), keyed by its place in P_i.
+void Tsgen::pull(uint32_t u) {
+  Slot& s = slots_[u];
+  s.where = Where::kPulled;
+  pulled_buf_.push_back(uint64_t{s.queue} << 32 | s.pos);
+}
+
+// Line 8 ("append transactions in S_i to Q_i"): S_i in P_i's order, by a
+// sort of the plain (P_i, place) keys (a hot key pulls thousands at once).
+void Tsgen::place_pulled(const Partitioning& p, std::span<const double> time, Schedule& out) {
+  std::sort(pulled_buf_.begin(), pulled_buf_.end());
+  for (uint64_t key : pulled_buf_) {
+    const uint32_t q = static_cast<uint32_t>(key >> 32);
+    place(p.parts[q][static_cast<uint32_t>(key)], q, time, out);
+  }
   pulled_buf_.clear();
 }
 
 void Tsgen::pull_graph(const Partitioning& p, uint32_t t_star, std::span<const double> time, Schedule& out) {
-  for (uint32_t u : p.conflicts[t_star])
-    if (slots_[u].where == Where::kPart) pulled_buf_.push_back(u);
-  place_pulled(time, out);
+  for (uint32_t u : p.conflicts[t_star]) {
+    charge_step();
+    if (slots_[u].where == Where::kPart) pull(u);
+  }
+  place_pulled(p, time, out);
 }
 
 bool Tsgen::rc_free_graph(const Partitioning& p, uint32_t t_star, uint32_t l, double ts, double tc) const {
   for (uint32_t u : p.conflicts[t_star]) {
+    charge_step();
     const Slot& s = slots_[u];
     if (s.where == Where::kQueue && s.queue != l && s.ts < tc && ts < s.tc) return false;
   }
   return true;
 }
 
-void Tsgen::pull_keys(uint32_t t_star, std::span<const double> time, Schedule& out) {
+void Tsgen::pull_keys(const Partitioning& p, uint32_t t_star, std::span<const double> time, Schedule& out) {
   for (uint32_t a = access_offsets_[t_star]; a < access_offsets_[t_star + 1]; ++a) {
     const uint32_t key = accesses_[a].id;
     const uint8_t need = accesses_[a].write ? 2 : 1;  // T* writes: every accessor conflicts; reads: writers
     if (pulled_[key] >= need) continue;
     for (uint32_t i = posting_offsets_[key]; i < posting_offsets_[key + 1]; ++i) {
+      charge_step();
       const Posting& e = postings_[i];
-      if ((need == 2 || e.write) && slots_[e.id].where == Where::kPart) pulled_buf_.push_back(e.id);
+      if ((need == 2 || e.write) && slots_[e.id].where == Where::kPart) pull(e.id);
     }
     pulled_[key] = need;
   }
-  place_pulled(time, out);
+  place_pulled(p, time, out);
 }
 
 bool Tsgen::rc_free_keys(uint32_t t_star, uint32_t l, double ts, double tc) const {
@@ -159,6 +198,7 @@ bool Tsgen::rc_free_keys(uint32_t t_star, uint32_t l, double ts, double tc) cons
       // T* writes the key: any accessor conflicts; T* reads it: writers only.
       const uint32_t list = accesses_[a].write ? q->touching : q->writing;
       if (q->queue != l && list != kEmpty) {
+        charge_step();
         const std::vector<Runtime>& r = runtimes_[list];
         // The first runtime that ends after ts; the earlier ones end by ts.
         auto it = std::upper_bound(r.begin(), r.end(), ts, [](double x, const Runtime& y) { return x < y.tc; });
@@ -171,8 +211,9 @@ bool Tsgen::rc_free_keys(uint32_t t_star, uint32_t l, double ts, double tc) cons
 }
 
 void Tsgen::schedule(std::span<const TxnDesc> bundle, const Partitioning& p, std::span<const double> time,
-                     Schedule& out) {
+                     Schedule& out, const ForChunks& for_chunks) {
   const auto start = std::chrono::steady_clock::now();
+  const sim::ScopedWorkType scope(sim::analysis_work_type());
   k_ = static_cast<uint32_t>(p.parts.size());
   out.queues.assign(k_, {});
   out.load.assign(k_, 0.0);  // the scheduled time of Q_i so far (where the next append starts)
@@ -188,7 +229,7 @@ void Tsgen::schedule(std::span<const TxnDesc> bundle, const Partitioning& p, std
     }
   }
   by_keys_ = p.conflicts.empty() && !p.residual.empty();
-  if (by_keys_) index_keys(bundle, p.residual);
+  if (by_keys_) index_keys(bundle, p.residual, for_chunks);
   // R⃗: a random order of R by default (§4), else the partitioner's.
   order_buf_.assign(p.residual.begin(), p.residual.end());
   if (order_ == ResidualOrder::kRandom)
@@ -198,7 +239,7 @@ void Tsgen::schedule(std::span<const TxnDesc> bundle, const Partitioning& p, std
     // Line 5: the least-loaded queue (ties: the lowest index).
     const uint32_t l = static_cast<uint32_t>(std::min_element(len.begin(), len.end()) - len.begin());
     // Lines 6-8: T*'s neighbours still in some P_i move to the end of Q_i.
-    if (by_keys_) pull_keys(t_star, time, out);
+    if (by_keys_) pull_keys(p, t_star, time, out);
     else pull_graph(p, t_star, time, out);
     // Lines 9-11: ckRCF for T* at the end of Q_l.
     const double ts = out.load[l], tc = ts + time[t_star];

@@ -46,10 +46,26 @@
 // index and the runtime lists are built from R's accesses and reset by what
 // was used, never per (key, queue) pair.
 //
+// Where the index's work runs (issue 45 item 4): the probes of R's own
+// accesses insert R's keys, serially, in R's order (a key's id is the order of
+// its first insertion, so the ids are the same whoever probes), and they are
+// the only probe of an R-transaction's accesses; the P-transactions' accesses
+// are then looked up read-only, in chunks of the bundle through `for_chunks`
+// (the front-end's team, BundleFrontend::for_chunks), each chunk writing only
+// its own transactions' slots; the postings are then counted and filled in
+// bundle order. So the schedule is the same for any chunking (unit-tested
+// with 1 and several participants).
+// Under sim (docs/sim.md, "The analysis's cost") TSgen's work costs virtual
+// time on the fiber that does it: one index_probe of the "analysis" work type
+// per hash probe of the index, per posting visited by lines 6-8, per
+// (key, queue) runtime list searched by ckRCF, per runtime recorded by a
+// placement, and per neighbour visited in the graph path; natively these
+// hooks compile to nothing.
 // Thread safety: a Tsgen is used by one caller at a time.
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <vector>
 
@@ -68,25 +84,32 @@ struct Schedule {
 
 enum class ResidualOrder : uint8_t { kRandom, kGiven };
 
+// for_chunks(n, body): body(begin, end) over disjoint chunks covering [0, n),
+// on any number of participants, returning when all are done
+// (BundleFrontend::for_chunks); serial_chunks runs body(0, n) on the caller.
+using ForChunks = std::function<void(size_t n, const std::function<void(size_t begin, size_t end)>& body)>;
+void serial_chunks(size_t n, const std::function<void(size_t, size_t)>& body);
+
 class Tsgen {
  public:
   explicit Tsgen(uint64_t seed = 1, ResidualOrder order = ResidualOrder::kRandom) : rng_(seed), order_(order) {}
 
   // REQUIRES: p.validate(bundle.size()) is empty; time.size() == bundle.size();
-  // bundle ids 0..size-1, key sets sorted; p.parts.size() >= 1.
+  // bundle ids 0..size-1, key sets sorted; p.parts.size() >= 1. The key
+  // index's lookups of the P-transactions run through `for_chunks`.
   void schedule(std::span<const TxnDesc> bundle, const Partitioning& p, std::span<const double> time,
-                Schedule& out);
+                Schedule& out, const ForChunks& for_chunks = serial_chunks);
 
  private:
-  enum class Where : uint8_t { kPart, kQueue, kPending, kResidual };
+  enum class Where : uint8_t { kPart, kPulled, kQueue, kPending, kResidual };
   struct Slot {
     Where where = Where::kPending;
-    uint32_t queue = 0;       // kPart: its P_i; kQueue: its Q_j
+    uint32_t queue = 0;       // kPart, kPulled: its P_i; kQueue: its Q_j
     uint32_t pos = 0;         // its place in P_i (pulls of one T* keep P_i's order)
     double ts = 0, tc = 0;    // kQueue: scheduled runtime [ts, tc)
   };
   struct Posting {
-    uint32_t id;  // postings_: the transaction; accesses_: the key id
+    uint32_t id;  // postings_: the transaction; accesses_: the key id (kEmpty: a key R does not touch)
     bool write;
   };
 
@@ -95,13 +118,14 @@ class Tsgen {
     double ts, tc;
   };
 
-  void index_keys(std::span<const TxnDesc> bundle, std::span<const uint32_t> residual);
+  void index_keys(std::span<const TxnDesc> bundle, std::span<const uint32_t> residual, const ForChunks& for_chunks);
   void place(uint32_t t, uint32_t q, std::span<const double> time, Schedule& out);
   // Lines 6-8 and ckRCF, with the partitioner's graph or with the key index.
   void pull_graph(const Partitioning& p, uint32_t t_star, std::span<const double> time, Schedule& out);
   bool rc_free_graph(const Partitioning& p, uint32_t t_star, uint32_t l, double ts, double tc) const;
-  void pull_keys(uint32_t t_star, std::span<const double> time, Schedule& out);
-  void place_pulled(std::span<const double> time, Schedule& out);
+  void pull_keys(const Partitioning& p, uint32_t t_star, std::span<const double> time, Schedule& out);
+  void pull(uint32_t u);
+  void place_pulled(const Partitioning& p, std::span<const double> time, Schedule& out);
   bool rc_free_keys(uint32_t t_star, uint32_t l, double ts, double tc) const;
 
   Random rng_;
@@ -119,9 +143,10 @@ class Tsgen {
   uint32_t find_key(GlobalKey key) const;
   uint32_t add_key(GlobalKey key);
   std::vector<uint32_t> posting_offsets_;              // key id -> postings_ range
+  std::vector<uint32_t> cursor_;                       // scratch: the postings' fill positions
   std::vector<Posting> postings_;
-  std::vector<uint32_t> access_offsets_;               // txn -> accesses_ range
-  std::vector<Posting> accesses_;                      // (key id, write) per access of each txn
+  std::vector<uint32_t> access_offsets_;               // txn -> accesses_ range: all its accesses
+  std::vector<Posting> accesses_;                      // (key id or kEmpty, write) per access of each txn
   std::vector<uint8_t> pulled_;                        // key id -> 1: P-writers pulled, 2: all P pulled
   // Per key id, the queues holding placed transactions that touch the key,
   // in the order they first did, each with its runtime lists: indices into
@@ -140,7 +165,7 @@ class Tsgen {
   QueueRuntimes& runtimes_of(uint32_t key, uint32_t queue);
   uint32_t new_runtime_list();
   std::vector<uint32_t> order_buf_;
-  std::vector<uint32_t> pulled_buf_;  // one T*'s neighbours in some P_i
+  std::vector<uint64_t> pulled_buf_;  // one T*'s neighbours in some P_i: (i << 32 | place in P_i)
 };
 
 }  // namespace ccb::tspar

@@ -7,6 +7,7 @@
 
 #include "engine/core/json.h"
 #include "engine/core/random.h"
+#include "engine/core/sim_hooks.h"
 #include "partitioners/partitioner_frontend.h"  // partition_input
 #include "partitioners/residual.h"              // extract_residual
 
@@ -56,12 +57,10 @@ void TskdFrontend::plan(std::span<const TxnDesc> batch, BundlePlan& plan) {
   }
 
   auto t = std::chrono::steady_clock::now();
-  time_.resize(batch.size());
+  estimate_times(batch);
   double smallest = 0;
-  for (size_t i = 0; i < batch.size(); ++i) {
-    time_[i] = costs_.estimate(batch[i]);
-    if (time_[i] > 0 && (smallest == 0 || time_[i] < smallest)) smallest = time_[i];
-  }
+  for (double x : time_)
+    if (x > 0 && (smallest == 0 || x < smallest)) smallest = x;
   const double estimate_us = elapsed_us(t);
 
   std::vector<double> input_load(k, 0.0);
@@ -86,7 +85,8 @@ void TskdFrontend::plan(std::span<const TxnDesc> batch, BundlePlan& plan) {
     return;
   }
 
-  tsgen_.schedule(batch, part_, time_, schedule_);
+  tsgen_.schedule(batch, part_, time_, schedule_,
+                  [this](size_t n, const std::function<void(size_t, size_t)>& body) { for_chunks(n, body); });
   for (unsigned i = 0; i < k; ++i) {
     if (schedule_.queues[i].empty()) continue;
     plan.per_thread[i].push_back(BundleQueue{BundleQueue::Mode::kWithCC, std::move(schedule_.queues[i])});
@@ -106,6 +106,27 @@ void TskdFrontend::plan(std::span<const TxnDesc> batch, BundlePlan& plan) {
                    {"cost_samples", double(costs_.samples())}};
   if (partitioner_ && part_.partition_us > 0)
     plan.counters.push_back({"overhead_r", schedule_.tsgen_us / part_.partition_us});
+}
+
+void TskdFrontend::estimate_times(std::span<const TxnDesc> batch) {
+  // In chunks on the team, read-only (CostModel::known); the parameters the
+  // memo lacks (few: the history's nearest entries) serially after, in bundle
+  // order, so the estimates do not depend on the chunking. Under sim each
+  // estimate (a lookup in the history) is one index_probe of the analysis.
+  time_.resize(batch.size());
+  missing_.assign(batch.size(), 0);
+  const uint32_t analysis = sim::analysis_work_type();
+  for_chunks(batch.size(), [&](size_t begin, size_t end) {
+    const sim::ScopedWorkType scope(analysis);
+    for (size_t i = begin; i < end; ++i) {
+      if constexpr (kSimBuild) sim::charge(sim::Op::kIndexProbe);
+      const std::optional<double> e = costs_.known(batch[i]);
+      time_[i] = e.value_or(0.0);
+      missing_[i] = !e;
+    }
+  });
+  for (size_t i = 0; i < batch.size(); ++i)
+    if (missing_[i]) time_[i] = costs_.estimate(batch[i]);
 }
 
 void TskdFrontend::observe_costs(std::span<const TxnDesc> batch, std::span<const uint64_t> ns) {

@@ -84,6 +84,9 @@ class TskdFrontend final : public BundleFrontend {
   const CostModel& costs() const { return costs_; }
 
  private:
+  // time_[i] = time(T_i) for the bundle (cost_model.h), on the team.
+  void estimate_times(std::span<const TxnDesc> batch);
+
   TskdOptions options_;
   std::unique_ptr<Partitioner> partitioner_;
   Tsgen tsgen_;
@@ -91,6 +94,7 @@ class TskdFrontend final : public BundleFrontend {
   Partitioning part_;
   Schedule schedule_;
   std::vector<double> time_;
+  std::vector<uint8_t> missing_;  // estimate_times: 1 where the memo lacked the parameters
 };
 
 // The TSKD instances of partitioners/frontends.txt, over the line's input

@@ -26,7 +26,7 @@ from ccbench.run.budget import budget
 from ccbench.run.engine import build_binaries
 from ccbench.run.runner import run_sweep
 from ccbench.run.workspace import Workspace
-from ccbench.sim import calibration
+from ccbench.sim import calibration, point, workscale
 from ccbench.specification import registry
 from ccbench.specification.config import (FigureConfig, Profile, ResolvedFigure, figure_config_paths, find_figure,
                                           load_profiles)
@@ -117,6 +117,23 @@ def _parser() -> argparse.ArgumentParser:
                            f"(default {DEFAULT_THRESHOLD_CORES:g})")
     calibrate.add_argument("--quiet-wait", type=_non_negative(float), default=300, metavar="SECONDS",
                            help="wait at most this long for a quiet machine, then calibrate anyway (default 300)")
+    simulate = commands.add_parser(
+        "simulate", parents=[places], allow_abbrev=False,
+        help="one simulated point by hand, with a figure's model: the calibrated table, the fitted work scale, "
+        "a modelled machine (docs/sim.md)",
+        usage="python -m ccbench simulate CC [--machine NAME] [--profile sim] [--fit] [--ENGINE_FLAG=VALUE ...]",
+        description="Runs bin/sim/rundb-CC (built as needed) on the engine flags given (--out=result.json "
+        "included), with the model a figure's simulated point gets: the profile's calibrated cost table "
+        f"(results/{DEFAULT_COST_TABLE} by default; the built-in table, said plainly, when there is none), the "
+        "configuration's stored work-scale fit for that table (--fit: fit one when there is none), and the "
+        "machine's between-core flags (configs/machines/<name>.yaml; default the profile's sim_machine). The "
+        "result's sim.model and the run's last log line say which model produced the number.")
+    simulate.add_argument("cc", metavar="CC", help="the protocol (engine/cc/protocols.txt)")
+    simulate.add_argument("--machine", help="the modelled machine (configs/machines/<name>.yaml, or calibrating); "
+                          "default the profile's sim_machine")
+    simulate.add_argument("--profile", default="sim", help="whose cost table and machine (default sim)")
+    simulate.add_argument("--fit", action="store_true", help="fit the work scale when no stored fit exists "
+                          "(native single-thread runs, waiting for a quiet machine)")
     flags = commands.add_parser(
         "flags-doc", parents=[places], help="print docs/flags.md, every program's flags, from the built programs",
         description="Prints docs/flags.md: every program's flags (bin/rundb-<cc> of every protocol, the "
@@ -439,16 +456,47 @@ def _soak_command(workspace: Workspace, args) -> int:
     return soak.soak(workspace, settings, args.protocols, args.workloads, progress=not args.quiet)
 
 
+def _simulate_command(workspace: Workspace, args) -> int:
+    """One simulated point by hand with the calibrated model and a machine (sim/point.py)."""
+    known = registry.protocols()
+    if args.cc not in known:
+        raise UsageError(f"CC {args.cc}: not a protocol; allowed: {'|'.join(known)}")
+    profile = _profile(workspace, args.profile)
+    sim_argv = workspace.argv(ENGINE, args.cc, SIM_VARIANT)
+    log = functools.partial(print, file=sys.stderr)
+
+    def fit(key: str, table: Path, digest: str | None) -> str:
+        return workscale.ensure(key, workspace.argv(ENGINE, args.cc), sim_argv,
+                                point.configuration_flags(args.engine_flags), table, digest, log=log)
+
+    if workspace.builds_engine:   # the simulation binary, and the native one a fit compares with
+        for variant in (SIM_VARIANT, *([None] if args.fit else [])):
+            problem = build_binaries(workspace.root, list(workspace.make_arguments(ENGINE, args.cc, variant)),
+                                     [workspace.binary(ENGINE, args.cc, variant)])
+            if problem:
+                log(f"ccbench: {problem}")
+                return EXIT_RUNS_FAILED
+    try:
+        arguments = point.model_arguments(args.cc, args.engine_flags, profile, args.machine, workspace.configs_dir,
+                                          workspace.results_dir, fit if args.fit else None, log)
+    except workscale.FitFailed as error:
+        log(f"ccbench: no work scale: {error}")
+        return EXIT_RUNS_FAILED
+    return point.run(sim_argv, [*args.engine_flags, *arguments])
+
+
+# The commands that pass the arguments they do not know on, as engine flags.
+ENGINE_FLAG_COMMANDS = ("versus", "simulate")
 COMMANDS = {"list": _list_command, "run": _run_command, "plot": _plot_command, "report": _report_command,
             "figures": _figures_command, "fidelity": _fidelity_command, "bench": _bench_command,
             "compare": _compare_command, "versus": _versus_command, "cost": _cost_command, "soak": _soak_command,
-            "calibrate": _calibrate_command, "flags-doc": _flags_doc_command}
+            "calibrate": _calibrate_command, "simulate": _simulate_command, "flags-doc": _flags_doc_command}
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = _parser()
     args, unknown = parser.parse_known_args(argv)
-    if unknown and args.command != "versus":   # only versus passes the arguments it does not know on (engine flags)
+    if unknown and args.command not in ENGINE_FLAG_COMMANDS:
         parser.error(f"unrecognized arguments: {' '.join(unknown)}")
     args.engine_flags = unknown
     try:

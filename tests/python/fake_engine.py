@@ -33,6 +33,7 @@ FAKE_ENGINE_BUSY_QUEUE naming a file of numbers, each run takes the first line
 $CCBENCH_PROC_ROOT/stat while it runs, as a busy machine would.
 """
 import argparse
+import hashlib
 import json
 import os
 import signal
@@ -88,6 +89,11 @@ def parse() -> argparse.Namespace:
     parser.add_argument("--sim_socket_transfer_ns", type=float, default=0.0)
     parser.add_argument("--sim_calibrate")
     parser.add_argument("--sim_work_scale", default="")
+    parser.add_argument("--sim_work_scale_source", default="")
+    # The modelled machine (configs/machines/, docs/sim.md "The modelled machine"): its between-core costs.
+    for op in MACHINE_OPS:
+        parser.add_argument(f"--sim_{op}_ns", type=float, default=0.0)
+    parser.add_argument("--sim_machine", default="")
     return parser.parse_args()   # a bad flag exits with status 2, as the engine does
 
 
@@ -212,10 +218,31 @@ def calibrate(path: str) -> None:
     Path(path).write_text(json.dumps({**COST_TABLE, "txn_begin": COST_TABLE["txn_begin"] + time.time() % 1e-3}))
 
 
+# The ops a machine's --sim_<op>_ns replaces (engine/sim/sim.h, kMachineCosts), but line_transfer, which the fake
+# keeps as its own flag with a default.
+MACHINE_OPS = ("atomic_rmw", "atomic_load", "spin_round", "wake_up")
+
+
+def fake_model(args: argparse.Namespace, table_text: str) -> dict:
+    """sim.model: which model produced the numbers, as the engine says it (sim.cpp, write_model_json)."""
+    from_machine = {op for op in MACHINE_OPS if getattr(args, f"sim_{op}_ns") > 0}
+    from_machine |= {"line_transfer"} if args.sim_machine else set()
+    sources = {op: "machine" if op in from_machine else "cost_table" for op in json.loads(table_text)}
+    work_source = args.sim_work_scale_source or ("--sim_work_scale" if args.sim_work_scale else "none")
+    return {"cost_table_source": args.sim_cost_table,
+            "cost_table_sha256": hashlib.sha256(table_text.encode()).hexdigest(),
+            "builtin_cost_table": False, "machine": args.sim_machine, "op_sources": sources,
+            "work_scale": args.sim_work_scale, "work_scale_source": work_source,
+            "summary": f"sim model: cost table {args.sim_cost_table}; machine {args.sim_machine or 'none'}; "
+                       f"work scale {args.sim_work_scale or 'none'} ({work_source})"}
+
+
 def simulate(args: argparse.Namespace, document: dict) -> None:
     """The simulation's result (docs/sim.md): deterministic for flags, seed and cost table (no --noise, as a
     simulation has no measurement noise), with the `sim` section of the contract."""
-    table = json.loads(Path(args.sim_cost_table).read_text())
+    table_text = Path(args.sim_cost_table).read_text()
+    table = json.loads(table_text)
+    table.update({op: getattr(args, f"sim_{op}_ns") for op in MACHINE_OPS if getattr(args, f"sim_{op}_ns") > 0})
     # (a wake-up is paid only by blocking waits, of which the fake engine has none)
     scale = 1e6 / sum(ns for op, ns in table.items() if op != "wake_up")
     # --sim_work_scale scales the local work, 60% of a transaction's time here: time per commit is linear in
@@ -238,7 +265,11 @@ def simulate(args: argparse.Namespace, document: dict) -> None:
                        "time_breakdown": fake_time_breakdown(args),
                        "address_randomization": False,
                        "work_scale": {"ycsb": work_scale},
-                       "flags": {"sim_work_scale": args.sim_work_scale, "sim_cost_table": args.sim_cost_table, "sim_physical_cores": args.sim_physical_cores,
+                       "model": fake_model(args, table_text),
+                       "flags": {"sim_work_scale": args.sim_work_scale,
+                                 "sim_work_scale_source": args.sim_work_scale_source,
+                                 "sim_machine": args.sim_machine,
+                                 **{f"sim_{op}_ns": getattr(args, f"sim_{op}_ns") for op in MACHINE_OPS}, "sim_cost_table": args.sim_cost_table, "sim_physical_cores": args.sim_physical_cores,
                                  "sim_smt_factor": args.sim_smt_factor,
                                  "sim_line_transfer_ns": args.sim_line_transfer_ns,
                                  "sim_line_residency_ns": args.sim_line_residency_ns,

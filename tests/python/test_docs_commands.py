@@ -4,8 +4,8 @@ A command a reader may type is shown in a fenced block tagged `sh`; this test ru
 commands in order in a scratch directory, each in the form that takes seconds:
 - `PYTHONPATH=scripts .venv/bin/python -m ccbench ...`: in process, with the result store and figures in
   the scratch directory; `run` and `figures` as a dry run (`--dry-run`: every config and point checked,
-  the commands printed, nothing run); `versus` for real, one short run of each side; `flags-doc` on the
-  built programs; a `> file` redirection is captured instead (a generated doc is compared by its own test);
+  the commands printed, nothing run); `versus` for real, one short run of each side; `simulate` as
+  written (its durations are virtual), its --out in the scratch directory; `flags-doc` on the built programs; a `> file` redirection is captured instead (a generated doc is compared by its own test);
 - `make ...`: `make -n ...` (the target and its variables exist; nothing is built or run), and for
   `make figures` also the harness's dry run of the same figures;
 - `bin/<program> ...`: the built program (built first when missing, as the harness builds it), with a
@@ -119,6 +119,9 @@ class Runner:
             arguments = [*arguments, "--repeats", "1", *SHORT_RUN]
         elif command == "flags-doc":
             arguments = [*arguments, "--bin", str(REPOSITORY_ROOT / "bin")]
+        elif command == "simulate":            # as written (virtual seconds), its result in the scratch directory
+            arguments = [f"--out={self.scratch / word[6:]}" if word.startswith("--out=") else word
+                         for word in arguments]
         elif command not in ("list", "report"):
             pytest.fail(f"ccbench {command}: no short form known: add one to this test")
         out = io.StringIO()

@@ -67,6 +67,20 @@ def test_each_value_of_another_swept_axis_gets_its_own_panel(sandbox):
     assert width_of(two_png) > 1.6 * width_of(one_png)
 
 
+@pytest.mark.parametrize("legend", ["top", "right"])
+def test_a_long_title_wraps_to_the_figure_instead_of_widening_it(sandbox, legend):
+    # sim-reference-tpcc's caption (110 characters) once made the saved image 2.5x as wide as its plot
+    plot = {"kind": "line", "x": "theta", "y": "throughput", "legend": legend}
+    short = resolved(sandbox, figure_document(plot={**plot, "title": "YCSB"}, claims=None), f"short-{legend}")
+    long_title = "simulated, 1-28 virtual cores; beside measured data from reference/1000-cores/tpcc-4wh-optimised-hpe.csv"
+    wrapped = resolved(sandbox, figure_document(plot={**plot, "title": long_title}, claims=None), f"long-{legend}")
+    short_png, _ = plot_figure(short, hand_made_table(short), sandbox.root / "out" / f"short-{legend}")
+    long_png, _ = plot_figure(wrapped, hand_made_table(wrapped), sandbox.root / "out" / f"long-{legend}")
+    assert width_of(long_png) <= 1.05 * width_of(short_png)
+    # the wrapped lines add height above the plot (the title is not drawn over the legend or the axes)
+    assert matplotlib.image.imread(long_png).shape[0] > matplotlib.image.imread(short_png).shape[0]
+
+
 def test_close_ticks_are_all_labelled_the_second_one_line_lower():
     # ycsb-theta's skew axis at the small profile: 0.9 and 0.99 would overlap on one line
     thetas = [0.0, 0.6, 0.8, 0.9, 0.99]

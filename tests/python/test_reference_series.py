@@ -7,6 +7,7 @@ import copy
 import hashlib
 import json
 import math
+import shutil
 
 import numpy as np
 import pandas as pd
@@ -265,6 +266,7 @@ def test_the_figure_without_its_data_is_refused(tmp_path):
     root = REPOSITORY_ROOT / "configs"
     configs = tmp_path / "configs"
     (configs / "figures" / "testbed").mkdir(parents=True)
+    shutil.copytree(root / "machines", configs / "machines")   # the figure's modelled machine is there
     (configs / "figures" / "testbed" / f"{REPOSITORY_FIGURE}.yaml").write_text(
         (root / "figures" / "testbed" / f"{REPOSITORY_FIGURE}.yaml").read_text())
     with pytest.raises(ConfigError) as raised:

@@ -390,7 +390,10 @@ def test_a_fitting_profile_gives_each_configuration_the_factor_that_matches_one_
         key = next(k for k in fits if k.split()[0] == record["cc"]
                    and f"--theta={record['result']['config']['theta']:g}" in k.split())
         assert record["sim_work_scale"] == fits[key]["scale"]
-        assert record["command"][-1] == f"--sim_work_scale={fits[key]['scale']}"
+        assert record["command"][-2] == f"--sim_work_scale={fits[key]['scale']}"
+        # ... and where it came from, which the result's sim.model repeats (docs/sim.md, "The modelled machine")
+        assert record["command"][-1] == f"--sim_work_scale_source=fit cost_table.work_scales.json [{key}]"
+        assert record["result"]["sim"]["model"]["work_scale_source"] == f"fit cost_table.work_scales.json [{key}]"
         assert record["result"]["sim"]["work_scale"]["ycsb"] == pytest.approx(fits[key]["scales"]["ycsb"], rel=1e-5)
 
 

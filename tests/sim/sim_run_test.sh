@@ -23,6 +23,13 @@
 #       virtual time;
 #   sim_run_test.sh bundle_determinism <rundb-cc> <frontend>
 #       as determinism, through the bundle executor and the front-end;
+#   sim_run_test.sh reorder_plans <rundb-cc>
+#       --frontend=reorder at 32 virtual cores (16 distinct batches of 128,
+#       planned before the warm-up): the thread-aware policy's work takes
+#       virtual time (reorder_ns_per_txn > 0; it read 0 before issue 45 item
+#       8), the planning (some 13 virtual ms) does not trip a stall watchdog
+#       set to 5 ms (as planning 1024 batches tripped the default 0.1 s),
+#       and --verify passes;
 #   sim_run_test.sh orthrus_waits <rundb-orthrus>
 #       one configuration and seed with --orthrus_wait=poll and =sleep: both
 #       verify, and polling commits more, since a thread that sleeps in its
@@ -38,7 +45,9 @@
 #       --sim_* values, are refused with exit 2 naming the flag; a
 #       --sim_work_scale is recorded by type; a run whose measured interval
 #       commits nothing exits 4 naming where each core last spun, and writes
-#       no result; the result's time breakdown adds up per core.
+#       no result; the result's time breakdown adds up per core; a run's
+#       sim.model and last log line name its model (the built-in table said
+#       plainly; a calibrated table by its SHA-256; the machine and its ops).
 set -u
 case_name=$1
 source "$(dirname "${BASH_SOURCE[0]}")/../engine/contract_lib.sh" "$2"
@@ -137,6 +146,17 @@ EOF
       fail "no commits or no measured batch"
     [[ $(field "$tmp/r.json" "d['frontend']['phase_s']['analysis'] > 0") == True ]] ||
       fail "the analysis took no virtual time: $(field "$tmp/r.json" "d['frontend']['phase_s']")"
+    match_schema "$tmp/r.json"
+    ;;
+  reorder_plans)
+    "$bin" --workload=ycsb $(sizes ycsb) $common --sim_watchdog_stall_s=0.005 --frontend=reorder --verify \
+      --out="$tmp/r.json"
+    rc=$?
+    [[ $rc -eq 0 ]] || fail "$name --frontend=reorder under sim: --verify exited $rc"
+    [[ $(field "$tmp/r.json" "d['verify']['serializable'] and d['commits'] > 0") == True ]] ||
+      fail "not serializable or no commits"
+    [[ $(field "$tmp/r.json" "d['frontend']['reorder']['reorder_ns_per_txn'] > 0") == True ]] ||
+      fail "the planning took no virtual time: $(field "$tmp/r.json" "d['frontend']['reorder']")"
     match_schema "$tmp/r.json"
     ;;
   bundle_determinism)
@@ -240,6 +260,26 @@ EOF
     [[ $(field "$tmp/w.json" "float(d['sim']['work_scale']['payment']), float(d['sim']['work_scale']['new_order'])") == "(3.0, 1.0)" ]] ||
       fail "work_scale not recorded: $(field "$tmp/w.json" "d['sim']['work_scale']")"
     match_schema "$tmp/w.json"
+    # Which model produced the number (issue 46, item 2): a run by hand on the
+    # built-in table says so plainly in its last log line and its sim.model;
+    # one with a calibrated table and a machine's flags names the table's
+    # SHA-256 and the machine, and the machine's ops replace the table's.
+    refused sim_wake_up_ns --sim_wake_up_ns=-1
+    refused sim_atomic_rmw_ns --sim_atomic_rmw_ns=nope
+    "$bin" --workload=ycsb $(sizes ycsb) $common --out="$tmp/b.json" 2>"$tmp/err" || fail "a built-in run exited $?"
+    tail -n 1 "$tmp/err" | grep -q "sim model: the BUILT-IN cost table" ||
+      fail "the last log line did not say the built-in table: $(tail -n 1 "$tmp/err")"
+    [[ $(field "$tmp/b.json" "d['sim']['model']['builtin_cost_table'], d['sim']['model']['cost_table_sha256'], d['sim']['model']['work_scale_source']") == "(True, '', 'none')" ]] ||
+      fail "sim.model of a built-in run: $(field "$tmp/b.json" "d['sim']['model']")"
+    "$bin" --workload=ycsb $(sizes ycsb) $common --sim_cost_table="$tmp/costs.json" --sim_machine=m5.8xlarge \
+      --sim_wake_up_ns=5126 --sim_spin_round_ns=56 --sim_work_scale=2 --sim_work_scale_source="fit store" \
+      --out="$tmp/m.json" 2>"$tmp/err" || fail "a run with a machine's flags exited $?"
+    digest=$(sha256sum "$tmp/costs.json" | cut -d' ' -f1)
+    tail -n 1 "$tmp/err" | grep -q "sim model: cost table $tmp/costs.json (sha256 ${digest:0:12}); machine m5.8xlarge .*spin_round,wake_up from the machine.*work scale 2 (fit store)" ||
+      fail "the last log line did not name the model: $(tail -n 1 "$tmp/err")"
+    [[ $(field "$tmp/m.json" "(lambda m: (m['cost_table_sha256'], m['machine'], m['op_sources']['wake_up'], m['op_sources']['row_read'], m['op_sources']['line_transfer'], d['sim']['cost_table']['wake_up']))(d['sim']['model'])") == "('$digest', 'm5.8xlarge', 'machine', 'cost_table', 'cost_table', 5126)" ]] ||
+      fail "sim.model of a run with a machine: $(field "$tmp/m.json" "d['sim']['model']")"
+    match_schema "$tmp/m.json"
     # No silent zero (issue 46): a measured interval too short for a commit.
     "$bin" --workload=ycsb $(sizes ycsb) --threads=2 --warmup=0.0001 --duration=1e-9 --load_threads=1 \
       --out="$tmp/zero.json" 2>"$tmp/err"

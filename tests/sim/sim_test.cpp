@@ -6,6 +6,7 @@
 // time; a wait nobody ends is reported as a deadlock).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <stdexcept>
@@ -18,6 +19,9 @@
 #include "engine/core/latch.h"    // lock_bit
 #include "engine/sim/sim.h"
 #include "engine/core/sim_sync.h"
+#include "engine/exec/tsdefer.h"
+#include "partitioners/reorder/thread_assign.h"
+#include "partitioners/tspar/tsgen.h"
 
 namespace ccb::sim {
 namespace {
@@ -280,6 +284,77 @@ TEST_F(SimTest, AScopedWorkTypeGivesBackTheTypeBeforeIt) {
   EXPECT_EQ(end[2], end[1] + 14u);
   EXPECT_EQ(current_work_type(), detail::kNoWorkType);  // outside a fiber
   set_work_scales({}, {});
+}
+
+// Issue 45 item 8: the work that TSKD's and rc's planning does natively
+// costs virtual time by its primitive operations. Before, TSgen, TsDEFER's
+// lane set-up and the thread-aware policy took no virtual time at all.
+// A transaction of TsDEFER's lanes costs one index_probe of the analysis
+// work type per key (10 ns here, x5 for the analysis).
+TEST_F(SimTest, TsDeferSetUpChargesAnAnalysisProbePerKey) {
+  set_work_scales({5.0}, {"analysis"});
+  TxnDesc d;
+  d.read_set = {1, 4};
+  d.write_set = {2};
+  uint64_t end = 0;
+  ThreadGroup g;
+  g.spawn([&] {
+    const TsDeferSet s = TsDeferSet::from_sorted_desc(d);
+    end = now_ns();
+    EXPECT_EQ(s.access_set.size(), 3u);
+  });
+  g.run([] {});
+  EXPECT_EQ(end, 3 * 10 * 5u);
+  set_work_scales({}, {});
+}
+
+// rc's thread-aware policy: two transactions writing one key, one thread:
+// 2 accesses sorted, 1 co-access pair, 4 + 2 x 4 = 12 greedy cells (under
+// one probe's 16): 3 index_probes, not scaled (no analysis type).
+TEST_F(SimTest, ThreadAssignChargesItsAccessesPairsAndCells) {
+  std::vector<TxnDesc> batch(2);
+  batch[0].write_set = {7};
+  batch[1].write_set = {7};
+  uint64_t end = 0;
+  ThreadGroup g;
+  g.spawn([&] {
+    reorder::assign_to_threads(batch, 1);
+    end = now_ns();
+  });
+  g.run([] {});
+  EXPECT_EQ(end, 3 * 10u);
+}
+
+// TSgen charges its work as analysis on the fiber that does it: the same
+// bundle costs 5x the virtual time at analysis factor 5, and something at
+// all (the key index alone probes every access).
+TEST_F(SimTest, TsgenChargesItsWorkAsAnalysis) {
+  std::vector<TxnDesc> w(6);
+  for (uint32_t i = 0; i < w.size(); ++i) {
+    w[i].id = i;
+    w[i].write_set = {i % 3, 10 + i};
+  }
+  for (TxnDesc& d : w) std::sort(d.write_set.begin(), d.write_set.end());
+  Partitioning p;
+  p.parts = {{0}, {1}};
+  p.residual = {2, 3, 4, 5};
+  const std::vector<double> time(w.size(), 1.0);
+  auto run = [&](double factor) {
+    set_work_scales({factor}, {"analysis"});
+    uint64_t end = 0;
+    ThreadGroup g;
+    g.spawn([&] {
+      tspar::Schedule s;
+      tspar::Tsgen(1, tspar::ResidualOrder::kGiven).schedule(w, p, time, s);
+      end = now_ns();
+    });
+    g.run([] {});
+    set_work_scales({}, {});
+    return end;
+  };
+  const uint64_t once = run(1.0);
+  EXPECT_GE(once, 12 * 10u);  // at least a probe per access of the bundle
+  EXPECT_EQ(run(5.0), 5 * once);
 }
 
 TEST(SimWorkScale, ParsesOneFactorOrFactorsByTypeAndRefusesBadSpecs) {

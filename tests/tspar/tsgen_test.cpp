@@ -14,6 +14,7 @@
 #include <tuple>
 #include <optional>
 #include <set>
+#include <thread>
 #include <vector>
 
 #include "engine/core/random.h"
@@ -222,6 +223,27 @@ TEST(TsgenExample, Example2WithTsDeferDefersT2AndTakes14) {
   EXPECT_EQ(defer.total_stats().deferrals, 1u);
 }
 
+// A random bundle: n transactions of 1 to max_accesses accesses to keys
+// [base, base + keys), each a write with probability write_p (a key read
+// and written is a write), and times 1-9.
+void random_bundle(Random& rng, uint32_t n, GlobalKey base, uint64_t keys, uint64_t max_accesses, double write_p,
+                   std::vector<TxnDesc>& w, std::vector<double>& time) {
+  w.assign(n, TxnDesc{});
+  time.assign(n, 0.0);
+  for (uint32_t i = 0; i < n; ++i) {
+    std::set<GlobalKey> rs, ws;
+    for (int a = 0, m = 1 + static_cast<int>(rng.below(max_accesses)); a < m; ++a) {
+      const GlobalKey key = base + rng.below(keys);
+      if (rng.chance(write_p)) ws.insert(key); else rs.insert(key);
+    }
+    for (GlobalKey key : ws) rs.erase(key);
+    w[i].id = i;
+    w[i].read_set.assign(rs.begin(), rs.end());
+    w[i].write_set.assign(ws.begin(), ws.end());
+    time[i] = 1 + static_cast<double>(rng.below(9));
+  }
+}
+
 // Random bundles: the schedule covers W once, refines the partition
 // (P_i ⊆ Q_i), and no two conflicting transactions of
 // different queues overlap in scheduled runtime. The key index and the
@@ -232,20 +254,9 @@ TEST(TsgenProperty, RcFreeAndRefinesOnRandomBundles) {
     const uint32_t n = 2 + static_cast<uint32_t>(rng.below(60));
     const uint32_t k = 1 + static_cast<uint32_t>(rng.below(4));
     const uint64_t keys = 2 + rng.below(40);
-    std::vector<TxnDesc> w(n);
-    std::vector<double> time(n);
-    for (uint32_t i = 0; i < n; ++i) {
-      std::set<GlobalKey> rs, ws;
-      for (int a = 0, m = 1 + static_cast<int>(rng.below(5)); a < m; ++a) {
-        const GlobalKey key = rng.below(keys);
-        if (rng.chance(0.5)) ws.insert(key); else rs.insert(key);
-      }
-      for (GlobalKey key : ws) rs.erase(key);
-      w[i].id = i;
-      w[i].read_set.assign(rs.begin(), rs.end());
-      w[i].write_set.assign(ws.begin(), ws.end());
-      time[i] = 1 + static_cast<double>(rng.below(9));
-    }
+    std::vector<TxnDesc> w;
+    std::vector<double> time;
+    random_bundle(rng, n, 0, keys, 5, 0.5, w, time);
     // A valid input partition: transactions whose keys all fall in key
     // range part j (keys mod k... by key / span) go to P_j; the rest is R.
     Partitioning p;
@@ -348,20 +359,9 @@ TEST(TsgenProperty, ReusedTsgenMatchesAlgorithm1ByBruteForce) {
     const uint32_t n = 1 + static_cast<uint32_t>(rng.below(120));
     const uint32_t k = 1 + static_cast<uint32_t>(rng.below(32));
     const uint64_t keys = 1 + rng.below(round % 2 ? 8 : 400);  // hot and cold key spaces
-    std::vector<TxnDesc> w(n);
-    std::vector<double> time(n);
-    for (uint32_t i = 0; i < n; ++i) {
-      std::set<GlobalKey> rs, ws;
-      for (int a = 0, m = 1 + static_cast<int>(rng.below(6)); a < m; ++a) {
-        const GlobalKey key = 1000 * static_cast<GlobalKey>(round) + rng.below(keys);  // new keys every round
-        if (rng.chance(0.4)) ws.insert(key); else rs.insert(key);
-      }
-      for (GlobalKey key : ws) rs.erase(key);
-      w[i].id = i;
-      w[i].read_set.assign(rs.begin(), rs.end());
-      w[i].write_set.assign(ws.begin(), ws.end());
-      time[i] = 1 + static_cast<double>(rng.below(9));
-    }
+    std::vector<TxnDesc> w;
+    std::vector<double> time;
+    random_bundle(rng, n, 1000 * static_cast<GlobalKey>(round), keys, 6, 0.4, w, time);  // new keys every round
     // Any valid partition will do (TSgen's output is defined for all):
     // random parts, in random order, and a random residual order.
     Partitioning p;
@@ -384,6 +384,65 @@ TEST(TsgenProperty, ReusedTsgenMatchesAlgorithm1ByBruteForce) {
     EXPECT_EQ(got.queues, want.queues) << "round " << round << " (graph)";
     EXPECT_EQ(got.rs, want.rs) << "round " << round << " (graph)";
   }
+}
+
+// The key index's lookups run in chunks on the front-end's team
+// (BundleFrontend::for_chunks): whatever the chunking and however many
+// threads run the chunks at once, the schedule is the one of a single
+// participant (issue 45 item 4).
+TEST(TsgenProperty, ChunkedIndexGivesTheScheduleOfOneParticipant) {
+  Random rng(31);
+  Tsgen one(1, ResidualOrder::kGiven), many(1, ResidualOrder::kGiven);
+  for (int round = 0; round < 200; ++round) {
+    const uint32_t n = 1 + static_cast<uint32_t>(rng.below(300));
+    const uint32_t k = 1 + static_cast<uint32_t>(rng.below(16));
+    const uint64_t keys = 1 + rng.below(round % 2 ? 10 : 600);
+    std::vector<TxnDesc> w;
+    std::vector<double> time;
+    random_bundle(rng, n, 1000 * static_cast<GlobalKey>(round), keys, 6, 0.4, w, time);
+    Partitioning p;
+    p.parts.assign(k, {});
+    for (uint32_t i = 0; i < n; ++i) {
+      if (rng.chance(0.3)) p.residual.push_back(i);
+      else p.parts[rng.below(k)].push_back(i);
+    }
+    ASSERT_EQ(p.validate(n), "");
+    const size_t participants = 2 + rng.below(6);
+    // Uneven chunks (a chunk of 1, the rest split), each on its own thread.
+    auto threaded = [participants](size_t total, const std::function<void(size_t, size_t)>& body) {
+      std::vector<std::thread> team;
+      size_t begin = 0;
+      for (size_t c = 0; c < participants && begin < total; ++c) {
+        const size_t end = c + 1 == participants ? total : std::min(total, begin + (c == 0 ? 1 : total / participants));
+        team.emplace_back(body, begin, end);
+        begin = end;
+      }
+      if (begin < total) body(begin, total);
+      for (std::thread& t : team) t.join();
+    };
+    Schedule want, got;
+    one.schedule(w, p, time, want);
+    many.schedule(w, p, time, got, threaded);
+    EXPECT_EQ(got.queues, want.queues) << "round " << round;
+    EXPECT_EQ(got.rs, want.rs) << "round " << round;
+    EXPECT_EQ(got.load, want.load) << "round " << round;
+    EXPECT_EQ(got.queues, algorithm1_by_brute_force(w, p, time).queues) << "round " << round;
+  }
+}
+
+// The cost model's read-only lookup (the estimates' chunks on the team)
+// knows what estimate() would answer without a new memo, and nothing else.
+TEST(CostModel, KnownAnswersOnlyWhatNeedsNoNewMemo) {
+  CostModel m;
+  TxnDesc a, b;
+  a.type = 0, a.read_set = {1, 2};
+  b.type = 0, b.read_set = {1, 2, 3, 4};
+  ASSERT_EQ(m.known(b), 4.0);  // empty history: the access-set size
+  m.observe(a, 100);
+  EXPECT_EQ(m.known(a), 100.0);
+  EXPECT_EQ(m.known(b), std::nullopt);  // the nearest entry, not yet estimated
+  EXPECT_EQ(m.estimate(b), 200.0);      // scaled to the size
+  EXPECT_EQ(m.known(b), 200.0);         // memoized
 }
 
 // Without an input partition (TSKD[O]) every transaction is residual; with

@@ -17,6 +17,7 @@ phase change of the run's logged schedule, labelled with the phase's value
 from __future__ import annotations
 
 import itertools
+import textwrap
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
@@ -444,11 +445,11 @@ def plot_figure(figure: ResolvedFigure, table: pd.DataFrame, image_base: Path,
             drawer.label(ax)
             if context:
                 ax.set_title(", ".join(f"{axis} = {value}" for axis, value in context.items()), fontsize=10)
+        legend = _legend(fig, grid[0], drawer.plot.get("legend", "top"))
+        fig.tight_layout()
         title = suptitle(figure, drawer.plot)
         if title:
-            fig.suptitle(title, y=1.12 if drawer.plot.get("legend", "top") == "top" else 1.0)
-        _legend(fig, grid[0], drawer.plot.get("legend", "top"))
-        fig.tight_layout()
+            _title(fig, title, legend if drawer.plot.get("legend", "top") == "top" else None)
         paths = []
         for extension in ("png", "pdf"):
             path = image_base.with_name(f"{image_base.name}.{extension}")  # a view's base is <id>.<view>
@@ -458,7 +459,25 @@ def plot_figure(figure: ResolvedFigure, table: pd.DataFrame, image_base: Path,
     return paths
 
 
-def _legend(fig, axes, position: str) -> None:
+def _title(fig, title: str, top_legend) -> None:
+    """The image's title above everything: wrapped to the figure's width (a long
+    simulation caption would otherwise widen the saved image and shrink the
+    plot to a strip), and above a top legend rather than over it."""
+    bottom = 1.0
+    if top_legend is not None:
+        fig.canvas.draw()  # the legend's extent is known only once drawn
+        bottom = top_legend.get_window_extent().transformed(fig.transFigure.inverted()).y1 + 0.01
+    text = fig.suptitle(title, y=bottom, va="bottom")
+    renderer = fig.canvas.get_renderer()
+    characters_per_line = len(title)
+    # Fonts differ between machines, so the wrap width is measured, not assumed.
+    while text.get_window_extent(renderer).width > fig.bbox.width and characters_per_line > 20:
+        characters_per_line = int(characters_per_line * 0.85)
+        text.set_text(textwrap.fill(title, characters_per_line))
+
+
+def _legend(fig, axes, position: str):
+    """The figure's legend (None when it has none), at the top or to the right."""
     handles, labels = {}, []
     for ax in axes:
         for handle, label in zip(*ax.get_legend_handles_labels()):
@@ -466,10 +485,9 @@ def _legend(fig, axes, position: str) -> None:
                 handles[label] = handle
                 labels.append(label)
     if position == "none" or not labels:
-        return
+        return None
     if position == "top":
-        fig.legend([handles[label] for label in labels], labels, loc="lower center", bbox_to_anchor=(0.5, 1.0),
-                   ncol=min(len(labels), 4), frameon=False)
-    else:
-        fig.legend([handles[label] for label in labels], labels, loc="center left", bbox_to_anchor=(1.0, 0.5),
-                   frameon=False)
+        return fig.legend([handles[label] for label in labels], labels, loc="lower center",
+                          bbox_to_anchor=(0.5, 1.0), ncol=min(len(labels), 4), frameon=False)
+    return fig.legend([handles[label] for label in labels], labels, loc="center left", bbox_to_anchor=(1.0, 0.5),
+                      frameon=False)

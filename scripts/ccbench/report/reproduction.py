@@ -129,7 +129,9 @@ def _parameter_lines(outcome: FigureOutcome) -> list[str]:
     caption = figure.simulation_caption()
     if caption:
         wall_s, runs = outcome.tables.simulation_wall_s()
-        lines.append(f"Simulation: {caption}; cost table `{figure.profile.sim_cost_table}`; "
+        machines = ", ".join(f"`{name}`" for name in figure.modelled_machines())
+        lines.append(f"Simulation: {caption}; modelled machine {machines} (configs/machines/: the cores and the "
+                     f"costs between them); cost table `{figure.profile.sim_cost_table}` (the local work); "
                      f"{wall_s:.0f} s of wall time over {runs} simulated run(s) stored here.")
     unrunnable = sorted({point.unrunnable for point in figure.points() if point.unrunnable})
     lines += [f"Not run under profile {figure.profile.name}: {reason}." for reason in unrunnable]

@@ -266,7 +266,8 @@ def _fit_work_scales(tasks: list[Task], workspace: Workspace, summary: SweepSumm
         if key in failed:
             summary.skipped[task.key] = failed[key]
             continue
-        out.append(dataclasses.replace(task, command=(*task.command, f"--{workscale.FLAG}={fitted[key]}"),
+        source = f"--{workscale.SOURCE_FLAG}={workscale.source_label(Path(task.cost_table), key)}"
+        out.append(dataclasses.replace(task, command=(*task.command, f"--{workscale.FLAG}={fitted[key]}", source),
                                        work_scale=fitted[key]))
     return out
 

@@ -53,6 +53,7 @@ from ccbench import load
 from ccbench.fileio import write_json_atomically
 
 FLAG = "sim_work_scale"
+SOURCE_FLAG = "sim_work_scale_source"   # where the factor came from: a label the result's sim.model repeats
 MIN_SCALE, MAX_SCALE = 0.02, 50.0
 # Flags a fit does not key on: the run's thread count, seed and lengths (the fit sets its own), and
 # every flag of the simulation itself (sim_*): its cost table (the store is per table), the factor,
@@ -70,6 +71,11 @@ EXIT_CONFIG_ERROR = 2
 def store_path(cost_table: Path) -> Path:
     """Where the fits of a cost table live: <table>.work_scales.json beside it."""
     return cost_table.with_name(cost_table.stem + ".work_scales.json")
+
+
+def source_label(cost_table: Path, key: str) -> str:
+    """--sim_work_scale_source of a fitted factor: the fit store (beside the cost table) and the fit's key."""
+    return f"fit {store_path(cost_table).name} [{key}]"
 
 
 def _flag_name(argument: str) -> str:
@@ -243,18 +249,28 @@ def fit(native_argv: Sequence[str], sim_argv: Sequence[str], flags: Sequence[str
             "clamped": clamped, "load": section, "fitted_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
 
 
+def _fits(cost_table: Path) -> dict:
+    try:
+        return json.loads(store_path(cost_table).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return {}
+
+
+def stored(key: str, cost_table: Path, cost_table_digest: str | None) -> str | None:
+    """The stored --sim_work_scale of a configuration, if it was fitted with this cost table."""
+    entry = _fits(cost_table).get(key)
+    return entry["scale"] if entry is not None and entry.get("cost_table_sha256") == cost_table_digest else None
+
+
 def ensure(key: str, native_argv: Sequence[str], sim_argv: Sequence[str], flags: Sequence[str], cost_table: Path,
            cost_table_digest: str | None, *, log: Callable[[str], None], **options) -> str:
     """The --sim_work_scale value for a configuration: the stored fit when it was made with this cost
     table, else a new fit (stored). Raises FitFailed."""
+    scale = stored(key, cost_table, cost_table_digest)
+    if scale is not None:
+        return scale
     path = store_path(cost_table)
-    try:
-        fits = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        fits = {}
-    entry = fits.get(key)
-    if entry is not None and entry.get("cost_table_sha256") == cost_table_digest:
-        return entry["scale"]
+    fits = _fits(cost_table)
     log(f"ccbench: fitting the simulation's work scale for {key}")
     entry = {**fit(native_argv, sim_argv, flags, cost_table, log=log, **options),
              "cost_table_sha256": cost_table_digest}

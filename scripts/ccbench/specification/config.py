@@ -18,6 +18,7 @@ rules the schema cannot express (crossfield.py), for every profile.
 """
 from __future__ import annotations
 
+import functools
 import itertools
 import os
 from dataclasses import dataclass, field
@@ -26,7 +27,7 @@ from typing import Collection, Sequence
 
 from ccbench.errors import ConfigError, UsageError
 from ccbench.fileio import load_yaml
-from ccbench.specification import schema
+from ccbench.specification import machines as modelled, schema
 from ccbench.specification.crossfield import ConsistencyChecker
 from ccbench.specification.document import figure_metrics, profile_parameters, program_of
 from ccbench.specification.points import Point
@@ -46,6 +47,7 @@ class Profile:
     variant: str = schema.VARIANT_NATIVE    # sim: its engine points run on virtual cores (docs/sim.md)
     sim_cost_table: str = schema.DEFAULT_COST_TABLE   # the simulated points' cost table, under the results directory
     sim_work_scale: str = schema.WORK_SCALE_NONE      # fit: fit each simulated configuration's work scale (workscale.py)
+    sim_machine: str = modelled.CALIBRATING          # the modelled machine of figures that name none (machines.py)
 
     @property
     def simulates(self) -> bool:
@@ -86,12 +88,43 @@ def load_profiles(profiles_dir: Path) -> dict[str, Profile]:
         if cap < document["repetitions"]:
             raise ConfigError(path, "max_repetitions", f"{cap} is below repetitions ({document['repetitions']}); "
                               f"the cap on --until-decided's repetitions must be at least the repetitions")
+        machine = document.get(modelled.PARAMETER, modelled.CALIBRATING)
+        problem = modelled.name_problem(machine, machines(profiles_dir.parent))
+        if problem:
+            raise ConfigError(path, modelled.PARAMETER, problem)
         profiles[path.stem] = Profile(path.stem, document["description"], document["base"],
                                       document["repetitions"], float(document["timeout_s"]), path, cap,
                                       document.get("variant", schema.VARIANT_NATIVE),
                                       document.get("sim_cost_table", schema.DEFAULT_COST_TABLE),
-                                      document.get("sim_work_scale", schema.WORK_SCALE_NONE))
+                                      document.get("sim_work_scale", schema.WORK_SCALE_NONE), machine)
     return profiles
+
+
+@functools.lru_cache(maxsize=None)
+def machines(configs: Path) -> dict[str, modelled.Machine]:
+    """The modelled machines of configs/machines/ (read once per configs directory)."""
+    return modelled.load_machines(configs)
+
+
+def machine_problems(document: dict, path: Path, profiles: dict[str, Profile]) -> list[tuple[str, str]]:
+    """Every sim_machine a figure's simulated points would get, under every profile: a known machine, and no
+    flag that the machine supplies set by the figure too (machines.py)."""
+    known = machines(configs_dir(path))
+    problems = []
+    for name, profile in profiles.items():
+        base, axes = profile_parameters(document, name, profile.base)
+        for index, series in enumerate(document["series"]):
+            if (series.get("variant") or profile.variant) != schema.VARIANT_SIM:
+                continue
+            parameters = {**base, **series.get("params", {})}
+            where = modelled.where_named(document, name, index)
+            for machine in axes.get(modelled.PARAMETER, [parameters.get(modelled.PARAMETER, profile.sim_machine)]):
+                problem = modelled.name_problem(machine, known)
+                if problem is None:
+                    problem = modelled.overlap_problem(machine, {**parameters, **axes}, known)
+                if problem:
+                    problems.append((where, problem))
+    return problems
 
 
 def figure_config_paths(figures_dir: Path) -> dict[str, Path]:
@@ -175,6 +208,8 @@ class FigureConfig:
         config = cls(path.stem, path.parent.name, path, document, profiles)
         plain_profiles = {name: {"base": profile.base, "file": str(profile.path)} for name, profile in profiles.items()}
         problems = ConsistencyChecker(document, plain_profiles).problems()
+        if not problems:
+            problems += machine_problems(document, path, profiles)
         if not problems:   # the reference series' rows, for every profile's sweep
             for name in profiles:
                 axes = profile_parameters(document, name, profiles[name].base)[1]
@@ -280,6 +315,12 @@ class ResolvedFigure:
         return sorted({point.threads for point in self.points() if point.simulated and not point.unrunnable
                        and (series is None or point.series in series)})
 
+    def modelled_machines(self) -> list[str]:
+        """The machines the simulated points model (configs/machines/; calibrating: the calibrating machine's
+        own costs), sorted."""
+        return sorted({str(dict(point.flags).get(modelled.PARAMETER, modelled.CALIBRATING))
+                       for point in self.points() if point.simulated and not point.unrunnable})
+
     def simulation_caption(self) -> str | None:
         """What a simulated figure's caption and title say (docs/sim.md): "simulated, N virtual cores", which
         series when only some are, and the paper's settings scaled for the simulation; None: not simulated."""
@@ -326,6 +367,11 @@ class ResolvedFigure:
                 cc = parameters.pop(program.binary_parameter) if program.binary_parameter else None
                 first_seed = parameters.get("seed", 1)
                 build = SIM_VARIANT if self.simulates(series) else None
+                # A simulated point models its machine (checked when the figure loaded); a native one runs on
+                # this machine, so sim_machine means nothing to it.
+                machine = parameters.pop(modelled.PARAMETER, self.profile.sim_machine)
+                if build:
+                    parameters.update(modelled.machine_flags(machine, machines(configs_dir(self.config.path))))
                 cost_table = self.profile.sim_cost_table if build else None
                 fit = bool(build) and self.profile.sim_work_scale == schema.WORK_SCALE_FIT and program.name == ENGINE
                 for repetition in range(self.repetitions):

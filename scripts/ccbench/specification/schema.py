@@ -410,6 +410,9 @@ PROFILE = {
         # fit: each simulated configuration's work scale is fitted to a native single-thread run first
         # (workscale.py, docs/sim.md "The work scale"); none: the cost table alone
         "sim_work_scale": {"enum": [WORK_SCALE_FIT, WORK_SCALE_NONE]},
+        # the modelled machine of the simulated points of figures that name none (configs/machines/<name>.yaml,
+        # machines.py); absent: the calibrating machine's own costs
+        "sim_machine": TEXT,
     },
 }
 

@@ -61,7 +61,7 @@ struct EngineConfig {
   TsDeferOptions tsdefer;  // used by the online executor's TsDEFER (engine/exec/tsdefer.h) and TSKD's front-ends
   std::string attempt_latency_type;  // "" = off; else a transaction type (engine/stats/attempt_latency.h)
   bool retry_aborted = true;         // false: an aborted request is dropped, as Silo's benchmark does
-  // A protocol's own flags are its options struct's (e.g. engine/cc/mocc.h), not these.
+  // A protocol's own flags are its options struct's (e.g. engine/cc/mocc/mocc.h), not these.
 
   // The engine's flags (engine/core/options.h), in the order they are read and echoed.
   static OptionsTable<EngineConfig> flags;

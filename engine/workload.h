@@ -33,7 +33,7 @@
 // generator's prepare() (building its distributions, O(keys)) and fills the
 // tables.
 //
-// Optional, for partition-level locking (engine/cc/partcc.h; TPC-C, YCSB, HOT):
+// Optional, for partition-level locking (engine/cc/partcc/partcc.h; TPC-C, YCSB, HOT):
 //   uint32_t partition_count(uint32_t threads)   P, the number of partitions
 //   uint32_t partition_of(GlobalKey, uint32_t n) a key's partition in [0, n),
 //                                       or ~0u for a table that needs no lock

@@ -51,7 +51,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "engine/cc/nocc.h"
+#include "engine/cc/nocc/nocc.h"
 #include "engine/cc/txn.h"
 #include "engine/core/json.h"
 #include "engine/core/random.h"

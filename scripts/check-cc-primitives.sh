@@ -8,7 +8,8 @@
 # simulation silently does not charge (docs/sim.md, "Limits").
 #
 # check-cc-primitives.sh [dir ...]: every C++ file under the dirs (default:
-# engine/cc) is checked for a raw std::atomic type, a call into the
+# engine/cc; a protocol's tests, *_test.cpp in its folder, are not protocol
+# code: their threads are the test's own) is checked for a raw std::atomic type, a call into the
 # simulator (sim::) or an include of engine/sim/; each one found is printed as
 # file:line: text, and the exit status is 1. std::atomic_thread_fence and
 # std::atomic_signal_fence (fences, not shared words) are allowed.
@@ -17,7 +18,7 @@ cd "$(dirname "$0")/.."
 dirs=("$@")
 [[ ${#dirs[@]} -gt 0 ]] || dirs=(engine/cc)
 pattern='std::atomic<|std::atomic_ref|std::atomic_flag|\bsim::|#include[[:space:]]*"engine/sim/'
-found=$(grep -rnE --include='*.h' --include='*.hpp' --include='*.cc' --include='*.cpp' "$pattern" "${dirs[@]}" |
+found=$(grep -rnE --include='*.h' --include='*.hpp' --include='*.cc' --include='*.cpp' --exclude='*_test.cpp' "$pattern" "${dirs[@]}" |
   grep -vE '^[^:]+:[0-9]+:[[:space:]]*//' || true)
 # A mention inside a comment after code is not a use: drop what follows //.
 found=$(printf '%s\n' "$found" | awk -F: 'NF >= 3 { line = $0; sub(/^[^:]+:[0-9]+:/, "", line); sub(/\/\/.*/, "", line);

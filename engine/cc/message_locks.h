@@ -1,5 +1,5 @@
 // Message-passing lock management shared by the Dora and Orthrus substitutes
-// (engine/cc/dora.h, engine/cc/orthrus.h).
+// (engine/cc/dora/dora.h, engine/cc/orthrus/orthrus.h).
 //
 // The lock table is split into partitions; each partition has one owner
 // thread, the only thread that ever reads or writes that partition's table
@@ -69,7 +69,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "engine/cc/nowait.h"
+#include "engine/cc/nowait/nowait.h"
 #include "engine/cc/protocol.h"
 #include "engine/cc/workload_partitioning.h"
 #include "engine/config.h"

@@ -1,5 +1,5 @@
-// What the multi-version protocols (Cicada, engine/cc/cicada.h; SI and ERMIA,
-// engine/cc/si.h and ermia.h) share on top of the version storage of
+// What the multi-version protocols (Cicada, engine/cc/cicada/cicada.h; SI and ERMIA,
+// engine/cc/si/si.h and ermia.h) share on top of the version storage of
 // engine/core/versions.h: the per-thread state (version store, counters), the
 // read of the version visible at a timestamp, the install of a new version,
 // and the statistics written as cc_stats.

@@ -1,7 +1,7 @@
 // Silo's commit protocol (Tu et al., "Speedy Transactions in Multicore
 // In-Memory Databases", SOSP 2013, section 4.4) as phases over a row's TID
-// word, shared by the protocols built on it: Silo (engine/cc/silo.h; MOCC
-// through Silo) and BCC (engine/cc/bcc.h). Each of them chooses the commit
+// word, shared by the protocols built on it: Silo (engine/cc/silo/silo.h; MOCC
+// through Silo) and BCC (engine/cc/bcc/bcc.h). Each of them chooses the commit
 // TID and what happens between the phases (Silo: the epoch; BCC: its
 // left-conflict check when phase 2 fails):
 //   phase 1  lock_writes     lock the write set in one global (address) order;

@@ -9,8 +9,8 @@
 // above it; its serial order follows TIDs across the floor, so the snapshot is
 // the state after a prefix of the serial order and a transaction reading it
 // alone is serializable (placed at the floor), is never validated and never
-// aborts. Silo draws floors from its epochs (engine/cc/silo.h), BCC at its
-// synchronization points (engine/cc/bcc.h).
+// aborts. Silo draws floors from its epochs (engine/cc/silo/silo.h), BCC at its
+// synchronization points (engine/cc/bcc/bcc.h).
 //
 // Writers keep the versions: before overwriting a row, a committing writer
 // that holds the row's lock saves the image a snapshot may still need in the

@@ -50,7 +50,7 @@
 
 namespace ccb {
 
-class NoCC;  // engine/cc/nocc.h
+class NoCC;  // engine/cc/nocc/nocc.h
 template <class CC>
 struct CcFreeProtocol {
   using type = NoCC;  // Txn::set_cc_free
@@ -114,7 +114,7 @@ class Txn {
   }
   // Bundle executor (engine/exec/bundle_executor.h): the attempts that begin
   // from now on run without concurrency control, with NoCC's operations
-  // (engine/cc/nocc.h) on the protocol's own tables, for transactions a
+  // (engine/cc/nocc/nocc.h) on the protocol's own tables, for transactions a
   // front-end proved conflict-free with everything running beside them
   // (Strife's CF clusters, §2). The protocol's row metadata is not touched.
   // Switch only between attempts. One predictable branch per operation.
@@ -362,7 +362,7 @@ class Txn {
     }
   }
 
-  // NoCC (engine/cc/nocc.h, included at the end of this file) as a type that
+  // NoCC (engine/cc/nocc/nocc.h, included at the end of this file) as a type that
   // depends on CC, so it needs to be complete only where Txn<CC> is instantiated.
   static typename CcFreeProtocol<CC>::type free_cc() { return {}; }
 
@@ -391,4 +391,4 @@ class Txn {
 }  // namespace ccb
 
 // The CC-free mode of Txn (set_cc_free) runs NoCC's operations.
-#include "engine/cc/nocc.h"  // NOLINT(build/include_order): needs Txn defined first
+#include "engine/cc/nocc/nocc.h"  // NOLINT(build/include_order): needs Txn defined first

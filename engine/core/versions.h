@@ -1,5 +1,5 @@
 // Version storage of the multi-version protocols (Cicada, ERMIA, SI:
-// engine/cc/cicada.h, ermia.h, si.h): per-row version chains, their memory,
+// engine/cc/cicada/cicada.h, ermia.h, si.h): per-row version chains, their memory,
 // and their garbage collection.
 //
 // Layout. A multi-version protocol's RowMeta is a RowVersions, so only its

@@ -9,7 +9,7 @@
 //        kWithCC      its transactions run under the binary's protocol (they
 //                     may conflict with transactions of other queues);
 //        kWithoutCC   they run with no concurrency control (NoCC's operations,
-//                     engine/cc/nocc.h). The front-end guarantees that no
+//                     engine/cc/nocc/nocc.h). The front-end guarantees that no
 //                     transaction of such a queue conflicts with any
 //                     transaction of another queue of the same phase.
 //   2. Residuals, after every queue has finished: any worker takes the next

@@ -35,7 +35,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "engine/cc/occ.h"
+#include "engine/cc/occ/occ.h"
 #include "engine/config.h"
 #include "engine/core/memory.h"
 #include "engine/core/random.h"

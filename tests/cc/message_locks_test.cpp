@@ -14,9 +14,9 @@
 #include <thread>
 #include <vector>
 
-#include "engine/cc/dora.h"
+#include "engine/cc/dora/dora.h"
 #include "engine/cc/message_locks.h"
-#include "engine/cc/orthrus.h"
+#include "engine/cc/orthrus/orthrus.h"
 #include "engine/core/json.h"
 #include "tests/cc/cc_test_util.h"
 #include "workloads/tpcc/tpcc.h"

@@ -1,4 +1,4 @@
-// The multi-version protocols' defining behaviour (engine/cc/cicada.h, si.h,
+// The multi-version protocols' defining behaviour (engine/cc/cicada/cicada.h, si.h,
 // ermia.h) and their version storage (engine/core/versions.h), driven step by
 // step from one thread: each transaction has its own worker id, and none of
 // these schedules waits (readers wait only for rows locked inside a commit).
@@ -15,9 +15,9 @@
 #include <string>
 #include <vector>
 
-#include "engine/cc/cicada.h"
-#include "engine/cc/ermia.h"
-#include "engine/cc/si.h"
+#include "engine/cc/cicada/cicada.h"
+#include "engine/cc/ermia/ermia.h"
+#include "engine/cc/si/si.h"
 #include "engine/verify/checker.h"
 #include "engine/verify/recorder.h"
 #include "tests/cc/cc_test_util.h"

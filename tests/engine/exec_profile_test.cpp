@@ -9,7 +9,7 @@
 #include <string>
 #include <type_traits>
 
-#include "engine/cc/nowait.h"
+#include "engine/cc/nowait/nowait.h"
 #include "engine/cc/txn.h"
 #include "engine/core/clock.h"
 #include "engine/stats/exec_profile.h"

@@ -5,9 +5,9 @@
 
 #include <cstring>
 
-#include "engine/cc/nowait.h"
-#include "engine/cc/occ.h"
-#include "engine/cc/silo.h"
+#include "engine/cc/nowait/nowait.h"
+#include "engine/cc/occ/occ.h"
+#include "engine/cc/silo/silo.h"
 
 namespace ccb::mutants {
 

@@ -34,3 +34,12 @@ def test_shared_words_pass(tmp_path):
         "struct RowMeta { ccb::Shared<uint64_t> word{0}; };\n"
         "inline uint64_t f(RowMeta& m) { return m.word.load(std::memory_order_acquire); }\n")
     assert run(tmp_path).returncode == 0
+
+
+def test_a_protocols_own_tests_are_not_protocol_code(tmp_path):
+    # engine/cc/<name>/*_test.cpp lives in the protocol's home; its threads
+    # and flags are the test's, so a raw std::atomic there is allowed.
+    (tmp_path / "proto_test.cpp").write_text("std::atomic<bool> done{false};\n")
+    assert run(tmp_path).returncode == 0
+    (tmp_path / "proto.cpp").write_text("std::atomic<bool> done{false};\n")
+    assert run(tmp_path).returncode == 1

@@ -10,12 +10,14 @@
 //
 // A property comes from the protocol where the protocol states it
 // (protocol.h's concepts: HasLockService; PartCC's bind_workload), and is
-// otherwise a test expectation stated once here: a default (for the
+// otherwise a test expectation: a default stated once here (for the
 // expectations about conflicts, the optimistic protocols' behaviour, the
 // largest family) and a specialisation, with a one-line why, for each
-// protocol that differs. A new protocol gets every default; its tests fail
-// where a default does not describe it, and then it states its own value
-// here (CONTRIBUTING.md, "How to add a protocol").
+// protocol that differs, stated in the protocol's folder
+// (engine/cc/<name>/test_expectations.h, included below through the generated
+// protocol_test_expectations.h). A new protocol gets every default; its tests
+// fail where a default does not describe it, and then it states its own value
+// in its folder (CONTRIBUTING.md, "How to add a protocol").
 #pragma once
 
 #include <array>
@@ -111,28 +113,10 @@ enum class OnConflict {
 };
 template <class CC>
 inline constexpr OnConflict kOnConflict = OnConflict::kProceeds;
-template <>
-inline constexpr OnConflict kOnConflict<NoWait> = OnConflict::kRefused;  // a held lock is never waited for
-template <>
-inline constexpr OnConflict kOnConflict<PreNoWait> = OnConflict::kRefused;  // its up-front acquisition is NoWait's
-template <>
-inline constexpr OnConflict kOnConflict<WaitDie> = OnConflict::kRefused;  // the younger requester dies
-template <>
-inline constexpr OnConflict kOnConflict<DlDetect> = OnConflict::kWaits;  // queued until the holder releases
-template <>
-inline constexpr OnConflict kOnConflict<LockSorted> = OnConflict::kWaits;  // its sorted acquisition waits
-template <>
-inline constexpr OnConflict kOnConflict<PartCC> = OnConflict::kWaits;  // for the partition lock
-template <>
-inline constexpr OnConflict kOnConflict<Dora> = OnConflict::kWaits;  // the owner queues the request
-template <>
-inline constexpr OnConflict kOnConflict<Orthrus> = OnConflict::kWaits;  // the CC thread queues the request
 
 // The failure of a refused access (kOnConflict == kRefused).
 template <class CC>
 inline constexpr RC kRefusal = RC::kLockConflict;
-template <>
-inline constexpr RC kRefusal<WaitDie> = RC::kWaitDie;
 
 // "T1 reads A; T2 overwrites A and commits; T1 commits", for protocols whose
 // writer proceeds: T1 < T2 is serializable, yet only protocols that can order
@@ -140,35 +124,15 @@ inline constexpr RC kRefusal<WaitDie> = RC::kWaitDie;
 // validation.
 template <class CC>
 inline constexpr bool kReaderCommitsBeforeOverwriter = false;
-template <>
-inline constexpr bool kReaderCommitsBeforeOverwriter<TicToc> = true;  // time travel: T1's commit timestamp is earlier
-template <>
-inline constexpr bool kReaderCommitsBeforeOverwriter<Bcc> = true;  // no dangerous structure: BCC saves T1
-template <>
-inline constexpr bool kReaderCommitsBeforeOverwriter<NoCC> = true;  // nothing is validated
-template <>
-inline constexpr bool kReaderCommitsBeforeOverwriter<Cicada> = true;  // T1 read the version at its older timestamp
-template <>
-inline constexpr bool kReaderCommitsBeforeOverwriter<Si> = true;  // T1's snapshot predates the overwrite
-template <>
-inline constexpr bool kReaderCommitsBeforeOverwriter<Ermia> = true;  // one rw edge is no dangerous structure
 
 // Two transactions reading one row both proceed at once.
 template <class CC>
 inline constexpr bool kReadersShareRows = true;
-template <>
-inline constexpr bool kReadersShareRows<PartCC> = false;  // one exclusive lock per partition, readers included
 
 // A reader of a key that an active transaction is inserting waits for the
 // inserter (and then finds the row) instead of not finding it.
 template <class CC>
 inline constexpr bool kPendingInsertBlocksReaders = false;
-template <>
-inline constexpr bool kPendingInsertBlocksReaders<PartCC> = true;  // the new key's partition is locked
-template <>
-inline constexpr bool kPendingInsertBlocksReaders<Dora> = true;  // owners lock keys, whether the row exists or not
-template <>
-inline constexpr bool kPendingInsertBlocksReaders<Orthrus> = true;  // as Dora's owners
 
 // A set of abort reasons, one bit per RC.
 constexpr uint32_t rc_set(std::initializer_list<RC> reasons) {
@@ -192,11 +156,6 @@ inline constexpr uint32_t kRuleAborts = kOnConflict<CC> == OnConflict::kProceeds
 // bug.
 template <class CC>
 inline constexpr uint32_t kConflictAborts = kRuleAborts<CC>;
-template <>
-inline constexpr uint32_t kConflictAborts<DlDetect> = rc_set({RC::kDeadlock});  // waits, but a deadlock has a victim
-// Cold rows validate; a hot row's lock taken out of order is tried once.
-template <>
-inline constexpr uint32_t kConflictAborts<Mocc> = rc_set({RC::kValidation, RC::kLockConflict});
 
 // A run aborted only for the reasons CC's conflict rule gives.
 template <class CC>
@@ -214,21 +173,19 @@ void expect_only_conflict_aborts(const std::array<uint64_t, static_cast<size_t>(
 // they proceed and validation comes after the reads.
 template <class CC>
 inline constexpr bool kConsistentReadOnlyAttempts = kOnConflict<CC> != OnConflict::kProceeds;
-template <>
-inline constexpr bool kConsistentReadOnlyAttempts<Bcc> = true;  // read-only requests run on snapshots
-template <>
-inline constexpr bool kConsistentReadOnlyAttempts<Si> = true;  // every transaction reads a snapshot
-template <>
-inline constexpr bool kConsistentReadOnlyAttempts<Ermia> = true;  // every transaction reads a snapshot
 
 // Commits a 0.4 s stress run on 4 workers must reach.
 template <class CC>
 inline constexpr uint64_t kMinStressCommits = 100;
-// Dora's 4 owners are the workers: on the CI machine's 2 cores (and under
-// TSan) each cross-partition lock request waits until its owner thread is
-// scheduled again, so its floor only proves progress.
-template <>
-inline constexpr uint64_t kMinStressCommits<Dora> = 10;
+
+}  // namespace ccb::test_support
+
+// Each registered protocol's engine/cc/<name>/test_expectations.h, where it
+// has one: its specialisations of the defaults above. They must precede the
+// subsets below, which instantiate the expectations.
+#include "protocol_test_expectations.h"
+
+namespace ccb::test_support {
 
 // ---- Subsets ----------------------------------------------------------------------
 

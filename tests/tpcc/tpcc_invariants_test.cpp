@@ -8,7 +8,7 @@
 #include <set>
 #include <string>
 
-#include "engine/cc/silo.h"
+#include "engine/cc/silo/silo.h"
 #include "tests/tpcc/tpcc_test_util.h"
 
 namespace ccb {

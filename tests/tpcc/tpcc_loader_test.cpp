@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/cc/nowait.h"
+#include "engine/cc/nowait/nowait.h"
 #include "tests/tpcc/tpcc_test_util.h"
 
 namespace ccb {

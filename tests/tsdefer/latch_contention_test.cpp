@@ -11,9 +11,9 @@
 
 #include "engine/cc/common.h"
 #include "engine/core/latch.h"
-#include "engine/cc/occ.h"
-#include "engine/cc/silo.h"
-#include "engine/cc/tictoc.h"
+#include "engine/cc/occ/occ.h"
+#include "engine/cc/silo/silo.h"
+#include "engine/cc/tictoc/tictoc.h"
 
 namespace ccb {
 namespace {

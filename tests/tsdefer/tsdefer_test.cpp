@@ -6,7 +6,7 @@
 
 #include <set>
 
-#include "engine/cc/occ.h"
+#include "engine/cc/occ/occ.h"
 #include "engine/exec/online_executor.h"
 #include "tests/exec/probe_workload.h"
 

@@ -7,8 +7,8 @@
 #include <type_traits>
 #include <vector>
 
-#include "engine/cc/nowait.h"
-#include "engine/cc/silo.h"
+#include "engine/cc/nowait/nowait.h"
+#include "engine/cc/silo/silo.h"
 #include "tests/workloads/test_util.h"
 #include "workloads/extensions/extended.h"
 #include "workloads/micro/micro.h"

@@ -14,7 +14,7 @@
 #include <tuple>
 #include <vector>
 
-#include "engine/cc/nowait.h"
+#include "engine/cc/nowait/nowait.h"
 #include "engine/core/cli.h"
 #include "engine/workload.h"
 #include "tests/workloads/request_fingerprint.h"

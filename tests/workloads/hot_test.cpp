@@ -12,8 +12,8 @@
 #include <string>
 #include <thread>
 
-#include "engine/cc/nowait.h"
-#include "engine/cc/partcc.h"
+#include "engine/cc/nowait/nowait.h"
+#include "engine/cc/partcc/partcc.h"
 #include "engine/exec/bundle_executor.h"
 #include "engine/verify/cf_check.h"
 #include "tests/workloads/test_util.h"

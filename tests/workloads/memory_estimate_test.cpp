@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "engine/cc/silo.h"
+#include "engine/cc/silo/silo.h"
 #include "engine/config.h"
 #include "workloads/hot/hot.h"
 #include "workloads/micro/micro.h"

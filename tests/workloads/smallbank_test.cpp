@@ -5,7 +5,7 @@
 
 #include <map>
 
-#include "engine/cc/nowait.h"
+#include "engine/cc/nowait/nowait.h"
 #include "tests/workloads/test_util.h"
 #include "workloads/smallbank/smallbank.h"
 

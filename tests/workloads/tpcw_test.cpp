@@ -5,7 +5,7 @@
 
 #include <set>
 
-#include "engine/cc/nowait.h"
+#include "engine/cc/nowait/nowait.h"
 #include "tests/workloads/test_util.h"
 #include "workloads/tpcw/tpcw.h"
 

@@ -166,7 +166,7 @@ class HotWorkload {
   size_t memory_bytes() const { return table_ ? table_->memory_bytes() : 0; }
   // For protocols that lock the predicted access set (engine/cc/protocol.h).
   Table<CC>* table_by_id(uint32_t id) const { return id == kTableId ? table_.get() : nullptr; }
-  // Partitioning for partition-level locking (engine/cc/partcc.h): HOT's own
+  // Partitioning for partition-level locking (engine/cc/partcc/partcc.h): HOT's own
   // key mod P (see header), P = --partitions, or the thread count when that
   // is 0 or 1 (one partition would serialize every transaction).
   uint32_t partition_count(uint32_t threads) const { return opt_.partitions > 1 ? opt_.partitions : std::max(threads, 1u); }

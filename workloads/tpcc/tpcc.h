@@ -104,7 +104,7 @@ class TpccWorkload {
 
   // The table with global-key id `id` (tpcc_schema.h TableId), or nullptr:
   // protocols that lock the predicted access set resolve keys through it.
-  // Partitioning for partition-level locking (engine/cc/partcc.h): by
+  // Partitioning for partition-level locking (engine/cc/partcc/partcc.h): by
   // warehouse, one partition per warehouse (n = --warehouses; the warehouse
   // sits at a fixed bit offset in each table's key, tpcc_schema.h). ITEM is
   // read-only and HISTORY insert-only under unique keys (txn ids): no

@@ -104,7 +104,7 @@ class YcsbWorkload {
   const YcsbGenerator& generator() const { return generator_; }
   // For protocols that lock the predicted access set (protocol.h, acquire_all).
   Table<CC>* table_by_id(uint32_t id) const { return id == kTableId ? table_.get() : nullptr; }
-  // Partitioning for partition-level locking (engine/cc/partcc.h): n equal
+  // Partitioning for partition-level locking (engine/cc/partcc/partcc.h): n equal
   // key ranges, n = --partitions (the ranges requests stay inside) or, when
   // that is 0, the thread count.
   uint32_t partition_count(uint32_t threads) const { return opt_.partitions ? opt_.partitions : std::max(threads, 1u); }

@@ -1,5 +1,5 @@
 // Table 1's attribution of BCC's cost (Yuan et al., PVLDB 9(6) 2016, section
-// 6.1; --bcc_breakdown, engine/cc/bcc.h): the cycle counter read around each
+// 6.1; --bcc_breakdown, engine/cc/bcc/bcc.h): the cycle counter read around each
 // stretch of memory management (Release bookkeeping, allocating and
 // publishing a read-set table, growing it) and of global-clock access (the
 // TID's store in the clock, the Start snapshot, the idle store at the end).

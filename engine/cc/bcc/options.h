@@ -15,7 +15,7 @@ namespace bcc {
 
 // How a reader's read-set insert is ordered before its re-check of the row
 // (Algorithm 2) against a writer that locks the row and then searches the
-// reader's table (engine/cc/bcc.h has the happens-before argument):
+// reader's table (engine/cc/bcc/bcc.h has the happens-before argument):
 //   kPerRead     every insert is followed by a full fence (portable; the
 //                C++ memory model proves it);
 //   kAsymmetric  inserts are plain release stores and a searching writer

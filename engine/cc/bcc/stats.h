@@ -1,4 +1,4 @@
-// BCC's protocol counters (cc_stats of rundb-bcc; docs/protocols.md, BCC):
+// BCC's protocol counters (cc_stats of rundb-bcc; engine/cc/bcc/README.md):
 // one Stats per worker thread, kept in its history (engine/cc/bcc/history.h)
 // and summed by Bcc::total_stats().
 //

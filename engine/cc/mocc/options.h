@@ -1,5 +1,5 @@
 // MOCC's own flags (--mocc_temperature_threshold, --mocc_decay_ms), declared
-// by the protocol (Mocc::Options, engine/cc/mocc.h; rows in options.cpp):
+// by the protocol (Mocc::Options, engine/cc/mocc/mocc.h; rows in options.cpp):
 // only bin/rundb-mocc defines them (its generated main(), rundb/main.h), so
 // every other program refuses them as unknown flags.
 //

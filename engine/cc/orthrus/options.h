@@ -1,5 +1,5 @@
 // Orthrus's own flag (--orthrus_wait), declared by the protocol
-// (Orthrus::Options, engine/cc/orthrus.h; rows in options.cpp): only
+// (Orthrus::Options, engine/cc/orthrus/orthrus.h; rows in options.cpp): only
 // bin/rundb-orthrus defines it (its generated main(), rundb/main.h), so every
 // other program refuses it as an unknown flag.
 //

@@ -158,7 +158,9 @@ def engine_section(bin_dir: Path) -> list[str]:
     common = sorted(set.intersection(*(set(tables.tables) for tables in every.values())))
     first = every[protocols[0]]
     lines = ["## `bin/rundb-<cc>`: the engine", "",
-             f"Every protocol's binary ({', '.join(protocols)}; engine/cc/protocols.txt) has these tables; "
+             # The protocols are not named: the registry is their list, so
+             # registering one changes no line of this page but its own table's.
+             "Every protocol's binary (one per line of engine/cc/protocols.txt) has these tables; "
              "a protocol's own table is defined by its binary only (every other program refuses its flags).", ""]
     for table, flags in first.groups(common):
         lines += _group_lines(table, flags)

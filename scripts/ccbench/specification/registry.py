@@ -1,7 +1,8 @@
 """The protocol, workload and front-end registries, read as CMake reads them.
 
 engine/cc/protocols.txt is the only list of protocols and of their
-properties (serializable, which workloads, which executors);
+properties (serializable, which workloads, which executors), each one's
+home being engine/cc/<name>/ (`home_problems` checks them against it);
 workloads/workloads.txt the only list of workloads (extensions, partitions,
 high-contention flags); partitioners/frontends.txt the only list of
 front-ends (executor, owner threads, input partition, factory, help). The harness, the soak, the benchmarks and the
@@ -67,6 +68,38 @@ def protocols(root: Path = ROOT) -> dict[str, Protocol]:
         found[name] = Protocol(name, cls, _yes(serializable, f"{path}: {name}: serializable"),
                                workloads == "partitioned", executors == "online+bundle")
     return found
+
+
+def home_problems(root: Path = ROOT) -> list[str]:
+    """Why the protocols' homes disagree with the registry, one line each; empty when they agree.
+
+    A registered protocol's home is engine/cc/<name>/ (cmake/registries.cmake
+    builds from it): its header <name>.h, and a README.md that opens by naming
+    that header (its documentation; docs/protocols.md holds only what the
+    protocols share). Every folder under engine/cc/ is a registered protocol's
+    home, and no registered protocol keeps a header outside it.
+    """
+    cc = root / "engine" / "cc"
+    registered = protocols(root)
+    problems = []
+    for name in registered:
+        home = cc / name
+        header = f"engine/cc/{name}/{name}.h"
+        if not (home / f"{name}.h").is_file():
+            problems.append(f"{name}: no {header}")
+        if (cc / f"{name}.h").exists():
+            problems.append(f"{name}: engine/cc/{name}.h is outside its home engine/cc/{name}/")
+        readme = home / "README.md"
+        if not readme.is_file():
+            problems.append(f"{name}: no engine/cc/{name}/README.md")
+            continue
+        first = readme.read_text(encoding="utf-8").split("\n", 1)[0]
+        if not first.startswith("# ") or f"`{header}`" not in first:
+            problems.append(f"{name}: engine/cc/{name}/README.md does not open with a '# ' title naming `{header}`")
+    for folder in sorted(p.name for p in cc.iterdir() if p.is_dir()):
+        if folder not in registered:
+            problems.append(f"engine/cc/{folder}/ is no registered protocol's home (engine/cc/protocols.txt)")
+    return problems
 
 
 def _bar_lines(path: Path, count: int, form: str) -> list[list[str]]:

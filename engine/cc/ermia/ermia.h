@@ -1,5 +1,5 @@
 // ERMIA-like serializable snapshot isolation: snapshot isolation
-// (engine/cc/si.h) plus the Serial Safety Net (Wang, Johnson, Fekete, Pandis,
+// (engine/cc/si/si.h) plus the Serial Safety Net (Wang, Johnson, Fekete, Pandis,
 // "Efficiently making (almost) any concurrency control mechanism
 // serializable", VLDB Journal 2017; in ERMIA, Kim et al., SIGMOD 2016).
 //
@@ -25,10 +25,10 @@
 // (SnapshotIsolation<true>::commit), and its test and stamp updates run
 // under those locks. ERMIA itself exchanges them latch-free (readers register
 // in per-version bitmaps, committers wait for the ones in pre-commit); this
-// is the simpler equivalent for a test bed (docs/protocols.md, "ERMIA").
+// is the simpler equivalent for a test bed (engine/cc/ermia/README.md).
 #pragma once
 
-#include "engine/cc/si.h"
+#include "engine/cc/si/si.h"
 
 namespace ccb {
 

@@ -18,7 +18,7 @@
 #pragma once
 
 #include "engine/cc/common.h"
-#include "engine/cc/nowait.h"
+#include "engine/cc/nowait/nowait.h"
 
 namespace ccb {
 

@@ -63,15 +63,15 @@ class DlDetect : public TwoPhaseLocking<DlDetect> {
   static constexpr uint64_t kDetectIntervalNs = 10'000;  // a search every 10 us of waiting
   // A wait longer than this aborts the waiter (see wait_for_grant): a safety
   // net for a deadlock the search would miss, not part of the protocol. It is
-  // far above the longest wait that ends by itself (docs/protocols.md,
-  // DlDetect, has the waits measured), so it cuts none of those short, and a
+  // far above the longest wait that ends by itself (engine/cc/dldetect/README.md
+  // has the waits measured), so it cuts none of those short, and a
   // missed deadlock shows as a visible stall and in deadlock_timeouts rather
   // than as noise. Tests that hold locks on purpose for longer raise it.
   uint64_t wait_timeout_ns = 1'000'000'000;
 
   // Waits that ended by the timeout rather than by detection, over the whole
   // run (warm-up included): 0 unless the waits-for graph misses a deadlock
-  // or a wait lasts that long without one (docs/protocols.md, DlDetect).
+  // or a wait lasts that long without one (engine/cc/dldetect/README.md).
   uint64_t deadlock_timeouts() const { return timeouts_.unmodelled().load(std::memory_order_relaxed); }
   void stats_json(JsonWriter& w) const { w.key("deadlock_timeouts").value(deadlock_timeouts()); }
   void reset_stats(uint32_t) {}

@@ -3,7 +3,7 @@
 // Low Cost for In-Memory Databases", PVLDB 9(6), 2016), built on Silo as in
 // the paper (section 5.1).
 //
-// Reads, write-set locking and OCC's criterion are Silo's (engine/cc/silo.h).
+// Reads, write-set locking and OCC's criterion are Silo's (engine/cc/silo/silo.h).
 // OCC aborts a transaction T whose read set changed, i.e. that is
 // anti-dependent on a committed transaction (T ->rw T3). BCC aborts it only if
 // T also depends on a concurrent transaction T1, one that commits after T
@@ -32,7 +32,7 @@
 // barrier (membarrier, an "asymmetric fence"). The second saves a fence per
 // read but costs a system call and an interrupt of every running worker per
 // search, which is frequent under contention, BCC's purpose: hence the
-// default (docs/protocols.md has the measurements).
+// default (engine/cc/bcc/README.md has the measurements).
 //
 // Memory ordering: which store must be seen by which load, and the one fence
 // each side pays. S is the single total order of the seq_cst fences (C++20
@@ -146,7 +146,7 @@
 #include "engine/cc/bcc/read_set.h"
 #include "engine/cc/bcc/stats.h"
 #include "engine/cc/common.h"
-#include "engine/cc/silo.h"
+#include "engine/cc/silo/silo.h"
 #include "engine/cc/silo_commit.h"
 #include "engine/cc/snapshots.h"
 #include "engine/config.h"

@@ -41,7 +41,7 @@
 // every protocol (0 leaves the regulation to Cicada).
 // Garbage collection (section 3.8): engine/core/versions.h.
 //
-// Kept and dropped (docs/protocols.md, "Cicada"): kept are the loosely
+// Kept and dropped (engine/cc/cicada/README.md): kept are the loosely
 // synchronized clocks, multi-version reads at the timestamp, the early check,
 // the contention-sorted write set, pending installation, the rts update and
 // consistency check, the backoff regulation and rapid GC; the newest version

@@ -11,7 +11,7 @@
 // partition's inbox, and it serves it again at every row access of its
 // procedure, so an owner never blocks its partition for long. The procedure
 // itself runs on the coordinator, not split into actions at the owners; see
-// docs/protocols.md for what this keeps and drops.
+// engine/cc/dora/README.md for what this keeps and drops.
 #pragma once
 
 #include <atomic>

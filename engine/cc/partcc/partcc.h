@@ -13,7 +13,7 @@
 // order, waiting for each: the only waits are in that one order, so no
 // deadlock. The procedure then runs without row-level concurrency control:
 // reads go to the row in place, writes to a private copy that commit installs
-// (NoCC's operations, engine/cc/nocc.h); commit installs, publishes inserts and
+// (NoCC's operations, engine/cc/nocc/nocc.h); commit installs, publishes inserts and
 // releases the partitions.
 //
 // A row the prediction missed (HOT's hot record moves between describe() and

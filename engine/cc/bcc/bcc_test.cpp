@@ -1,4 +1,4 @@
-// BCC (engine/cc/bcc.h) on the schedules of the paper, driven step by step
+// BCC (engine/cc/bcc/bcc.h) on the schedules of the paper, driven step by step
 // from one thread: Figure 1 (OCC's false abort that BCC saves), each essential
 // pattern of Figure 2(a)-(c), dependency cycles, random interleavings checked
 // for serializability, read-only snapshot transactions (section 3) and the
@@ -11,9 +11,9 @@
 #include <thread>
 #include <vector>
 
-#include "engine/cc/bcc.h"
-#include "engine/cc/occ.h"
-#include "engine/cc/silo.h"
+#include "engine/cc/bcc/bcc.h"
+#include "engine/cc/occ/occ.h"
+#include "engine/cc/silo/silo.h"
 #include "engine/cc/attempt_outcome.h"
 #include "engine/core/json.h"
 #include "workloads/ycsb/ycsb.h"

@@ -12,7 +12,7 @@
 // wait for a message is --orthrus_wait: they poll by default, as Orthrus's
 // threads, one per core, poll their message queues (section 3); `sleep`
 // blocks them in TBB's pop, the substitute's only mode before (every message
-// then wakes a sleeping thread). See docs/protocols.md for what this keeps
+// then wakes a sleeping thread). See engine/cc/orthrus/README.md for what this keeps
 // and drops.
 //
 // Under sim (engine/core/sim_hooks.h) open() starts no thread: the CC threads are

@@ -1,6 +1,6 @@
 // MOCC: mostly-optimistic concurrency control (Wang and Kimura, "Mostly-
 // Optimistic Concurrency Control for Highly Contended Dynamic Workloads on a
-// Thousand Cores", PVLDB 10(2), 2016), on Silo (engine/cc/silo.h), the OCC the
+// Thousand Cores", PVLDB 10(2), 2016), on Silo (engine/cc/silo/silo.h), the OCC the
 // paper builds on (FOEDUS's Silo-style OCC, section 2).
 //
 // Temperature (section 3.1): every row carries a temperature, raised when a
@@ -80,7 +80,7 @@
 
 #include "engine/cc/common.h"
 #include "engine/cc/mocc/options.h"
-#include "engine/cc/silo.h"
+#include "engine/cc/silo/silo.h"
 #include "engine/core/json.h"
 
 namespace ccb {

@@ -1,6 +1,6 @@
 // Snapshot isolation (Berenson et al., "A Critique of ANSI SQL Isolation
 // Levels", SIGMOD 1995), on the version storage of engine/core/versions.h;
-// and the engine of ERMIA (engine/cc/ermia.h), which adds the Serial Safety
+// and the engine of ERMIA (engine/cc/ermia/ermia.h), which adds the Serial Safety
 // Net to it.
 //
 // Timestamps: one global commit counter (ERMIA's log sequence numbers play
@@ -37,7 +37,7 @@
 
 namespace ccb {
 
-// kSsn: ERMIA's Serial Safety Net on top (engine/cc/ermia.h).
+// kSsn: ERMIA's Serial Safety Net on top (engine/cc/ermia/ermia.h).
 template <bool kSsn>
 class SnapshotIsolation {
  public:
@@ -121,7 +121,7 @@ class SnapshotIsolation {
   uint64_t gc_minimum() const { return state_.bounds().minimum(); }
 
  protected:
-  // ERMIA's exclusion-window test (the Serial Safety Net, engine/cc/ermia.h)
+  // ERMIA's exclusion-window test (the Serial Safety Net, engine/cc/ermia/ermia.h)
   // over the locked rows, read and written. eta(T), the latest commit stamp
   // of a transaction T must follow: the creators of the versions read or
   // overwritten, and the committed readers of the versions overwritten (their

@@ -1,0 +1,16 @@
+// Ermia's expectations in the C++ protocol tests, where the defaults of
+// tests/support/protocols.h do not describe it: one specialisation per
+// expectation, each with why. Included by tests/support/protocols.h only (through
+// the generated protocol_test_expectations.h, after the defaults' primary
+// templates); a protocol whose defaults all hold has no such file.
+#pragma once
+
+namespace ccb::test_support {
+
+template <>
+inline constexpr bool kReaderCommitsBeforeOverwriter<Ermia> = true;  // one rw edge is no dangerous structure
+
+template <>
+inline constexpr bool kConsistentReadOnlyAttempts<Ermia> = true;  // every transaction reads a snapshot
+
+}  // namespace ccb::test_support

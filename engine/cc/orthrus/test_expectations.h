@@ -1,0 +1,16 @@
+// Orthrus's expectations in the C++ protocol tests, where the defaults of
+// tests/support/protocols.h do not describe it: one specialisation per
+// expectation, each with why. Included by tests/support/protocols.h only (through
+// the generated protocol_test_expectations.h, after the defaults' primary
+// templates); a protocol whose defaults all hold has no such file.
+#pragma once
+
+namespace ccb::test_support {
+
+template <>
+inline constexpr OnConflict kOnConflict<Orthrus> = OnConflict::kWaits;  // the CC thread queues the request
+
+template <>
+inline constexpr bool kPendingInsertBlocksReaders<Orthrus> = true;  // as Dora's owners
+
+}  // namespace ccb::test_support

@@ -1,0 +1,16 @@
+// WaitDie's expectations in the C++ protocol tests, where the defaults of
+// tests/support/protocols.h do not describe it: one specialisation per
+// expectation, each with why. Included by tests/support/protocols.h only (through
+// the generated protocol_test_expectations.h, after the defaults' primary
+// templates); a protocol whose defaults all hold has no such file.
+#pragma once
+
+namespace ccb::test_support {
+
+template <>
+inline constexpr OnConflict kOnConflict<WaitDie> = OnConflict::kRefused;  // the younger requester dies
+
+template <>
+inline constexpr RC kRefusal<WaitDie> = RC::kWaitDie;
+
+}  // namespace ccb::test_support

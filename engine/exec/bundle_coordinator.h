@@ -113,11 +113,11 @@ class BundleCoordinator {
   // the bookkeeping of the batch just run (none before the first), then,
   // unless the measured interval is over, the next batch's analysis; either
   // way the team's release, which starts the batch's queue phase or lets
-  // the workers leave (round.stop). If the analysis throws, the workers are
+  // the workers leave (round.stop). If either step throws, the workers are
   // released to leave and the exception propagates.
   void lead(RunOutcome<W>& out) {
-    if (current_ != nullptr) finish_batch(out);
     try {
+      if (current_ != nullptr) finish_batch();
       if (start_batch(out)) {
         round_.team.release();
         return;
@@ -164,7 +164,7 @@ class BundleCoordinator {
 
   // After the batch's residual phase (every worker passed its barrier): its
   // prediction mismatches set aside for the next batch, its measurement.
-  void finish_batch(RunOutcome<W>&) {
+  void finish_batch() {
     BundleBatch<W>& batch = *current_;
     current_ = nullptr;
     if (round_.record_costs) frontend_.observe_costs(batch.descs, round_.exec_ns);

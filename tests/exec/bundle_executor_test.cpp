@@ -14,6 +14,7 @@
 #include <mutex>
 #include <set>
 #include <span>
+#include <stdexcept>
 #include <thread>
 #include <vector>
 
@@ -439,6 +440,32 @@ TEST(BundleExecutorTeam, TheAnalysisRunsOnTheWorkersOnly) {
   // The phase report: idle cores per phase and the workers' waits.
   EXPECT_NE(out.frontend_json.find("\"idle_cores\""), std::string::npos) << out.frontend_json;
   EXPECT_NE(out.frontend_json.find("\"worker_wait_s\""), std::string::npos) << out.frontend_json;
+}
+
+// A front-end that throws in a later batch's analysis (on worker 0, while
+// the other workers serve it): the workers are released to leave and run()
+// rethrows, instead of the others waiting for a release forever.
+TEST(BundleExecutorTeam, AnAnalysisErrorEndsTheRunWithTheError) {
+  constexpr uint32_t kBatchSize = 16;
+  ProbeWorkload<NoWait> w(kBatchSize, kBatchSize, [](uint32_t i, ProbeRequest& r) { r.n = 1, r.keys[0] = i; });
+  w.load(1);
+  NoWait cc;
+  int calls = 0;
+  ScriptedFrontend* self = nullptr;
+  ScriptedFrontend fe(
+      [&](size_t n, BundlePlan& p) {
+        self->for_chunks(n, [&](size_t begin, size_t) {
+          if (calls == 2 && begin == 0) throw std::runtime_error("analysis failed");
+        });
+        ++calls;
+        for (uint32_t i = 0; i < n; ++i) p.residuals.push_back(i);
+      },
+      [&] { return w.next_stamp(); });
+  self = &fe;
+  EngineConfig cfg = bundle_config(3, 10, false);  // the error ends it long before
+  BundleExecutor<NoWait, ProbeWorkload<NoWait>> exec(cfg, cc, w, fe, scripted_spec(kBatchSize));
+  EXPECT_THROW(exec.run(), std::runtime_error);
+  EXPECT_EQ(calls, 2);
 }
 
 // Queue binding (engine/exec/queue_binding.h) on a workload whose requests

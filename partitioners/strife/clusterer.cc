@@ -410,11 +410,12 @@ void Clusterer::merge() {
 // §3.1.5 Allocate (Alg. 1 lines 34-43). In parallel, each transaction finds
 // its clusters: exactly one -> that cluster, several -> residual, none (it
 // touches no written item, so it conflicts with nothing) -> a unit of its
-// own. Then one sequential O(|B|) pass builds the queues in batch order:
+// own. Then one sequential O(|B|) pass numbers the units in batch order:
 // a queue per special cluster and, with pack_nonspecial, every other unit
-// appended to the currently smallest queue (see Options). Last, fallback
+// appended to the currently smallest queue (see Options); fallback
 // clustering (§2, Options::max_cluster_fraction): a queue over the bound
-// joins the residuals. Its transactions conflict with no other queue's, so
+// joins the residuals. Last, the transactions are placed in their queues
+// in parallel (below). Its transactions conflict with no other queue's, so
 // running them after the conflict-free phase, under CC, stays serializable.
 Plan Clusterer::allocate() {
   Plan plan;
@@ -499,17 +500,42 @@ void Clusterer::allocate(Plan& plan) {
   plan.queue_offsets.assign(num_queues + 1, 0);
   for (size_t q = 0; q < num_queues; ++q) plan.queue_offsets[q + 1] = plan.queue_offsets[q] + kept_size[q];
   plan.queue_txns.resize(plan.queue_offsets.back());
-  plan.residuals.clear();
-  plan.residuals.reserve(n - plan.queue_offsets.back());
-  std::vector<uint32_t>& fill = fill_;
-  fill.assign(plan.queue_offsets.begin(), plan.queue_offsets.end() - 1);
-  for (size_t t = 0; t < n; ++t) {
+  plan.residuals.resize(n - plan.queue_offsets.back());
+
+  // Placement, in parallel (§4): the batch in one contiguous chunk per team
+  // member, each counting its transactions per slot (the queues, then the
+  // residuals as slot num_queues); a prefix sum over the chunks in batch
+  // order gives each chunk its first position in every slot, and the chunks
+  // place their transactions at once. Every queue and the residuals keep
+  // batch order. The prefix sum is O(chunks x slots): with more slots than
+  // transactions per chunk (SpotMode::kAll's many queues) one chunk does it.
+  const size_t slots = num_queues + 1;
+  const size_t chunks = members() * slots <= n ? members() : 1;
+  auto slot_of = [&](size_t t) -> uint32_t {
     const uint32_t q = unit_of_txn[t] == kNone ? kNone : kept_index[queue_of_unit[unit_of_txn[t]]];
-    if (q == kNone)
-      plan.residuals.push_back(static_cast<uint32_t>(t));
-    else
-      plan.queue_txns[fill[q]++] = static_cast<uint32_t>(t);
+    return q == kNone ? static_cast<uint32_t>(num_queues) : q;
+  };
+  std::vector<uint32_t>& position = position_;  // chunk c's next position in slot s: [c * slots + s]
+  position.assign(chunks * slots, 0);
+  auto over_chunks = [&](auto&& body) {
+    if (chunks == 1) return body(size_t{0}, size_t{0}, n);
+    team_->run(chunks, [&](size_t, size_t c) { body(c, n * c / chunks, n * (c + 1) / chunks); });
+  };
+  over_chunks([&](size_t c, size_t b, size_t e) {
+    uint32_t* count = position.data() + c * slots;
+    for (size_t t = b; t < e; ++t) ++count[slot_of(t)];
+  });
+  for (size_t slot = 0; slot < slots; ++slot) {
+    uint32_t next = slot < num_queues ? plan.queue_offsets[slot] : 0;
+    for (size_t c = 0; c < chunks; ++c) next += std::exchange(position[c * slots + slot], next);
   }
+  over_chunks([&](size_t c, size_t b, size_t e) {
+    uint32_t* next = position.data() + c * slots;
+    for (size_t t = b; t < e; ++t) {
+      const uint32_t slot = slot_of(t);
+      (slot == num_queues ? plan.residuals : plan.queue_txns)[next[slot]++] = static_cast<uint32_t>(t);
+    }
+  });
 
   for (const Unit& u : units) {
     if (u.root != kNoCluster) {

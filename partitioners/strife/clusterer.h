@@ -200,13 +200,13 @@ class Clusterer {
   // Allocate's other scratch, kept between batches for its capacity: the
   // units (a cluster or a free transaction: root, size), each transaction's
   // unit, each unit's queue, the queues' sizes, the kept queues' index and
-  // size after fallback, and the placement cursors.
+  // size after fallback, and the placement's positions (per chunk and slot).
   struct Unit {
     Node root;
     uint32_t size;
   };
   std::vector<Unit> units_;
-  std::vector<uint32_t> unit_of_txn_, queue_of_unit_, queue_size_, kept_index_, kept_size_, fill_;
+  std::vector<uint32_t> unit_of_txn_, queue_of_unit_, queue_size_, kept_index_, kept_size_, position_;
   Stats stats_;
 };
 

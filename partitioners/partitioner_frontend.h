@@ -57,11 +57,11 @@ class PartitionerFrontend final : public BundleFrontend {
       : partitioner_(std::move(partitioner)), parts_(parts) {}
   void plan(std::span<const TxnDesc> batch, BundlePlan& plan) override;
   void params_json(JsonWriter& w) const override;
-  // On the partitioner's threads (Strife's team), else serially.
-  void for_chunks(size_t n, const std::function<void(size_t, size_t)>& body) override {
-    partitioner_->for_chunks(n, body);
+  // The executor's workers, for the partitioner's parallel steps too.
+  void use_team(PhaseTeam& team) override {
+    BundleFrontend::use_team(team);
+    partitioner_->use_team(team);
   }
-  void lend_threads(sim::LentThreads& out) override { partitioner_->lend_threads(out); }
   Partitioner& partitioner() { return *partitioner_; }
 
  private:

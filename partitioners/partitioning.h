@@ -27,7 +27,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/core/sim_sync.h"
+#include "engine/core/phase_team.h"
 #include "engine/core/txn_desc.h"
 
 namespace ccb {
@@ -80,12 +80,10 @@ class Partitioner {
   // conflict-free (Strife); false: out.residual stays empty and the
   // partitions may conflict (Schism, Horticulture; TSKD §6.1).
   virtual bool gives_residual() const { return true; }
-  // body(begin, end) over chunks of [0, n) on the partitioner's threads where
-  // it has some (Strife's team), else on the caller (BundleFrontend::for_chunks).
-  virtual void for_chunks(size_t n, const std::function<void(size_t begin, size_t end)>& body) { body(0, n); }
-  // Under sim: the partitioner's threads, for the executor's simulation
-  // (BundleFrontend::lend_threads).
-  virtual void lend_threads(sim::LentThreads&) {}
+  // The bundle executor's workers as the team of the partitioner's parallel
+  // steps (BundleFrontend::use_team; Strife's clusterer); without it a
+  // partitioner runs on the caller (and threads of its own, if it has any).
+  virtual void use_team(PhaseTeam&) {}
 };
 
 }  // namespace ccb

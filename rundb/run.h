@@ -37,8 +37,8 @@ namespace ccb {
 
 // The sim build (engine/sim/sim.h) runs the executors' threads as fibers:
 // the online executor's workers, epoch ticker and controller, the bundle
-// executor's workers, ticker, coordinator and the front-end's own threads
-// (Strife's analysis team), and a lock service's threads (Orthrus's CC
+// executor's workers (which also coordinate and analyse) and ticker, and a
+// lock service's threads (Orthrus's CC
 // threads; their message queues park a waiting fiber). A configuration with
 // threads it does not simulate is refused (ConfigError naming the flag).
 template <class CC>

@@ -1,20 +1,20 @@
 // Waits that block a fiber under the simulation (engine/core/sim_hooks.h,
-// docs/sim.md), built on sim::park / sim::unpark: a barrier for the bundle
-// executor's phases and a wait list for Strife's analysis team
-// (partitioners/strife/thread_team.h), so that a wait costs no spin rounds
-// however long it lasts in virtual time (the coordinator's analysis of a
-// batch, a straggling worker), and the watchdog is left for real spins.
+// docs/sim.md), built on sim::park / sim::unpark: a barrier (the bundle
+// executor's phase barrier under sim) and a wait list (the executor's phase
+// team, engine/core/phase_team.h; the message queues), so that a wait costs
+// no spin rounds however long it lasts in virtual time (a batch's serial
+// analysis steps, a straggling worker), and the watchdog is left for real
+// spins.
 //
-// Natively nothing here is used: sim::Barrier<F> is std::barrier<F> (the
-// executor's native code is what it was), and sim::WaitList's members are
-// empty functions that the callers reach only under `if constexpr (kSimBuild)`.
+// Natively nothing here is used: sim::FiberBarrier exists only under sim,
+// and sim::WaitList's members are empty functions that the callers reach
+// only under `if constexpr (kSimBuild)`.
 //
 // Thread safety: under sim all fibers run on one OS thread and switch only
 // inside sim hooks, so a check followed by park() cannot miss a wake-up; the
 // classes here are used by fibers of one simulation only.
 #pragma once
 
-#include <barrier>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -72,16 +72,18 @@ class WaitList {
 };
 
 #if CCB_SIM_BUILD
-// std::barrier's arrive_and_wait with its completion step, for fibers. An
-// arrival is an atomic read-modify-write of the barrier's counter (sim::rmw:
+// std::barrier's arrive_and_wait with its completion step, for fibers
+// (natively_spin_rounds: how the native barrier it stands for waits;
+// std::barrier's by default, kPollSpinRounds for a spinning one,
+// engine/core/phase_team.h). An arrival is an atomic read-modify-write of the barrier's counter (sim::rmw:
 // arrivals serialize on its line); the last one runs the completion at its
 // virtual time, then releases the others, which go on at that time plus the
 // load of the released counter (sim::touch: a line transfer).
 template <class Completion>
 class FiberBarrier {
  public:
-  FiberBarrier(std::ptrdiff_t expected, Completion completion)
-      : expected_(expected), completion_(std::move(completion)) {}
+  FiberBarrier(std::ptrdiff_t expected, Completion completion, uint32_t native_spin_rounds = kAtomicWaitSpinRounds)
+      : expected_(expected), completion_(std::move(completion)), waiting_(native_spin_rounds) {}
 
   void arrive_and_wait(const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
     if (!in_fiber()) throw std::logic_error("sim::FiberBarrier outside a running simulation");
@@ -103,14 +105,9 @@ class FiberBarrier {
   Completion completion_;
   std::ptrdiff_t arrived_ = 0;
   uint64_t phase_ = 0;
-  WaitList waiting_{kAtomicWaitSpinRounds};  // std::barrier's wait, natively
+  WaitList waiting_;
 };
 
-template <class Completion>
-using Barrier = FiberBarrier<Completion>;
-#else
-template <class Completion>
-using Barrier = std::barrier<Completion>;
 #endif
 
 // The threads an object built before a run lends to it (engine/core/thread_group.h).

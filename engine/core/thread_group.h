@@ -1,8 +1,8 @@
 // The threads of one run: ThreadGroup runs the run's bodies as OS threads
 // natively and, in the sim build, as fibers on virtual cores (engine/core/sim_hooks.h,
 // sim::ThreadGroup); LentThreads are the threads an object built before the
-// run (a protocol's own threads, e.g. Orthrus's CC threads; Strife's analysis
-// team) lends to it under sim.
+// run (a protocol's own threads, e.g. Orthrus's CC threads) lends to it
+// under sim.
 //
 // Thread safety: filled before the run by one thread.
 #pragma once

@@ -14,9 +14,8 @@
 //
 // OLLP reconnaissance (a workload with HasReconnaissance, below) runs in
 // parallel, as Strife folds it into its parallel prepare step (§5.6.4):
-// chunks of the batch are reconnoitered on the front-end's analysis threads
-// (BundleFrontend::for_chunks: Strife's team; serially on the coordinator for
-// a front-end without one), and only the requests whose prediction changed
+// chunks of the batch are reconnoitered on all the workers
+// (BundleFrontend::for_chunks, engine/core/phase_team.h), and only the requests whose prediction changed
 // are described again (a batch is replayed, so an unchanged prediction keeps
 // the description of the previous replay). After the plan, predictions that
 // depend on a transaction's position in its CC-free queue are bound to it (a

@@ -1,26 +1,29 @@
-// The bundle executor's coordinator (bundle_executor.h, the overview): the
-// thread that has the batches generated (bundle_batches.h), analyses each
-// one, releases the workers (bundle_worker.h) into its two phases through
-// the barrier of the BundleRound (bundle_round.h), and measures it
-// (bundle_report.h).
+// The bundle executor's coordinator (bundle_executor.h, the overview), run
+// by worker 0 between batches (lead()): it has the batches generated
+// (bundle_batches.h), analyses each one on the workers (the round's
+// PhaseTeam, engine/core/phase_team.h: worker 0 leads, the others serve the
+// parallel loops of the analysis until it releases them into the queue
+// phase; Strife §4), and measures it (bundle_report.h). The workers
+// (bundle_worker.h) end each execution phase at the round's barrier
+// (bundle_round.h).
 //
-// Analysis of a batch, on the coordinator (the front-end may use threads of
-// its own: Strife's parallel steps): the requests whose OLLP prediction
-// failed in the previous batch join it, OLLP reconnaissance (bundle_batches.h;
-// reported as "reconnaissance": µs and requests described again, per
-// measured batch), the front-end's plan() of the descriptions into a
-// BundlePlan (bundle_plan.h), then checked, the binding of position-dependent
+// Analysis of a batch, on worker 0 with the parallel loops on all workers
+// (BundleFrontend::for_chunks; Strife's clustering steps): the requests whose
+// OLLP prediction failed in the previous batch join it, OLLP reconnaissance
+// (bundle_batches.h; reported as "reconnaissance": µs and requests described
+// again, per measured batch), the front-end's plan() of the descriptions
+// into a BundlePlan (bundle_plan.h), checked under --verify only (the check
+// is O(batch) on worker 0 alone), the binding of position-dependent
 // predictions in the CC-free queues (bundle_batches.h; reported in
 // "reconnaissance" too: µs, transactions bound and moved), and, with a plan
 // that asks for TsDEFER (TSKD, partitioners/tspar), the lanes of the two
 // TsDEFER instances (one for the queue phase, one for the residual phase;
-// Replay::kNo), assigned while the workers wait at the barrier (the
-// "tsdefer_setup" step).
+// Replay::kNo), assigned before the release (the "tsdefer_setup" step).
 // Under sim (engine/sim/sim.h, docs/sim.md) the analysis costs virtual time
 // by a model, charged after the front-end's plan(): one index probe (the cost
-// table's index_probe) per key of each description, run through the
-// front-end's for_chunks (on Strife's team in parallel; serially on the
-// coordinator otherwise), deterministic, unlike the plan's native duration.
+// table's index_probe) per key of each description, on all workers through
+// for_chunks when the plan ran parallel loops (Strife), else on worker 0
+// alone, deterministic, unlike the plan's native duration.
 //
 // The input partitioning (--partition_time, FrontendSpec::PartitionTime):
 // a plan reports the time its input partitioner took
@@ -50,8 +53,9 @@
 // batch in its reconnaissance (HOT, workloads/hot/hot.h), so that plans stay
 // exact.
 //
-// Thread safety: one coordinator per run, on one thread; what it shares with
-// the workers is the round's (bundle_round.h).
+// Thread safety: one coordinator per run, on worker 0's thread; what it
+// shares with the workers is the round's (bundle_round.h), handed over by the
+// team's release and the round's barrier.
 #pragma once
 
 #include <atomic>
@@ -105,50 +109,96 @@ class BundleCoordinator {
   void generate_batches() { batches_.generate(); }
   size_t distinct_batches() const { return batches_.distinct(); }
 
-  // The run: analysis of each batch, then its two execution phases, until
-  // the measured interval is over; then the workers are released to leave.
-  void coordinate(RunOutcome<W>& out) {
-    const uint64_t t_start = now_ns();
-    const uint64_t warmup_end = t_start + static_cast<uint64_t>(cfg_.warmup_s * 1e9);
-    uint64_t measure_start = 0, measure_end = 0, measured_commits = 0;
-    uint64_t excluded_ns = 0;  // the measured batches' input partitioning with kOutside (the header)
-    for (uint64_t seq = 0;; ++seq) {
-      const uint64_t t0 = now_ns();
-      if (!round_.measuring && t0 >= warmup_end) {
-        round_.measuring = true;
-        measure_start = round_.measure_start_ns = t0;  // the workers read it after the barrier
-        out.warmup_s = (t0 - t_start) * 1e-9;
-        if constexpr (HasMeasureClock<W>) w_.on_measure_start(t0);  // before this batch's reconnaissance
+  // Worker 0's step between two batches (BundleWorkerLoop::run's lead()):
+  // the bookkeeping of the batch just run (none before the first), then,
+  // unless the measured interval is over, the next batch's analysis; either
+  // way the team's release, which starts the batch's queue phase or lets
+  // the workers leave (round.stop). If either step throws, the workers are
+  // released to leave and the exception propagates.
+  void lead(RunOutcome<W>& out) {
+    try {
+      if (current_ != nullptr) finish_batch();
+      if (start_batch(out)) {
+        round_.team.release();
+        return;
       }
-      if (round_.measuring && report_.measured_batches() > 0) {
-        const bool done = cfg_.measure_txns > 0 ? measured_commits >= cfg_.measure_txns
-                                                : (t0 - measure_start) * 1e-9 >= cfg_.duration_s;
-        if (done) break;
-      }
-      BundleBatch<W>& batch = batches_.for_seq(seq);
-      BundleReport::Batch timing;
-      timing.start_ns = t0;
-      analyse(batch, timing);
-      run_phases(batch, seq, timing);
-      if (!round_.measuring) continue;
-      measure_end = timing.residuals_end_ns;
-      excluded_ns += timing.excluded_ns;
-      if (round_.tsdefer_q) round_.plan.step_us.emplace_back("tsdefer_setup", timing.setup_ns * 1e-3);
-      report_.add_batch(timing, round_.plan);
-      if (!round_.plan.queue_estimates.empty()) {
-        own_queues_ns_.clear();
-        for (const auto& wk : workers_) own_queues_ns_.push_back(wk->own_queues_ns);
-        report_.fit_estimates(round_.plan.queue_estimates, own_queues_ns_);
-      }
-      measured_commits = 0;
-      for (auto& wk : workers_) measured_commits += wk->stats.commits;
+    } catch (...) {
+      round_.stop = true;
+      round_.team.release();
+      throw;
     }
     round_.stop = true;
-    round_.barrier.arrive_and_wait();  // releases the workers, which see stop and leave
-    out.measured_s = (measure_end - measure_start - excluded_ns) * 1e-9;
+    round_.team.release();  // the workers see stop and leave
+    out.measured_s = (measure_end_ - measure_start_ - excluded_ns_) * 1e-9;
   }
 
  private:
+  // Starts batch seq_: the measured interval's start and end, then its
+  // analysis and the round's fields for its phases. False: the run is over.
+  bool start_batch(RunOutcome<W>& out) {
+    const uint64_t t0 = now_ns();
+    if (seq_ == 0) {
+      t_start_ = t0;
+      warmup_end_ = t_start_ + static_cast<uint64_t>(cfg_.warmup_s * 1e9);
+    }
+    if (!round_.measuring && t0 >= warmup_end_) {
+      round_.measuring = true;
+      measure_start_ = round_.measure_start_ns = t0;  // the workers read it after the release
+      out.warmup_s = (t0 - t_start_) * 1e-9;
+      if constexpr (HasMeasureClock<W>) w_.on_measure_start(t0);  // before this batch's reconnaissance
+    }
+    if (round_.measuring && report_.measured_batches() > 0) {
+      const bool done = cfg_.measure_txns > 0 ? measured_commits_ >= cfg_.measure_txns
+                                              : (t0 - measure_start_) * 1e-9 >= cfg_.duration_s;
+      if (done) return false;
+    }
+    current_ = &batches_.for_seq(seq_);
+    timing_ = BundleReport::Batch{};
+    timing_.start_ns = t0;
+    const uint64_t busy_before = team_busy_ns();
+    analyse(*current_, timing_);
+    timing_.analysis_busy_ns = team_busy_ns() - busy_before;
+    prepare_phases(*current_, seq_, timing_);
+    return true;
+  }
+
+  // After the batch's residual phase (every worker passed its barrier): its
+  // prediction mismatches set aside for the next batch, its measurement.
+  void finish_batch() {
+    BundleBatch<W>& batch = *current_;
+    current_ = nullptr;
+    if (round_.record_costs) frontend_.observe_costs(batch.descs, round_.exec_ns);
+    for (auto& wk : workers_) {
+      batches_.defer(batch, wk->deferred);
+      wk->deferred.clear();
+    }
+    batches_.trim(batch);  // drop the deferred transactions that joined this batch
+    timing_.queues_end_ns = round_.phase_end_ns[0];
+    timing_.residuals_end_ns = round_.phase_end_ns[1];
+    timing_.deferred = batches_.deferred();
+    ++seq_;
+    if (!round_.measuring) return;
+    measure_end_ = timing_.residuals_end_ns;
+    excluded_ns_ += timing_.excluded_ns;
+    if (round_.tsdefer_q) round_.plan.step_us.emplace_back("tsdefer_setup", timing_.setup_ns * 1e-3);
+    report_.add_batch(timing_, round_.plan, cfg_.threads);
+    if (!round_.plan.queue_estimates.empty()) {
+      own_queues_ns_.clear();
+      for (const auto& wk : workers_) own_queues_ns_.push_back(wk->own_queues_ns);
+      report_.fit_estimates(round_.plan.queue_estimates, own_queues_ns_);
+    }
+    measured_commits_ = 0;
+    for (auto& wk : workers_) measured_commits_ += wk->stats.commits;
+  }
+
+  // The time the team's members other than the leader spent in chunks so
+  // far (the analysis's parallel loops).
+  uint64_t team_busy_ns() const {
+    uint64_t ns = 0;
+    for (size_t m = 1; m < round_.team.size(); ++m) ns += round_.team.busy_ns(m);
+    return ns;
+  }
+
   // The batch's analysis (the header), into the round's plan.
   void analyse(BundleBatch<W>& batch, BundleReport::Batch& timing) {
     // Transactions whose prediction failed in the previous batch join this
@@ -158,26 +208,30 @@ class BundleCoordinator {
     BundlePlan& plan = round_.plan;
     plan.clear();
     plan.per_thread.resize(cfg_.threads);
+    const uint64_t loops = round_.team.loops();
     frontend_.plan(batch.descs, plan);
+    const bool parallel_plan = round_.team.loops() != loops;
     timing.partition_ns = plan.input_partition_ns;
     const bool outside = spec_.partition_time == FrontendSpec::PartitionTime::kOutside;
     if (outside) timing.excluded_ns = plan.input_partition_ns;
     timing.bind_start_ns = now_ns();
     timing.bound = batches_.bind_queue_positions(batch, plan);
     if constexpr (kSimBuild) {
-      if (!(outside && plan.input_as_is)) charge_analysis(batch);
+      if (!(outside && plan.input_as_is)) charge_analysis(batch, parallel_plan);
     }
     timing.analysis_end_ns = now_ns();
-    if (const std::string bad = plan.validate(batch.descs.size(), cfg_.threads); !bad.empty())
-      throw std::logic_error("front-end " + spec_.name + ": " + bad);
+    // The plan's check is O(batch) on the leader alone: only under --verify.
+    if (cfg_.verify)
+      if (const std::string bad = plan.validate(batch.descs.size(), cfg_.threads); !bad.empty())
+        throw std::logic_error("front-end " + spec_.name + ": " + bad);
     if ((plan.tsdefer_queues || plan.tsdefer_residuals) && !round_.tsdefer_q)
       throw std::logic_error("front-end " + spec_.name + " asks for TsDEFER but offers no TsDEFER options");
     timing.setup_ns = setup_tsdefer(batch);
   }
 
-  // Hands the analysed batch to the workers and waits out its two phases;
-  // then its prediction mismatches are set aside for the next batch.
-  void run_phases(BundleBatch<W>& batch, uint64_t seq, BundleReport::Batch& timing) {
+  // The round's fields for the analysed batch's phases (the release that
+  // follows hands them to the workers).
+  void prepare_phases(BundleBatch<W>& batch, uint64_t seq, BundleReport::Batch& timing) {
     round_.record_costs = !round_.measuring && frontend_.wants_costs();
     if (round_.record_costs) round_.exec_ns.assign(batch.descs.size(), 0);
     round_.batch = &batch;
@@ -186,32 +240,23 @@ class BundleCoordinator {
     round_.worklist_next.store(0, std::memory_order_relaxed);
     round_.residual_next.store(0, std::memory_order_relaxed);
     timing.release_ns = now_ns();
-    round_.barrier.arrive_and_wait();  // the workers start the queue phase
-    round_.barrier.arrive_and_wait();  // queue phase over
-    round_.barrier.arrive_and_wait();  // residual phase over
-    if (round_.record_costs) frontend_.observe_costs(batch.descs, round_.exec_ns);
-    for (auto& wk : workers_) {
-      batches_.defer(batch, wk->deferred);
-      wk->deferred.clear();
-    }
-    batches_.trim(batch);  // drop the deferred transactions that joined this batch
-    timing.queues_end_ns = round_.phase_end_ns[1];
-    timing.residuals_end_ns = round_.phase_end_ns[2];
-    timing.deferred = batches_.deferred();
   }
 
   // Under sim: the analysis's virtual time (the header's model), one index
-  // probe per key of each description, on the front-end's analysis threads,
-  // scaled by the "analysis" work type's factor (fitted by the harness to the
-  // native analysis time per batch).
-  void charge_analysis(const BundleBatch<W>& batch) {
+  // probe per key of each description, scaled by the "analysis" work type's
+  // factor (fitted by the harness to the native analysis time per batch); on
+  // the workers in parallel when the plan ran parallel loops on them
+  // (`parallel`: Strife's clustering, its partition), else on worker 0 alone.
+  void charge_analysis(const BundleBatch<W>& batch, bool parallel) {
     const uint32_t analysis = sim::analysis_work_type();
-    frontend_.for_chunks(batch.descs.size(), [&](size_t begin, size_t end) {
+    auto charge = [&](size_t begin, size_t end) {
       const sim::ScopedWorkType scope(analysis);
       for (size_t i = begin; i < end; ++i)
         for (size_t k = batch.descs[i].read_set.size() + batch.descs[i].write_set.size(); k > 0; --k)
           sim::charge(sim::Op::kIndexProbe);
-    });
+    };
+    if (parallel) frontend_.for_chunks(batch.descs.size(), charge);
+    else charge(0, batch.descs.size());
   }
 
   // TsDEFER's lanes for this batch (workers parked at the barrier, so no
@@ -254,6 +299,13 @@ class BundleCoordinator {
   BundleBatches<W> batches_;
   std::vector<uint64_t> own_queues_ns_;  // scratch: a measured batch's Worker::own_queues_ns
   Random setup_rng_;                     // α-sampling of the TsDEFER sets
+  // The run's progress between lead() calls.
+  uint64_t seq_ = 0;                       // the next batch's sequence number
+  BundleBatch<W>* current_ = nullptr;      // the batch released to the workers, until finish_batch
+  BundleReport::Batch timing_;             // its timing
+  uint64_t t_start_ = 0, warmup_end_ = 0;  // the first batch's start, the warm-up's end
+  uint64_t measure_start_ = 0, measure_end_ = 0, measured_commits_ = 0;
+  uint64_t excluded_ns_ = 0;  // the measured batches' input partitioning with kOutside (the header)
 };
 
 }  // namespace ccb

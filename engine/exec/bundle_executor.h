@@ -2,33 +2,40 @@
 // descriptions, a front-end's plan per batch, three synchronous phases.
 //
 // Per batch (Strife §2, "Execution": analysis -> conflict-free -> residual,
-// no overlap between batches):
-//   analysis   the coordinating thread (the caller of run()) hands the batch's
-//              descriptions to the front-end, which fills a BundlePlan
-//              (bundle_plan.h); the front-end may use threads of its own
-//              (Strife's parallel steps).
+// no overlap between batches), every phase on the same n = --threads
+// workers (Strife §4: n threads are n cores in every phase; no coordinator
+// thread, no analysis team of its own):
+//   analysis   worker 0 (the coordinator) hands the batch's descriptions to
+//              the front-end, which fills a BundlePlan (bundle_plan.h); its
+//              parallel steps (BundleFrontend::for_chunks: Strife's prepare,
+//              fuse, allocate; the OLLP reconnaissance) run on all n workers
+//              (engine/core/phase_team.h), the others serving them until
+//              worker 0 releases them into the queue phase.
 //   queues     the workers run the plan's queues (per-thread first, then the
 //              shared worklist); kWithoutCC queues run CC-free, kWithCC
 //              queues under the binary's protocol. Then a barrier.
 //   residual   the workers run the residuals under the protocol. Then a
 //              barrier, and the next batch.
+// Between phases the workers spin (the team's wait and the barrier,
+// SpinWait natively: no futex sleep; a poll that never sleeps under sim).
 // TSKD (partitioners/tspar): a plan may ask for round-robin residuals and
 // for TsDEFER (bundle_plan.h); without a front-end that offers TsDEFER no
 // TsDEFER state exists and each phase picks its loop once.
 //
 // The parts, each in its own file:
-//   bundle_coordinator.h  each batch's analysis (the plan, TsDEFER's lanes,
-//                         the sim's analysis charge), the phases' release,
+//   bundle_coordinator.h  worker 0's step between batches: each batch's
+//                         analysis (the plan, TsDEFER's lanes, the sim's
+//                         analysis charge), the release into its phases,
 //                         and the measured interval
 //   bundle_batches.h      the batches: generation, OLLP reconnaissance,
 //                         queue binding, requests carried to the next batch
 //   bundle_worker.h       a worker's queue and residual phases, retries and
 //                         OLLP deferral
 //   bundle_round.h        what the coordinator hands the workers per batch,
-//                         and the phase barrier
+//                         the team and the phase barrier
 //   bundle_report.h       the measured batches and the result's "frontend"
 //                         object
-// and here the run: the workers, the coordinator and the threads they run on.
+// and here the run: the workers and the threads they run on.
 //
 // Measurement: a transaction's latency runs from the start of its batch's
 // analysis (when the batch closed) to its commit; --timeline counts each
@@ -36,20 +43,18 @@
 //
 // --profile (engine/stats/exec_profile.h): the workers' loop is instantiated
 // with Txn<CC, true> and AttemptProfiler<true>; the analysis phase counts as
-// analysis for every worker it holds at the barrier (its wall time x
-// workers).
+// analysis for every worker (its wall time x workers).
 //
 // Under sim (engine/sim/sim.h, docs/sim.md) every thread of a run is a fiber
-// of one sim::ThreadGroup: the workers (the virtual cores, in tid order), the
-// epoch ticker, the front-end's own threads (Strife's analysis team,
-// BundleFrontend::lend_threads) and the coordinator (the group's main body).
-// Natively they are std::threads, and the coordinator runs on the caller's.
+// of one sim::ThreadGroup: the workers (the virtual cores, in tid order) and
+// the epoch ticker. Natively they are std::threads, and the caller waits.
 //
 // Thread safety: run() is called once, from one thread.
 #pragma once
 
 #include <atomic>
 #include <chrono>
+#include <exception>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -62,7 +67,6 @@
 #include "engine/cc/txn.h"
 #include "engine/config.h"
 #include "engine/sim/sim.h"
-#include "engine/core/sim_sync.h"
 #include "engine/core/topology.h"
 #include "engine/exec/bundle_coordinator.h"
 #include "engine/exec/bundle_plan.h"
@@ -91,7 +95,9 @@ class BundleExecutor {
         spec_(std::move(frontend)),
         round_(cfg.threads),
         loop_(cfg, cc, workload, round_),
-        coordinator_(cfg, workload, planner, spec_, round_, workers_, report_) {}
+        coordinator_(cfg, workload, planner, spec_, round_, workers_, report_) {
+    planner.use_team(round_.team);  // the analysis runs on the workers
+  }
 
   // kProfile: --profile (cfg.profile must match), chosen at the top
   // (run_online) like OnlineExecutor::run's.
@@ -121,14 +127,7 @@ class BundleExecutor {
     }
     if constexpr (kSimBuild) {
       run_fibers<kProfile>(out);
-    } else {  // the native threads (as before the sim build, instruction for instruction)
-      std::vector<std::thread> threads;
-      for (int i = 0; i < n; ++i) {
-        threads.emplace_back([&, i] {
-          if (cfg_.pin) pin_current_thread(out.worker_cpus[i]);
-          loop_.template run<kProfile>(*workers_[i], out.workload_states[i]);
-        });
-      }
+    } else {  // the workers as native threads; the caller waits for them
       std::atomic<bool> ticking{true};
       std::thread ticker;
       if constexpr (HasEpochTick<CC>) {
@@ -139,13 +138,18 @@ class BundleExecutor {
           }
         });
       }
-
-      coordinator_.coordinate(out);
-
+      std::vector<std::thread> threads;
+      for (int i = 0; i < n; ++i) {
+        threads.emplace_back([&, i] {
+          if (cfg_.pin) pin_current_thread(out.worker_cpus[i]);
+          run_worker<kProfile>(i, out);
+        });
+      }
       for (auto& t : threads) t.join();
       ticking.store(false, std::memory_order_release);
       if (ticker.joinable()) ticker.join();
     }
+    if (error_) std::rethrow_exception(error_);
     for (auto& wk : workers_) {
       out.stats.merge(wk->stats);
       out.queue_tags.insert(out.queue_tags.end(), wk->tags.begin(), wk->tags.end());
@@ -159,15 +163,32 @@ class BundleExecutor {
  private:
   using Worker = BundleWorker<CC, W>;
 
+  // Worker i's loop (bundle_worker.h); worker 0 leads with the
+  // coordinator's step. An exception of the analysis (the coordinator has
+  // released the others to leave) is kept for run() to rethrow.
+  template <bool kProfile>
+  void run_worker(int i, RunOutcome<W>& out) {
+    try {
+      loop_.template run<kProfile>(*workers_[i], out.workload_states[i], [&] { coordinator_.lead(out); });
+    } catch (...) {
+      if (i != 0) throw;  // only the lead step's exceptions are expected
+      error_ = std::current_exception();
+    }
+  }
+
   // Under sim: the run's threads as fibers of one sim::ThreadGroup (the
-  // header): the workers (virtual cores 0..n-1), the epoch ticker, the
-  // front-end's lent threads, and the coordinator as the group's main body.
+  // header): the workers (virtual cores 0..n-1; worker 0 coordinates) and
+  // the epoch ticker, which worker 0 stops when it leaves; the group's main
+  // body has nothing left to do.
   template <bool kProfile>
   void run_fibers(RunOutcome<W>& out) {
     sim::ThreadGroup threads;
-    for (int i = 0; i < cfg_.threads; ++i)
-      threads.spawn([&, i] { loop_.template run<kProfile>(*workers_[i], out.workload_states[i]); });
     std::atomic<bool> ticking{true};
+    for (int i = 0; i < cfg_.threads; ++i)
+      threads.spawn([&, i] {
+        run_worker<kProfile>(i, out);
+        if (i == 0) ticking.store(false, std::memory_order_release);
+      });
     if constexpr (HasEpochTick<CC>) {
       threads.spawn(
           [&] {
@@ -178,14 +199,7 @@ class BundleExecutor {
           },
           /*core=*/false);
     }
-    sim::LentThreads lent;
-    frontend_.lend_threads(lent);
-    for (auto& body : lent.bodies) threads.spawn(std::move(body), /*core=*/false);
-    threads.run([&] {
-      coordinator_.coordinate(out);
-      for (auto& stop : lent.stops) stop();  // the lent threads return
-      ticking.store(false, std::memory_order_release);
-    });  // returns when every fiber has
+    threads.run([] {});  // returns when every fiber has
   }
 
   // The result's "frontend" object (bundle_report.h), with the workers'
@@ -195,6 +209,7 @@ class BundleExecutor {
     for (const auto& wk : workers_) {
       counts.queue_commits += wk->queue_commits, counts.queue_retries += wk->queue_retries;
       counts.residual_commits += wk->residual_commits, counts.residual_retries += wk->residual_retries;
+      counts.queue_wait_ns += wk->queue_wait_ns, counts.residual_wait_ns += wk->residual_wait_ns;
     }
     std::optional<TsDeferStats> tsdefer;
     if (round_.tsdefer_q) {
@@ -214,6 +229,7 @@ class BundleExecutor {
   BundleRound<W> round_;
   BundleWorkerLoop<CC, W> loop_;
   BundleCoordinator<CC, W> coordinator_;
+  std::exception_ptr error_;  // the analysis's exception (run_worker), rethrown by run()
 };
 
 }  // namespace ccb

@@ -28,7 +28,8 @@
 //   SCHISM / HORTICULTURE        per_thread kWithCC queues (one partition per thread), no residuals
 //                                (partitioners/partitioner_frontend.h)
 // Transactions are indices into the batch. Every index of the batch appears
-// exactly once in the plan (validate() checks this).
+// exactly once in the plan (validate() checks this; the executor calls it
+// under --verify only, bundle_coordinator.h).
 //
 // Thread safety: a plan is built by the front-end on one thread, published to
 // the workers by the executor's phase barrier, and then only read.
@@ -41,7 +42,7 @@
 #include <utility>
 #include <vector>
 
-#include "engine/core/sim_sync.h"
+#include "engine/core/phase_team.h"
 #include "engine/core/txn_desc.h"
 #include "engine/tsdefer_options.h"
 
@@ -137,8 +138,8 @@ struct BundlePlan {
 };
 
 // A front-end as the bundle executor sees it: one call per batch, on the
-// executor's coordinating thread (the call is the analysis phase and is timed
-// as such). A virtual call per batch, never per row access.
+// executor's worker 0, which coordinates (the call is the analysis phase and
+// is timed as such). A virtual call per batch, never per row access.
 class BundleFrontend {
  public:
   virtual ~BundleFrontend() = default;
@@ -155,17 +156,26 @@ class BundleFrontend {
   // batch, observe_costs(batch, ns) with ns[i] the duration of transaction
   // i's committing attempt (0: it did not commit).
   virtual bool wants_costs() const { return false; }
-  // Runs body(begin, end) over chunks of [0, n) that together cover it once,
-  // on the front-end's analysis threads where it has some (Strife's team),
-  // else on the calling thread; returns when every chunk is done. The
-  // executor's OLLP reconnaissance runs here, as part of the analysis.
-  virtual void for_chunks(size_t n, const std::function<void(size_t begin, size_t end)>& body) { body(0, n); }
   virtual void observe_costs(std::span<const TxnDesc>, std::span<const uint64_t>) {}
-  // Under sim: the threads of the front-end's own (Strife's analysis team),
-  // which the executor runs as fibers of its simulation (engine/core/sim_sync.h); none
-  // natively, where they run already. (Last: the other virtuals keep their
-  // vtable slots.)
-  virtual void lend_threads(sim::LentThreads&) {}
+  // The executor's workers as the analysis's team (engine/core/phase_team.h),
+  // given once before the run; worker 0 calls plan() and leads the team's
+  // loops, the others serve them (Strife §4: the analysis runs on the cores
+  // that execute). A front-end whose parts run loops of their own on the
+  // team (Strife's clusterer, an input partitioner) overrides this to hand
+  // the team on, calling this one too.
+  virtual void use_team(PhaseTeam& team) { team_ = &team; }
+  // Runs body(begin, end) over chunks of [0, n) that together cover it once,
+  // on the executor's workers (the team of use_team()), else on the calling
+  // thread; returns when every chunk is done. The executor's OLLP
+  // reconnaissance and the sim's analysis charge run here, as part of the
+  // analysis; a front-end runs its own parallel steps here too.
+  void for_chunks(size_t n, const std::function<void(size_t begin, size_t end)>& body) {
+    if (team_ == nullptr) return body(0, n);
+    team_->for_chunks(n, [&](size_t, size_t begin, size_t end) { body(begin, end); });
+  }
+
+ private:
+  PhaseTeam* team_ = nullptr;
 };
 
 }  // namespace ccb

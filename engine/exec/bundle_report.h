@@ -49,22 +49,31 @@ class BundleReport {
     uint64_t deferred = 0;  // prediction mismatches moved to the next batch
     uint64_t partition_ns = 0;  // the input partitioner's (BundlePlan::input_partition_ns), in the analysis
     uint64_t excluded_ns = 0;   // of it, kept out of the measured interval (--partition_time=outside)
+    uint64_t analysis_busy_ns = 0;  // the workers but the leader, inside the analysis's parallel loops
   };
   // The measured commits and conflict aborts (retries) of each phase, all workers.
   struct PhaseCounts {
     uint64_t queue_commits = 0, queue_retries = 0, residual_commits = 0, residual_retries = 0;
+    uint64_t queue_wait_ns = 0, residual_wait_ns = 0;  // at each phase's closing barrier (BundleWorker)
   };
 
   // Adds a measured batch run by `plan` (its step_us and counters as the
-  // front-end and the coordinator filled them).
-  void add_batch(const Batch& b, const BundlePlan& plan) {
+  // front-end and the coordinator filled them) on `threads` workers.
+  void add_batch(const Batch& b, const BundlePlan& plan, int threads) {
     ++measured_batches_;
     recon_ns_ += b.recon_ns;
     recon_redescribed_ += b.redescribed;
     bind_ns_ += b.analysis_end_ns - b.bind_start_ns;
     bind_rebound_ += b.bound.rebound;
     bind_demoted_ += b.bound.demoted;
-    analysis_ns_ += b.analysis_end_ns - b.start_ns + b.setup_ns - b.excluded_ns;
+    const uint64_t analysis = b.analysis_end_ns - b.start_ns + b.setup_ns - b.excluded_ns;
+    analysis_ns_ += analysis;
+    // The analysis's idle worker time: the leader is never idle (it runs the
+    // serial steps and its share of the chunks); the others are, outside
+    // the chunks they ran. (With --partition_time=outside their chunks of
+    // the excluded partitioning count as busy: the idle time is clamped.)
+    const uint64_t others = analysis * static_cast<uint64_t>(threads - 1);
+    analysis_wait_ns_ += others > b.analysis_busy_ns ? others - b.analysis_busy_ns : 0;
     partition_ns_ += b.partition_ns;
     queues_ns_ += b.queues_end_ns - b.release_ns;
     residual_ns_ += b.residuals_end_ns - b.queues_end_ns;
@@ -132,6 +141,19 @@ class BundleReport {
     w.key("conflict_free").value(share(queues_ns_));
     w.key("residual").value(share(residual_ns_));
     w.end_object();
+    // The workers' idle time per phase (summed over workers) and the cores
+    // it leaves idle on average (idle time / phase time): in the analysis the
+    // workers but the leader outside its parallel loops' chunks, in the two
+    // execution phases the waits at the phase's closing barrier.
+    const uint64_t waits[3] = {analysis_wait_ns_, counts.queue_wait_ns, counts.residual_wait_ns};
+    const uint64_t phases[3] = {analysis_ns_, queues_ns_, residual_ns_};
+    const char* names[3] = {"analysis", "conflict_free", "residual"};
+    w.key("worker_wait_s").begin_object();
+    for (int p = 0; p < 3; ++p) w.key(names[p]).value(waits[p] * 1e-9);
+    w.end_object();
+    w.key("idle_cores").begin_object();
+    for (int p = 0; p < 3; ++p) w.key(names[p]).value(phases[p] ? static_cast<double>(waits[p]) / phases[p] : 0.0);
+    w.end_object();
     w.key("analysis_steps_us").begin_object();
     for (const Sum& s : step_sums_) w.key(s.name).value(s.total * per);
     w.end_object();
@@ -177,6 +199,7 @@ class BundleReport {
 
   uint64_t measured_batches_ = 0;
   uint64_t analysis_ns_ = 0, queues_ns_ = 0, residual_ns_ = 0;  // the measured interval's phases
+  uint64_t analysis_wait_ns_ = 0;  // the analysis's idle worker time (add_batch)
   uint64_t partition_ns_ = 0;  // the input partitioning, wherever it counts
   uint64_t residual_txns_ = 0, worklist_queues_ = 0, deferred_total_ = 0;
   uint64_t recon_ns_ = 0, recon_redescribed_ = 0;

@@ -2,19 +2,21 @@
 // workers (bundle_worker.h) for each batch: the batch and its plan, the
 // tickets by which the workers claim the shared worklist's queues and the
 // residuals, TsDEFER's lanes, whether the batch is measured or costs are
-// recorded, and the phase barrier that separates the analysis, the queue
-// phase and the residual phase (bundle_executor.h, the overview).
+// recorded, the workers as the analysis's team, and the barrier that ends
+// the queue phase and the residual phase (bundle_executor.h, the overview).
 //
-// The barrier has the workers and the coordinator as participants; its
-// completion step runs once per phase, on one thread, while every other
-// participant is blocked, so it may write the phase's end time. Under sim
-// (engine/core/sim_sync.h) it is sim::FiberBarrier (a waiting fiber parks: no spin
-// rounds, however long the analysis), std::barrier natively.
+// The team (engine/core/phase_team.h) is the n workers: worker 0 leads the
+// analysis (it coordinates), the others serve its parallel loops, and its
+// release() starts the queue phase. The barrier has the n workers as
+// participants; its completion step runs once per phase, on one thread,
+// while every other participant waits, so it may write the phase's end
+// time. Both spin (PhaseBarrier; under sim a waiting fiber parks as a poll
+// that never sleeps: no spin rounds, however long the phase).
 //
-// Thread safety: the coordinator writes everything but the tickets, exec_ns
-// and the TsDEFER instances' per-thread state before the barrier that starts
-// a batch's queue phase; the workers read it after (the barrier orders
-// them). The tickets are atomics; exec_ns[i] is written by the worker that
+// Thread safety: the coordinator (worker 0) writes everything but the
+// tickets, exec_ns and the TsDEFER instances' per-thread state before the
+// release that starts a batch's queue phase; the workers read it after (the
+// release orders them). The tickets are atomics; exec_ns[i] is written by the worker that
 // ran transaction i; TsDEFER's per-thread state is its worker's
 // (engine/exec/tsdefer.h).
 #pragma once
@@ -26,7 +28,7 @@
 #include <vector>
 
 #include "engine/core/clock.h"
-#include "engine/core/sim_sync.h"
+#include "engine/core/phase_team.h"
 #include "engine/exec/bundle_batches.h"
 #include "engine/exec/bundle_plan.h"
 #include "engine/exec/tsdefer.h"
@@ -35,8 +37,8 @@ namespace ccb {
 
 template <class W>
 struct BundleRound {
-  // REQUIRES: threads >= 1, the workers that take part in the barrier.
-  explicit BundleRound(int threads) : barrier(threads + 1, PhaseEnd{this}) {}
+  // REQUIRES: threads >= 1, the workers (the team and the barrier's participants).
+  explicit BundleRound(int threads) : team(threads), barrier(threads, PhaseEnd{this}) {}
 
   BundlePlan plan;
   const BundleBatch<W>* batch = nullptr;
@@ -58,11 +60,12 @@ struct BundleRound {
   // The barrier's completion step: timestamps the end of each phase.
   struct PhaseEnd {
     BundleRound* self;
-    void operator()() noexcept { self->phase_end_ns[self->phase_step++ % 3] = now_ns(); }
+    void operator()() noexcept { self->phase_end_ns[self->phase_step++ % 2] = now_ns(); }
   };
   uint64_t phase_step = 0;     // barrier completions so far
-  uint64_t phase_end_ns[3]{};  // [0] batch start, [1] queue phase end, [2] residual phase end
-  sim::Barrier<PhaseEnd> barrier;  // std::barrier natively
+  uint64_t phase_end_ns[2]{};  // [0] queue phase end, [1] residual phase end
+  PhaseTeam team;
+  PhaseBarrier<PhaseEnd> barrier;
 };
 
 }  // namespace ccb

@@ -1,5 +1,7 @@
 // A worker of the bundle executor (bundle_executor.h, the overview): per
-// batch, the queue phase (its own per-thread queues first, then the shared
+// batch, the analysis (worker 0 leads it as the coordinator,
+// bundle_coordinator.h; the others serve its parallel loops, PhaseTeam in
+// engine/core/phase_team.h, until it releases them), the queue phase (its own per-thread queues first, then the shared
 // worklist, popped one queue at a time with an atomic ticket), a barrier,
 // the residual phase (its round-robin share, TsDEFER's lane or residuals
 // taken one at a time with a ticket, under the protocol), and a barrier.
@@ -23,8 +25,9 @@
 // it with Txn<CC> and AttemptProfiler<false>, which read no clock.
 //
 // Thread safety: a worker's members are its own thread's while a batch runs;
-// the coordinator reads them (deferred requests, counters, queue times)
-// between batches, while the worker waits at the barrier (bundle_round.h).
+// the coordinator (worker 0) reads them (deferred requests, counters, queue
+// times, waits) between batches, after the residual phase's barrier, while
+// the worker serves the analysis (which touches no Worker).
 #pragma once
 
 #include <cstdint>
@@ -63,6 +66,8 @@ struct BundleWorker {
   std::vector<uint32_t> deferred;  // this batch's prediction mismatches (OLLP)
   // Measured commits and conflict aborts (retries) per phase.
   uint64_t queue_commits = 0, queue_retries = 0, residual_commits = 0, residual_retries = 0;
+  // Measured time waiting at the barrier that ends each phase (the worker had nothing left to run).
+  uint64_t queue_wait_ns = 0, residual_wait_ns = 0;
   uint64_t own_queues_ns = 0;  // this batch: the time its own (per_thread) queues took
   int tid;
 };
@@ -77,9 +82,12 @@ class BundleWorkerLoop {
   BundleWorkerLoop(const EngineConfig& cfg, CC& cc, W& workload, BundleRound<W>& round)
       : cfg_(cfg), cc_(cc), w_(workload), round_(round) {}
 
-  // Worker wk's batches, until the coordinator stops the run.
-  template <bool kProfile>
-  void run(Worker& wk, typename W::ThreadState& ws) {
+  // Worker wk's batches, until the coordinator stops the run. Between
+  // batches worker 0 calls lead() (the coordinator's step: the previous
+  // batch's bookkeeping, the next one's analysis, then the team's release),
+  // and the others serve the team until that release.
+  template <bool kProfile, class Lead>
+  void run(Worker& wk, typename W::ThreadState& ws, Lead&& lead) {
     auto& txn = txn_of<kProfile>(wk);
     AttemptProfiler<kProfile> profiler(wk.stats.profile);
     profiler.attach(txn);
@@ -87,7 +95,8 @@ class BundleWorkerLoop {
     const BundlePlan& plan = round_.plan;
     bool measured_before = false;
     for (;;) {
-      round_.barrier.arrive_and_wait();
+      if (wk.tid == 0) lead();
+      else round_.team.serve(wk.tid);
       if (round_.stop) return;
       if (round_.measuring && !measured_before) {
         measured_before = true;
@@ -111,7 +120,7 @@ class BundleWorkerLoop {
       wk.queue_commits += wk.stats.commits - commits;
       wk.queue_retries += wk.stats.aborts - aborts;
       commits = wk.stats.commits, aborts = wk.stats.aborts;
-      round_.barrier.arrive_and_wait();
+      wait_at_barrier(wk.queue_wait_ns, 0);
       // Residual phase, under the protocol.
       txn.set_cc_free(false);
       if (plan.tsdefer_residuals) {
@@ -126,11 +135,22 @@ class BundleWorkerLoop {
       }
       wk.residual_commits += wk.stats.commits - commits;
       wk.residual_retries += wk.stats.aborts - aborts;
-      round_.barrier.arrive_and_wait();
+      wait_at_barrier(wk.residual_wait_ns, 1);
     }
   }
 
  private:
+  // The phase's closing barrier (phase 0: queues, 1: residuals); a measured
+  // batch adds to `wait_ns` the worker's idle time in the phase: from its
+  // arrival to the phase's end (the last arrival's stamp, not the moment
+  // this worker sees it: a descheduled worker is late, not idle in the phase).
+  void wait_at_barrier(uint64_t& wait_ns, int phase) {
+    const uint64_t arrival = now_ns();
+    round_.barrier.arrive_and_wait();
+    const uint64_t end = round_.phase_end_ns[phase];  // written before the release; the next one after this read
+    if (round_.measuring && end > arrival) wait_ns += end - arrival;
+  }
+
   // The worker's transaction of the loop compiled with(out) --profile.
   template <bool kProfile>
   static auto& txn_of(Worker& wk) {

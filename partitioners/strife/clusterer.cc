@@ -2,8 +2,6 @@
 // allocate parallel over equal chunks of the batch (§4). See clusterer.h.
 #include "partitioners/strife/clusterer.h"
 
-#include "partitioners/strife/thread_team.h"
-
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -26,7 +24,6 @@ using Node = ConcurrentUnionFind::Node;
 constexpr Node kNoCluster = std::numeric_limits<Node>::max();
 constexpr Node kMultiCluster = kNoCluster - 1;
 constexpr uint32_t kNone = std::numeric_limits<uint32_t>::max();
-constexpr size_t kChunksPerThread = 4;
 
 using Clock = std::chrono::steady_clock;
 double micros_since(Clock::time_point start) {
@@ -134,31 +131,21 @@ class Clusterer::KeyTable {
 
 Clusterer::Clusterer(const Options& options) : options_(options), keys_(std::make_unique<KeyTable>()) {
   validate(options_);
-  if (options_.threads > 1) team_ = std::make_unique<ThreadTeam>(options_.threads);
 }
 
 Clusterer::~Clusterer() = default;
 
 // §4: "the batch of transactions is divided into equal-sized chunks and
-// each chunk is processed by one thread". We cut kChunksPerThread equal
-// chunks per thread that the team's threads claim dynamically, so a thread
-// descheduled on a shared machine does not hold up the step.
-template <class Fn>
-void Clusterer::for_chunks(size_t n, Fn&& fn) {
-  if (!team_) {
-    fn(0, 0, n);
-    return;
-  }
-  const size_t chunks = team_->size() * kChunksPerThread;
-  team_->run(chunks, [&](size_t worker, size_t c) { fn(worker, n * c / chunks, n * (c + 1) / chunks); });
+// each chunk is processed by one thread": the team's chunks
+// (PhaseTeam::for_chunks, a few per member, claimed dynamically).
+void Clusterer::for_chunks(size_t n, const PhaseTeam::RangeBody& fn) {
+  if (team_ == nullptr) return fn(0, 0, n);
+  team_->for_chunks(n, fn);
 }
 
-void Clusterer::lend_threads(sim::LentThreads& out) {
-  if (team_) team_->lend(out);
-}
-
-void Clusterer::run_chunks(size_t n, const std::function<void(size_t begin, size_t end)>& body) {
-  for_chunks(n, [&](size_t, size_t begin, size_t end) { body(begin, end); });
+void Clusterer::use_team(PhaseTeam& team) {
+  team_ = &team;
+  own_.reset();  // its threads end
 }
 
 void Clusterer::collect_roots(uint32_t t, std::vector<Node>& roots) {
@@ -170,11 +157,17 @@ void Clusterer::collect_roots(uint32_t t, std::vector<Node>& roots) {
 }
 
 Plan Clusterer::cluster(std::span<const TxnDesc> batch) {
+  Plan plan;
+  cluster(batch, plan);
+  return plan;
+}
+
+void Clusterer::cluster(std::span<const TxnDesc> batch, Plan& out) {
   prepare(batch);
   spot();
   fuse();
   merge();
-  return allocate();
+  allocate(out);
 }
 
 // §3.1.1 Prepare: only items written by some transaction of the batch are
@@ -183,6 +176,13 @@ Plan Clusterer::cluster(std::span<const TxnDesc> batch) {
 // nobody writes, e.g. TPC-C's ITEM table, conflict with nothing).
 void Clusterer::prepare(std::span<const TxnDesc> batch) {
   const auto start = Clock::now();
+  // Without the executor's workers (use_team), a team of its own, started
+  // at the first batch so that a clusterer in the executor never starts
+  // threads. Under sim the own team has none (OwnTeam).
+  if (team_ == nullptr && options_.threads > 1) {
+    own_ = std::make_unique<OwnTeam>(options_.threads);
+    team_ = &own_->team();
+  }
   if (batch.size() >= kMultiCluster) throw std::invalid_argument("strife: batch too large (at most 2^32 - 2)");
   batch_ = batch;
   stats_ = Stats{};
@@ -315,10 +315,13 @@ void Clusterer::fuse() {
   const auto start = Clock::now();
   const size_t s = special_count_.size();
   const Node first_special = uf_.special_threshold();
-  fuse_counts_.assign(options_.threads * s, 0);
-  fuse_pairs_.resize(options_.threads);
+  const size_t members = this->members();
+  fuse_counts_.assign(members * s, 0);
+  fuse_pairs_.resize(members);
   for (auto& pairs : fuse_pairs_) pairs.clear();
-  std::vector<std::vector<uint32_t>> skipped(options_.threads);
+  std::vector<std::vector<uint32_t>>& skipped = fuse_skipped_;
+  skipped.resize(members);
+  for (auto& list : skipped) list.clear();
 
   for_chunks(batch_.size(), [&](size_t worker, size_t b, size_t e) {
     uint32_t* count = fuse_counts_.data() + worker * s;
@@ -338,8 +341,9 @@ void Clusterer::fuse() {
   });
 
   skipped_.clear();
-  std::vector<uint64_t> keys;
-  for (size_t worker = 0; worker < options_.threads; ++worker) {
+  std::vector<uint64_t>& keys = pair_scratch_;
+  keys.clear();
+  for (size_t worker = 0; worker < members; ++worker) {
     const uint32_t* count = fuse_counts_.data() + worker * s;
     for (size_t i = 0; i < s; ++i) special_count_[i] += count[i];
     keys.insert(keys.end(), fuse_pairs_[worker].begin(), fuse_pairs_[worker].end());
@@ -406,13 +410,20 @@ void Clusterer::merge() {
 // §3.1.5 Allocate (Alg. 1 lines 34-43). In parallel, each transaction finds
 // its clusters: exactly one -> that cluster, several -> residual, none (it
 // touches no written item, so it conflicts with nothing) -> a unit of its
-// own. Then one sequential O(|B|) pass builds the queues in batch order:
+// own. Then one sequential O(|B|) pass numbers the units in batch order:
 // a queue per special cluster and, with pack_nonspecial, every other unit
-// appended to the currently smallest queue (see Options). Last, fallback
+// appended to the currently smallest queue (see Options); fallback
 // clustering (§2, Options::max_cluster_fraction): a queue over the bound
-// joins the residuals. Its transactions conflict with no other queue's, so
+// joins the residuals. Last, the transactions are placed in their queues
+// in parallel (below). Its transactions conflict with no other queue's, so
 // running them after the conflict-free phase, under CC, stays serializable.
 Plan Clusterer::allocate() {
+  Plan plan;
+  allocate(plan);
+  return plan;
+}
+
+void Clusterer::allocate(Plan& plan) {
   const auto start = Clock::now();
   const size_t n = batch_.size();
   txn_cluster_.resize(n);
@@ -424,15 +435,12 @@ Plan Clusterer::allocate() {
     }
   });
 
-  Plan plan;
   // Units: distinct clusters in order of first appearance, plus free
   // transactions. unit_of_txn stays kNone for a residual.
-  struct Unit {
-    Node root;
-    uint32_t size;
-  };
-  std::vector<Unit> units;
-  std::vector<uint32_t> unit_of_txn(n, kNone);
+  std::vector<Unit>& units = units_;
+  std::vector<uint32_t>& unit_of_txn = unit_of_txn_;
+  units.clear();
+  unit_of_txn.assign(n, kNone);
   unit_of_node_.resize(uf_.size(), kNone);
   for (size_t t = 0; t < n; ++t) {
     const Node c = txn_cluster_[t];
@@ -449,8 +457,10 @@ Plan Clusterer::allocate() {
   auto has_special = [&](const Unit& u) { return u.root != kNoCluster && uf_.is_special(u.root); };
   const bool pack = options_.pack_nonspecial && std::any_of(units.begin(), units.end(), has_special);
 
-  std::vector<uint32_t> queue_of_unit(units.size());
-  std::vector<uint32_t> queue_size;
+  std::vector<uint32_t>& queue_of_unit = queue_of_unit_;
+  std::vector<uint32_t>& queue_size = queue_size_;
+  queue_of_unit.resize(units.size());
+  queue_size.clear();
   for (size_t u = 0; u < units.size(); ++u) {
     if (pack && !has_special(units[u])) continue;
     queue_of_unit[u] = static_cast<uint32_t>(queue_size.size());
@@ -472,8 +482,10 @@ Plan Clusterer::allocate() {
 
   // Fallback: renumber the queues that stay; the others' transactions become residuals.
   const double bound = options_.max_cluster_fraction * static_cast<double>(n);
-  std::vector<uint32_t> kept_index(queue_size.size(), kNone);
-  std::vector<uint32_t> kept_size;
+  std::vector<uint32_t>& kept_index = kept_index_;
+  std::vector<uint32_t>& kept_size = kept_size_;
+  kept_index.assign(queue_size.size(), kNone);
+  kept_size.clear();
   for (size_t q = 0; q < queue_size.size(); ++q) {
     if (static_cast<double>(queue_size[q]) > bound) {
       ++stats_.fallback_clusters;
@@ -488,15 +500,42 @@ Plan Clusterer::allocate() {
   plan.queue_offsets.assign(num_queues + 1, 0);
   for (size_t q = 0; q < num_queues; ++q) plan.queue_offsets[q + 1] = plan.queue_offsets[q] + kept_size[q];
   plan.queue_txns.resize(plan.queue_offsets.back());
-  plan.residuals.reserve(n - plan.queue_offsets.back());
-  std::vector<uint32_t> fill(plan.queue_offsets.begin(), plan.queue_offsets.end() - 1);
-  for (size_t t = 0; t < n; ++t) {
+  plan.residuals.resize(n - plan.queue_offsets.back());
+
+  // Placement, in parallel (§4): the batch in one contiguous chunk per team
+  // member, each counting its transactions per slot (the queues, then the
+  // residuals as slot num_queues); a prefix sum over the chunks in batch
+  // order gives each chunk its first position in every slot, and the chunks
+  // place their transactions at once. Every queue and the residuals keep
+  // batch order. The prefix sum is O(chunks x slots): with more slots than
+  // transactions per chunk (SpotMode::kAll's many queues) one chunk does it.
+  const size_t slots = num_queues + 1;
+  const size_t chunks = members() * slots <= n ? members() : 1;
+  auto slot_of = [&](size_t t) -> uint32_t {
     const uint32_t q = unit_of_txn[t] == kNone ? kNone : kept_index[queue_of_unit[unit_of_txn[t]]];
-    if (q == kNone)
-      plan.residuals.push_back(static_cast<uint32_t>(t));
-    else
-      plan.queue_txns[fill[q]++] = static_cast<uint32_t>(t);
+    return q == kNone ? static_cast<uint32_t>(num_queues) : q;
+  };
+  std::vector<uint32_t>& position = position_;  // chunk c's next position in slot s: [c * slots + s]
+  position.assign(chunks * slots, 0);
+  auto over_chunks = [&](auto&& body) {
+    if (chunks == 1) return body(size_t{0}, size_t{0}, n);
+    team_->run(chunks, [&](size_t, size_t c) { body(c, n * c / chunks, n * (c + 1) / chunks); });
+  };
+  over_chunks([&](size_t c, size_t b, size_t e) {
+    uint32_t* count = position.data() + c * slots;
+    for (size_t t = b; t < e; ++t) ++count[slot_of(t)];
+  });
+  for (size_t slot = 0; slot < slots; ++slot) {
+    uint32_t next = slot < num_queues ? plan.queue_offsets[slot] : 0;
+    for (size_t c = 0; c < chunks; ++c) next += std::exchange(position[c * slots + slot], next);
   }
+  over_chunks([&](size_t c, size_t b, size_t e) {
+    uint32_t* next = position.data() + c * slots;
+    for (size_t t = b; t < e; ++t) {
+      const uint32_t slot = slot_of(t);
+      (slot == num_queues ? plan.residuals : plan.queue_txns)[next[slot]++] = static_cast<uint32_t>(t);
+    }
+  });
 
   for (const Unit& u : units) {
     if (u.root != kNoCluster) {
@@ -514,7 +553,6 @@ Plan Clusterer::allocate() {
   stats_.residuals = static_cast<uint32_t>(plan.residuals.size());
   stats_.time_us.allocate = micros_since(start);
   plan.stats = stats_;
-  return plan;
 }
 
 std::optional<Clusterer::Node> Clusterer::cluster_of(GlobalKey key) {

@@ -9,10 +9,12 @@
 // (neither's write set meets the other's read or write set); every
 // transaction of the batch is in exactly one CF cluster or the residuals.
 //
-// Thread safety: a Clusterer is used by one caller at a time. With
-// Options::threads > 1 it owns threads - 1 helper threads, and prepare, fuse
-// and allocate run on them and the caller (§4: equal chunks of the batch);
-// spot and the merge decisions run on the calling thread.
+// Thread safety: a Clusterer is used by one caller at a time. Prepare, fuse
+// and allocate run on a team (§4: equal chunks of the batch): the bundle
+// executor's workers (use_team(); the caller is their leader, worker 0), or,
+// without them and with Options::threads > 1, a team with threads of its own
+// (OwnTeam, engine/core/phase_team.h); spot and the merge decisions run on
+// the calling thread.
 //
 // REQUIRES: no key equals kReservedKey; fewer than 2^31 accesses per batch.
 #pragma once
@@ -24,13 +26,11 @@
 #include <span>
 #include <vector>
 
-#include "engine/core/sim_sync.h"
+#include "engine/core/phase_team.h"
 #include "engine/core/txn_desc.h"
 #include "partitioners/strife/union_find.h"
 
 namespace ccb::strife {
-
-class ThreadTeam;  // thread_team.h
 
 // The one key value the clusterer cannot take (it marks empty hash slots):
 // table 255, local key 2^56 - 1.
@@ -55,7 +55,7 @@ struct Options {
   uint32_t k = 100;      // spot trials, §3.1.2 ("k = 100 for 30 cores"); in [1, kMaxK]
   SpotMode spot = SpotMode::kSample;
   double alpha = 0.2;    // residual parameter, §3.1.4 (paper default 0.2); in [0, 1] (0: one cluster)
-  unsigned threads = 1;  // threads for prepare, fuse, allocate (§4); in [1, kMaxThreads]
+  unsigned threads = 1;  // threads for prepare, fuse, allocate (§4) without use_team(); in [1, kMaxThreads]
   uint64_t seed = 1;     // spot sampling; call i of a Clusterer uses a stream derived from (seed, i)
   // Allocate (§3.1.5): append each conflict-free unit that has no special
   // cluster (a non-special data cluster, or a transaction that touches no
@@ -133,6 +133,9 @@ class Clusterer {
   // Algorithm 1 end to end: prepare, spot (k random trials), fuse, merge,
   // allocate. `batch` is only read during the call.
   Plan cluster(std::span<const TxnDesc> batch);
+  // The same into `out`, whose vectors keep their capacity from batch to
+  // batch (the bundle executor's front-end: no per-batch allocation).
+  void cluster(std::span<const TxnDesc> batch, Plan& out);
 
   // The five steps, for tests and worked examples; call them in this order.
   // REQUIRES: `batch` outlives the allocate() call.
@@ -143,13 +146,12 @@ class Clusterer {
   void fuse();
   void merge();
   Plan allocate();
+  void allocate(Plan& out);  // into `out`, reusing its capacity
 
-  // body(begin, end) over chunks of [0, n) on the analysis team (the
-  // bundle executor's reconnaissance, BundleFrontend::for_chunks).
-  void run_chunks(size_t n, const std::function<void(size_t begin, size_t end)>& body);
-  // Under sim: the team's helpers, for the executor's simulation
-  // (BundleFrontend::lend_threads, thread_team.h).
-  void lend_threads(sim::LentThreads& out);
+  // The parallel steps run on `team` from now on (the bundle executor's
+  // workers: BundleFrontend::use_team); the caller must be its leader.
+  // REQUIRES: `team` outlives the clusterer's calls.
+  void use_team(PhaseTeam& team);
 
   // Between steps: the data cluster (root node) of an item, or nullopt if
   // the item is not active (no transaction of the batch writes it).
@@ -159,10 +161,11 @@ class Clusterer {
  private:
   class KeyTable;  // written key -> node (clusterer.cc)
 
-  // Runs fn(worker, begin, end) over equal chunks of [0, n); worker < threads
-  // identifies the thread (for per-thread scratch).
-  template <class Fn>
-  void for_chunks(size_t n, Fn&& fn);
+  // Runs fn(worker, begin, end) over equal chunks of [0, n); worker <
+  // members() identifies the thread (for per-thread scratch).
+  void for_chunks(size_t n, const PhaseTeam::RangeBody& fn);
+  // The team's size (1 without a team).
+  size_t members() const { return team_ != nullptr ? team_->size() : 1; }
   // The distinct clusters (roots) of transaction t, sorted; special ones last.
   void collect_roots(uint32_t t, std::vector<Node>& roots);
   bool fuse_one(uint32_t t, std::vector<Node>& roots);
@@ -170,7 +173,8 @@ class Clusterer {
   size_t max_specials() const { return options_.spot == SpotMode::kAll ? batch_.size() : options_.k; }
 
   Options options_;
-  std::unique_ptr<ThreadTeam> team_;  // null with one thread
+  PhaseTeam* team_ = nullptr;    // use_team()'s, else own_'s (null: one thread, no team)
+  std::unique_ptr<OwnTeam> own_;  // without use_team() and with threads > 1
   std::unique_ptr<KeyTable> keys_;
   ConcurrentUnionFind uf_;
   uint64_t calls_ = 0;
@@ -188,9 +192,21 @@ class Clusterer {
   std::vector<uint32_t> pair_count_;
   std::vector<uint32_t> fuse_counts_;              // fuse: per-thread special_count_, summed after the join
   std::vector<std::vector<uint64_t>> fuse_pairs_;  // fuse: per-thread pair keys, one per skipped transaction's pair
+  std::vector<std::vector<uint32_t>> fuse_skipped_;  // fuse: per-thread skipped transactions
+  std::vector<uint64_t> pair_scratch_;               // fuse: every thread's pair keys, sorted
   std::vector<uint32_t> skipped_;        // fuse: transactions connected to several special clusters
   std::vector<Node> txn_cluster_;        // allocate: a root, kNoCluster or kMultiCluster
   std::vector<uint32_t> unit_of_node_;   // allocate scratch, all kNone between batches
+  // Allocate's other scratch, kept between batches for its capacity: the
+  // units (a cluster or a free transaction: root, size), each transaction's
+  // unit, each unit's queue, the queues' sizes, the kept queues' index and
+  // size after fallback, and the placement's positions (per chunk and slot).
+  struct Unit {
+    Node root;
+    uint32_t size;
+  };
+  std::vector<Unit> units_;
+  std::vector<uint32_t> unit_of_txn_, queue_of_unit_, queue_size_, kept_index_, kept_size_, position_;
   Stats stats_;
 };
 

@@ -10,12 +10,14 @@ namespace ccb::strife {
 const char* spot_mode_name(SpotMode mode) { return mode == SpotMode::kAll ? "all" : "sample"; }
 
 void StrifeFrontend::plan(std::span<const TxnDesc> batch, BundlePlan& plan) {
-  Plan clusters = clusterer_.cluster(batch);
+  Plan& clusters = clusters_;
+  clusterer_.cluster(batch, clusters);
   // The worklist is popped in index order (engine/exec/bundle_worker.h), so
   // the largest cluster goes first: a large cluster popped last would run
   // alone on one core at the end of the conflict-free phase (§2: "A skew in
   // cluster sizes may reduce concurrency"). Stable: ties keep batch order.
-  std::vector<uint32_t> order(clusters.num_queues());
+  std::vector<uint32_t>& order = order_;
+  order.resize(clusters.num_queues());
   std::iota(order.begin(), order.end(), 0u);
   std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
     return clusters.queue(a).size() > clusters.queue(b).size();
@@ -26,7 +28,9 @@ void StrifeFrontend::plan(std::span<const TxnDesc> batch, BundlePlan& plan) {
     plan.worklist[i].mode = BundleQueue::Mode::kWithoutCC;  // §2: CF clusters run without CC
     plan.worklist[i].txns.assign(txns.begin(), txns.end());
   }
-  plan.residuals = std::move(clusters.residuals);
+  // Swapped, not copied: the clusterer's next batch reuses the executor's
+  // (cleared) residual buffer, and the other way round.
+  plan.residuals.swap(clusters.residuals);
   const Stats& s = clusters.stats;
   plan.step_us = {{"prepare", s.time_us.prepare},
                   {"spot", s.time_us.spot},

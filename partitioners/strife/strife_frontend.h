@@ -10,11 +10,12 @@
 // analysis step times (prepare, spot, fuse, merge, allocate, µs) and the
 // clustering counters of Stats (README.md), fallback included.
 //
-// Thread safety: one caller at a time (the executor's coordinator); the
-// clusterer's helper threads work only inside plan().
+// Thread safety: one caller at a time (the executor's worker 0, which
+// coordinates); the team's other members work only inside plan().
 #pragma once
 
 #include <span>
+#include <vector>
 
 #include "engine/core/txn_desc.h"
 #include "engine/exec/bundle_plan.h"
@@ -51,12 +52,17 @@ class StrifeFrontend final : public BundleFrontend {
   explicit StrifeFrontend(const Options& options) : options_(options), clusterer_(options) {}
   void plan(std::span<const TxnDesc> batch, BundlePlan& plan) override;
   void params_json(JsonWriter& w) const override;
-  void for_chunks(size_t n, const std::function<void(size_t, size_t)>& body) override { clusterer_.run_chunks(n, body); }
-  void lend_threads(sim::LentThreads& out) override { clusterer_.lend_threads(out); }
+  // The executor's workers run the clusterer's parallel steps (§4).
+  void use_team(PhaseTeam& team) override {
+    BundleFrontend::use_team(team);
+    clusterer_.use_team(team);
+  }
 
  private:
   Options options_;
   Clusterer clusterer_;
+  Plan clusters_;               // each batch's clusters (capacity reused)
+  std::vector<uint32_t> order_;  // the worklist's order of the clusters (capacity reused)
 };
 
 // --frontend=strife (partitioners/frontends.txt): a StrifeFrontend with ctx.strife.

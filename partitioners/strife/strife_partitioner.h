@@ -10,8 +10,8 @@
 // and in Strife's order. R = Strife's residuals. Strife builds no conflict
 // graph, so `conflicts` stays empty and TSgen indexes the keys itself.
 //
-// Thread safety: one caller at a time (the clusterer's helper threads work
-// only inside partition()).
+// Thread safety: one caller at a time (the clusterer's team works only
+// inside partition()).
 #pragma once
 
 #include "partitioners/partitioning.h"
@@ -24,8 +24,7 @@ class StrifePartitioner final : public Partitioner {
   explicit StrifePartitioner(const Options& options) : options_(options), clusterer_(options) {}
   void partition(std::span<const TxnDesc> bundle, unsigned parts, Partitioning& out) override;
   const char* name() const override { return "strife"; }
-  void for_chunks(size_t n, const std::function<void(size_t, size_t)>& body) override { clusterer_.run_chunks(n, body); }
-  void lend_threads(sim::LentThreads& out) override { clusterer_.lend_threads(out); }
+  void use_team(PhaseTeam& team) override { clusterer_.use_team(team); }
   const Options& options() const { return options_; }
 
  private:

@@ -72,13 +72,10 @@ class TskdFrontend final : public BundleFrontend {
   }
   bool wants_costs() const override { return options_.variant != Variant::kTsdeferOnly; }
   void observe_costs(std::span<const TxnDesc> batch, std::span<const uint64_t> ns) override;
-  // On the partitioner's threads (Strife's team), else serially.
-  void for_chunks(size_t n, const std::function<void(size_t, size_t)>& body) override {
-    if (partitioner_) partitioner_->for_chunks(n, body);
-    else body(0, n);
-  }
-  void lend_threads(sim::LentThreads& out) override {
-    if (partitioner_) partitioner_->lend_threads(out);
+  // The executor's workers, for the input partitioner's parallel steps too.
+  void use_team(PhaseTeam& team) override {
+    BundleFrontend::use_team(team);
+    if (partitioner_) partitioner_->use_team(team);
   }
 
   const CostModel& costs() const { return costs_; }

@@ -11,7 +11,10 @@
 #include <cstdio>
 #include <functional>
 #include <map>
+#include <mutex>
+#include <set>
 #include <span>
+#include <stdexcept>
 #include <thread>
 #include <vector>
 
@@ -39,12 +42,6 @@ class ScriptedFrontend final : public BundleFrontend {
     boundaries.push_back(next_stamp_());
     script_(batch.size(), plan);
     plan.step_us = {{"script", 1.0}};
-  }
-  // An analysis team of two threads: each runs one half.
-  void for_chunks(size_t n, const std::function<void(size_t, size_t)>& body) override {
-    std::thread other([&] { body(n / 2, n); });
-    body(0, n / 2);
-    other.join();
   }
   std::vector<uint64_t> boundaries;
 
@@ -372,9 +369,9 @@ TEST(BundleExecutorOllp, WrongPredictionAbortsAndMovesToTheNextBatch) {
 }
 
 // OLLP reconnaissance is part of the parallel analysis (Strife §5.6.4): it
-// runs on the front-end's analysis threads (the scripted front-end's two;
+// runs on the workers through BundleFrontend::for_chunks (both of the two;
 // the first call waits for a second thread, so a serial reconnaissance on
-// the coordinator shows as one thread), and a replayed batch whose
+// worker 0 shows as one thread), and a replayed batch whose
 // predictions did not change is not described again: one description per
 // request at generation, one after its first reconnaissance, none in later
 // replays.
@@ -395,6 +392,80 @@ TEST(BundleExecutorOllp, ReconnaissanceRunsInParallelAndDescribesOnlyChangedPred
   EXPECT_GE(w.reconnaissance_threads(), 2u);
   EXPECT_EQ(w.describes(), 2u * kBig);
   EXPECT_NE(out.frontend_json.find("\"reconnaissance\""), std::string::npos) << out.frontend_json;
+}
+
+// Strife §4: the analysis runs on the cores that execute. Every thread that
+// ran a part of the analysis (plan() and its for_chunks loops) is one of the
+// workers, and the run's transactions ran on exactly --threads threads (no
+// coordinator thread, no separate analysis team). Round-robin residuals give
+// every worker transactions in every batch, so each shows in the commits.
+TEST(BundleExecutorTeam, TheAnalysisRunsOnTheWorkersOnly) {
+  constexpr int kThreads = 3;
+  constexpr uint32_t kBatchSize = 64;
+  ProbeWorkload<NoWait> w(kBatchSize, kBatchSize, [](uint32_t i, ProbeRequest& r) { r.n = 1, r.keys[0] = i; });
+  w.load(1);
+  NoWait cc;
+  std::mutex mu;
+  std::set<std::thread::id> analysis;
+  std::atomic<uint64_t> chunks{0};
+  auto note = [&] {
+    std::lock_guard<std::mutex> lock(mu);
+    analysis.insert(std::this_thread::get_id());
+  };
+  ScriptedFrontend* self = nullptr;
+  ScriptedFrontend fe(
+      [&](size_t n, BundlePlan& p) {
+        note();
+        self->for_chunks(n, [&](size_t, size_t) {
+          note();
+          chunks.fetch_add(1, std::memory_order_relaxed);
+        });
+        p.residuals_round_robin = true;
+        for (uint32_t i = 0; i < n; ++i) p.residuals.push_back(i);
+      },
+      [&] { return w.next_stamp(); });
+  self = &fe;
+  EngineConfig cfg = bundle_config(kThreads, 0.05, false);
+  cfg.measure_txns = 20 * kBatchSize;
+  BundleExecutor<NoWait, ProbeWorkload<NoWait>> exec(cfg, cc, w, fe, scripted_spec(kBatchSize));
+  RunOutcome<ProbeWorkload<NoWait>> out = exec.run();
+  std::set<std::thread::id> workers;
+  for (const auto& s : out.workload_states) {
+    ASSERT_FALSE(s.commits.empty());
+    workers.insert(s.thread);
+  }
+  EXPECT_EQ(workers.size(), static_cast<size_t>(kThreads));
+  EXPECT_GT(chunks.load(), fe.boundaries.size()) << "for_chunks ran in chunks on the team";
+  for (const std::thread::id& id : analysis) EXPECT_TRUE(workers.count(id)) << "the analysis ran outside the workers";
+  // The phase report: idle cores per phase and the workers' waits.
+  EXPECT_NE(out.frontend_json.find("\"idle_cores\""), std::string::npos) << out.frontend_json;
+  EXPECT_NE(out.frontend_json.find("\"worker_wait_s\""), std::string::npos) << out.frontend_json;
+}
+
+// A front-end that throws in a later batch's analysis (on worker 0, while
+// the other workers serve it): the workers are released to leave and run()
+// rethrows, instead of the others waiting for a release forever.
+TEST(BundleExecutorTeam, AnAnalysisErrorEndsTheRunWithTheError) {
+  constexpr uint32_t kBatchSize = 16;
+  ProbeWorkload<NoWait> w(kBatchSize, kBatchSize, [](uint32_t i, ProbeRequest& r) { r.n = 1, r.keys[0] = i; });
+  w.load(1);
+  NoWait cc;
+  int calls = 0;
+  ScriptedFrontend* self = nullptr;
+  ScriptedFrontend fe(
+      [&](size_t n, BundlePlan& p) {
+        self->for_chunks(n, [&](size_t begin, size_t) {
+          if (calls == 2 && begin == 0) throw std::runtime_error("analysis failed");
+        });
+        ++calls;
+        for (uint32_t i = 0; i < n; ++i) p.residuals.push_back(i);
+      },
+      [&] { return w.next_stamp(); });
+  self = &fe;
+  EngineConfig cfg = bundle_config(3, 10, false);  // the error ends it long before
+  BundleExecutor<NoWait, ProbeWorkload<NoWait>> exec(cfg, cc, w, fe, scripted_spec(kBatchSize));
+  EXPECT_THROW(exec.run(), std::runtime_error);
+  EXPECT_EQ(calls, 2);
 }
 
 // Queue binding (engine/exec/queue_binding.h) on a workload whose requests

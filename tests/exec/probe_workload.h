@@ -56,6 +56,7 @@ class ProbeWorkload {
   struct ThreadState {
     std::vector<Commit> commits;
     uint64_t increments = 0;
+    std::thread::id thread;  // the thread of the last commit
   };
 
   ProbeWorkload(uint32_t keys, uint32_t batch_size, ProbeLayout layout)
@@ -116,6 +117,7 @@ class ProbeWorkload {
   }
   void on_commit(ThreadState& s, const Request& r) const {
     s.commits.push_back(Commit{stamp_.fetch_add(1, std::memory_order_relaxed), r.index});
+    s.thread = std::this_thread::get_id();
     s.increments += r.n;
   }
   std::vector<InvariantResult> check_invariants(const std::vector<ThreadState>& states) {

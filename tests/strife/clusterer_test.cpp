@@ -118,20 +118,24 @@ Options fig3_options(double alpha = 0.2) {
 // (red), T11 (blue), T12 (rejected).
 const std::vector<uint32_t> kFig3Trials = {0, 1, 3, 7, 11, 12};
 
-// The analysis team's chunks (Clusterer::run_chunks, the bundle executor's
-// reconnaissance through StrifeFrontend::for_chunks) cover the range once,
-// with one thread and with a team.
-TEST(StrifeTeam, RunChunksCoversTheRangeOnce) {
-  for (unsigned threads : {1u, 2u}) {
-    Options o;
-    o.threads = threads;
+// A clusterer on a lent team (Clusterer::use_team: the bundle executor's
+// workers, whose number need not be Options::threads) runs its parallel
+// steps there, its per-thread scratch sized to the team: every transaction
+// ends in one queue or the residuals, as without a team.
+TEST(StrifeTeam, ClustersOnALentTeamOfAnySize) {
+  const auto batch = figure3_batch();
+  Options o = fig3_options();
+  for (size_t members : {2u, 5u}) {
+    o.threads = 2;
     Clusterer c(o);
-    constexpr size_t kN = 10007;
-    std::vector<std::atomic<int>> hits(kN);
-    c.run_chunks(kN, [&](size_t begin, size_t end) {
-      for (size_t i = begin; i < end; ++i) hits[i].fetch_add(1);
-    });
-    for (size_t i = 0; i < kN; ++i) ASSERT_EQ(hits[i].load(), 1) << "index " << i << ", threads " << threads;
+    OwnTeam own(members);
+    c.use_team(own.team());
+    const Plan plan = c.cluster(batch);
+    std::vector<int> seen(batch.size(), 0);
+    for (size_t q = 0; q < plan.num_queues(); ++q)
+      for (uint32_t t : plan.queue(q)) ++seen[t];
+    for (uint32_t t : plan.residuals) ++seen[t];
+    EXPECT_EQ(seen, std::vector<int>(batch.size(), 1)) << members << " members";
   }
 }
 

@@ -146,7 +146,7 @@ bench_tsgen)
   expect_bad batch --batch=0
   expect_bad reps --reps=100001
   expect_bad partitions --partitions=0
-  expect_bad partitioner --partitioner=schism
+  expect_bad partitioner --partitioner=metis
   expect_bad ks --ks=2,0
   expect_bad points --points=ycsb
   "$bin" --points=ycsb:0.5,tpcc:2 --ks=2,4 --batch=200 --reps=2 --partitioner=strife >"$tmp/tsgen.txt" \

@@ -81,7 +81,26 @@ class TpccDatabase {
         stock(shape(kStockTable)),
         customer_last_order(shape(kCustomerLastOrderTable)),
         delivery_cursor(shape(kDeliveryCursorTable)),
-        names(opt.warehouses, loaders) {}
+        names(opt.warehouses, loaders) {
+    if (opt.immutable_reads) {
+      warehouse_tax_.resize(opt.warehouses);
+      customer_terms_.resize(uint64_t{opt.warehouses} * kDistrictsPerWarehouse * kCustomersPerDistrict);
+    }
+  }
+
+  // --immutable_reads: the attributes NewOrder reads that no transaction
+  // writes, copied at load and read without concurrency control (as the
+  // immutable secondary index `names` is). Empty without the option.
+  struct CustomerTerms {
+    int32_t discount;  // C_DISCOUNT
+    char last[16];     // C_LAST
+    char credit[2];    // C_CREDIT
+  };
+  bool immutable_reads() const { return opt_.immutable_reads; }
+  int32_t warehouse_tax(uint32_t w) const { return warehouse_tax_[w - 1]; }
+  const CustomerTerms& customer_terms(uint32_t w, uint32_t d, uint32_t c) const {
+    return customer_terms_[district_slot(w, d) * kCustomersPerDistrict + c - 1];
+  }
 
   // Every table's shape, indexed by TableId - 1. `order_lines`: ORDER-LINE
   // rows loaded (the sum of the drawn O_OL_CNT).
@@ -114,6 +133,8 @@ class TpccDatabase {
     size_t bytes = CustomerNameIndex::bytes_for(opt.warehouses);
     for (const TableShape& s : table_shapes(opt, orders * (kMinOrderLines + kMaxOrderLines) / 2))
       bytes += TableT::bytes_for(s);
+    if (opt.immutable_reads)
+      bytes += opt.warehouses * (sizeof(int32_t) + sizeof(CustomerTerms) * kDistrictsPerWarehouse * kCustomersPerDistrict);
     return bytes;
   }
 
@@ -143,7 +164,8 @@ class TpccDatabase {
   }
 
   size_t memory_bytes() const {
-    size_t bytes = names.memory_bytes();
+    size_t bytes = names.memory_bytes() + warehouse_tax_.capacity() * sizeof(int32_t) +
+                   customer_terms_.capacity() * sizeof(CustomerTerms);
     for (const TableT* t : {&warehouse, &district, &customer, &history, &new_order, &order, &order_line, &item, &stock,
                             &customer_last_order, &delivery_cursor})
       bytes += t->memory_bytes();
@@ -195,6 +217,7 @@ class TpccDatabase {
     random_address(rng, *wh);
     wh->tax = static_cast<int32_t>(uniform(rng, 0, 2000));
     wh->ytd = kInitialWarehouseYtd;
+    if (opt_.immutable_reads) warehouse_tax_[w - 1] = wh->tax;
 
     for (uint32_t i = 1; i <= kStockPerWarehouse; ++i) {
       auto* s = place<StockRow>(stock, uint64_t{w - 1} * kStockPerWarehouse + (i - 1), stock_key(w, i));
@@ -246,6 +269,12 @@ class TpccDatabase {
       cr->payment_cnt = 1;
       cr->delivery_cnt = 0;
       random_astring(rng, cr->data, 300, 500, sizeof cr->data);
+      if (opt_.immutable_reads) {
+        CustomerTerms& terms = customer_terms_[base + c - 1];
+        terms.discount = cr->discount;
+        std::memcpy(terms.last, cr->last, sizeof terms.last);
+        std::memcpy(terms.credit, cr->credit, sizeof terms.credit);
+      }
 
       auto* h = place<HistoryRow>(history, base + c - 1, loaded_history_key(w, d, c));
       h->c_id = c;
@@ -300,6 +329,8 @@ class TpccDatabase {
   NurandConstants nurand_;  // C_LAST's load-time constant
   OrderLinePlan plan_;
   uint64_t load_date_ = 0;
+  std::vector<int32_t> warehouse_tax_;          // [w - 1], --immutable_reads only
+  std::vector<CustomerTerms> customer_terms_;  // by customer slot, --immutable_reads only
 
  public:
   TableT warehouse, district, customer, history, new_order, order, order_line, item, stock;

@@ -104,6 +104,10 @@ CCB_OPTION(ccb::TpccOptions::flags, cross_pct, int32, cross_pct, -1,
 CCB_OPTION(ccb::TpccOptions::flags, by_last_name_pct, uint32, by_last_name_pct, 60,
            ccb::range(0, 100, "a percentage"),
            "TPC-C: percentage of Payment and OrderStatus transactions selecting the customer by last name");
+CCB_OPTION(ccb::TpccOptions::flags, immutable_reads, bool, immutable_reads, false, ccb::any_value(),
+           "TPC-C: NewOrder reads W_TAX and the customer's C_DISCOUNT, C_LAST and C_CREDIT, which no transaction "
+           "writes, from a copy made at load, without concurrency control (the DBx1000 of the 1000-cores papers, "
+           "RD_RO under ALLOW_READ_ONLY); false: through the protocol like every other read");
 CCB_OPTION(ccb::TpccOptions::flags, expected_new_orders, uint64, expected_new_orders, 500000,
            ccb::range(1, 0x1p32, "an integer"),
            "TPC-C: NewOrders a run is expected to commit; sizes the indexes of the insert tables");

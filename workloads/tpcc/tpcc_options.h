@@ -41,6 +41,12 @@ struct TpccOptions {
   // Payments a remote customer (TSKD's c%), nothing else is remote.
   int32_t cross_pct = -1;
   uint32_t by_last_name_pct = 60;  // Payment and OrderStatus select the customer by C_LAST (2.5.1.2, 2.6.1.2)
+  // NewOrder reads W_TAX and C_DISCOUNT, C_LAST, C_CREDIT, which no
+  // transaction writes, from a copy made at load, without concurrency
+  // control: the 1000-cores DBx1000's RD_RO accesses under ALLOW_READ_ONLY
+  // (benchmarks/tpcc/tpcc_txn.cpp there), whose runs are the reference data.
+  // false: through the protocol, as every other read.
+  bool immutable_reads = false;
   // NewOrders the run is expected to commit; sizes the hash indexes of the
   // tables NewOrder and Payment insert into, so their chains stay short.
   uint64_t expected_new_orders = 500000;

@@ -26,30 +26,6 @@ class TpccImmutableReadsTest : public ::testing::Test {};
 using Protocols = ::testing::Types<Silo, NoWait>;
 TYPED_TEST_SUITE(TpccImmutableReadsTest, Protocols);
 
-TpccRequest new_order_request() {
-  TpccRequest r;
-  r.type = kNewOrder;
-  r.w_id = r.c_w_id = 1;
-  r.d_id = r.c_d_id = 1;
-  r.c_id = 7;
-  r.ol_cnt = 2;
-  r.items[0] = {11, 1, 3};
-  r.items[1] = {12, 1, 4};
-  r.date = 1700000000;
-  return r;
-}
-
-TpccRequest payment_request() {  // the same warehouse, another district
-  TpccRequest r;
-  r.type = kPayment;
-  r.w_id = r.c_w_id = 1;
-  r.d_id = r.c_d_id = 2;
-  r.c_id = 7;
-  r.h_amount = 1234;
-  r.date = 1700000001;
-  return r;
-}
-
 // The NewOrder runs, then the Payment runs and ends, then the NewOrder ends:
 // their outcomes {NewOrder, Payment}.
 template <class CC>
@@ -61,9 +37,11 @@ std::pair<RC, RC> interleaved(bool immutable_reads) {
   CC cc;
   Txn<CC> new_order(cc, 0, nullptr), payment(cc, 1, nullptr);
   new_order.begin();
-  RC first = workload.run(new_order, new_order_request());
+  RC first = workload.run(new_order, new_order_request(1, 1, 7, {{11, 1, 3}, {12, 1, 4}}));
   EXPECT_EQ(first, RC::kOk);
-  const RC paid = run_once(workload, payment, payment_request());
+  TpccRequest pay = payment_request(1, 2, 1, 2, 1234);  // the same warehouse, another district
+  pay.c_id = 7;
+  const RC paid = run_once(workload, payment, pay);
   if (first == RC::kOk) first = new_order.commit();
   else new_order.abort();
   return {first, paid};

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <set>
 #include <string>
 #include <vector>
@@ -28,6 +29,33 @@ inline TpccOptions small_options(uint32_t warehouses) {
 template <class T, class CC>
 T* row(Table<CC>& table, uint64_t key) {
   return TpccDatabase<CC>::template row<T>(table, key);
+}
+
+// A NewOrder of customer c of warehouse w, district d, with these order lines.
+inline TpccRequest new_order_request(uint32_t w, uint32_t d, uint32_t c, const std::vector<TpccOrderItem>& items) {
+  TpccRequest r;
+  r.type = kNewOrder;
+  r.w_id = r.c_w_id = static_cast<uint16_t>(w);
+  r.d_id = r.c_d_id = static_cast<uint8_t>(d);
+  r.c_id = c;
+  r.ol_cnt = static_cast<uint8_t>(items.size());
+  std::copy(items.begin(), items.end(), r.items);
+  r.date = 1700000000;
+  return r;
+}
+
+// A Payment of `cents` to warehouse w, district d by a customer of (c_w, c_d);
+// the customer (c_id or by last name) is the caller's to set.
+inline TpccRequest payment_request(uint32_t w, uint32_t d, uint32_t c_w, uint32_t c_d, int64_t cents) {
+  TpccRequest r;
+  r.type = kPayment;
+  r.w_id = static_cast<uint16_t>(w);
+  r.d_id = static_cast<uint8_t>(d);
+  r.c_w_id = static_cast<uint16_t>(c_w);
+  r.c_d_id = static_cast<uint8_t>(c_d);
+  r.h_amount = cents;
+  r.date = 1700000001;
+  return r;
 }
 
 // One attempt of `r`: begin, run, then commit or abort. Returns the outcome.

@@ -56,28 +56,6 @@ class TpccTransactionTest : public ::testing::Test {
     if (footprint != nullptr) *footprint = std::move(f);
     return rc;
   }
-  static TpccRequest new_order_request(uint32_t w, uint32_t d, uint32_t c, std::vector<TpccOrderItem> items) {
-    TpccRequest r;
-    r.type = kNewOrder;
-    r.w_id = r.c_w_id = static_cast<uint16_t>(w);
-    r.d_id = r.c_d_id = static_cast<uint8_t>(d);
-    r.c_id = c;
-    r.ol_cnt = static_cast<uint8_t>(items.size());
-    std::copy(items.begin(), items.end(), r.items);
-    r.date = 1700000000;
-    return r;
-  }
-  static TpccRequest payment_request(uint32_t w, uint32_t d, uint32_t c_w, uint32_t c_d, int64_t cents) {
-    TpccRequest r;
-    r.type = kPayment;
-    r.w_id = static_cast<uint16_t>(w);
-    r.d_id = static_cast<uint8_t>(d);
-    r.c_w_id = static_cast<uint16_t>(c_w);
-    r.c_d_id = static_cast<uint8_t>(c_d);
-    r.h_amount = cents;
-    r.date = 1700000001;
-    return r;
-  }
   static TpccRequest delivery_request(uint32_t w, uint8_t carrier, uint64_t date) {
     TpccRequest r;
     r.type = kDelivery;
@@ -167,7 +145,7 @@ TYPED_TEST(TpccTransactionTest, NewOrderInsertsTheOrderAndUpdatesStock) {
   const uint32_t w = 1, d = 3, c = 42;
   // Item 202 comes from warehouse 2 (a remote line) and its stock is low, so
   // its quantity wraps (2.4.2.2: + 91); item 303 has plenty.
-  const auto r = this->new_order_request(w, d, c, {{101, 1, 4}, {202, 2, 7}, {303, 1, 2}});
+  const auto r = new_order_request(w, d, c, {{101, 1, 4}, {202, 2, 7}, {303, 1, 2}});
   row<StockRow>(db.stock, stock_key(2, 202))->quantity = 12;
   row<StockRow>(db.stock, stock_key(1, 303))->quantity = 50;
   const StockRow before[3] = {*row<StockRow>(db.stock, stock_key(1, 101)), *row<StockRow>(db.stock, stock_key(2, 202)),
@@ -230,7 +208,7 @@ TYPED_TEST(TpccTransactionTest, NewOrderInsertsTheOrderAndUpdatesStock) {
 TYPED_TEST(TpccTransactionTest, NewOrderWithAnUnusedItemRollsBackLeavingNothing) {
   auto& db = this->db();
   const uint32_t w = 2, d = 9, c = 7;
-  const auto r = this->new_order_request(w, d, c, {{11, 2, 3}, {12, 2, 3}, {kUnusedItemId, 2, 3}});
+  const auto r = new_order_request(w, d, c, {{11, 2, 3}, {12, 2, 3}, {kUnusedItemId, 2, 3}});
   ASSERT_TRUE(r.rolls_back());
   const uint32_t o = row<DistrictRow>(db.district, district_key(w, d))->next_o_id;
   const StockRow s11 = *row<StockRow>(db.stock, stock_key(w, 11));
@@ -247,14 +225,14 @@ TYPED_TEST(TpccTransactionTest, NewOrderWithAnUnusedItemRollsBackLeavingNothing)
   EXPECT_EQ(std::memcmp(row<StockRow>(db.stock, stock_key(w, 11)), &s11, sizeof s11), 0);
   EXPECT_EQ(row<CustomerLastOrderRow>(db.customer_last_order, customer_key(w, d, c))->o_id, last);
   // The district is free again: the next NewOrder takes the same O_ID.
-  ASSERT_EQ(this->run(this->new_order_request(w, d, c, {{11, 2, 3}})), RC::kOk);
+  ASSERT_EQ(this->run(new_order_request(w, d, c, {{11, 2, 3}})), RC::kOk);
   EXPECT_NE(db.order.lookup(order_key(w, d, o)), nullptr);
 }
 
 TYPED_TEST(TpccTransactionTest, PaymentByIdMovesTheAmountAndRecordsHistory) {
   auto& db = this->db();
   const uint32_t w = 1, d = 5, c = 1234;
-  auto r = this->payment_request(w, d, w, d, 123456);
+  auto r = payment_request(w, d, w, d, 123456);
   r.c_id = c;
   const auto wh_before = *row<WarehouseRow>(db.warehouse, warehouse_key(w));
   const auto dist_before = *row<DistrictRow>(db.district, district_key(w, d));
@@ -294,7 +272,7 @@ TYPED_TEST(TpccTransactionTest, PaymentByIdMovesTheAmountAndRecordsHistory) {
 
 TYPED_TEST(TpccTransactionTest, RemotePaymentChargesTheOtherWarehousesCustomer) {
   auto& db = this->db();
-  auto r = this->payment_request(1, 2, 2, 8, 500);
+  auto r = payment_request(1, 2, 2, 8, 500);
   r.c_id = 77;
   const int64_t home_ytd = row<WarehouseRow>(db.warehouse, warehouse_key(1))->ytd;
   const int64_t remote_ytd = row<WarehouseRow>(db.warehouse, warehouse_key(2))->ytd;
@@ -313,7 +291,7 @@ TYPED_TEST(TpccTransactionTest, PaymentByLastNamePaysTheMiddleNamesakeAndPrepend
   auto* cust = row<CustomerRow>(db.customer, customer_key(w, d, c));
   std::memcpy(cust->credit, "BC", 2);
   const auto cust_before = *cust;
-  auto r = this->payment_request(w, d, w, d, 250075);
+  auto r = payment_request(w, d, w, d, 250075);
   r.by_last_name = true;
   r.c_last = name;
 
@@ -339,7 +317,7 @@ TYPED_TEST(TpccTransactionTest, PaymentByLastNameChecksItsReconnaissancePredicti
   const uint32_t w = 1, d = 4, name = 123;
   const uint32_t c = this->middle_by_scan(w, d, name);
   ASSERT_NE(c, 0u);
-  auto r = this->payment_request(w, d, w, d, 1000);
+  auto r = payment_request(w, d, w, d, 1000);
   r.by_last_name = true;
   r.c_last = name;
   const GlobalKey cust_key = gk(kCustomerTable, customer_key(w, d, c));
@@ -366,7 +344,7 @@ TYPED_TEST(TpccTransactionTest, PaymentByLastNameChecksItsReconnaissancePredicti
 TYPED_TEST(TpccTransactionTest, OrderStatusReadsTheCustomersLastOrderAndChangesNothing) {
   auto& db = this->db();
   const uint32_t w = 1, d = 6, c = 2999;
-  ASSERT_EQ(this->run(this->new_order_request(w, d, c, {{5, 1, 1}, {6, 1, 1}, {7, 1, 1}, {8, 1, 1}})), RC::kOk);
+  ASSERT_EQ(this->run(new_order_request(w, d, c, {{5, 1, 1}, {6, 1, 1}, {7, 1, 1}, {8, 1, 1}})), RC::kOk);
   const uint32_t o = row<DistrictRow>(db.district, district_key(w, d))->next_o_id - 1;
 
   TpccRequest r;
@@ -445,7 +423,7 @@ TYPED_TEST(TpccTransactionTest, DeliverySkipsDistrictsWithoutUndeliveredOrders) 
     EXPECT_TRUE(f.read.count(gk(kDistrictTable, district_key(w, d)))) << d;
 
   // One new order in district 4: the next Delivery delivers exactly it.
-  ASSERT_EQ(this->run(this->new_order_request(w, 4, 10, {{1, 2, 1}})), RC::kOk);
+  ASSERT_EQ(this->run(new_order_request(w, 4, 10, {{1, 2, 1}})), RC::kOk);
   const uint32_t o = row<DistrictRow>(db.district, district_key(w, 4))->next_o_id - 1;
   ASSERT_EQ(this->run(this->delivery_request(w, 3, 1700000300), &f), RC::kOk);
   EXPECT_TRUE(all_delivered());
@@ -518,7 +496,7 @@ TYPED_TEST(TpccTransactionTest, OllpOrderStatusDetectsANewOrderOfItsCustomerInBe
   const uint32_t w = 1, d = 8, c = 2500;
   auto r = this->order_status_request(w, d, c);
   ASSERT_TRUE(this->reconnoiter({&r}));
-  ASSERT_EQ(this->run(this->new_order_request(w, d, c, {{11, 1, 1}, {12, 1, 2}, {13, 1, 3}})), RC::kOk);
+  ASSERT_EQ(this->run(new_order_request(w, d, c, {{11, 1, 1}, {12, 1, 2}, {13, 1, 3}})), RC::kOk);
   EXPECT_EQ(this->run_cc_free(r), RC::kPredictionMismatch);
   EXPECT_EQ(this->run(r), RC::kOk) << "under the protocol it reads the new last order";
   ASSERT_TRUE(this->reconnoiter({&r})) << "the re-planned request is described again";
@@ -547,7 +525,7 @@ TYPED_TEST(TpccTransactionTest, OllpStockLevelReadsItsPredictedWindow) {
   EXPECT_TRUE(f.written.empty());
   EXPECT_EQ(f.read, this->keys(desc.read_set));
 
-  ASSERT_EQ(this->run(this->new_order_request(w, d, 7, {{21, 1, 1}, {22, 1, 1}})), RC::kOk);
+  ASSERT_EQ(this->run(new_order_request(w, d, 7, {{21, 1, 1}, {22, 1, 1}})), RC::kOk);
   ASSERT_EQ(this->run(r, &f), RC::kOk);
   EXPECT_EQ(f.read, this->keys(desc.read_set)) << "the window of the reconnaissance, not the NewOrder's";
 
@@ -672,7 +650,7 @@ TYPED_TEST(TpccTransactionTest, OllpDeliveryIsBoundToItsPositionInItsCcFreeQueue
 TYPED_TEST(TpccTransactionTest, OllpOrderStatusAfterANewOrderOfItsCustomerInTheBatch) {
   auto& db = this->db();
   const uint32_t w = 2, d = 6, c = 2400, other = 2401;
-  auto no = this->new_order_request(w, d, c, {{31, 2, 1}, {32, 2, 2}, {33, 2, 3}});
+  auto no = new_order_request(w, d, c, {{31, 2, 1}, {32, 2, 2}, {33, 2, 3}});
   auto os = this->order_status_request(w, d, c), bystander = this->order_status_request(w, d, other);
   this->reconnoiter({&no, &os, &bystander});
   EXPECT_TRUE(os.predicted_new_order);
@@ -694,7 +672,7 @@ TYPED_TEST(TpccTransactionTest, OllpOrderStatusAfterANewOrderOfItsCustomerInTheB
                                          gk(kOrderLineTable, order_line_key(w, d, o, 2)),
                                          gk(kOrderLineTable, order_line_key(w, d, o, 3))}));
 
-  ASSERT_EQ(this->run(this->new_order_request(w, d, other, {{34, 2, 1}})), RC::kOk);
+  ASSERT_EQ(this->run(new_order_request(w, d, other, {{34, 2, 1}})), RC::kOk);
   EXPECT_EQ(this->run_cc_free(bystander), RC::kPredictionMismatch) << "a NewOrder outside the plan";
   EXPECT_EQ(this->run(bystander), RC::kOk);
 }
@@ -717,7 +695,7 @@ TYPED_TEST(TpccTransactionTest, OllpDeliveryAtTheEndOfADistrictsOrders) {
   EXPECT_EQ(f.read, this->keys(desc.read_set));  // the ten DISTRICT rows
   EXPECT_EQ(as_conflict_keys(f.written), this->keys(desc.write_set));
 
-  ASSERT_EQ(this->run(this->new_order_request(w, 4, 10, {{1, 2, 1}})), RC::kOk);
+  ASSERT_EQ(this->run(new_order_request(w, 4, 10, {{1, 2, 1}})), RC::kOk);
   EXPECT_EQ(this->run_cc_free(r), RC::kPredictionMismatch);
   ASSERT_TRUE(this->reconnoiter({&r}));
   desc = this->workload_->describe(r);

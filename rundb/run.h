@@ -26,6 +26,7 @@
 #include "engine/exec/bundle_executor.h"
 #include "engine/exec/online_executor.h"
 #include "engine/core/json.h"
+#include "engine/stats/attempt_latency.h"
 #include "engine/stats/memory_bound.h"
 #include "engine/verify/cf_check.h"
 #include "engine/verify/checker.h"
@@ -92,6 +93,7 @@ int run_online(const EngineConfig& cfg, W& workload) {
   }
   check_executor_support<CC, W>(cfg);  // thread-count errors before loading
   check_sim_support<CC>(cfg);
+  attempt_latency_type_index(cfg.attempt_latency_type, workload.txn_types(), W::kName);  // its error before loading
 #if CCB_SIM_BUILD
   {
     std::vector<std::string> types = workload.txn_types();

@@ -213,7 +213,7 @@ class OnlineExecutor {
     check_executor_support<CC, W>(cfg_);
     check_profile_matches<kProfile>(cfg_);
     const int n = workers_ = worker_threads<CC>(cfg_);
-    attempt_type_ = attempt_latency_type_index();
+    attempt_type_ = attempt_latency_type_index(cfg_.attempt_latency_type, w_.txn_types(), W::kName);
     RunOutcome<W> out;
     out.workload_states.resize(n);
     if (cfg_.verify) out.history_logs.resize(n);
@@ -535,20 +535,6 @@ class OnlineExecutor {
     std::sort(d.write_set.begin(), d.write_set.end());
   }
 
-  // The index of --attempt_latency_type among the workload's transaction
-  // types; none (never matches a request) when the flag is off.
-  uint32_t attempt_latency_type_index() const {
-    if (cfg_.attempt_latency_type.empty()) return kNoType;
-    const auto types = w_.txn_types();
-    std::string allowed;
-    for (size_t t = 0; t < types.size(); ++t) {
-      if (types[t] == cfg_.attempt_latency_type) return static_cast<uint32_t>(t);
-      allowed += (t ? "|" : "") + std::string(types[t]);
-    }
-    throw ConfigError("attempt_latency_type", "invalid value '" + cfg_.attempt_latency_type + "'; allowed: a " +
-                                                  "transaction type of workload " + std::string(W::kName) + ": " + allowed);
-  }
-
   void finish_quota() {
     const uint64_t t = now_ns();
     uint64_t prev = last_finish_ns_.load(std::memory_order_relaxed);
@@ -574,8 +560,7 @@ class OnlineExecutor {
   std::vector<std::vector<typename W::Request>> shared_buffers_;  // with reorder: every worker's buffer
   // This worker's contended latch count when its measured interval started.
   static inline thread_local uint64_t contended_at_measure_start_ = 0;
-  static constexpr uint32_t kNoType = ~uint32_t{0};
-  uint32_t attempt_type_ = kNoType;  // --attempt_latency_type's index
+  uint32_t attempt_type_ = kNoAttemptType;  // --attempt_latency_type's index
 };
 
 }  // namespace ccb

@@ -20,7 +20,9 @@
 #include <array>
 #include <cstdint>
 #include <string>
+#include <vector>
 
+#include "engine/core/cli.h"
 #include "engine/core/json.h"
 #include "engine/stats/histogram.h"
 
@@ -36,6 +38,23 @@ inline const char* attempt_outcome_name(AttemptOutcome o) {
     case AttemptOutcome::kCount: break;
   }
   return "?";
+}
+
+// The index of --attempt_latency_type among the workload's transaction types
+// (`types`), kNoAttemptType when the flag is off (never matches a request).
+// A name that is not a type is a ConfigError naming the allowed ones; the
+// run calls this before loading so that the error comes at once.
+inline constexpr uint32_t kNoAttemptType = ~uint32_t{0};
+inline uint32_t attempt_latency_type_index(const std::string& flag, const std::vector<std::string>& types,
+                                           const std::string& workload) {
+  if (flag.empty()) return kNoAttemptType;
+  std::string allowed;
+  for (size_t t = 0; t < types.size(); ++t) {
+    if (types[t] == flag) return static_cast<uint32_t>(t);
+    allowed += (t ? "|" : "") + types[t];
+  }
+  throw ConfigError("attempt_latency_type",
+                    "invalid value '" + flag + "'; allowed: a transaction type of workload " + workload + ": " + allowed);
 }
 
 struct AttemptLatencies {

@@ -18,6 +18,10 @@
 // rebuilding it (TSKD §4.2: O(|W| + (k-1)|R|)); `conflicts` is empty when it
 // did not build one.
 //
+// ForChunks: how a partitioning step runs its parallel loops on whatever
+// team the caller has (BundleFrontend::for_chunks: the bundle executor's
+// workers; serial_chunks: the caller alone).
+//
 // Thread safety: built by one thread, then only read.
 #pragma once
 
@@ -31,6 +35,12 @@
 #include "engine/core/txn_desc.h"
 
 namespace ccb {
+
+// for_chunks(n, body): body(begin, end) over disjoint chunks covering [0, n),
+// on any number of participants, returning when all are done; the steps that
+// take one give the same result for any chunking.
+using ForChunks = std::function<void(size_t n, const std::function<void(size_t begin, size_t end)>& body)>;
+inline void serial_chunks(size_t n, const std::function<void(size_t, size_t)>& body) { body(0, n); }
 
 struct Partitioning {
   std::vector<std::vector<uint32_t>> parts;  // parts.size() == k

@@ -1,6 +1,9 @@
 #include "partitioners/residual.h"
 
 #include <algorithm>
+#include <atomic>
+
+#include "partitioners/key_buckets.h"
 
 namespace ccb {
 
@@ -17,22 +20,24 @@ std::vector<KeyAccess> accesses_by_key(std::span<const TxnDesc> bundle) {
   return acc;
 }
 
-void split_with_residual(std::span<const KeyAccess> acc, std::span<const uint32_t> part_of, unsigned k,
-                         Partitioning& out) {
-  // One pass per record finds its writers' and its accessors' partitions.
+namespace {
 
-  // Up to two distinct partitions of a set of accesses: enough to answer
-  // "is there one other than p?".
-  struct TwoParts {
-    uint32_t a = UINT32_MAX, b = UINT32_MAX;
-    void add(uint32_t p) {
-      if (a == UINT32_MAX) a = p;
-      else if (p != a && b == UINT32_MAX) b = p;
-    }
-    bool has_other_than(uint32_t p) const { return (a != UINT32_MAX && a != p) || (b != UINT32_MAX && b != p); }
-  };
-  const uint32_t n = static_cast<uint32_t>(part_of.size());
-  std::vector<uint8_t> in_residual(n, 0);
+// Up to two distinct partitions of a set of accesses: enough to answer "is
+// there one other than p?".
+struct TwoParts {
+  uint32_t a = UINT32_MAX, b = UINT32_MAX;
+  void add(uint32_t p) {
+    if (a == UINT32_MAX) a = p;
+    else if (p != a && b == UINT32_MAX) b = p;
+  }
+  bool has_other_than(uint32_t p) const { return (a != UINT32_MAX && a != p) || (b != UINT32_MAX && b != p); }
+};
+
+// The residual rule (the header) over `acc`, whose accesses of one record are
+// adjacent: one pass per record finds its writers' and its accessors'
+// partitions, then mark(t) for every accessor t that goes to R.
+template <class Mark>
+void mark_residual(std::span<const KeyAccess> acc, std::span<const uint32_t> part_of, Mark mark) {
   for (size_t lo = 0; lo < acc.size();) {
     size_t hi = lo;
     TwoParts writers, all;
@@ -45,17 +50,31 @@ void split_with_residual(std::span<const KeyAccess> acc, std::span<const uint32_
       for (size_t i = lo; i < hi; ++i) {
         const uint32_t p = part_of[acc[i].txn];
         // A writer conflicts with any accessor elsewhere; a reader with a writer elsewhere.
-        if (acc[i].write ? all.has_other_than(p) : writers.has_other_than(p)) in_residual[acc[i].txn] = 1;
+        if (acc[i].write ? all.has_other_than(p) : writers.has_other_than(p)) mark(acc[i].txn);
       }
     }
     lo = hi;
   }
+}
+
+// out.parts and out.residual, in bundle order, from the marks.
+template <class Flags>
+void split_by_marks(std::span<const uint32_t> part_of, const Flags& in_residual, unsigned k, Partitioning& out) {
   out.parts.assign(k, {});
   out.residual.clear();
-  for (uint32_t t = 0; t < n; ++t) {
+  for (uint32_t t = 0; t < part_of.size(); ++t) {
     if (in_residual[t]) out.residual.push_back(t);
     else out.parts[part_of[t]].push_back(t);
   }
+}
+
+}  // namespace
+
+void split_with_residual(std::span<const KeyAccess> acc, std::span<const uint32_t> part_of, unsigned k,
+                         Partitioning& out) {
+  std::vector<uint8_t> in_residual(part_of.size(), 0);
+  mark_residual(acc, part_of, [&](uint32_t t) { in_residual[t] = 1; });
+  split_by_marks(part_of, in_residual, k, out);
 }
 
 void parts_of_assignment(std::span<const uint32_t> part_of, unsigned k, Partitioning& out) {
@@ -64,11 +83,34 @@ void parts_of_assignment(std::span<const uint32_t> part_of, unsigned k, Partitio
   for (uint32_t t = 0; t < part_of.size(); ++t) out.parts[part_of[t]].push_back(t);
 }
 
-void extract_residual(std::span<const TxnDesc> bundle, Partitioning& io) {
-  std::vector<uint32_t> part_of(bundle.size());
+void extract_residual(std::span<const TxnDesc> bundle, Partitioning& io, const ForChunks& for_chunks) {
+  const uint32_t n = static_cast<uint32_t>(bundle.size());
+  std::vector<uint32_t> part_of(n);
   for (uint32_t p = 0; p < io.parts.size(); ++p)
     for (uint32_t t : io.parts[p]) part_of[t] = p;
-  split_with_residual(accesses_by_key(bundle), part_of, static_cast<unsigned>(io.parts.size()), io);
+  // The accesses by key bucket (key_buckets.h), on the team.
+  std::vector<KeyAccess> acc;
+  std::vector<uint32_t> bucket_begin;
+  bucket_accesses<KeyAccess>(
+      n, for_chunks,
+      [&](size_t i, auto emit) {
+        const uint32_t t = static_cast<uint32_t>(i);
+        for (GlobalKey key : bundle[t].read_set) emit(key, KeyAccess{key, t, false});
+        for (GlobalKey key : bundle[t].write_set) emit(key, KeyAccess{key, t, true});
+      },
+      acc, bucket_begin);
+  // Each bucket sorted by key and marked; a transaction can be marked from
+  // several buckets at once, hence the atomic flags.
+  std::vector<std::atomic<uint8_t>> in_residual(n);
+  for_chunks(kKeyBuckets, [&](size_t begin, size_t end) {
+    for (size_t bucket = begin; bucket < end; ++bucket) {
+      const auto first = acc.begin() + bucket_begin[bucket], last = acc.begin() + bucket_begin[bucket + 1];
+      std::sort(first, last, [](const KeyAccess& a, const KeyAccess& b) { return a.key < b.key; });
+      mark_residual(std::span<const KeyAccess>(first, last), part_of,
+                    [&](uint32_t t) { in_residual[t].store(1, std::memory_order_relaxed); });
+    }
+  });
+  split_by_marks(part_of, in_residual, static_cast<unsigned>(io.parts.size()), io);
 }
 
 uint32_t MajorityRouter::decide() {

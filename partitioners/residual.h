@@ -14,7 +14,8 @@
 // P_1..P_k is mutually conflict-free (the premise of running them without CC)
 // and R is exactly the set the paper names, not a smaller cover of it.
 //
-// Thread safety: plain functions and a value type; one caller at a time.
+// Thread safety: plain functions and a value type; one caller at a time
+// (extract_residual's own loops run on the participants of its for_chunks).
 #pragma once
 
 #include <cstdint>
@@ -51,9 +52,14 @@ void parts_of_assignment(std::span<const uint32_t> part_of, unsigned k, Partitio
 // TSKD §6.1's extraction over the partitioning `io` of `bundle` (its parts
 // cover the bundle, its residual empty: a partitioner without an explicit
 // residual): moves every transaction in conflict with one of another partition
-// to io.residual (split_with_residual). O(A log A), A = total accesses.
+// to io.residual (the rule of split_with_residual). O(A log A), A = total
+// accesses, in parallel loops through `for_chunks` (the front-end's team,
+// TSKD's analysis on the workers): the accesses are bucketed by key hash, each
+// bucket sorted and marked on its own; the result is the same for any
+// chunking.
 // REQUIRES: io.validate(bundle.size()) is empty and io.residual is empty.
-void extract_residual(std::span<const TxnDesc> bundle, Partitioning& io);
+void extract_residual(std::span<const TxnDesc> bundle, Partitioning& io,
+                      const ForChunks& for_chunks = serial_chunks);
 
 // Routes transactions one at a time to the partition holding most of their
 // records (Schism §4.3's rule for a tuple-level partitioning; Horticulture's

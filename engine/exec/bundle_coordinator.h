@@ -18,7 +18,8 @@
 // "reconnaissance" too: µs, transactions bound and moved), and, with a plan
 // that asks for TsDEFER (TSKD, partitioners/tspar), the lanes of the two
 // TsDEFER instances (one for the queue phase, one for the residual phase;
-// Replay::kNo), assigned before the release (the "tsdefer_setup" step).
+// Replay::kNo), built on the team (a lane per chunk) and assigned before the
+// release (the "tsdefer_setup" step).
 // Under sim (engine/sim/sim.h, docs/sim.md) the analysis costs virtual time
 // by a model, charged after the front-end's plan(): one index probe (the cost
 // table's index_probe) per key of each description, on all workers through
@@ -259,33 +260,40 @@ class BundleCoordinator {
     else charge(0, batch.descs.size());
   }
 
-  // TsDEFER's lanes for this batch (workers parked at the barrier, so no
-  // lookup reads a lane while it changes); returns the ns spent.
+  // TsDEFER's lanes for this batch (workers serving the team, so no lookup
+  // reads a lane while it changes); returns the ns spent. The lanes' sets
+  // are built on the team (issue 45 item 4), one lane per chunk: lane 2t is
+  // thread t's queue lane, 2t+1 its residual lane, each with a seed drawn
+  // here in lane order, so the α-samples do not depend on who builds them.
   uint64_t setup_tsdefer(const BundleBatch<W>& batch) {
     if (!round_.tsdefer_q) return 0;
     const uint64_t start = now_ns();
     const int n = cfg_.threads;
     const BundlePlan& plan = round_.plan;
     const double accuracy = round_.tsdefer_q->options().accuracy;
-    auto fill = [&](TsDefer& td, int t, const std::vector<uint32_t>& lane) {
-      if (lane.empty()) return td.clear(t);
-      std::vector<TsDeferSet> sets;
-      sets.reserve(lane.size());
-      for (uint32_t i : lane)
-        sets.push_back(accuracy < 1.0 ? TsDeferSet::from_desc(batch.descs[i], accuracy, setup_rng_)
-                                      : TsDeferSet::from_sorted_desc(batch.descs[i]));
-      td.assign(t, std::move(sets), TsDefer::Replay::kNo);
-    };
+    lane_seeds_.resize(2 * static_cast<size_t>(n));
     for (int t = 0; t < n; ++t) {
       round_.lanes_q[t].clear();
       if (plan.tsdefer_queues && t < static_cast<int>(plan.per_thread.size()) && !plan.per_thread[t].empty())
         round_.lanes_q[t] = plan.per_thread[t][0].txns;
-      fill(*round_.tsdefer_q, t, round_.lanes_q[t]);
       round_.lanes_r[t].clear();
       if (plan.tsdefer_residuals)
         for (size_t r = t; r < plan.residuals.size(); r += n) round_.lanes_r[t].push_back(plan.residuals[r]);
-      fill(*round_.tsdefer_r, t, round_.lanes_r[t]);
     }
+    for (uint64_t& seed : lane_seeds_) seed = setup_rng_.next();
+    round_.team.run(lane_seeds_.size(), [&](size_t, size_t lane) {
+      const int t = static_cast<int>(lane / 2);
+      TsDefer& td = lane % 2 == 0 ? *round_.tsdefer_q : *round_.tsdefer_r;
+      const std::vector<uint32_t>& txns = lane % 2 == 0 ? round_.lanes_q[t] : round_.lanes_r[t];
+      if (txns.empty()) return td.clear(t);
+      Random rng(lane_seeds_[lane]);
+      std::vector<TsDeferSet> sets;
+      sets.reserve(txns.size());
+      for (uint32_t i : txns)
+        sets.push_back(accuracy < 1.0 ? TsDeferSet::from_desc(batch.descs[i], accuracy, rng)
+                                      : TsDeferSet::from_sorted_desc(batch.descs[i]));
+      td.assign(t, std::move(sets), TsDefer::Replay::kNo);
+    });
     return now_ns() - start;
   }
 
@@ -298,7 +306,8 @@ class BundleCoordinator {
   BundleReport& report_;
   BundleBatches<W> batches_;
   std::vector<uint64_t> own_queues_ns_;  // scratch: a measured batch's Worker::own_queues_ns
-  Random setup_rng_;                     // α-sampling of the TsDEFER sets
+  Random setup_rng_;                     // the TsDEFER lanes' seeds (their α-sampling)
+  std::vector<uint64_t> lane_seeds_;     // this batch's, one per lane
   // The run's progress between lead() calls.
   uint64_t seq_ = 0;                       // the next batch's sequence number
   BundleBatch<W>* current_ = nullptr;      // the batch released to the workers, until finish_batch

@@ -144,11 +144,14 @@ class BundleWorkerLoop {
   // batch adds to `wait_ns` the worker's idle time in the phase: from its
   // arrival to the phase's end (the last arrival's stamp, not the moment
   // this worker sees it: a descheduled worker is late, not idle in the phase).
+  // `measuring` is read before the arrival: once the last worker arrives at
+  // the residuals' barrier, worker 0 goes on to the next batch and may set it.
   void wait_at_barrier(uint64_t& wait_ns, int phase) {
+    const bool measuring = round_.measuring;
     const uint64_t arrival = now_ns();
     round_.barrier.arrive_and_wait();
     const uint64_t end = round_.phase_end_ns[phase];  // written before the release; the next one after this read
-    if (round_.measuring && end > arrival) wait_ns += end - arrival;
+    if (measuring && end > arrival) wait_ns += end - arrival;
   }
 
   // The worker's transaction of the loop compiled with(out) --profile.

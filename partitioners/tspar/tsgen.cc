@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "engine/core/sim_hooks.h"
+#include "partitioners/key_buckets.h"
 
 namespace ccb::tspar {
 
@@ -19,23 +20,24 @@ inline void charge_step() {
 }
 }  // namespace
 
-void serial_chunks(size_t n, const std::function<void(size_t, size_t)>& body) { body(0, n); }
-
 uint32_t Tsgen::find_key(GlobalKey key) const {
   charge_step();
-  for (uint64_t i = mix(key) & slot_mask_;; i = (i + 1) & slot_mask_) {
-    if (slot_ids_[i] == kEmpty || slot_keys_[i] == key) return slot_ids_[i];
+  const size_t b = key_bucket(key);
+  const uint64_t first = region_begin_[b], mask = region_begin_[b + 1] - first - 1;
+  for (uint64_t i = mix(key) & mask;; i = (i + 1) & mask) {
+    if (slot_ids_[first + i] == kEmpty || slot_keys_[first + i] == key) return slot_ids_[first + i];
   }
 }
 
-uint32_t Tsgen::add_key(GlobalKey key) {
+uint32_t Tsgen::add_key(GlobalKey key, size_t b, uint32_t& next_id) {
   charge_step();
-  for (uint64_t i = mix(key) & slot_mask_;; i = (i + 1) & slot_mask_) {
-    if (slot_ids_[i] == kEmpty) {
-      slot_keys_[i] = key;
-      return slot_ids_[i] = num_keys_++;
+  const uint64_t first = region_begin_[b], mask = region_begin_[b + 1] - first - 1;
+  for (uint64_t i = mix(key) & mask;; i = (i + 1) & mask) {
+    if (slot_ids_[first + i] == kEmpty) {
+      slot_keys_[first + i] = key;
+      return slot_ids_[first + i] = next_id++;
     }
-    if (slot_keys_[i] == key) return slot_ids_[i];
+    if (slot_keys_[first + i] == key) return slot_ids_[first + i];
   }
 }
 
@@ -48,27 +50,40 @@ void Tsgen::index_keys(std::span<const TxnDesc> bundle, std::span<const uint32_t
   // write disjoint ranges.
   access_offsets_.resize(bundle.size() + 1);
   access_offsets_[0] = 0;
-  size_t r_accesses = 0;
-  for (uint32_t t = 0; t < bundle.size(); ++t) {
-    const size_t n = bundle[t].read_set.size() + bundle[t].write_set.size();
-    access_offsets_[t + 1] = access_offsets_[t] + static_cast<uint32_t>(n);
-    if (slots_[t].where == Where::kPending) r_accesses += n;  // R is what no P_i holds
-  }
+  for (uint32_t t = 0; t < bundle.size(); ++t)
+    access_offsets_[t + 1] = access_offsets_[t] + static_cast<uint32_t>(bundle[t].read_set.size() + bundle[t].write_set.size());
   accesses_.resize(access_offsets_.back());
-  const uint64_t capacity = std::bit_ceil(2 * r_accesses + 2);  // load factor <= 1/2
-  slot_mask_ = capacity - 1;
-  slot_keys_.resize(capacity);
-  slot_ids_.assign(capacity, kEmpty);
-  num_keys_ = 0;
-  // R's keys, serially in R's order (the ids do not depend on the chunking);
-  // the insertion's probe is the only one an R-transaction's access needs.
-  for (uint32_t t : residual) {
-    uint32_t a = access_offsets_[t];
-    for (GlobalKey key : bundle[t].read_set) accesses_[a++] = {add_key(key), false};
-    for (GlobalKey key : bundle[t].write_set) accesses_[a++] = {add_key(key), true};
-  }
-  // The P-transactions' accesses: read-only lookups, in chunks on the team.
+  // R's accesses by key bucket (key_buckets.h), each with its slot in accesses_.
+  bucket_accesses<RAccess>(
+      residual.size(), for_chunks,
+      [&](size_t i, auto emit) {
+        const uint32_t t = residual[i];
+        uint32_t a = access_offsets_[t];
+        for (GlobalKey key : bundle[t].read_set) emit(key, RAccess{key, a++, false});
+        for (GlobalKey key : bundle[t].write_set) emit(key, RAccess{key, a++, true});
+      },
+      r_accesses_, bucket_begin_);
+  // One region of the table per bucket, load factor <= 1/2.
+  region_begin_.resize(kKeyBuckets + 1);
+  region_begin_[0] = 0;
+  for (size_t b = 0; b < kKeyBuckets; ++b)
+    region_begin_[b + 1] = region_begin_[b] + std::bit_ceil(uint64_t{2} * (bucket_begin_[b + 1] - bucket_begin_[b]) + 2);
+  slot_keys_.resize(region_begin_.back());
+  slot_ids_.assign(region_begin_.back(), kEmpty);
+  // Each bucket's keys inserted in R's order, bucket b's ids counting from
+  // its first access's place (so ids are unique, at most one per access of
+  // R, and do not depend on the chunking); the insertion's probe is the only
+  // one an R-transaction's access needs.
   const uint32_t analysis = sim::analysis_work_type();
+  for_chunks(kKeyBuckets, [&](size_t begin, size_t end) {
+    const sim::ScopedWorkType scope(analysis);
+    for (size_t b = begin; b < end; ++b) {
+      uint32_t next_id = bucket_begin_[b];
+      for (uint32_t e = bucket_begin_[b]; e < bucket_begin_[b + 1]; ++e)
+        accesses_[r_accesses_[e].slot] = {add_key(r_accesses_[e].key, b, next_id), r_accesses_[e].write};
+    }
+  });
+  // The P-transactions' accesses: read-only lookups, in chunks on the team.
   for_chunks(bundle.size(), [&](size_t begin, size_t end) {
     const sim::ScopedWorkType scope(analysis);
     for (size_t t = begin; t < end; ++t) {
@@ -78,17 +93,22 @@ void Tsgen::index_keys(std::span<const TxnDesc> bundle, std::span<const uint32_t
       for (GlobalKey key : bundle[t].write_set) accesses_[a++] = {find_key(key), true};
     }
   });
-  const size_t keys = num_keys_;
-  // The postings of each key, in bundle order (a counting sort).
+  const size_t keys = bucket_begin_.back();  // the id space (ids of keys not in R are unused)
+  // The postings of each key, in bundle order (a counting sort): the
+  // P-transactions' accesses only, since only they can be pulled (lines 6-8
+  // visit a key's postings, and R's own accesses there were wasted visits).
+  auto for_p_accesses = [&](auto&& body) {
+    for (uint32_t t = 0; t < bundle.size(); ++t)
+      if (slots_[t].where == Where::kPart)
+        for (uint32_t a = access_offsets_[t]; a < access_offsets_[t + 1]; ++a)
+          if (accesses_[a].id != kEmpty) body(t, accesses_[a]);
+  };
   posting_offsets_.assign(keys + 1, 0);
-  for (const Posting& a : accesses_)
-    if (a.id != kEmpty) ++posting_offsets_[a.id + 1];
+  for_p_accesses([&](uint32_t, const Posting& a) { ++posting_offsets_[a.id + 1]; });
   for (size_t i = 1; i <= keys; ++i) posting_offsets_[i] += posting_offsets_[i - 1];
   postings_.resize(posting_offsets_.back());
   cursor_.assign(posting_offsets_.begin(), posting_offsets_.end() - 1);
-  for (uint32_t t = 0; t < bundle.size(); ++t)
-    for (uint32_t a = access_offsets_[t]; a < access_offsets_[t + 1]; ++a)
-      if (accesses_[a].id != kEmpty) postings_[cursor_[accesses_[a].id]++] = {t, accesses_[a].write};
+  for_p_accesses([&](uint32_t t, const Posting& a) { postings_[cursor_[a.id]++] = {t, a.write}; });
   pulled_.assign(keys, 0);
   // The runtime lists of the previous bundle: only those it used.
   for (uint32_t i = 0; i < runtimes_used_; ++i) runtimes_[i].clear();
@@ -184,7 +204,7 @@ void Tsgen::pull_keys(const Partitioning& p, uint32_t t_star, std::span<const do
     for (uint32_t i = posting_offsets_[key]; i < posting_offsets_[key + 1]; ++i) {
       charge_step();
       const Posting& e = postings_[i];
-      if ((need == 2 || e.write) && slots_[e.id].where == Where::kPart) pull(e.id);
+      if ((need == 2 || e.write) && slots_[e.id].where == Where::kPart) pull(e.id);  // not pulled yet
     }
     pulled_[key] = need;
   }

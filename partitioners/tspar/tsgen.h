@@ -35,7 +35,8 @@
 // O(|W| + (k-1)|R|) leaves ckRCF's data structure out]:
 //   lines 6-8  per key, the P-transactions that touch it (T* writes it) or
 //              write it (T* reads it) are pulled once; later pulls through
-//              the same key find nothing left, so all pulls cost O(accesses);
+//              the same key find nothing left, so all pulls cost O(accesses
+//              of P) (a key's postings list its P-transactions only);
 //   ckRCF      per key, the queues holding placed transactions that touch
 //              it, each with the runtimes of those touching (writing) the
 //              key; one queue's runtimes are disjoint and in time order, so a
@@ -46,15 +47,17 @@
 // index and the runtime lists are built from R's accesses and reset by what
 // was used, never per (key, queue) pair.
 //
-// Where the index's work runs (issue 45 item 4): the probes of R's own
-// accesses insert R's keys, serially, in R's order (a key's id is the order of
-// its first insertion, so the ids are the same whoever probes), and they are
-// the only probe of an R-transaction's accesses; the P-transactions' accesses
-// are then looked up read-only, in chunks of the bundle through `for_chunks`
-// (the front-end's team, BundleFrontend::for_chunks), each chunk writing only
-// its own transactions' slots; the postings are then counted and filled in
-// bundle order. So the schedule is the same for any chunking (unit-tested
-// with 1 and several participants).
+// Where the index's work runs (issue 45 item 4): all of it in parallel loops
+// through `for_chunks` (the front-end's team, BundleFrontend::for_chunks).
+// R's accesses are grouped by key bucket (key_buckets.h) and each bucket's
+// keys inserted into its own region of the table, in R's order, which gives
+// them their ids (the insertion's probe is the only probe of an
+// R-transaction's access); the P-transactions' accesses are then looked up
+// read-only, each chunk writing only its own transactions' slots; the
+// postings are then counted and filled in bundle order. So the schedule is
+// the same for any chunking (unit-tested with 1 and several participants).
+// Only Algorithm 1's loop (lines 3-11, each T* depends on the placements
+// before it) runs on the caller alone.
 // Under sim (docs/sim.md, "The analysis's cost") TSgen's work costs virtual
 // time on the fiber that does it: one index_probe of the "analysis" work type
 // per hash probe of the index, per posting visited by lines 6-8, per
@@ -83,12 +86,6 @@ struct Schedule {
 };
 
 enum class ResidualOrder : uint8_t { kRandom, kGiven };
-
-// for_chunks(n, body): body(begin, end) over disjoint chunks covering [0, n),
-// on any number of participants, returning when all are done
-// (BundleFrontend::for_chunks); serial_chunks runs body(0, n) on the caller.
-using ForChunks = std::function<void(size_t n, const std::function<void(size_t begin, size_t end)>& body)>;
-void serial_chunks(size_t n, const std::function<void(size_t, size_t)>& body);
 
 class Tsgen {
  public:
@@ -133,15 +130,24 @@ class Tsgen {
   std::vector<Slot> slots_;
   bool by_keys_ = false;  // no conflict graph: the key index below is in use
   uint32_t k_ = 0;
-  // R's keys -> dense key id: open addressing, linear probing (a probe per
-  // access of W, so no node-based map). kEmpty marks a free slot.
+  // R's keys -> key id: open addressing, linear probing (a probe per access
+  // of W, so no node-based map), one region of the table per key bucket
+  // (key_buckets.h), so that the buckets are filled apart on the team.
+  // kEmpty marks a free slot. Bucket b's ids count from bucket_begin_[b]:
+  // unique, below the number of R's accesses, with gaps.
   static constexpr uint32_t kEmpty = ~0u;
+  struct RAccess {
+    GlobalKey key;
+    uint32_t slot;  // its place in accesses_
+    bool write;
+  };
+  std::vector<RAccess> r_accesses_;     // R's accesses by bucket
+  std::vector<uint32_t> bucket_begin_;  // bucket -> its range of r_accesses_ (and of ids)
+  std::vector<uint64_t> region_begin_;  // bucket -> its slots (a power of two of them)
   std::vector<GlobalKey> slot_keys_;
   std::vector<uint32_t> slot_ids_;
-  uint64_t slot_mask_ = 0;
-  uint32_t num_keys_ = 0;
   uint32_t find_key(GlobalKey key) const;
-  uint32_t add_key(GlobalKey key);
+  uint32_t add_key(GlobalKey key, size_t bucket, uint32_t& next_id);
   std::vector<uint32_t> posting_offsets_;              // key id -> postings_ range
   std::vector<uint32_t> cursor_;                       // scratch: the postings' fill positions
   std::vector<Posting> postings_;

@@ -40,13 +40,16 @@ TskdFrontend::TskdFrontend(const TskdOptions& options, std::unique_ptr<Partition
 
 void TskdFrontend::plan(std::span<const TxnDesc> batch, BundlePlan& plan) {
   const unsigned k = options_.threads;
+  // TSKD's own loops (the extraction, the estimates, TSgen's index) run on
+  // the front-end's team (the bundle executor's workers).
+  const ForChunks on_team = [this](size_t n, const std::function<void(size_t, size_t)>& body) { for_chunks(n, body); };
   // Partition (or none: TSKD[O] treats W as R, §4).
   std::optional<double> extract_us;  // set where TSKD extracted R (§6.1)
   if (partitioner_) {
     partition_input(*partitioner_, batch, k, part_, plan);
     if (!partitioner_->gives_residual()) {  // SCHISM, HORTICULTURE: TSKD extracts R itself (§6.1)
       const auto t = std::chrono::steady_clock::now();
-      extract_residual(batch, part_);
+      extract_residual(batch, part_, on_team);
       extract_us = elapsed_us(t);
     }
   } else {
@@ -85,8 +88,7 @@ void TskdFrontend::plan(std::span<const TxnDesc> batch, BundlePlan& plan) {
     return;
   }
 
-  tsgen_.schedule(batch, part_, time_, schedule_,
-                  [this](size_t n, const std::function<void(size_t, size_t)>& body) { for_chunks(n, body); });
+  tsgen_.schedule(batch, part_, time_, schedule_, on_team);
   for (unsigned i = 0; i < k; ++i) {
     if (schedule_.queues[i].empty()) continue;
     plan.per_thread[i].push_back(BundleQueue{BundleQueue::Mode::kWithCC, std::move(schedule_.queues[i])});

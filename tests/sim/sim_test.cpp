@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -17,6 +18,7 @@
 #include "engine/cc/protocol.h"  // cpu_relax
 #include "engine/core/cli.h"      // ConfigError
 #include "engine/core/latch.h"    // lock_bit
+#include "engine/core/phase_team.h"
 #include "engine/sim/sim.h"
 #include "engine/core/sim_sync.h"
 #include "engine/exec/tsdefer.h"
@@ -355,6 +357,48 @@ TEST_F(SimTest, TsgenChargesItsWorkAsAnalysis) {
   const uint64_t once = run(1.0);
   EXPECT_GE(once, 12 * 10u);  // at least a probe per access of the bundle
   EXPECT_EQ(run(5.0), 5 * once);
+}
+
+// Issue 45 item 4: TSgen's key index runs on the team, the residual's own
+// keys included. A bundle that is all residual (TSKD[O]) of transactions
+// with keys of their own (no pulls, nothing for ckRCF to search): alone, the
+// leader probes the index once per access and records a runtime per access;
+// with three more fibers serving the team, the index's probes are spread
+// over four cores and the leader finishes at least half of them earlier.
+// Before, R's keys were inserted on the leader alone: the team saved nothing.
+TEST_F(SimTest, TsgenIndexOfTheResidualRunsOnTheTeam) {
+  constexpr uint32_t kTxns = 256, kKeys = 8;
+  std::vector<TxnDesc> w(kTxns);
+  Partitioning p;
+  p.parts.assign(4, {});
+  for (uint32_t i = 0; i < kTxns; ++i) {
+    w[i].id = i;
+    for (uint32_t k = 0; k < kKeys; ++k) w[i].write_set.push_back(uint64_t{k} * 1000 + i);
+    p.residual.push_back(i);
+  }
+  const std::vector<double> time(kTxns, 1.0);
+  auto run = [&](size_t members) {
+    uint64_t end = 0;
+    PhaseTeam team(members);
+    ThreadGroup g;
+    g.spawn([&] {
+      tspar::Schedule s;
+      tspar::Tsgen(1, tspar::ResidualOrder::kGiven)
+          .schedule(w, p, time, s, [&](size_t n, const std::function<void(size_t, size_t)>& body) {
+            team.for_chunks(n, [&](size_t, size_t begin, size_t end) { body(begin, end); });
+          });
+      end = now_ns();
+      EXPECT_TRUE(s.rs.empty());
+      team.release();
+    });
+    for (size_t m = 1; m < members; ++m) g.spawn([&team, m] { team.serve(m); });
+    g.run([] {});
+    return end;
+  };
+  const uint64_t alone = run(1), on_team = run(4);
+  const uint64_t index_probes_ns = kTxns * kKeys * 10;  // one 10 ns probe per access
+  EXPECT_GE(alone, 2 * index_probes_ns);                // the index and a runtime per access
+  EXPECT_LE(on_team + index_probes_ns / 2, alone) << "alone " << alone << " ns, on the team " << on_team << " ns";
 }
 
 TEST(SimWorkScale, ParsesOneFactorOrFactorsByTypeAndRefusesBadSpecs) {

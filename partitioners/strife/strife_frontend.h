@@ -6,7 +6,11 @@
 // "Execution"; the paper's residual protocol is 2PL NO_WAIT, i.e.
 // rundb-nowait --frontend=strife).
 //
-// The worklist lists the CF clusters largest first. The plan reports the
+// The worklist lists the CF clusters largest first, each copied into a queue
+// buffer the plan kept from earlier batches (BundlePlan::add_to_worklist:
+// with 10K single-transaction clusters per batch, allocating each queue
+// anew took 0.21 ms per batch on worker 0, reusing the buffers 0.12 ms;
+// issue 44 item 3). The plan reports the
 // analysis step times (prepare, spot, fuse, merge, allocate, µs) and the
 // clustering counters of Stats (README.md), fallback included.
 //

@@ -595,6 +595,33 @@ TEST(BundleExecutorQueueBinding, ABindingThatConflictsWithAnotherQueueGoesToTheR
   EXPECT_EQ(plan.validate(b.requests.size(), 2), "");
 }
 
+// Issue 44 item 3: a worklist queue's buffer outlives the batch. Strife's
+// plan has up to one queue per transaction; clear() keeps the buffers and
+// add_to_worklist() hands them out again, so a batch of the same shape
+// allocates nothing.
+TEST(BundlePlanWorklist, ClearKeepsTheQueueBuffersForTheNextBatch) {
+  BundlePlan p;
+  std::vector<const uint32_t*> buffers;
+  for (uint32_t q = 0; q < 50; ++q) {
+    BundleQueue& queue = p.add_to_worklist(BundleQueue::Mode::kWithoutCC);
+    queue.txns.assign({q, q + 50});
+    buffers.push_back(queue.txns.data());
+  }
+  p.clear();
+  EXPECT_TRUE(p.worklist.empty());
+  std::set<const uint32_t*> again;
+  for (uint32_t q = 0; q < 50; ++q) {
+    BundleQueue& queue = p.add_to_worklist(BundleQueue::Mode::kWithCC);
+    EXPECT_TRUE(queue.txns.empty());
+    EXPECT_EQ(queue.mode, BundleQueue::Mode::kWithCC);
+    EXPECT_GE(queue.txns.capacity(), 2u);
+    queue.txns.assign({q});
+    again.insert(queue.txns.data());
+  }
+  EXPECT_EQ(again, std::set<const uint32_t*>(buffers.begin(), buffers.end())) << "the same 50 buffers, none new";
+  EXPECT_EQ(p.validate(50, 1), "");
+}
+
 TEST(BundleExecutorVerify, PlanValidationNamesTheProblem) {
   BundlePlan p;
   p.worklist.resize(1);

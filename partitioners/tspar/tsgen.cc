@@ -41,8 +41,7 @@ uint32_t Tsgen::add_key(GlobalKey key, size_t b, uint32_t& next_id) {
   }
 }
 
-void Tsgen::index_keys(std::span<const TxnDesc> bundle, std::span<const uint32_t> residual,
-                       const ForChunks& for_chunks) {
+void Tsgen::index_keys(std::span<const TxnDesc> bundle, const ForChunks& for_chunks) {
   // Only the keys of R matter: a P-transaction is pulled, and a placed
   // transaction can fail ckRCF, only through a key it shares with some T* ∈ R.
   // So the index holds R's keys; every access of the bundle keeps its slot in
@@ -53,14 +52,15 @@ void Tsgen::index_keys(std::span<const TxnDesc> bundle, std::span<const uint32_t
   for (uint32_t t = 0; t < bundle.size(); ++t)
     access_offsets_[t + 1] = access_offsets_[t] + static_cast<uint32_t>(bundle[t].read_set.size() + bundle[t].write_set.size());
   accesses_.resize(access_offsets_.back());
-  // R's accesses by key bucket (key_buckets.h), each with its slot in accesses_.
+  // R's accesses by key bucket (key_buckets.h), each with its slot in
+  // accesses_ and its transaction's step in R⃗.
   bucket_accesses<RAccess>(
-      residual.size(), for_chunks,
-      [&](size_t i, auto emit) {
-        const uint32_t t = residual[i];
+      order_buf_.size(), for_chunks,
+      [&](size_t step, auto emit) {
+        const uint32_t t = order_buf_[step];
         uint32_t a = access_offsets_[t];
-        for (GlobalKey key : bundle[t].read_set) emit(key, RAccess{key, a++, false});
-        for (GlobalKey key : bundle[t].write_set) emit(key, RAccess{key, a++, true});
+        for (GlobalKey key : bundle[t].read_set) emit(key, RAccess{key, a++, uint32_t(step), false});
+        for (GlobalKey key : bundle[t].write_set) emit(key, RAccess{key, a++, uint32_t(step), true});
       },
       r_accesses_, bucket_begin_);
   // One region of the table per bucket, load factor <= 1/2.
@@ -70,17 +70,23 @@ void Tsgen::index_keys(std::span<const TxnDesc> bundle, std::span<const uint32_t
     region_begin_[b + 1] = region_begin_[b] + std::bit_ceil(uint64_t{2} * (bucket_begin_[b + 1] - bucket_begin_[b]) + 2);
   slot_keys_.resize(region_begin_.back());
   slot_ids_.assign(region_begin_.back(), kEmpty);
-  // Each bucket's keys inserted in R's order, bucket b's ids counting from
+  // Each bucket's keys inserted in R⃗'s order, bucket b's ids counting from
   // its first access's place (so ids are unique, at most one per access of
   // R, and do not depend on the chunking); the insertion's probe is the only
-  // one an R-transaction's access needs.
+  // one an R-transaction's access needs. A key's last step is the last T*
+  // of R⃗ that touches it (entries come in step order).
+  last_step_.resize(bucket_begin_.back());
   const uint32_t analysis = sim::analysis_work_type();
   for_chunks(kKeyBuckets, [&](size_t begin, size_t end) {
     const sim::ScopedWorkType scope(analysis);
     for (size_t b = begin; b < end; ++b) {
       uint32_t next_id = bucket_begin_[b];
-      for (uint32_t e = bucket_begin_[b]; e < bucket_begin_[b + 1]; ++e)
-        accesses_[r_accesses_[e].slot] = {add_key(r_accesses_[e].key, b, next_id), r_accesses_[e].write};
+      for (uint32_t e = bucket_begin_[b]; e < bucket_begin_[b + 1]; ++e) {
+        const RAccess& r = r_accesses_[e];
+        const uint32_t id = add_key(r.key, b, next_id);
+        accesses_[r.slot] = {id, r.write};
+        last_step_[id] = r.step;
+      }
     }
   });
   // The P-transactions' accesses: read-only lookups, in chunks on the team.
@@ -150,7 +156,9 @@ void Tsgen::place(uint32_t t, uint32_t q, std::span<const double> time, Schedule
   out.queues[q].push_back(t);
   if (!by_keys_) return;
   for (uint32_t a = access_offsets_[t]; a < access_offsets_[t + 1]; ++a) {
-    if (accesses_[a].id == kEmpty) continue;
+    // A key that no T* from keep_from_ on touches: its runtimes are never
+    // searched, so none is recorded.
+    if (accesses_[a].id == kEmpty || last_step_[accesses_[a].id] < keep_from_) continue;
     charge_step();
     QueueRuntimes& r = runtimes_of(accesses_[a].id, q);
     runtimes_[r.touching].push_back({s.ts, s.tc});
@@ -248,14 +256,18 @@ void Tsgen::schedule(std::span<const TxnDesc> bundle, const Partitioning& p, std
       len[i] += time[t];
     }
   }
-  by_keys_ = p.conflicts.empty() && !p.residual.empty();
-  if (by_keys_) index_keys(bundle, p.residual, for_chunks);
   // R⃗: a random order of R by default (§4), else the partitioner's.
   order_buf_.assign(p.residual.begin(), p.residual.end());
   if (order_ == ResidualOrder::kRandom)
     for (size_t i = order_buf_.size(); i > 1; --i) std::swap(order_buf_[i - 1], order_buf_[rng_.below(i)]);
+  by_keys_ = p.conflicts.empty() && !p.residual.empty();
+  if (by_keys_) index_keys(bundle, for_chunks);
 
-  for (uint32_t t_star : order_buf_) {  // lines 3-4
+  for (uint32_t step = 0; step < order_buf_.size(); ++step) {  // lines 3-4
+    const uint32_t t_star = order_buf_[step];
+    // The runtimes the pulls below record are read by this T*'s ckRCF or a
+    // later one; T*'s own, by a later one only.
+    keep_from_ = step;
     // Line 5: the least-loaded queue (ties: the lowest index).
     const uint32_t l = static_cast<uint32_t>(std::min_element(len.begin(), len.end()) - len.begin());
     // Lines 6-8: T*'s neighbours still in some P_i move to the end of Q_i.
@@ -264,6 +276,7 @@ void Tsgen::schedule(std::span<const TxnDesc> bundle, const Partitioning& p, std
     // Lines 9-11: ckRCF for T* at the end of Q_l.
     const double ts = out.load[l], tc = ts + time[t_star];
     if (by_keys_ ? rc_free_keys(t_star, l, ts, tc) : rc_free_graph(p, t_star, l, ts, tc)) {
+      keep_from_ = step + 1;
       place(t_star, l, time, out);
       len[l] += time[t_star];
     } else {

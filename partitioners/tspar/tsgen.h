@@ -42,7 +42,11 @@
 //              key; one queue's runtimes are disjoint and in time order, so a
 //              binary search finds the only one that can overlap [ts, tc)
 //              first: O(|keys(T*)| · q · log), q = the queues that hold the
-//              key (at most k-1 besides Q_l, usually far fewer).
+//              key (at most k-1 besides Q_l, usually far fewer). A
+//              placement records a runtime only under the keys that a T*
+//              still to be checked touches (each key's last step in R⃗ is
+//              known from the index): on a large key space most keys of a
+//              bundle are touched once, and their runtimes were never read.
 // The per-bundle work is proportional to what the bundle touches: the key
 // index and the runtime lists are built from R's accesses and reset by what
 // was used, never per (key, queue) pair.
@@ -115,7 +119,7 @@ class Tsgen {
     double ts, tc;
   };
 
-  void index_keys(std::span<const TxnDesc> bundle, std::span<const uint32_t> residual, const ForChunks& for_chunks);
+  void index_keys(std::span<const TxnDesc> bundle, const ForChunks& for_chunks);  // R⃗ = order_buf_
   void place(uint32_t t, uint32_t q, std::span<const double> time, Schedule& out);
   // Lines 6-8 and ckRCF, with the partitioner's graph or with the key index.
   void pull_graph(const Partitioning& p, uint32_t t_star, std::span<const double> time, Schedule& out);
@@ -139,8 +143,13 @@ class Tsgen {
   struct RAccess {
     GlobalKey key;
     uint32_t slot;  // its place in accesses_
+    uint32_t step;  // its transaction's place in R⃗
     bool write;
   };
+  // Key id -> the last step of R⃗ whose T* touches the key: a placement
+  // records runtimes only for keys some ckRCF from keep_from_ on searches.
+  std::vector<uint32_t> last_step_;
+  uint32_t keep_from_ = 0;
   std::vector<RAccess> r_accesses_;     // R's accesses by bucket
   std::vector<uint32_t> bucket_begin_;  // bucket -> its range of r_accesses_ (and of ids)
   std::vector<uint64_t> region_begin_;  // bucket -> its slots (a power of two of them)

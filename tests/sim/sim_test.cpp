@@ -365,6 +365,7 @@ TEST_F(SimTest, TsgenChargesItsWorkAsAnalysis) {
 // leader probes the index once per access and records a runtime per access;
 // with three more fibers serving the team, the index's probes are spread
 // over four cores and the leader finishes at least half of them earlier.
+// (No runtime is recorded: no later T* touches a placed transaction's keys.)
 // Before, R's keys were inserted on the leader alone: the team saved nothing.
 TEST_F(SimTest, TsgenIndexOfTheResidualRunsOnTheTeam) {
   constexpr uint32_t kTxns = 256, kKeys = 8;
@@ -397,7 +398,7 @@ TEST_F(SimTest, TsgenIndexOfTheResidualRunsOnTheTeam) {
   };
   const uint64_t alone = run(1), on_team = run(4);
   const uint64_t index_probes_ns = kTxns * kKeys * 10;  // one 10 ns probe per access
-  EXPECT_GE(alone, 2 * index_probes_ns);                // the index and a runtime per access
+  EXPECT_GE(alone, index_probes_ns);                    // the index: a probe per access
   EXPECT_LE(on_team + index_probes_ns / 2, alone) << "alone " << alone << " ns, on the team " << on_team << " ns";
 }
 

@@ -7,7 +7,8 @@
 // (tspar/tsgen.h).
 //
 // bucket_accesses(items, for_chunks, each, out, bucket_begin): each(i, emit)
-// calls emit(key, entry) for every access of item i; afterwards bucket b's
+// calls emit(entry) for every access of item i (an Entry has the access's
+// `key`, which picks its bucket); afterwards bucket b's
 // entries are out[bucket_begin[b], bucket_begin[b + 1]), in item order (and
 // each item's own order). Fixed blocks of kBlock items count their accesses
 // per bucket, a prefix sum over (bucket, block) gives each block its place in
@@ -44,11 +45,11 @@ void bucket_accesses(size_t items, const ForChunks& for_chunks, EachAccess each,
       for (size_t b = b0; b < b1; ++b) {
         uint32_t* row = &place[b * kKeyBuckets];
         for (size_t i = b * kBlock; i < std::min(items, (b + 1) * kBlock); ++i)
-          each(i, [&](GlobalKey key, const Entry& e) { per_access(row, key, e); });
+          each(i, [&](const Entry& e) { per_access(row, e); });
       }
     });
   };
-  for_blocks([](uint32_t* row, GlobalKey key, const Entry&) { ++row[key_bucket(key)]; });
+  for_blocks([](uint32_t* row, const Entry& e) { ++row[key_bucket(e.key)]; });
   bucket_begin.resize(kKeyBuckets + 1);
   uint32_t total = 0;
   for (size_t bucket = 0; bucket < kKeyBuckets; ++bucket) {
@@ -57,7 +58,7 @@ void bucket_accesses(size_t items, const ForChunks& for_chunks, EachAccess each,
   }
   bucket_begin[kKeyBuckets] = total;
   out.resize(total);
-  for_blocks([&](uint32_t* row, GlobalKey key, const Entry& e) { out[row[key_bucket(key)]++] = e; });
+  for_blocks([&](uint32_t* row, const Entry& e) { out[row[key_bucket(e.key)]++] = e; });
 }
 
 }  // namespace ccb

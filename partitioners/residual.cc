@@ -95,8 +95,8 @@ void extract_residual(std::span<const TxnDesc> bundle, Partitioning& io, const F
       n, for_chunks,
       [&](size_t i, auto emit) {
         const uint32_t t = static_cast<uint32_t>(i);
-        for (GlobalKey key : bundle[t].read_set) emit(key, KeyAccess{key, t, false});
-        for (GlobalKey key : bundle[t].write_set) emit(key, KeyAccess{key, t, true});
+        for (GlobalKey key : bundle[t].read_set) emit(KeyAccess{key, t, false});
+        for (GlobalKey key : bundle[t].write_set) emit(KeyAccess{key, t, true});
       },
       acc, bucket_begin);
   // Each bucket sorted by key and marked; a transaction can be marked from

@@ -22,10 +22,11 @@ void StrifeFrontend::plan(std::span<const TxnDesc> batch, BundlePlan& plan) {
   std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
     return clusters.queue(a).size() > clusters.queue(b).size();
   });
-  // Each cluster into a queue buffer the plan kept from earlier batches.
+  // Each cluster into a queue buffer the plan kept from earlier batches; §2:
+  // CF clusters run without CC.
   for (uint32_t q : order) {
     const auto txns = clusters.queue(q);
-    plan.add_to_worklist(BundleQueue::Mode::kWithoutCC).txns.assign(txns.begin(), txns.end());  // §2: CF clusters run without CC
+    plan.add_to_worklist(BundleQueue::Mode::kWithoutCC).txns.assign(txns.begin(), txns.end());
   }
   // Swapped, not copied: the clusterer's next batch reuses the executor's
   // (cleared) residual buffer, and the other way round.

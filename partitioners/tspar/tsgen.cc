@@ -50,7 +50,8 @@ void Tsgen::index_keys(std::span<const TxnDesc> bundle, const ForChunks& for_chu
   access_offsets_.resize(bundle.size() + 1);
   access_offsets_[0] = 0;
   for (uint32_t t = 0; t < bundle.size(); ++t)
-    access_offsets_[t + 1] = access_offsets_[t] + static_cast<uint32_t>(bundle[t].read_set.size() + bundle[t].write_set.size());
+    access_offsets_[t + 1] =
+        access_offsets_[t] + static_cast<uint32_t>(bundle[t].read_set.size() + bundle[t].write_set.size());
   accesses_.resize(access_offsets_.back());
   // R's accesses by key bucket (key_buckets.h), each with its slot in
   // accesses_ and its transaction's step in R⃗.
@@ -59,15 +60,16 @@ void Tsgen::index_keys(std::span<const TxnDesc> bundle, const ForChunks& for_chu
       [&](size_t step, auto emit) {
         const uint32_t t = order_buf_[step];
         uint32_t a = access_offsets_[t];
-        for (GlobalKey key : bundle[t].read_set) emit(key, RAccess{key, a++, uint32_t(step), false});
-        for (GlobalKey key : bundle[t].write_set) emit(key, RAccess{key, a++, uint32_t(step), true});
+        for (GlobalKey key : bundle[t].read_set) emit(RAccess{key, a++, uint32_t(step), false});
+        for (GlobalKey key : bundle[t].write_set) emit(RAccess{key, a++, uint32_t(step), true});
       },
       r_accesses_, bucket_begin_);
   // One region of the table per bucket, load factor <= 1/2.
   region_begin_.resize(kKeyBuckets + 1);
   region_begin_[0] = 0;
   for (size_t b = 0; b < kKeyBuckets; ++b)
-    region_begin_[b + 1] = region_begin_[b] + std::bit_ceil(uint64_t{2} * (bucket_begin_[b + 1] - bucket_begin_[b]) + 2);
+    region_begin_[b + 1] =
+        region_begin_[b] + std::bit_ceil(uint64_t{2} * (bucket_begin_[b + 1] - bucket_begin_[b]) + 2);
   slot_keys_.resize(region_begin_.back());
   slot_ids_.assign(region_begin_.back(), kEmpty);
   // Each bucket's keys inserted in R⃗'s order, bucket b's ids counting from

@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from ccbench.analysis.claims import FAILED, HELD, Samples, evaluate_claim
+from ccbench.analysis.claims import FAILED, HELD, NO_DATA, Samples, evaluate_claim
 from ccbench.analysis.tables import add_speedup
 from ccbench.cli import main
 from ccbench.errors import ConfigError
@@ -204,6 +204,37 @@ def test_a_bad_reference_field_is_refused_naming_it(sandbox, change, where, word
     assert words in found[where]
 
 
+def test_data_that_covers_part_of_the_sweep_gives_points_only_there(sandbox):
+    """A machine smaller than the sweep (covers: threads 1-2 of 1, 2, 4): no point at 4 and no problem; a claim
+    that asks for the uncovered point cannot be decided from it, and says so."""
+    document = reference_figure()
+    document["reference_data"]["dbx"]["covers"] = {"threads": [1, 2]}
+    points = load(sandbox, document).resolve("quick").reference_points()
+    assert {dict(point.coords)["threads"] for point in points} == {1, 2}
+    assert len(points) == 4
+
+
+@pytest.mark.parametrize("change, where, words", [
+    (lambda d: d["reference_data"]["dbx"].update(covers={"theta": [1]}), "reference_data.dbx.covers.theta",
+     "'theta' is not one of this data's axes; its axes: threads"),
+    (lambda d: d["reference_data"]["dbx"].update(covers={"threads": []}), "reference_data.dbx.covers.threads",
+     "at least 1"),
+])
+def test_a_bad_covers_is_refused_naming_it(sandbox, change, where, words):
+    found = problems(sandbox, changed(change))
+    assert where in found, found
+    assert words in found[where], found[where]
+
+
+def test_a_covered_point_the_data_lacks_is_still_refused(sandbox):
+    """covers says where the data was measured: a point inside it without a row is a problem, as without covers."""
+    document = reference_figure()
+    document["axes"]["threads"] = [1, 2, 4, 8]
+    document["reference_data"]["dbx"]["covers"] = {"threads": [1, 2, 4, 8]}
+    found = problems(sandbox, document)
+    assert "is at threads=8" in found["series[1].reference.rows"]
+
+
 def test_a_missing_data_file_is_refused_naming_the_field_and_the_path(sandbox, capsys):
     found = problems(sandbox, reference_figure(), data=None)
     path = sandbox.workspace.configs_dir.resolve() / "reference" / "data.csv"
@@ -222,14 +253,35 @@ def test_the_vendored_data_is_the_one_its_readme_names():
     assert digest in (folder / "README.md").read_text()
 
 
+def test_the_native_means_are_the_runs_they_name():
+    """The figure reads tpcc-4wh-native.csv, derived from the runs file its README fingerprints: each row the
+    mean throughput and the summed counts of its runs."""
+    folder = REPOSITORY_ROOT / "configs" / "reference" / "lent-xeon-16"
+    runs = pd.read_csv(folder / "tpcc-4wh-native-runs.csv")
+    assert hashlib.sha256((folder / "tpcc-4wh-native-runs.csv").read_bytes()).hexdigest() in (
+        folder / "README.md").read_text()
+    means = pd.read_csv(folder / "tpcc-4wh-native.csv").set_index(["CC", "Threads"]).sort_index()
+    grouped = runs.groupby(["CC", "Threads"])
+    assert list(means.index) == list(grouped.groups)
+    assert np.allclose(means["KTPS"], grouped["KTPS"].mean().sort_index(), atol=0.051)
+    assert (means["Runs"] == grouped.size().sort_index()).all() and (means["Runs"] == 3).all()
+    assert (means["KTPS_min"] == grouped["KTPS"].min().sort_index()).all()
+    assert (means["txn_cnt"] == grouped["txn_cnt"].sum().sort_index()).all()
+    assert (means["abort_cnt"] == grouped["abort_cnt"].sum().sort_index()).all()
+
+
 def test_the_reference_figure_validates_and_reads_the_real_curves(capsys):
     config = load_catalog(Workspace.create()).figures[REPOSITORY_FIGURE]
     figure = config.resolve("smoke")
     run_series = [series.name for series in config.series if not series.is_reference]
     assert len(figure.points()) == len(run_series) * 5 and all(point.simulated for point in figure.points())
-    real = {(point.series, dict(point.coords)["threads"]): point.document
-            for point in config.resolve("sim").reference_points()}
-    assert len(real) == 7 * 6
+    measured = {(point.series, dict(point.coords)["threads"]): point.document
+                for point in config.resolve("sim").reference_points()}
+    real = {key: document for key, document in measured.items() if key[0].startswith("real-")}
+    native = {key: document for key, document in measured.items() if key[0].startswith("native-")}
+    assert len(real) == 7 * 6 and len(native) == 7 * 5 and len(measured) == len(real) + len(native)
+    # The lent 16-core machine's runs cover 1-16 threads: no native point at 28, and none asked for.
+    assert {threads for _, threads in native} == {1, 2, 4, 8, 16}
     silo_28, silo_1 = real["real-silo", 28], real["real-silo", 1]
     assert silo_28["throughput"] == pytest.approx(3682e3, rel=1e-3)
     assert silo_28["throughput"] / silo_1["throughput"] == pytest.approx(13.3, abs=0.05)      # issue 46's table
@@ -244,12 +296,17 @@ def test_the_reference_figure_validates_and_reads_the_real_curves(capsys):
 
 def test_the_reference_figures_claims_cover_every_protocol_at_8_16_and_28():
     config = load_catalog(Workspace.create()).figures[REPOSITORY_FIGURE]
+    protocols = ("nowait", "waitdie", "dldetect", "occ", "silo", "tictoc", "partcc")
     agrees = [claim for claim in config.claims if claim["kind"] == "agrees"]
-    assert {claim["series"] for claim in agrees} == {f"sim-{cc}" for cc in
-                                                     ("nowait", "waitdie", "dldetect", "occ", "silo", "tictoc",
-                                                      "partcc")}
-    assert all(claim["metric"] == "speedup" and claim["tolerance"] == 0.25
-               and claim["at"] == {"threads": [8, 16, 28]} for claim in agrees)
+    against_real = [claim for claim in agrees if claim["reference"].startswith("real-")]
+    against_native = [claim for claim in agrees if claim["reference"].startswith("native-")]
+    assert len(against_real) + len(against_native) == len(agrees)
+    for claims, threads in ((against_real, [8, 16, 28]), (against_native, [4, 8, 16])):
+        assert sorted(claim["series"] for claim in claims) == sorted(f"sim-{cc}" for cc in protocols)
+        assert all(claim["reference"] == claim["series"].replace("sim-", claim["reference"].split("-")[0] + "-")
+                   for claim in claims)
+        assert all(claim["metric"] == "speedup" and claim["tolerance"] == 0.25
+                   and claim["at"] == {"threads": threads} for claim in claims)
     # Every order claim's real counterpart holds on the data itself: the order stated is the file's.
     order = next(claim for claim in config.claims if claim["id"] == "real-order-at-28")
     real = {point.series: point.document["throughput"] for point in config.resolve("smoke").reference_points()
@@ -272,8 +329,10 @@ def test_the_figure_without_its_data_is_refused(tmp_path):
     with pytest.raises(ConfigError) as raised:
         FigureConfig.load(configs / "figures" / "testbed" / f"{REPOSITORY_FIGURE}.yaml",
                           load_profiles(root / "profiles"))
-    assert [where for _, where, _ in raised.value.problems] == ["reference_data.dbx1000_hpe.file"]
+    assert [where for _, where, _ in raised.value.problems] == ["reference_data.dbx1000_hpe.file",
+                                                               "reference_data.native_lent16.file"]
     assert "tpcc-4wh-optimised-hpe.csv" in raised.value.problems[0][2]
+    assert "tpcc-4wh-native.csv" in raised.value.problems[1][2]
 
 
 def test_an_unused_reference_data_block_is_refused(sandbox):
@@ -282,3 +341,17 @@ def test_an_unused_reference_data_block_is_refused(sandbox):
     document["claims"] = []
     found = problems(sandbox, {**document, "plot": {"kind": "line", "x": "threads", "y": "throughput"}, "views": []})
     assert "no series reads it" in found["reference_data"]
+
+
+def test_a_claim_at_a_point_the_data_does_not_cover_is_not_decided(sandbox, capsys):
+    document = reference_figure()
+    document["reference_data"]["dbx"]["covers"] = {"threads": [1, 2]}
+    plant(sandbox, document)
+    assert main(sandbox.cli_arguments("run", "ref-fig", "--profile", "repeated", "--quiet")) == 0
+    tables = sandbox.workspace.tables_dir("repeated")
+    verdicts = {claim["id"]: claim for claim in json.loads((tables / "ref-fig.claims.json").read_text())}
+    # silo-agrees asks for 2 (covered) and 4 (not covered); nowait-agrees and real-order for 4 only.
+    for claim in ("silo-agrees", "nowait-agrees", "real-order"):
+        assert verdicts[claim]["outcome"] == NO_DATA, verdicts[claim]["detail"]
+        assert "at threads=4" in verdicts[claim]["detail"]
+    capsys.readouterr()

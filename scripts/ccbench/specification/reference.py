@@ -3,7 +3,9 @@
 A figure's `reference_data` names data files (CSV, relative to the configs
 directory; e.g. configs/reference/1000-cores/, DBx1000 on a 28-core-per-socket
 machine) and, for each, the rows every curve of it shares (`rows`), the column
-that gives each axis of the figure (`axes`: threads -> Threads) and the column
+that gives each axis of the figure (`axes`: threads -> Threads), the axis values it was
+measured at where it covers only part of the sweep (`covers`: threads -> [1, ..., 16] for a
+16-core machine; points outside are not read), and the column
 (times `scale`) that gives each field of a result document (`fields`:
 throughput <- KTPS x 1000, commits <- txn_cnt, aborts <- abort_cnt). A series
 with `variant: reference` picks its rows with `reference: {data, rows}` (e.g.
@@ -91,6 +93,14 @@ def cell_matches(cell: str, wanted: object) -> bool:
     return cell == wanted
 
 
+def _same_value(value: object, covered: object) -> bool:
+    if isinstance(value, bool) or isinstance(covered, bool):
+        return value is covered
+    if isinstance(value, (int, float)) and isinstance(covered, (int, float)):
+        return math.isclose(float(value), float(covered), rel_tol=1e-9, abs_tol=1e-12)
+    return value == covered
+
+
 def _describe(filters: Mapping[str, object]) -> str:
     return ", ".join(f"{column} = {value!r}" for column, value in filters.items())
 
@@ -137,6 +147,10 @@ def _read_data(name: str, spec: dict, configs_root: Path, axes: Mapping[str, lis
                                                      f"{', '.join(axes) or 'none'}"))
         elif column not in table.columns:
             problems.append((f"{where}.axes.{axis}", _unknown_column(column, table)))
+    for axis in spec.get("covers", {}):
+        if axis not in spec["axes"]:
+            problems.append((f"{where}.covers.{axis}", f"'{axis}' is not one of this data's axes; its axes: "
+                                                       f"{', '.join(spec['axes'])}"))
     for axis in axes:
         if axis not in spec["axes"]:
             problems.append((f"{where}.axes", f"no column for the figure's axis '{axis}': a reference point needs "
@@ -167,8 +181,12 @@ def _curve_points(index: int, series: dict, spec: dict, table: DataTable, axes: 
         return []
     points = []
     names = list(axes)
+    covers = spec.get("covers", {})
     for values in itertools.product(*(axes[name] for name in names)):
         coords = tuple(zip(names, values))
+        if any(axis in covers and not any(_same_value(value, covered) for covered in covers[axis])
+               for axis, value in coords):
+            continue   # outside what the data measured (reference_data.<name>.covers): no point, not a problem
         rows = [row for row in selected if all(cell_matches(row[spec["axes"][axis]], value) for axis, value in coords)]
         at = ", ".join(f"{axis}={value}" for axis, value in coords)
         if len(rows) != 1:

@@ -106,6 +106,9 @@ REFERENCE_DATA = {
             "rows": ROW_FILTER,
             "axes": {"type": "object", "minProperties": 1, "propertyNames": {"pattern": PARAMETER_NAME},
                      "additionalProperties": TEXT},
+            # the axis values the data was measured at, where it covers only part of the figure's sweep (a
+            # 16-core machine's runs in a figure swept to 28 threads): a point outside them is not read
+            "covers": AXES,
             "fields": {
                 "type": "object",
                 "minProperties": 1,

@@ -69,7 +69,8 @@ CCB_OPTION(ccb::EngineConfig::flags, abort_policy, string, abort_policy, "backof
            "what a worker does after a conflict abort: backoff = wait idle (randomized exponential, "
            "--backoff_max_us), then retry the same request; buffer = DBx1000's abort buffer: park the request for a "
            "penalty (--abort_penalty_us) in one of --abort_buffer_size slots and run new requests meanwhile, idling "
-           "only when every slot waits (online executor without a front-end only)");
+           "only when every slot waits (with TsDEFER: TsDEFER picks the new ones; with a bundle front-end: within each "
+           "queue and residual phase, which drain their parked transactions before they end; not with reorder)");
 CCB_OPTION(ccb::EngineConfig::flags, abort_buffer_size, uint32, abort_buffer_size, 10,
            ccb::range(1, 4096, "an integer"),
            "with --abort_policy=buffer: the slots of a worker's abort buffer (DBx1000's ABORT_BUFFER_SIZE, 10)");
@@ -142,12 +143,9 @@ EngineConfig EngineConfig::from_flags(const char* cc_name, const std::vector<std
                               c.cc + " runs unprofiled)"
                         : "false in this build; the profile build has it: make CC=" + c.cc +
                               " VARIANT=profile, then build/profile/bin/rundb-" + c.cc + " --profile");
-  if (c.abort_policy == "buffer") {
-    require(c.frontend == "none", "abort_policy",
-            "backoff with --frontend=" + c.frontend + " (buffer parks requests of the online executor's own order; a "
-            "front-end decides the order itself)");
+  // (With --frontend=reorder the front-end refuses it: rundb/frontends.cpp.)
+  if (c.abort_policy == "buffer")
     require(c.retry_aborted, "abort_policy", "backoff with --retry_aborted=false (buffer retries parked requests)");
-  }
   if (c.load_threads == 0) c.load_threads = c.threads;
   return c;
 }

@@ -197,6 +197,9 @@ ResolvedFrontend ResolvedFrontend::from_flags(const EngineConfig& cfg) {
           "the other front-ends take, the public STRIFE of the TSKD paper, does not)");
   require(partition != "horticulture" || horticulture::attribute_for(cfg.workload) != nullptr, "frontend",
           cfg.frontend + " uses Horticulture, hard-coded for --workload=tpcc|ycsb (TSKD §6.1), not " + cfg.workload);
+  require(resolved.spec_.online_order != FrontendSpec::OnlineOrder::kThreadReorder || !cfg.abort_buffer(),
+          "abort_policy", "backoff with --frontend=" + cfg.frontend + " (its workers run each batch in the plan's "
+          "order; parking an aborted transaction would reorder the batch)");
   require((resolved.bundle() && has_input_partitioner(*resolved.entry_)) || !flag_given("partition_time"),
           "partition_time", "only with a front-end over an input partitioner: --frontend=" +
                                 frontends_with_input_partitioner());

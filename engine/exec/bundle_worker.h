@@ -10,9 +10,14 @@
 // or tsdefer_residuals) the worker asks TsDEFER for its next transaction
 // instead of walking its list (TSKD §5).
 //
-// Conflict aborts are retried until the transaction commits (with the
-// online executor's backoff); logical aborts (RC::kUser, RC::kNotFound) end
-// it. A wrong OLLP prediction (RC::kPredictionMismatch, HasReconnaissance in
+// Conflict aborts are retried until the transaction commits: after the
+// online executor's backoff, or, with --abort_policy=buffer (DBx1000's abort
+// buffer, abort_buffer.h), parked for a penalty while the worker goes on
+// with the next transaction of the same queue, lane or residual share;
+// a parked one runs again once its penalty is over, before a new one, and
+// every parked one before its queue or phase ends (a queue's mode and the
+// checker's queue tags stay its own). Logical aborts (RC::kUser,
+// RC::kNotFound) end it. A wrong OLLP prediction (RC::kPredictionMismatch, HasReconnaissance in
 // bundle_coordinator.h) ends it too, and the coordinator moves it to the next
 // batch. An attempt and the counting of its outcome are the online
 // executor's (engine/exec/attempt.h). Read-only requests run as ordinary
@@ -40,6 +45,7 @@
 #include "engine/config.h"
 #include "engine/core/clock.h"
 #include "engine/core/random.h"
+#include "engine/exec/abort_buffer.h"
 #include "engine/exec/attempt.h"
 #include "engine/exec/bundle_plan.h"
 #include "engine/exec/bundle_round.h"
@@ -57,13 +63,20 @@ struct BundleWorker {
   BundleWorker(CC& cc, int tid, const EngineConfig& cfg, size_t types, verify::HistoryLog* log)
       : txn(cc, tid, log), rng(seed_for(cfg.seed, tid)), stats(types), tid(tid) {
     txn.set_prefetch(cfg.prefetch);
+    if (cfg.abort_buffer()) parked.emplace(cfg.abort_buffer_size);
   }
+  // A transaction of the batch in the abort buffer: the next attempt's retry count.
+  struct Parked {
+    uint32_t i = 0;
+    uint32_t retries = 0;
+  };
   Txn<CC> txn;
   std::unique_ptr<Txn<CC, true>> profiled_txn;  // run<true>() (--profile): the one loop<true> runs
   Random rng;
   ThreadStats stats;
   std::vector<verify::QueueTag> tags;
   std::vector<uint32_t> deferred;  // this batch's prediction mismatches (OLLP)
+  std::optional<AbortBuffer<Parked>> parked;  // --abort_policy=buffer; empty between queues and phases
   // Measured commits and conflict aborts (retries) per phase.
   uint64_t queue_commits = 0, queue_retries = 0, residual_commits = 0, residual_retries = 0;
   // Measured time waiting at the barrier that ends each phase (the worker had nothing left to run).
@@ -127,11 +140,19 @@ class BundleWorkerLoop {
         run_deferred(wk, ws, profiler, *round_.tsdefer_r, round_.lanes_r[wk.tid], BundleQueue::Mode::kWithCC,
                      std::nullopt);
       } else if (plan.residuals_round_robin) {
-        for (size_t r = wk.tid; r < plan.residuals.size(); r += cfg_.threads)
-          execute(wk, ws, profiler, plan.residuals[r]);
+        size_t r = wk.tid;
+        run_all(wk, ws, profiler, [&]() -> std::optional<uint32_t> {
+          if (r >= plan.residuals.size()) return std::nullopt;
+          const uint32_t i = plan.residuals[r];
+          r += cfg_.threads;
+          return i;
+        });
       } else {
-        for (size_t r; (r = round_.residual_next.fetch_add(1, std::memory_order_relaxed)) < plan.residuals.size();)
-          execute(wk, ws, profiler, plan.residuals[r]);
+        run_all(wk, ws, profiler, [&]() -> std::optional<uint32_t> {
+          const size_t r = round_.residual_next.fetch_add(1, std::memory_order_relaxed);
+          if (r >= plan.residuals.size()) return std::nullopt;
+          return plan.residuals[r];
+        });
       }
       wk.residual_commits += wk.stats.commits - commits;
       wk.residual_retries += wk.stats.aborts - aborts;
@@ -167,49 +188,107 @@ class BundleWorkerLoop {
     const bool cc_free = q.mode == BundleQueue::Mode::kWithoutCC;
     auto& txn = txn_of<kProfile>(wk);
     txn.set_cc_free(cc_free);
-    for (uint32_t i : q.txns) {
-      if (execute(wk, ws, profiler, i) && txn.log_enabled())
-        wk.tags.push_back(verify::QueueTag{txn.id(), round_.seq, queue_id, cc_free});
-    }
+    size_t next = 0;
+    run_all(
+        wk, ws, profiler,
+        [&]() -> std::optional<uint32_t> {
+          if (next == q.txns.size()) return std::nullopt;
+          return q.txns[next++];
+        },
+        [](uint32_t) {},
+        [&] {
+          if (txn.log_enabled()) wk.tags.push_back(verify::QueueTag{txn.id(), round_.seq, queue_id, cc_free});
+        });
   }
 
   // Runs the lane's transactions in the order TsDEFER picks (TSKD §5): an
-  // aborted one is retried at once (inside execute), then regPos.
+  // aborted one is retried at once (inside execute), or parked, then regPos.
   template <bool kProfile>
   void run_deferred(Worker& wk, typename W::ThreadState& ws, AttemptProfiler<kProfile>& profiler, TsDefer& td,
                     const std::vector<uint32_t>& lane, BundleQueue::Mode mode, std::optional<uint64_t> queue_id) {
     const bool cc_free = mode == BundleQueue::Mode::kWithoutCC;
     auto& txn = txn_of<kProfile>(wk);
     txn.set_cc_free(cc_free);
-    while (const std::optional<uint32_t> id = td.next(wk.tid, wk.rng)) {
-      const uint32_t i = lane[*id];
-      if (execute(wk, ws, profiler, i) && queue_id && txn.log_enabled())
-        wk.tags.push_back(verify::QueueTag{txn.id(), round_.seq, *queue_id, cc_free});
-      td.reg_pos(wk.tid);
+    run_all(
+        wk, ws, profiler,
+        [&]() -> std::optional<uint32_t> {
+          const std::optional<uint32_t> id = td.next(wk.tid, wk.rng);
+          if (!id) return std::nullopt;
+          return lane[*id];
+        },
+        [&](uint32_t) { td.reg_pos(wk.tid); },
+        [&] {
+          if (queue_id && txn.log_enabled())
+            wk.tags.push_back(verify::QueueTag{txn.id(), round_.seq, *queue_id, cc_free});
+        });
+  }
+
+  // Runs the transactions `next` yields (std::nullopt: no more) under the
+  // run's abort policy, until each one committed or ended: `tried(i)` after
+  // a new transaction's first run (it committed, ended or was parked),
+  // `committed()` right after any commit (the worker's txn still holds it).
+  // With an abort buffer, a parked transaction whose penalty is over runs
+  // before a new one; with every slot taken the worker idles until the
+  // first is ready; and the buffer is empty when this returns.
+  template <bool kProfile, class Next, class Tried = void (*)(uint32_t), class Committed = void (*)()>
+  void run_all(Worker& wk, typename W::ThreadState& ws, AttemptProfiler<kProfile>& profiler, Next&& next,
+               Tried&& tried = [](uint32_t) {}, Committed&& committed = [] {}) {
+    AbortBuffer<typename Worker::Parked>* parked = wk.parked ? &*wk.parked : nullptr;
+    bool more = true;
+    while (more || (parked != nullptr && !parked->empty())) {
+      if (parked != nullptr && !parked->empty()) {
+        if (const auto ready = parked->take_ready(now_ns())) {
+          if (execute(wk, ws, profiler, ready->i, ready->retries) == Ran::kCommitted) committed();
+          continue;
+        }
+        if (parked->full() || !more) {  // every slot waits, or nothing new is left: idle until the first is ready
+          profiler.backoff([&] { idle_until_ns(cfg_, parked->earliest_ready_ns()); });
+          continue;
+        }
+      }
+      const std::optional<uint32_t> i = next();
+      if (!i) {
+        more = false;
+        continue;
+      }
+      const Ran ran = execute(wk, ws, profiler, *i, 0);
+      tried(*i);
+      if (ran == Ran::kCommitted) committed();
     }
   }
 
-  // Runs transaction i of the batch until it commits (true) or aborts
-  // logically (false).
+  enum class Ran { kCommitted, kEnded, kParked };
+
+  // Runs transaction i of the batch, from its attempt number `retries`,
+  // until it commits, aborts logically (kEnded), or, with an abort buffer,
+  // a conflict abort parks it for a penalty uniform in [0,
+  // --abort_penalty_us] (kParked; run_all() takes a slot out before it runs
+  // a transaction, so one is free).
   template <bool kProfile>
-  bool execute(Worker& wk, typename W::ThreadState& ws, AttemptProfiler<kProfile>& profiler, uint32_t i) {
+  Ran execute(Worker& wk, typename W::ThreadState& ws, AttemptProfiler<kProfile>& profiler, uint32_t i,
+              uint32_t retries) {
     const auto& req = round_.batch->requests[i];
     auto& txn = txn_of<kProfile>(wk);
     ThreadStats& st = wk.stats;
     // A transaction's latency runs from its batch's start (bundle_executor.h).
     const AttemptClock clock{round_.measuring, round_.start_ns, round_.measure_start_ns, cfg_.timeline};
-    for (uint32_t retries = 0;; ++retries) {
+    for (;; ++retries) {
       const uint64_t attempt_start = round_.record_costs ? now_ns() : 0;
       // A CC-free queue locks nothing up front (engine/exec/attempt.h).
       const TxnDesc* predicted = HasAcquireAll<CC> && !txn.cc_free() ? &round_.batch->descs[i] : nullptr;
       const RC rc = run_attempt(cc_, w_, txn, profiler, req, retries, false, predicted);
       if (rc == RC::kOk && round_.record_costs) round_.exec_ns[i] = now_ns() - attempt_start;  // this worker's slot
       const Attempted outcome = finish_attempt(w_, ws, st, req, rc, clock);
-      if (outcome == Attempted::kCommitted) return true;
-      if (outcome == Attempted::kRolledBack) return false;  // rolled back by design: not retried
+      if (outcome == Attempted::kCommitted) return Ran::kCommitted;
+      if (outcome == Attempted::kRolledBack) return Ran::kEnded;  // rolled back by design: not retried
       if (rc == RC::kPredictionMismatch) {  // OLLP: to the next batch's analysis (§5.6.4)
         wk.deferred.push_back(i);
-        return false;
+        return Ran::kEnded;
+      }
+      if (wk.parked) {
+        const uint64_t penalty_ns = wk.rng.below(uint64_t{cfg_.abort_penalty_us} * 1000 + 1);
+        wk.parked->park({i, retries + 1}, now_ns() + penalty_ns);
+        return Ran::kParked;
       }
       profiler.backoff([&] { backoff_after_abort(cfg_, wk.rng, retries); });
     }

@@ -365,9 +365,9 @@ class OnlineExecutor {
       describe_buffer(requests);
     }
     const uint64_t quota = quota_of(tid);
-    std::optional<Parked> parked;  // --abort_policy=buffer (not with TsDEFER or reorder: EngineConfig checks)
+    std::optional<Parked> parked;  // --abort_policy=buffer (not with reorder's batches: rundb/frontends.cpp checks)
     if (cfg_.abort_buffer()) {
-      if (kDefer || kReorder) throw std::logic_error("--abort_policy=buffer with a front-end's order");
+      if (kReorder) throw std::logic_error("--abort_policy=buffer with reorder's batches");
       parked.emplace(cfg_.abort_buffer_size);
     }
     wait_for_start();
@@ -397,7 +397,7 @@ class OnlineExecutor {
       Resume next_request;
       if constexpr (kReorder) {
         next_request.pick = reordered_request(batch[in_batch++]);
-      } else if (parked) {  // DBx1000's order: a parked request whose penalty is over, else a new one
+      } else if (parked) {  // DBx1000's order: a parked request whose penalty is over, else a new one (TsDEFER's)
         if (auto ready = parked->take_ready(now_ns())) {
           next_request = *ready;
         } else if (parked->full()) {  // every slot waits: idle until the first is ready
@@ -486,7 +486,12 @@ class OnlineExecutor {
   // --retry_aborted=false, until its first conflict abort drops it),
   // retrying after a backoff, or, with an abort buffer (`parked`), until
   // its next conflict abort parks it there; returns false if the run ended
-  // between its attempts.
+  // between its attempts. With TsDEFER, headp moves past a request when it
+  // leaves the worker's hands the first time: it finished, was dropped, or
+  // was parked (a parked request is retried from the buffer, not from
+  // TsDEFER's queue, and the lookups see the queue's next one as active
+  // [INF: the TSKD paper, in DBx1000, does not say how TsDEFER meets
+  // DBx1000's abort buffer]).
   template <bool kDefer, bool kReorder, class TxnT, class Profiler>
   bool run_request(int tid, Random& rng, TxnT& txn, Profiler& profiler, ThreadStats& st,
                    typename W::ThreadState& ws, Resume resume, bool measuring, uint64_t measure_start,
@@ -495,7 +500,8 @@ class OnlineExecutor {
     const auto& req = *pick.req;
     bool read_only = false;
     if constexpr (HasReadOnlyRequests<W>) read_only = w_.read_only(req);
-    const uint64_t start = resume.retries > 0 ? resume.start_ns : now_ns();  // the latency counts from the first try
+    const bool resumed = resume.retries > 0;  // from the abort buffer: TsDEFER's headp moved past it when parked
+    const uint64_t start = resumed ? resume.start_ns : now_ns();  // the latency counts from the first try
     const bool time_attempts = measuring && req.type == attempt_type_;  // --attempt_latency_type
     for (uint32_t retries = resume.retries;; ++retries) {
       if constexpr (kLocksPredicted && HasDescriptionEpoch<W> && !kReorder) {
@@ -510,7 +516,7 @@ class OnlineExecutor {
         st.attempts.record(classify_attempt(cc_, txn, rc), now_ns() - attempt_start);
       if (finish_attempt(w_, ws, st, req, rc, {measuring, start, measure_start, cfg_.timeline}) !=
           Attempted::kConflict) {  // committed, or rolled back by design: not retried
-        if constexpr (kDefer) tsdefer_->reg_pos(tid);
+        if constexpr (kDefer) if (!resumed) tsdefer_->reg_pos(tid);
         return true;
       }
       if (phase_.load(std::memory_order_relaxed) == kDone) return false;
@@ -521,6 +527,7 @@ class OnlineExecutor {
       if (parked != nullptr) {  // DBx1000: park it for a penalty uniform in [0, --abort_penalty_us]
         const uint64_t penalty_ns = rng.below(uint64_t{cfg_.abort_penalty_us} * 1000 + 1);
         parked->park({pick, retries + 1, start}, now_ns() + penalty_ns);
+        if constexpr (kDefer) if (!resumed) tsdefer_->reg_pos(tid);
         return true;
       }
       profiler.backoff([&] { backoff(rng, retries); });

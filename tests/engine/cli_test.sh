@@ -62,9 +62,9 @@ refused_quickly micro_objects --workload=micro --micro_objects=1099511627776 --t
 refused runtime_skew "$tmp/r.json" --workload=micro --runtime_skew --out="$tmp/r.json"
 refused io_latency_l "$tmp/r.json" --workload=smallbank --io_latency_l=5 --out="$tmp/r.json"
 
-# DBx1000's abort buffer parks requests of the online executor's own order:
-# refused with a front-end's order, without retries, and with a bad name.
-refused abort_policy "$tmp/r.json" --workload=ycsb --table_size=100 --abort_policy=buffer --frontend=tsdefer \
+# DBx1000's abort buffer parks aborted requests and runs others meanwhile:
+# refused with reorder's planned batches, without retries, and with a bad name.
+refused abort_policy "$tmp/r.json" --workload=ycsb --table_size=100 --abort_policy=buffer --frontend=reorder \
   --out="$tmp/r.json"
 refused abort_policy "$tmp/r.json" --workload=ycsb --table_size=100 --abort_policy=buffer --retry_aborted=false \
   --out="$tmp/r.json"

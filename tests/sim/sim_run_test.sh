@@ -201,22 +201,32 @@ EOF
     # --abort_policy=buffer (engine/exec/abort_buffer.h): at 16 virtual cores on 4 warehouses NoWait aborts
     # often; with the backoff its cores idle after each abort, with DBx1000's buffer they run new requests
     # meanwhile, so the cores' sleep share must fall and the commits rise; both runs stay serializable.
+    # With a front-end (the flags after the binary: TsDEFER's picks, or a bundle front-end's queues and
+    # residual phase) the same, except that a bundle run commits whole batches, the same number under both
+    # policies: there the commits must not fall.
+    front_end=("${@:3}")
     declare -A sleep_share commits
     for policy in backoff buffer; do
       "$bin" --workload=tpcc --mix=neworder_payment --warehouses=4 --threads=16 --sim_physical_cores=16 \
         --duration=0.01 --warmup=0.002 --seed=3 --load_threads=1 --abort_policy=$policy --verify \
-        --out="$tmp/$policy.json" || fail "NoWait, --abort_policy=$policy: exited $?"
+        "${front_end[@]}" --out="$tmp/$policy.json" || fail "${front_end[*]} --abort_policy=$policy: exited $?"
       [[ $(field "$tmp/$policy.json" "d['config']['abort_policy']") == "$policy" ]] || fail "abort_policy not echoed"
       sleep_share[$policy]=$(field "$tmp/$policy.json" \
         "round(1000 * (lambda c: c['sleep'] / sum(c.values()))(d['sim']['time_breakdown']['cores']))")
       commits[$policy]=$(field "$tmp/$policy.json" "d['commits']")
       echo "--abort_policy=$policy: sleep share ${sleep_share[$policy]}/1000, commits ${commits[$policy]}"
     done
-    # Measured (seed 3, the built-in table): 729 and 588 per mille, 9,067 and 11,585 commits.
+    # Measured (seed 3, the built-in table): NoWait 729 and 588 per mille, 9,067 and 11,585 commits; NoWait
+    # under TsDEFER 731 and 591; OCC under TSKD[C] 142 and 13, 9,943 commits both.
     [[ ${sleep_share[buffer]} -lt $((sleep_share[backoff] * 9 / 10)) ]] ||
       fail "the buffer's sleep share ${sleep_share[buffer]} is not 10 % under the backoff's ${sleep_share[backoff]}"
-    [[ ${commits[buffer]} -gt ${commits[backoff]} ]] ||
-      fail "the buffer committed ${commits[buffer]}, the backoff ${commits[backoff]}"
+    if [[ " ${front_end[*]} " == *" --frontend=tskd-"* ]]; then
+      [[ ${commits[buffer]} -ge ${commits[backoff]} ]] ||
+        fail "the buffer committed ${commits[buffer]}, the backoff ${commits[backoff]}"
+    else
+      [[ ${commits[buffer]} -gt ${commits[backoff]} ]] ||
+        fail "the buffer committed ${commits[buffer]}, the backoff ${commits[backoff]}"
+    fi
     ;;
   partcc_livelock)
     echo '{"txn_begin": 2.76, "index_probe": 13.67, "row_read": 36.72, "row_write": 53.56, "row_install": 16.14,

@@ -205,6 +205,11 @@ void rmw(const void* addr);
 void spin(const char* file, int line);
 // The current fiber waits (without spinning) until virtual time t.
 void sleep_until_ns(uint64_t t);
+// The current fiber's transaction works until virtual time t without touching
+// shared state: a workload's modelled work (runtime skew's lower bound, I/O
+// latency). As sleep_until_ns, but its time is the breakdown's `delay`, not
+// `sleep`, so that a workload's own length is not read as idle cores.
+void delay_until_ns(uint64_t t);
 // A thread_local word that each fiber keeps its own copy of (saved and
 // restored at every switch) during the simulations that follow.
 void fiber_local(uint64_t* word);
@@ -246,6 +251,7 @@ inline constexpr bool in_fiber() { return false; }
 inline constexpr uint64_t now_ns() { return 0; }
 inline constexpr uint32_t current_id() { return 0; }
 inline void sleep_until_ns(uint64_t) {}
+inline void delay_until_ns(uint64_t) {}
 inline void fiber_local(uint64_t*) {}
 inline void charge(Op) {}
 inline void work_type(uint32_t) {}

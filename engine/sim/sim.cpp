@@ -880,16 +880,22 @@ void spin(const char* file, int line) {
   detail::maybe_yield(f);
 }
 
-void sleep_until_ns(uint64_t t) {
+namespace {
+// The current fiber's clock moves to virtual time t (if later), the time charged as `kind`.
+void wait_until_ns(uint64_t t, TimeKind kind) {
   Fiber* f = state().current;
   if (f == nullptr) return;
   ++detail::hot.events;
   const uint64_t until = std::max(f->now_ps, t * kPsPerNs);
-  f->time_ps[static_cast<size_t>(TimeKind::kSleep)] += until - f->now_ps;
+  f->time_ps[static_cast<size_t>(kind)] += until - f->now_ps;
   if (f->now_ps > detail::hot.stall_deadline_ps && f->core) [[unlikely]] stalled(state(), f);
   f->now_ps = until;
   detail::maybe_yield(f);
 }
+}  // namespace
+
+void sleep_until_ns(uint64_t t) { wait_until_ns(t, TimeKind::kSleep); }
+void delay_until_ns(uint64_t t) { wait_until_ns(t, TimeKind::kDelay); }
 
 void fiber_local(uint64_t* word) {
   State& s = state();

@@ -97,14 +97,15 @@ enum class TimeKind : uint8_t {
   kRmwQueued,     // rmw(): waiting for the line's previous RMW to end (busy_until)
   kLineTransfer,  // touch() and rmw(): a line moving from another core
   kSpin,          // spin(): spin rounds
-  kSleep,         // sleep_until_ns(): the backoff after an abort, the extensions' waits
+  kSleep,         // sleep_until_ns(): the backoff after an abort, an executor's idle waits
+  kDelay,         // delay_until_ns(): a workload's modelled work (runtime skew's lower bound, I/O latency)
   kParked,        // park() until unpark(), the wake-up included
   kIdle,          // a core that ended before the window did: the rest of the window
   kCount
 };
 inline constexpr size_t kTimeKindCount = static_cast<size_t>(TimeKind::kCount);
 inline constexpr const char* kTimeKindNames[kTimeKindCount] = {
-    "local_work", "shared_access", "rmw", "rmw_queued", "line_transfer", "spin", "sleep", "parked", "idle"};
+    "local_work", "shared_access", "rmw", "rmw_queued", "line_transfer", "spin", "sleep", "delay", "parked", "idle"};
 
 // One virtual core in the last simulation's window (RunStats::cores).
 struct CoreTime {

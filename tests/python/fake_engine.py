@@ -281,7 +281,8 @@ def simulate(args: argparse.Namespace, document: dict) -> None:
 
 def fake_time_breakdown(args: argparse.Namespace) -> dict:
     """sim.time_breakdown (docs/sim.md, "Where the time goes"): every core all local work over the interval."""
-    kinds = ["local_work", "shared_access", "rmw", "rmw_queued", "line_transfer", "spin", "sleep", "parked", "idle"]
+    kinds = ["local_work", "shared_access", "rmw", "rmw_queued", "line_transfer", "spin", "sleep", "delay", "parked",
+             "idle"]
     core = {kind: args.duration if kind == "local_work" else 0.0 for kind in kinds}
     return {"window": "measured", "window_seconds": args.duration,
             "cores": {kind: value * args.threads for kind, value in core.items()},

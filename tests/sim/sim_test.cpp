@@ -649,7 +649,8 @@ TEST_F(SimTest, TimeBreakdownKindsAndTheMeasuredInterval) {
     while (!woken) list.wait();                              // parked from 102 to 130
   });
   g.spawn([&] {
-    sleep_until_ns(130);
+    sleep_until_ns(100);  // idle: sleep
+    delay_until_ns(130);  // a workload's modelled work: delay, not sleep
     woken = true;
     list.notify_all();
   });
@@ -664,7 +665,9 @@ TEST_F(SimTest, TimeBreakdownKindsAndTheMeasuredInterval) {
   EXPECT_EQ(ns(TimeKind::kParked), 28u);
   EXPECT_EQ(ns(TimeKind::kLocalWork), 0u);
   EXPECT_EQ(ns(TimeKind::kIdle), 0u);
-  EXPECT_EQ(r.cores[1].ps[static_cast<size_t>(TimeKind::kSleep)] / 1000, 130u);
+  EXPECT_EQ(ns(TimeKind::kDelay), 0u);
+  EXPECT_EQ(r.cores[1].ps[static_cast<size_t>(TimeKind::kSleep)] / 1000, 100u);
+  EXPECT_EQ(r.cores[1].ps[static_cast<size_t>(TimeKind::kDelay)] / 1000, 30u);
 
   // The marks, from the main body at 50 and 150 virtual ns: core 0 runs
   // index probes (10 ns) and is due after the main body only once it is

@@ -46,14 +46,14 @@ void refuse_extensions(const ExtensionOptions& ext, const std::string& workload,
 // (engine/sim/sim.h): the delay is virtual time, not spin rounds.
 void spin_until_ns(uint64_t deadline_ns) {
   if constexpr (kSimBuild) {
-    if (sim::in_fiber()) return sim::sleep_until_ns(deadline_ns);
+    if (sim::in_fiber()) return sim::delay_until_ns(deadline_ns);
   }
   while (now_ns() < deadline_ns) cpu_relax();
 }
 
 void spin_cycles(uint64_t cycles) {
   if constexpr (kSimBuild) {
-    if (sim::in_fiber()) return sim::sleep_until_ns(now_ns() + cycles * 2 / 5);  // 2.5 cycles per ns
+    if (sim::in_fiber()) return sim::delay_until_ns(now_ns() + cycles * 2 / 5);  // 2.5 cycles per ns
   }
 #if defined(__x86_64__) || defined(__i386__)
   const uint64_t start = __rdtsc();

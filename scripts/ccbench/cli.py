@@ -15,7 +15,7 @@ from typing import Callable
 
 from ccbench.analysis.decide import run_until_decided
 from ccbench.errors import ConfigError, UsageError
-from ccbench.load import DEFAULT_THRESHOLD_CORES
+from ccbench.load import DEFAULT_QUIET_WAIT_S, DEFAULT_THRESHOLD_CORES
 from ccbench.report import figures_doc, flags_doc
 from ccbench.report.fidelity import FIDELITY_FIGURES, Settings, write_fidelity
 from ccbench.report.pipeline import FigureOutcome, load_catalog, process_figure
@@ -52,9 +52,10 @@ def _parser() -> argparse.ArgumentParser:
     quiet.add_argument("--quiet-threshold", type=_non_negative(float), default=DEFAULT_THRESHOLD_CORES,
                        metavar="CORES", help="a run during which other processes (or steal time) used more than "
                        f"this many cores is noisy (default {DEFAULT_THRESHOLD_CORES:g}: 10%% of one core)")
-    quiet.add_argument("--quiet-wait", type=_non_negative(float), default=300, metavar="SECONDS",
-                       help="--require-quiet: wait at most this long for a quiet machine before each point, then "
-                       "run anyway (default 300)")
+    quiet.add_argument("--quiet-wait", type=_non_negative(float), default=DEFAULT_QUIET_WAIT_S, metavar="SECONDS",
+                       help="wait at most this long for a quiet machine before a cost-table calibration or a "
+                       "work-scale fit (which time native runs), and with --require-quiet before each point; then "
+                       f"go on anyway (default {DEFAULT_QUIET_WAIT_S:g})")
     quiet.add_argument("--noisy-retries", type=_non_negative(int), default=2, metavar="N",
                        help="--require-quiet: run a point measured noisy again at most N times (default 2)")
     quiet.add_argument("--sim-workers", type=_non_negative(int, 1), default=None, metavar="N",
@@ -284,7 +285,8 @@ def _run_points(figures: list[ResolvedFigure], workspace: Workspace, args) -> in
                          "the results of the runs")
     _check_simulated(figures, args)
     sweep = functools.partial(run_sweep, figures, workspace, _backend(args, workspace), retry_failed=args.retry_failed,
-                              progress=not args.quiet, quiet_threshold_cores=args.quiet_threshold)
+                              progress=not args.quiet, quiet_threshold_cores=args.quiet_threshold,
+                              quiet_wait_s=args.quiet_wait)
     summary = sweep(dry_run=args.dry_run)
     if args.budget:
         print(budget(figures, workspace, set(summary.pending_keys)).describe(args.machines or 1))

@@ -28,6 +28,8 @@ from pathlib import Path
 from typing import Callable
 
 DEFAULT_THRESHOLD_CORES = 0.1
+# How long a run, calibration or work-scale fit waits for a quiet machine before it goes on (--quiet-wait).
+DEFAULT_QUIET_WAIT_S = 300.0
 QUIET_WINDOW_S = 1.0          # how long the quiet check watches the machine before a point
 QUIET_POLL_S = 5.0            # how long it sleeps between checks while the machine is busy
 PROC_ROOT_VARIABLE = "CCBENCH_PROC_ROOT"

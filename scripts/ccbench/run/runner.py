@@ -9,7 +9,7 @@ from typing import Callable, Sequence
 
 from tqdm import tqdm
 
-from ccbench.load import DEFAULT_THRESHOLD_CORES
+from ccbench.load import DEFAULT_QUIET_WAIT_S, DEFAULT_THRESHOLD_CORES
 from ccbench.run.backends import LocalBackend
 from ccbench.run.engine import (STATUS_ERROR, STATUS_FAILED, STATUS_OK, Task, build_arguments, build_binaries,
                             build_plan, command_files, program_digest)
@@ -85,14 +85,16 @@ def run_sweep(figures: Sequence[ResolvedFigure], workspace: Workspace, backend, 
               retry_failed: bool = False, dry_run: bool = False, progress: bool = True,
               log: Callable[[str], None] = lambda message: print(message, file=sys.stderr),
               points: Sequence[Point] | None = None,
-              quiet_threshold_cores: float = DEFAULT_THRESHOLD_CORES) -> SweepSummary:
+              quiet_threshold_cores: float = DEFAULT_THRESHOLD_CORES,
+              quiet_wait_s: float = DEFAULT_QUIET_WAIT_S) -> SweepSummary:
     """Run what the store lacks of the figures' points (or of `points`, e.g. the further repetitions
-    of --until-decided); a run whose other-process CPU exceeds quiet_threshold_cores is marked noisy."""
+    of --until-decided); a run whose other-process CPU exceeds quiet_threshold_cores is marked noisy; a
+    calibration or work-scale fit waits up to quiet_wait_s for a quiet machine first."""
     check_protocols(figures, workspace)   # before any build: a misspelt protocol is a config error
     tasks = tasks_for(figures, workspace, points)
     return run_tasks(list(tasks.values()), workspace, backend, retry_failed=retry_failed, dry_run=dry_run,
                      progress=progress, log=log, quiet_threshold_cores=quiet_threshold_cores,
-                     description=", ".join(f.figure_id for f in figures),
+                     quiet_wait_s=quiet_wait_s, description=", ".join(f.figure_id for f in figures),
                      before_running=lambda: check_flags(figures, workspace))
 
 
@@ -100,6 +102,7 @@ def run_tasks(tasks: Sequence[Task], workspace: Workspace, backend, *, descripti
               retry_failed: bool = False, rerun: bool = False, dry_run: bool = False, progress: bool = True,
               log: Callable[[str], None] = lambda message: print(message, file=sys.stderr),
               quiet_threshold_cores: float = DEFAULT_THRESHOLD_CORES,
+              quiet_wait_s: float = DEFAULT_QUIET_WAIT_S,
               before_running: Callable[[], None] = lambda: None) -> SweepSummary:
     """The one runner of the figures, the benchmarks and the soak: build the tasks' binaries, run (in the
     given order, under one progress bar) those the store lacks or holds from another build, and store each
@@ -117,8 +120,8 @@ def run_tasks(tasks: Sequence[Task], workspace: Workspace, backend, *, descripti
     # a simulation's missing cost table is calibrated then.
     if not dry_run:
         runnable = _build_what_is_needed(runnable, workspace, summary, log)
-        runnable = _calibrate_what_is_needed(runnable, workspace, summary, log, quiet_threshold_cores)
-        runnable = _fit_work_scales(runnable, workspace, summary, log, quiet_threshold_cores)
+        runnable = _calibrate_what_is_needed(runnable, workspace, summary, log, quiet_threshold_cores, quiet_wait_s)
+        runnable = _fit_work_scales(runnable, workspace, summary, log, quiet_threshold_cores, quiet_wait_s)
         before_running()
     digests: dict[tuple[str, ...], str | None] = {}
     pending = []
@@ -204,7 +207,8 @@ def _run_with_postgres(tasks: list[Task], workspace: Workspace, local_backend, o
 
 
 def _calibrate_what_is_needed(tasks: list[Task], workspace: Workspace, summary: SweepSummary,
-                              log: Callable[[str], None], quiet_threshold_cores: float) -> list[Task]:
+                              log: Callable[[str], None], quiet_threshold_cores: float,
+                              quiet_wait_s: float) -> list[Task]:
     """Calibrate each missing cost table of the simulated runs with the simulation binary of the first run
     that names it (calibration.calibrate), then have that run's binary check each table (--validate_only): a table
     it refuses (one from an older build lacks an op) would fail every run and work-scale fit that reads it,
@@ -216,7 +220,7 @@ def _calibrate_what_is_needed(tasks: list[Task], workspace: Workspace, summary: 
             continue
         if not Path(task.cost_table).is_file():
             problem = calibration.calibrate(workspace.argv(task.program, task.cc, task.variant), Path(task.cost_table),
-                                    log=log, threshold_cores=quiet_threshold_cores)
+                                    log=log, threshold_cores=quiet_threshold_cores, max_wait_s=quiet_wait_s)
             if problem:
                 log(f"ccbench: {problem}")
                 failed[task.cost_table] = f"no cost table: {problem}"
@@ -233,7 +237,7 @@ def _calibrate_what_is_needed(tasks: list[Task], workspace: Workspace, summary: 
 
 
 def _fit_work_scales(tasks: list[Task], workspace: Workspace, summary: SweepSummary,
-                     log: Callable[[str], None], quiet_threshold_cores: float) -> list[Task]:
+                     log: Callable[[str], None], quiet_threshold_cores: float, quiet_wait_s: float) -> list[Task]:
     """Give each simulated engine run whose profile fits work scales its --sim_work_scale (workscale.py):
     the stored fit of its configuration, else a new one (which builds the native binary it compares with).
     A run whose fit fails is not run, with the reason."""
@@ -259,7 +263,7 @@ def _fit_work_scales(tasks: list[Task], workspace: Workspace, summary: SweepSumm
                 cost_table = Path(task.cost_table)
                 fitted[key] = workscale.ensure(key, workspace.argv(task.program, task.cc), sim_argv, flags,
                                                cost_table, calibration.file_digest(cost_table), log=log,
-                                               threshold_cores=quiet_threshold_cores)
+                                               threshold_cores=quiet_threshold_cores, max_wait_s=quiet_wait_s)
             except workscale.FitFailed as error:
                 log(f"ccbench: no work scale for {key}: {error}")
                 failed[key] = f"no work scale: {error}"

@@ -41,6 +41,13 @@ class AbortBuffer {
     }
   }
 
+  // REQUIRES: !full(). Parks the entry until now_ns plus DBx1000's penalty,
+  // uniform in [0, penalty_us] microseconds (drawn from rng, a Random).
+  template <class Rng>
+  void park_for_penalty(const Entry& e, uint64_t now_ns, Rng& rng, uint32_t penalty_us) {
+    park(e, now_ns + rng.below(uint64_t{penalty_us} * 1000 + 1));
+  }
+
   // The first slot (in slot order) whose ready time has passed at now_ns,
   // removed from the buffer; none if no parked entry is ready.
   std::optional<Entry> take_ready(uint64_t now_ns) {

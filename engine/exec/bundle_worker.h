@@ -286,8 +286,7 @@ class BundleWorkerLoop {
         return Ran::kEnded;
       }
       if (wk.parked) {
-        const uint64_t penalty_ns = wk.rng.below(uint64_t{cfg_.abort_penalty_us} * 1000 + 1);
-        wk.parked->park({i, retries + 1}, now_ns() + penalty_ns);
+        wk.parked->park_for_penalty({i, retries + 1}, now_ns(), wk.rng, cfg_.abort_penalty_us);
         return Ran::kParked;
       }
       profiler.backoff([&] { backoff_after_abort(cfg_, wk.rng, retries); });

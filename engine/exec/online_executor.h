@@ -525,8 +525,7 @@ class OnlineExecutor {
         return true;
       }
       if (parked != nullptr) {  // DBx1000: park it for a penalty uniform in [0, --abort_penalty_us]
-        const uint64_t penalty_ns = rng.below(uint64_t{cfg_.abort_penalty_us} * 1000 + 1);
-        parked->park({pick, retries + 1, start}, now_ns() + penalty_ns);
+        parked->park_for_penalty({pick, retries + 1, start}, now_ns(), rng, cfg_.abort_penalty_us);
         if constexpr (kDefer) if (!resumed) tsdefer_->reg_pos(tid);
         return true;
       }

@@ -35,6 +35,28 @@ TEST(AbortBuffer, TakesTheFirstReadySlotInSlotOrder) {
   EXPECT_EQ(b.earliest_ready_ns(), std::numeric_limits<uint64_t>::max());
 }
 
+// The penalty is uniform in [0, penalty_us] µs after now: a draw of 0 is
+// ready at once, the largest draw (penalty_us x 1000) exactly at the bound.
+TEST(AbortBuffer, ParksForAPenaltyDrawnUpToItsBound) {
+  struct Draw {  // Random's below(n): here the largest or the smallest value in [0, n)
+    bool largest;
+    uint64_t asked = 0;
+    uint64_t below(uint64_t n) {
+      asked = n;
+      return largest ? n - 1 : 0;
+    }
+  };
+  AbortBuffer<int> b(2);
+  Draw top{true}, bottom{false};
+  b.park_for_penalty(1, /*now_ns=*/5000, top, /*penalty_us=*/100);
+  EXPECT_EQ(top.asked, 100001u);  // 0 .. 100,000 ns inclusive
+  b.park_for_penalty(2, 5000, bottom, 100);
+  EXPECT_EQ(b.earliest_ready_ns(), 5000u);
+  EXPECT_EQ(b.take_ready(5000), 2);
+  EXPECT_FALSE(b.take_ready(104999).has_value());
+  EXPECT_EQ(b.take_ready(105000), 1);
+}
+
 // Randomized against a brute-force model: a list of (slot, entry, ready).
 TEST(AbortBuffer, MatchesABruteForceModel) {
   std::mt19937_64 rng(7);

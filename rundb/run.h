@@ -122,6 +122,11 @@ int run_online(const EngineConfig& cfg, W& workload) {
     out = exec.template run<kProfile>();
   }
   if (out.stats.commits == 0) return refuse_zero_commits(cfg, out.stats, out.measured_s);
+  // A workload that can tell its measured interval was not what the flags
+  // asked for (TSKD's runtime skew still calibrating, workloads/extensions/
+  // extended.h) refuses it here: a ConfigError, exit 2, nothing written.
+  if constexpr (requires { workload.check_measurement(out.stats.commits); })
+    workload.check_measurement(out.stats.commits);
   const auto invariants = workload.check_invariants(out.workload_states);
 
   verify::CheckResult check;

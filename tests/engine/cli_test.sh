@@ -79,7 +79,7 @@ refused abort_buffer_size "$tmp/r.json" --workload=ycsb --table_size=100 --abort
 # violation (exit 3), and then it has shown what it can, for the rest of this
 # test checks serializable runs.
 declare -A sections=(
-  [ycsb]="--table_size=1000 --memory_bound --pin --runtime_skew --runtime_skew_calibration_txns=10 --io_latency_l=1"
+  [ycsb]="--table_size=1000 --memory_bound --pin --runtime_skew --runtime_skew_t_us=2 --io_latency_l=1"
   [tpcc]="--warehouses=1 --verify --timeline"
   [smallbank]="--smallbank_customers=1000 --attempt_latency_type=Balance"
   [tpcw]="--tpcw_items=1000"
@@ -91,6 +91,22 @@ declare -A sections=(
 $bundle && sections[tpcw]+=" --frontend=reorder"
 workers=2
 $serializable || workers=1
+# t_T calibrated in the warm-up: a worker still calibrating in the measured
+# interval commits without its runtime bound, so the run is refused after it
+# ends (exit 2 naming the count, nothing written); with a warm-up long enough
+# for its workers, the run reports the t_T it used and how many contributed.
+"$bin" --workload=ycsb --table_size=1000 --runtime_skew --runtime_skew_calibration_txns=1000000 --threads=$workers \
+  --warmup=0 --duration=0.05 --out="$tmp/r.json" 2>"$tmp/err"; rc=$?
+[[ $rc -eq 2 ]] || fail "a run still calibrating t_T in its measured interval exited $rc, want 2"
+grep -q -- "^error: --runtime_skew_calibration_txns: .* measured commits ran without runtime skew" "$tmp/err" ||
+  fail "the uncalibrated run's error does not say so: $(cat "$tmp/err")"
+[[ ! -e $tmp/r.json ]] || fail "the uncalibrated run wrote $tmp/r.json"
+"$bin" --workload=ycsb --table_size=1000 --runtime_skew --runtime_skew_calibration_txns=10 --threads=$workers \
+  --warmup=0.1 --duration=0.05 --out="$tmp/calibrated.json" 2>/dev/null || fail "a calibrated run exited $?"
+python3 -c 'import json, sys
+c = json.load(open(sys.argv[1]))["config"]
+assert c["runtime_skew_t_ns_used"] > 0 and c["runtime_skew_calibrated_workers"] >= 1, c' "$tmp/calibrated.json" ||
+  fail "the calibrated run does not report the t_T its worker measured"
 for wl in "${!sections[@]}"; do
   $partitioned_only && grep -qx "$wl" <<<"$unpartitioned" && continue  # only partitioned workloads (refused below)
   # shellcheck disable=SC2086

@@ -219,6 +219,51 @@ TEST(ExtendedTest, CalibrationMeasuresUndelayedCommitsThenAppliesTheBound) {
   expect_all_hold(e.check_invariants({ts}));
 }
 
+// A worker that finished calibrating in the warm-up measures with its
+// bounds; one still calibrating after the measured interval began commits
+// without them, and the run is refused naming the calibration count.
+TEST(ExtendedTest, CommitsStillCalibratingInTheMeasuredIntervalAreRefused) {
+  Micro m(micro_options());
+  m.load(1);
+  ExtensionOptions o;
+  o.runtime.enabled = true;
+  o.runtime.calibration_txns = 5;
+  CC cc;
+  Txn<CC> txn(cc, 0, nullptr);
+  Random rng(6);
+  auto commit = [&](Ext& e, Ext::ThreadState& ts, int n) {
+    for (int i = 0; i < n; ++i) {
+      Ext::Request r;
+      e.generate(rng, 0, r);
+      ASSERT_EQ(ccb::testing::run_once<CC>(e, txn, r, ts), RC::kOk);
+    }
+  };
+  {
+    Ext warmed(m, o);
+    Ext::ThreadState ts;
+    commit(warmed, ts, 10);  // 5 untimed + 5 timed: calibrated in the warm-up
+    warmed.on_measure_start(now_ns());
+    commit(warmed, ts, 5);
+    EXPECT_EQ(warmed.calibration().uncalibrated_measured_commits(), 0u);
+    EXPECT_NO_THROW(warmed.check_measurement(5));
+  }
+  Ext late(m, o);
+  Ext::ThreadState ts;
+  commit(late, ts, 4);  // still calibrating when the interval begins
+  late.on_measure_start(now_ns());
+  commit(late, ts, 6);  // its 5th-10th: measured with no delay, the last contributes t_T
+  commit(late, ts, 2);  // with the bound
+  EXPECT_GT(late.calibration().t_ns(), 0u);
+  EXPECT_EQ(late.calibration().uncalibrated_measured_commits(), 6u);
+  try {
+    late.check_measurement(8);
+    FAIL() << "a run with 6 undelayed measured commits was accepted";
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(e.flag, "runtime_skew_calibration_txns");
+    EXPECT_NE(std::string(e.what()).find("6 of the 8 measured commits"), std::string::npos) << e.what();
+  }
+}
+
 TEST(ExtendedTest, IoDelayHoldsTheTransactionBeforeCommit) {
   Micro m(micro_options());
   m.load(1);

@@ -21,8 +21,12 @@
 // the second half it times each committed attempt from the start of run() to
 // on_commit(), which the executor calls right after the commit. Then it
 // contributes the sum to the shared RuntimeCalibration and from its next
-// transaction on applies the delays with the published mean. The per-worker state travels from run() to
-// on_commit() through attempt_scratch (same thread, see its header).
+// transaction on applies the delays with the published mean. A worker that
+// is still calibrating when the measured interval begins would be measured
+// without its delays: such a run is refused after it ends
+// (check_measurement, naming --runtime_skew_calibration_txns), never
+// reported as a run with runtime skew. The per-worker state travels from
+// run() to on_commit() through attempt_scratch (same thread, see its header).
 //
 // Use: with_extensions(w, ExtensionOptions::from_flags(), f) calls f(w) when
 // both extensions are off (the plain workload, no wrapper on the hot path),
@@ -112,6 +116,7 @@ class Extended {
     inner_.on_commit(s.inner, r.inner);
     Worker& me = worker();
     if (!me.calibrating) return;
+    calibration_.count_uncalibrated_commit();
     const uint32_t k = opt_.runtime.calibration_txns;
     if (++me.n <= k) return;  // warming up
     me.sum_ns += now_ns() - me.start_ns;
@@ -188,12 +193,32 @@ class Extended {
   {
     return inner_.read_only(r.inner);
   }
-  // The clock of requests that change with time (HOT's moving hot set): without
-  // them a wrapped HOT would never move its hot records.
-  void on_measure_start(uint64_t now)
-    requires requires(W& w, uint64_t t) { w.on_measure_start(t); }
-  {
-    inner_.on_measure_start(now);
+  // The measured interval's start (the executors call it): from here on a
+  // worker still calibrating t_T commits without its delays (counted, see
+  // check_measurement), and the clock of requests that change with time
+  // (HOT's moving hot set), without which a wrapped HOT would never move its
+  // hot records.
+  void on_measure_start(uint64_t now) {
+    calibration_.start_measuring();
+    if constexpr (requires { inner_.on_measure_start(now); }) inner_.on_measure_start(now);
+  }
+  // After the run (rundb/run.h), before anything is written: a run in which
+  // a worker was still calibrating t_T in the measured interval measured
+  // transactions without their runtime bounds (all of them when no worker
+  // finished); it is refused, naming the flag, rather than reported as a
+  // run with runtime skew.
+  void check_measurement(uint64_t measured_commits) const {
+    const uint64_t undelayed = calibration_.uncalibrated_measured_commits();
+    if (undelayed == 0) return;
+    throw ConfigError(
+        "runtime_skew_calibration_txns",
+        std::to_string(undelayed) + " of the " + std::to_string(measured_commits) +
+            " measured commits ran without runtime skew: their worker had not finished calibrating t_T (" +
+            std::to_string(2 * uint64_t{opt_.runtime.calibration_txns}) + " commits each; " +
+            std::to_string(calibration_.workers()) +
+            " workers finished in the whole run) before the measured interval began. Allowed: a warm-up in which "
+            "every worker commits that many (a longer --warmup or a smaller --runtime_skew_calibration_txns), or "
+            "t_T fixed with --runtime_skew_t_us; no result written");
   }
   uint64_t description_epoch() const
     requires requires(const W& w) { { w.description_epoch() } -> std::convertible_to<uint64_t>; }

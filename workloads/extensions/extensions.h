@@ -111,13 +111,21 @@ class IoDelay {
 // workers: each worker times calibration_txns committed transactions after
 // as many untimed ones (from the start of the committed attempt to its
 // commit, with no extension delay applied) and contributes the sum once; the published t_T is
-// the mean over all contributions so far. Workers contribute within the first
-// few milliseconds of the run, i.e. in the warm-up ("t = average runtime
-// measured in warm-up", TSKD: "warm-up dry-run trails").
+// the mean over all contributions so far. Workers are to contribute in the
+// warm-up ("t = average runtime measured in warm-up", TSKD: "warm-up dry-run
+// trails"): a commit of a worker still calibrating after the measured
+// interval began ran without its delays, and is counted here
+// (uncalibrated_measured_commits; Extended<W> refuses such a run).
 class RuntimeCalibration {
  public:
   explicit RuntimeCalibration(uint64_t fixed_t_ns = 0) : t_ns_(fixed_t_ns), fixed_(fixed_t_ns > 0) {}
   bool fixed() const { return fixed_; }
+  void start_measuring() { measuring_.store(true, std::memory_order_release); }
+  // A commit of a worker that has not contributed yet.
+  void count_uncalibrated_commit() {
+    if (measuring_.load(std::memory_order_acquire)) uncalibrated_measured_.fetch_add(1, std::memory_order_relaxed);
+  }
+  uint64_t uncalibrated_measured_commits() const { return uncalibrated_measured_.load(std::memory_order_relaxed); }
   void contribute(uint64_t sum_ns, uint64_t n) {
     std::lock_guard<std::mutex> g(mu_);
     sum_ns_ += sum_ns;
@@ -135,6 +143,8 @@ class RuntimeCalibration {
  private:
   std::atomic<uint64_t> t_ns_;
   const bool fixed_;
+  std::atomic<bool> measuring_{false};
+  std::atomic<uint64_t> uncalibrated_measured_{0};
   mutable std::mutex mu_;
   uint64_t sum_ns_ = 0, n_ = 0;
   uint32_t workers_ = 0;

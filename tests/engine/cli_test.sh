@@ -101,8 +101,8 @@ $serializable || workers=1
 grep -q -- "^error: --runtime_skew_calibration_txns: .* measured commits ran without runtime skew" "$tmp/err" ||
   fail "the uncalibrated run's error does not say so: $(cat "$tmp/err")"
 [[ ! -e $tmp/r.json ]] || fail "the uncalibrated run wrote $tmp/r.json"
-"$bin" --workload=ycsb --table_size=1000 --runtime_skew --runtime_skew_calibration_txns=10 --threads=$workers \
-  --warmup=0.1 --duration=0.05 --out="$tmp/calibrated.json" 2>/dev/null || fail "a calibrated run exited $?"
+"$bin" --workload=ycsb --table_size=1000 --runtime_skew --runtime_skew_calibration_txns=1 --threads=$workers \
+  --warmup=0.5 --duration=0.05 --out="$tmp/calibrated.json" 2>/dev/null || fail "a calibrated run exited $?"
 python3 -c 'import json, sys
 c = json.load(open(sys.argv[1]))["config"]
 assert c["runtime_skew_t_ns_used"] > 0 and c["runtime_skew_calibrated_workers"] >= 1, c' "$tmp/calibrated.json" ||

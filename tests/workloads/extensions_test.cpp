@@ -50,6 +50,15 @@ MicroOptions micro_options() {
   return o;
 }
 
+// Generates and commits n fresh requests of e on one worker; each must commit.
+void commit_fresh(Ext& e, Txn<CC>& txn, Ext::ThreadState& ts, Random& rng, int n) {
+  for (int i = 0; i < n; ++i) {
+    Ext::Request r;
+    e.generate(rng, 0, r);
+    ASSERT_EQ(ccb::testing::run_once<CC>(e, txn, r, ts), RC::kOk);
+  }
+}
+
 TEST(RuntimeSkewTest, RanksFollowAZipfOverOneToP) {
   RuntimeSkewOptions o;
   o.enabled = true;
@@ -178,13 +187,11 @@ TEST(ExtendedTest, RuntimeLowerBoundDelaysEachCommit) {
   Txn<CC> txn(cc, 0, nullptr);
   Ext::ThreadState ts;
   Random rng(4);
+  Ext::Request one;
+  e.generate(rng, 0, one);
+  ASSERT_EQ(one.runtime_rank, 1u);  // p = 1: every rank is 1
   const uint64_t t0 = now_ns();
-  for (int i = 0; i < 20; ++i) {
-    Ext::Request r;
-    e.generate(rng, 0, r);
-    ASSERT_EQ(r.runtime_rank, 1u);
-    ASSERT_EQ(ccb::testing::run_once<CC>(e, txn, r, ts), RC::kOk);
-  }
+  commit_fresh(e, txn, ts, rng, 20);
   EXPECT_GE(now_ns() - t0, 20 * 200000u);
   EXPECT_EQ(e.calibration().t_ns(), 200000u);
 }
@@ -231,28 +238,21 @@ TEST(ExtendedTest, CommitsStillCalibratingInTheMeasuredIntervalAreRefused) {
   CC cc;
   Txn<CC> txn(cc, 0, nullptr);
   Random rng(6);
-  auto commit = [&](Ext& e, Ext::ThreadState& ts, int n) {
-    for (int i = 0; i < n; ++i) {
-      Ext::Request r;
-      e.generate(rng, 0, r);
-      ASSERT_EQ(ccb::testing::run_once<CC>(e, txn, r, ts), RC::kOk);
-    }
-  };
   {
     Ext warmed(m, o);
     Ext::ThreadState ts;
-    commit(warmed, ts, 10);  // 5 untimed + 5 timed: calibrated in the warm-up
+    commit_fresh(warmed, txn, ts, rng, 10);  // 5 untimed + 5 timed: calibrated in the warm-up
     warmed.on_measure_start(now_ns());
-    commit(warmed, ts, 5);
+    commit_fresh(warmed, txn, ts, rng, 5);
     EXPECT_EQ(warmed.calibration().uncalibrated_measured_commits(), 0u);
     EXPECT_NO_THROW(warmed.check_measurement(5));
   }
   Ext late(m, o);
   Ext::ThreadState ts;
-  commit(late, ts, 4);  // still calibrating when the interval begins
+  commit_fresh(late, txn, ts, rng, 4);  // still calibrating when the interval begins
   late.on_measure_start(now_ns());
-  commit(late, ts, 6);  // its 5th-10th: measured with no delay, the last contributes t_T
-  commit(late, ts, 2);  // with the bound
+  commit_fresh(late, txn, ts, rng, 6);  // its 5th-10th: measured with no delay, the last contributes t_T
+  commit_fresh(late, txn, ts, rng, 2);  // with the bound
   EXPECT_GT(late.calibration().t_ns(), 0u);
   EXPECT_EQ(late.calibration().uncalibrated_measured_commits(), 6u);
   try {

@@ -265,8 +265,9 @@ def run_case(case: Case, refusal_s: float, load_s: float) -> tuple[str, str | No
             # One refusal comes after the run, by design: t_T still calibrating in
             # the measured interval (workloads/README.md); it has the run's limit.
             after_run = case.binary.kind == "rundb" and POST_RUN_REFUSAL in stderr
-            if elapsed > (limit if after_run else refusal_s):
-                return "refused", f"exit 2 after {elapsed:.2f} s (> {refusal_s} s): {stderr.strip()[-200:]}"
+            bound_s = limit if after_run else refusal_s
+            if elapsed > bound_s:
+                return "refused", f"exit 2 after {elapsed:.2f} s (> {bound_s:g} s): {stderr.strip()[-200:]}"
             if out_file.exists():
                 return "refused", "exit 2 but the --out file was written"
             return "refused", None

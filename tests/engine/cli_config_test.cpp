@@ -29,6 +29,7 @@ std::string first_bad_flag(std::vector<std::string> args) {
 
 TEST(CommandLine, ValidFlagsPass) {
   EXPECT_EQ(first_bad_flag({"--workload=ycsb", "--threads=4", "--theta", "0.99", "--noverify", "--timeline"}), "");
+  EXPECT_EQ(first_bad_flag({"--partitions=4", "--home_partition=worker"}), "");
 }
 
 TEST(CommandLine, EachBadValueNamesItsFlag) {
@@ -47,6 +48,8 @@ TEST(CommandLine, EachBadValueNamesItsFlag) {
   EXPECT_EQ(first_bad_flag({"--table_size=10", "--req_per_txn=16"}), "req_per_txn");
   EXPECT_EQ(first_bad_flag({"--table_size=100", "--partitions=101"}), "partitions");
   EXPECT_EQ(first_bad_flag({"--table_size=100", "--partitions=10", "--req_per_txn=11"}), "req_per_txn");
+  EXPECT_EQ(first_bad_flag({"--home_partition=worker"}), "home_partition");  // needs --partitions
+  EXPECT_EQ(first_bad_flag({"--home_partition=any", "--partitions=4"}), "home_partition");
   EXPECT_EQ(first_bad_flag({"--txn_buffer=0"}), "txn_buffer");
   EXPECT_EQ(first_bad_flag({"--history_out=h.bin"}), "history_out");  // needs --verify
 }

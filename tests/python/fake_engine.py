@@ -71,6 +71,7 @@ def parse() -> argparse.Namespace:
     parser.add_argument("--read_ratio", type=float, default=0.5)
     parser.add_argument("--theta", type=float, default=0.6)
     parser.add_argument("--partitions", type=int, default=0)
+    parser.add_argument("--home_partition", default="uniform", choices=["uniform", "worker"])
     parser.add_argument("--noise", type=float, default=0.0)
     parser.add_argument("--misbehave", default="none",
                         choices=["none", "crash", "hang", "exit2", "exit3", "exit4", "unserializable", "nojson", "badjson",
@@ -133,6 +134,7 @@ def config(args: argparse.Namespace) -> dict:
         "retry_aborted": True, **PROTOCOL_OPTIONS.get(args.cc, {}),
         "table_size": args.table_size, "payload_size": args.payload_size, "req_per_txn": args.req_per_txn,
         "read_ratio": args.read_ratio, "theta": args.theta, "partitions": args.partitions,
+        "home_partition": args.home_partition,
         "compile": {"cc": args.cc, "build_type": "Release", "sanitize": "none", "native": False},
     }
 

@@ -10,7 +10,9 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <set>
 #include <stdexcept>
+#include <string>
 #include <tuple>
 #include <vector>
 
@@ -153,6 +155,35 @@ TEST(Generators, GenerateBeforePrepareIsALogicError) {
   Random rng(1);
   YcsbRequest r;
   EXPECT_THROW(g.generate(rng, 0, r), std::logic_error);
+}
+
+// Partitioned YCSB: a transaction's keys stay inside one key range; with
+// --home_partition=worker it is the worker's own (thread mod partitions), with
+// uniform every range is drawn for every worker.
+TEST(Generators, YcsbHomePartitionBindsAWorkerToItsRange) {
+  YcsbOptions o;
+  o.table_size = 1000, o.payload_size = 8, o.req_per_txn = 4, o.read_ratio = 0.5, o.key_skew.theta = 0.9;
+  o.partitions = 5;
+  for (const std::string home : {"worker", "uniform"}) {
+    o.home_partition = home;
+    YcsbGenerator g(o);
+    g.prepare();
+    Random rng(3);
+    for (uint32_t thread = 0; thread < 7; ++thread) {
+      std::set<uint64_t> ranges;
+      for (int t = 0; t < 200; ++t) {
+        YcsbRequest r;
+        g.generate(rng, thread, r);
+        const uint64_t range = r.key(0) / o.keys_per_partition();
+        for (uint32_t i = 1; i < r.n; ++i) EXPECT_EQ(r.key(i) / o.keys_per_partition(), range);
+        ranges.insert(range);
+      }
+      if (home == "worker")
+        EXPECT_EQ(ranges, std::set<uint64_t>{thread % o.partitions}) << thread;
+      else
+        EXPECT_EQ(ranges.size(), o.partitions) << thread;
+    }
+  }
 }
 
 // --- Issue 30: bounded set-up -----------------------------------------------

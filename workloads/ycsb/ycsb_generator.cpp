@@ -16,7 +16,7 @@ bool contains(const YcsbRequest& r, uint32_t n, uint64_t key) {
 
 }  // namespace
 
-YcsbGenerator::YcsbGenerator(const YcsbOptions& o) : opt_(o) {
+YcsbGenerator::YcsbGenerator(const YcsbOptions& o) : opt_(o), worker_home_(o.worker_home()) {
   const std::string keys = o.partitions ? "--table_size=" + std::to_string(o.table_size) + " / --partitions=" +
                                               std::to_string(o.partitions) + " keys"
                                         : "--table_size=" + std::to_string(o.table_size) + " keys";
@@ -29,9 +29,11 @@ void YcsbGenerator::prepare() {
   if (!zipf_) zipf_.emplace(opt_.keys_per_partition(), opt_.key_skew.theta);
 }
 
-void YcsbGenerator::generate(Random& rng, uint32_t /*thread*/, Request& r) const {
+void YcsbGenerator::generate(Random& rng, uint32_t thread, Request& r) const {
   if (!zipf_) throw std::logic_error("YcsbGenerator::generate before prepare()");
-  const uint64_t base = opt_.partitions ? rng.below(opt_.partitions) * opt_.keys_per_partition() : 0;
+  const uint64_t base =
+      opt_.partitions ? (worker_home_ ? thread % opt_.partitions : rng.below(opt_.partitions)) * opt_.keys_per_partition()
+                      : 0;
   r.type = 0;
   r.n = opt_.req_per_txn;
   for (uint32_t i = 0; i < r.n; ++i) {

@@ -4,7 +4,11 @@
 // is a read with probability `read_ratio`, otherwise a read-modify-write.
 // Partitioned mode (--partitions=N, as in the Strife paper): the key space is
 // cut into N equal ranges; each transaction picks one range uniformly and
-// draws its keys inside it by Zipf(theta).
+// draws its keys inside it by Zipf(theta). With --home_partition=worker the
+// range is the worker's own (thread mod N): the partitioned systems' way of
+// issuing a known-partitionable workload (Strife §6.3: "the workload is known
+// a priori and can be leveraged by partitioned systems"; DBx1000 issues an
+// H-Store transaction at its first partition's thread, FIRST_PART_LOCAL).
 //
 // Set-up in two steps, so a run is refused before any O(table_size) work:
 // the constructor only checks (cheap: ConfigError naming --theta when
@@ -58,6 +62,7 @@ class YcsbGenerator {
 
  private:
   YcsbOptions opt_;
+  bool worker_home_;                       // --home_partition=worker (read once: generate() is on every request's path)
   std::optional<ZipfDistribution> zipf_;  // over the keys of one partition
 };
 

@@ -4,6 +4,11 @@
 
 namespace ccb {
 OptionsTable<YcsbOptions> YcsbOptions::flags{"ycsb_flags"};
+
+const std::vector<std::string>& YcsbOptions::home_partitions() {
+  static const std::vector<std::string> names{"uniform", "worker"};
+  return names;
+}
 }  // namespace ccb
 
 CCB_OPTION(ccb::YcsbOptions::flags, table_size, uint64, table_size, 1 << 20,
@@ -19,6 +24,11 @@ CCB_OPTION_GROUP(ccb::YcsbOptions::flags, key_skew, ccb::KeySkewOptions::flags);
 CCB_OPTION(ccb::YcsbOptions::flags, partitions, uint32, partitions, 0, ccb::any_value(),
            "YCSB, HOT: 0 = unpartitioned; N >= 1 = N partitions (YCSB: equal key ranges, each transaction inside "
            "one, N <= --table_size)");
+CCB_OPTION(ccb::YcsbOptions::flags, home_partition, string, home_partition, "uniform",
+           ccb::one_of(&ccb::YcsbOptions::home_partitions),
+           "YCSB with --partitions: the key range a transaction stays inside: uniform (drawn per transaction, "
+           "the Strife paper's YCSB) or worker (worker i's transactions all inside range i mod partitions, as "
+           "DBx1000 issues H-Store's transactions at their partition's thread, FIRST_PART_LOCAL)");
 
 namespace ccb {
 
@@ -26,6 +36,8 @@ YcsbOptions YcsbOptions::from_flags() {
   YcsbOptions o;
   flags.read(o);
   require(o.partitions <= o.table_size, "partitions", "0 (off) or an integer in [1, table_size]");
+  require(!o.worker_home() || o.partitions >= 1, "home_partition",
+          "uniform when --partitions=0 (worker binds each worker to one of the --partitions key ranges)");
   require(o.keys_per_partition() >= o.req_per_txn, "req_per_txn",
           "at most the keys per partition (--table_size / --partitions: " + std::to_string(o.keys_per_partition()) +
               "): keys in a transaction are distinct");

@@ -36,7 +36,9 @@
 //
 // What it drops from H-Store: no single-threaded partition executors or
 // command routing (a worker thread runs the whole transaction after taking its
-// partition locks), no undo-free execution (writes still go to private copies)
+// partition locks; the workload's worker-bound homes, --home_warehouse=worker
+// and --home_partition=worker, issue partition i's transactions at worker i
+// as routing would), no undo-free execution (writes still go to private copies)
 // and no speculative execution.
 //
 // Thread safety: one PartCC is shared by the workers; the partition lock array

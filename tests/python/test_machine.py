@@ -3,12 +3,16 @@ from __future__ import annotations
 
 import os
 import random
+import re
+from pathlib import Path
 
 import pytest
 
 from ccbench.run import machine
 from ccbench.run.engine import program_digest
 from ccbench.run.machine import describe_run, every_cpu, format_cpu_list, online_cpus, parse_cpu_list
+
+REPO = Path(__file__).resolve().parents[2]
 
 
 def test_cpu_lists_round_trip_and_match_a_brute_force_reading():
@@ -68,3 +72,26 @@ def test_a_bare_program_name_is_digested_as_found_on_path(tmp_path, monkeypatch)
     assert first is not None and first == program_digest([str(tool)])
     tool.write_text("#!/bin/sh\necho two\n")
     assert program_digest(["ccbench-test-tool"]) not in (None, first)
+
+
+def test_builds_of_the_same_code_at_another_commit_share_a_digest(tmp_path):
+    """The engine's revision stamp (engine/stats/build_info.cpp.in) is masked: a docs-only commit keeps the stored
+    results; any other byte of the program still changes the digest."""
+    def binary(name: str, stamp: bytes, code: bytes = b"\x7fELF code") -> str:
+        path = tmp_path / name
+        path.write_bytes(code + b"\x00ccb-build-revision:" + stamp + b"\x00more code")
+        return str(path)
+
+    clean = program_digest([binary("a", b"4b08b1850cc00584f1ea341f8e60fe73a8dfe80c:0")])
+    assert clean == program_digest([binary("b", b"05d1eb0aa4c81ef0cf3bb3d50ee85c4ab5bd2fd1:1")])
+    assert clean == program_digest([binary("c", b"unknown:0")])
+    assert clean != program_digest([binary("d", b"4b08b1850cc00584f1ea341f8e60fe73a8dfe80c:0", b"\x7fELF kode")])
+
+
+def test_the_engine_carries_one_revision_stamp():
+    """The stamp the digest masks is in the built engine, holding the revision the result reports."""
+    engine = REPO / "bin" / "rundb-silo"
+    if not engine.is_file():
+        pytest.skip("bin/rundb-silo not built")
+    stamps = re.findall(rb"ccb-build-revision:([0-9a-f]{40}|unknown):([01])\x00", engine.read_bytes())
+    assert len(stamps) == 1

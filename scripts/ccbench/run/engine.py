@@ -10,6 +10,7 @@ import hashlib
 import itertools
 import json
 import os
+import re
 import shutil
 import signal
 import socket
@@ -68,12 +69,20 @@ class Task:
     unrunnable: str | None = None      # why it has no binary to run it (points.Point.unrunnable): not run
 
 
+# The engine's git revision and dirty flag, the only bytes two builds of the same
+# code at different commits differ in (engine/stats/build_info.cpp.in).
+REVISION_STAMP = re.compile(rb"ccb-build-revision:[^\x00]*")
+REVISION_STAMP_MASK = b"ccb-build-revision:"
+
+
 def program_digest(command: Sequence[str]) -> str | None:
     """A fingerprint of the program a command runs: the SHA-256 of every file
     the command names before its flags (the binary; for a script, the
-    interpreter and the script). A stored result whose digest differs from
-    the current one was measured with another build and is run again. None
-    when the command names no existing file (it cannot be run as given)."""
+    interpreter and the script), with the engine's revision stamp masked
+    (REVISION_STAMP). A stored result whose digest differs from the current
+    one was measured with other code and is run again; one measured by a
+    build of the same code at another commit (a docs-only change) is kept.
+    None when the command names no existing file (it cannot be run as given)."""
     digest = hashlib.sha256()
     found = False
     for word in command:
@@ -82,7 +91,7 @@ def program_digest(command: Sequence[str]) -> str | None:
         path = program_file(word)
         if path is not None:
             found = True
-            digest.update(path.read_bytes())
+            digest.update(REVISION_STAMP.sub(REVISION_STAMP_MASK, path.read_bytes()))
     return digest.hexdigest()[:16] if found else None
 
 

@@ -77,15 +77,18 @@ def test_a_bare_program_name_is_digested_as_found_on_path(tmp_path, monkeypatch)
 def test_builds_of_the_same_code_at_another_commit_share_a_digest(tmp_path):
     """The engine's revision stamp (engine/stats/build_info.cpp.in) is masked: a docs-only commit keeps the stored
     results; any other byte of the program still changes the digest."""
-    def binary(name: str, stamp: bytes, code: bytes = b"\x7fELF code") -> str:
+    note = b"\x04\x00\x00\x00\x14\x00\x00\x00\x03\x00\x00\x00GNU\x00"   # ELF NT_GNU_BUILD_ID, 20 bytes
+
+    def binary(name: str, stamp: bytes, build_id: bytes, code: bytes = b"\x7fELF code") -> str:
         path = tmp_path / name
-        path.write_bytes(code + b"\x00ccb-build-revision:" + stamp + b"\x00more code")
+        path.write_bytes(code + note + build_id + b"\x00ccb-build-revision:" + stamp + b"\x00more code")
         return str(path)
 
-    clean = program_digest([binary("a", b"4b08b1850cc00584f1ea341f8e60fe73a8dfe80c:0")])
-    assert clean == program_digest([binary("b", b"05d1eb0aa4c81ef0cf3bb3d50ee85c4ab5bd2fd1:1")])
-    assert clean == program_digest([binary("c", b"unknown:0")])
-    assert clean != program_digest([binary("d", b"4b08b1850cc00584f1ea341f8e60fe73a8dfe80c:0", b"\x7fELF kode")])
+    clean = program_digest([binary("a", b"4b08b1850cc00584f1ea341f8e60fe73a8dfe80c:0", bytes(range(20)))])
+    assert clean == program_digest([binary("b", b"05d1eb0aa4c81ef0cf3bb3d50ee85c4ab5bd2fd1:1", bytes(range(5, 25)))])
+    assert clean == program_digest([binary("c", b"unknown:0", bytes(20))])
+    assert clean != program_digest([binary("d", b"unknown:0", bytes(20), b"\x7fELF kode")])
+    assert clean != program_digest([binary("e", b"unknown:0", bytes(20) + b"!")])   # a byte past the ID is code
 
 
 def test_the_engine_carries_one_revision_stamp():

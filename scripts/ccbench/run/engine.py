@@ -69,17 +69,29 @@ class Task:
     unrunnable: str | None = None      # why it has no binary to run it (points.Point.unrunnable): not run
 
 
-# The engine's git revision and dirty flag, the only bytes two builds of the same
-# code at different commits differ in (engine/stats/build_info.cpp.in).
+# The engine's git revision and dirty flag (engine/stats/build_info.cpp.in) and
+# the linker's build ID, a hash of the whole file and so of the revision too:
+# the only bytes two builds of the same code at different commits differ in.
 REVISION_STAMP = re.compile(rb"ccb-build-revision:[^\x00]*")
 REVISION_STAMP_MASK = b"ccb-build-revision:"
+GNU_BUILD_ID = re.compile(rb"\x04\x00\x00\x00([\x01-\x40])\x00\x00\x00\x03\x00\x00\x00GNU\x00", re.DOTALL)
+
+
+def masked_program(data: bytes) -> bytes:
+    """A program's bytes without what a commit alone changes (the revision stamp, the ELF build ID)."""
+    data = REVISION_STAMP.sub(REVISION_STAMP_MASK, data)
+    parts, start = [], 0
+    for note in GNU_BUILD_ID.finditer(data):
+        parts += [data[start:note.end()], bytes(note.group(1)[0])]
+        start = note.end() + note.group(1)[0]
+    return b"".join(parts) + data[start:]
 
 
 def program_digest(command: Sequence[str]) -> str | None:
     """A fingerprint of the program a command runs: the SHA-256 of every file
     the command names before its flags (the binary; for a script, the
-    interpreter and the script), with the engine's revision stamp masked
-    (REVISION_STAMP). A stored result whose digest differs from the current
+    interpreter and the script), without the bytes a commit alone changes
+    (masked_program). A stored result whose digest differs from the current
     one was measured with other code and is run again; one measured by a
     build of the same code at another commit (a docs-only change) is kept.
     None when the command names no existing file (it cannot be run as given)."""
@@ -91,7 +103,7 @@ def program_digest(command: Sequence[str]) -> str | None:
         path = program_file(word)
         if path is not None:
             found = True
-            digest.update(REVISION_STAMP.sub(REVISION_STAMP_MASK, path.read_bytes()))
+            digest.update(masked_program(path.read_bytes()))
     return digest.hexdigest()[:16] if found else None
 
 

@@ -72,14 +72,14 @@ class Task:
 # The engine's git revision and dirty flag (engine/stats/build_info.cpp.in) and
 # the linker's build ID, a hash of the whole file and so of the revision too:
 # the only bytes two builds of the same code at different commits differ in.
-REVISION_STAMP = re.compile(rb"ccb-build-revision:[^\x00]*")
-REVISION_STAMP_MASK = b"ccb-build-revision:"
+REVISION_STAMP_PREFIX = b"ccb-build-revision:"
+REVISION_STAMP = re.compile(re.escape(REVISION_STAMP_PREFIX) + rb"[^\x00]*")
 GNU_BUILD_ID = re.compile(rb"\x04\x00\x00\x00([\x01-\x40])\x00\x00\x00\x03\x00\x00\x00GNU\x00", re.DOTALL)
 
 
 def masked_program(data: bytes) -> bytes:
     """A program's bytes without what a commit alone changes (the revision stamp, the ELF build ID)."""
-    data = REVISION_STAMP.sub(REVISION_STAMP_MASK, data)
+    data = REVISION_STAMP.sub(REVISION_STAMP_PREFIX, data)
     parts, start = [], 0
     for note in GNU_BUILD_ID.finditer(data):
         parts += [data[start:note.end()], bytes(note.group(1)[0])]

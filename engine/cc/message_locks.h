@@ -66,6 +66,7 @@
 #include <memory>
 #include <optional>
 #include <span>
+#include <stdexcept>
 #include <unordered_map>
 #include <vector>
 
@@ -245,6 +246,23 @@ class MessageLocks {
   }
   uint32_t partitions() const { return static_cast<uint32_t>(owners_.size()); }
 
+  // Thread t is both owner t and coordinator t (Dora): a push to t's inbox
+  // or to t's reply queue rings t's doorbell, so t can sleep until either
+  // has a message (has_mail, doorbell). REQUIRES: partitions ==
+  // coordinators; called before the threads start.
+  void ring_doorbells() {
+    if (owners_.size() != replies_.size())
+      throw std::logic_error("MessageLocks::ring_doorbells: owners and coordinators differ");
+    doorbells_ = std::make_unique<Doorbell[]>(owners_.size());
+  }
+  Doorbell& doorbell(uint32_t t) { return doorbells_[t]; }
+  bool has_mail(uint32_t t) const { return !owners_[t]->inbox.empty() || !replies_[t]->empty(); }
+  uint64_t doorbell_sleeps() const {
+    uint64_t n = 0;
+    for (size_t t = 0; doorbells_ && t < owners_.size(); ++t) n += doorbells_[t].sleeps();
+    return n;
+  }
+
   // Coordinator `coord` locks every key of `plan`, partition by partition in
   // ascending order. `wait` is called whenever the grant has not arrived yet
   // (Dora serves its own partition there); with block = true the
@@ -323,13 +341,20 @@ class MessageLocks {
     for (uint32_t c : o.granted) reply(c, p);
   }
   // The pushes (each succeeds at once: the capacities above).
-  void send(uint32_t p, const Msg& m) { inbox_waits_.push(owners_[p]->inbox, p, m); }
-  void reply(uint32_t coord, uint32_t p) { reply_waits_.push(*replies_[coord], coord, p); }
+  void send(uint32_t p, const Msg& m) {
+    inbox_waits_.push(owners_[p]->inbox, p, m);
+    if (doorbells_) doorbells_[p].ring();
+  }
+  void reply(uint32_t coord, uint32_t p) {
+    reply_waits_.push(*replies_[coord], coord, p);
+    if (doorbells_) doorbells_[coord].ring();
+  }
 
   ThreadWait wait_;
   std::vector<std::unique_ptr<Owner>> owners_;
   std::vector<std::unique_ptr<ReplyQueue>> replies_;
   QueueWaits inbox_waits_, reply_waits_;  // per owner, per coordinator
+  std::unique_ptr<Doorbell[]> doorbells_;  // per thread, with ring_doorbells()
 
  public:
   // For tests: partition p's table. REQUIRES: called on p's owner.

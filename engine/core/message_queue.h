@@ -17,6 +17,7 @@
 // used by the threads that pop that queue and the ones that push to it.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -71,6 +72,36 @@ class QueueWaits {
 
  private:
   std::vector<sim::WaitList> waiting_;  // under sim: one per queue; natively empty
+};
+
+// A thread's doorbell: the threads that hand it a message ring it after the
+// push, and the thread sleeps on it (a futex, through std::atomic::wait) when
+// it has nothing to do. With more runnable threads than cores, a waiting
+// thread that only yields keeps the cores busy with threads that have nothing
+// to do, so a message waits for its receiver's turn in a round over every
+// thread; a sleeping receiver instead runs when a message arrives.
+// No wake-up is lost: the sleeper reads the ring count (seen()), then checks
+// for messages, and sleeps only while the count is still the one it read, so
+// a ring after seen() ends or prevents the sleep, and a message rung before
+// it is visible to the check (the ring is a release, seen() an acquire).
+// Natively only: under sim the threads are fibers that wait on sim::WaitList.
+class alignas(64) Doorbell {
+ public:
+  void ring() {
+    rings_.fetch_add(1, std::memory_order_release);
+    rings_.notify_one();  // no system call while nobody sleeps (libstdc++'s waiter count)
+  }
+  uint32_t seen() const { return rings_.load(std::memory_order_acquire); }
+  // Sleeps until a ring after seen() returned `seen` (at once if one came).
+  void sleep(uint32_t seen) {
+    ++sleeps_;
+    rings_.wait(seen, std::memory_order_acquire);
+  }
+  uint64_t sleeps() const { return sleeps_; }  // the owner thread's, or after it joined
+
+ private:
+  std::atomic<uint32_t> rings_{0};
+  uint64_t sleeps_ = 0;  // written by the sleeping thread only
 };
 
 }  // namespace ccb

@@ -18,6 +18,8 @@
 #include "engine/cc/message_locks.h"
 #include "engine/cc/orthrus/orthrus.h"
 #include "engine/core/json.h"
+#include "engine/core/message_queue.h"
+#include "engine/core/topology.h"
 #include "tests/cc/cc_test_util.h"
 #include "workloads/tpcc/tpcc.h"
 #include "workloads/ycsb/ycsb.h"
@@ -288,12 +290,25 @@ INSTANTIATE_TEST_SUITE_P(Orthrus, OrthrusWaits, ::testing::ValuesIn(OrthrusOptio
 // (its own partition) and B (worker 1's) through the owners; worker 1's
 // request for A reaches worker 0's partition, which queues it, and worker 1
 // (serving its own partition meanwhile) proceeds only after worker 0 commits.
-TEST(Dora, CrossPartitionTransactionWaitsForEveryOwner) {
+// With `idle workers` beyond the two (each only waits in worker_done), more
+// workers than cores: every waiting worker sleeps on its doorbell after its
+// spin rounds (idle_sleeps counts it), and a message or the last worker_done
+// wakes it; at most one worker per core nobody sleeps.
+class DoraWorkers : public ::testing::TestWithParam<bool> {};
+
+TEST_P(DoraWorkers, CrossPartitionTransactionWaitsForEveryOwner) {
+  const bool oversubscribed = GetParam();
+  const int cores = static_cast<int>(Topology::get().cpus.size());
+  const int workers = oversubscribed ? cores + 2 : 2;
+  if (!oversubscribed && cores < 2) GTEST_SKIP() << "needs 2 cores for one worker per core";
   Dora cc;
-  cc.open(0, 2);
-  const uint64_t a = key_in_partition(0, 2), b = key_in_partition(1, 2);
+  cc.open(0, workers);
+  ASSERT_EQ(cc.sleeps_when_idle(), oversubscribed);
+  const uint64_t a = key_in_partition(0, workers), b = key_in_partition(1, workers);
   Counters<Dora> c(std::max(a, b) + 1);
   Txn<Dora> t0(cc, 0, nullptr), t1(cc, 1, nullptr);
+  std::vector<std::thread> idle_workers;
+  for (int i = 2; i < workers; ++i) idle_workers.emplace_back([&cc, i] { cc.worker_done(i); });
   std::atomic<bool> t0_locked{false};
   uint64_t seen = 0;
   Async worker1([&] {
@@ -313,10 +328,36 @@ TEST(Dora, CrossPartitionTransactionWaitsForEveryOwner) {
   std::this_thread::sleep_for(kPause);
   EXPECT_FALSE(worker1.done());
   EXPECT_EQ(t0.commit(), RC::kOk);
-  cc.worker_done(0);  // serves partition 0 (the release, then the grant) until worker 1 is done
+  cc.worker_done(0);  // serves partition 0 (the release, then the grant) until every worker is done
   worker1.join();
+  for (auto& t : idle_workers) t.join();
   EXPECT_EQ(seen, 1u);
   EXPECT_EQ(c.value(b), 1u);
+  if (oversubscribed) EXPECT_GT(cc.idle_sleeps(), 0u);  // the idle workers slept through the 50 ms pause
+  else EXPECT_EQ(cc.idle_sleeps(), 0u);
+}
+INSTANTIATE_TEST_SUITE_P(Dora, DoraWorkers, ::testing::Bool(),
+                         [](const auto& info) { return info.param ? "MoreWorkersThanCores" : "OneWorkerPerCore"; });
+
+// The doorbell's hand-off: a sleeper wakes at a ring after it read the
+// count, and a ring between seen() and sleep() ends the sleep at once (no
+// lost wake-up).
+TEST(Doorbell, RingWakesTheSleeperAndARingBeforeTheSleepIsNotLost) {
+  Doorbell bell;
+  const uint32_t before = bell.seen();
+  bell.ring();
+  bell.sleep(before);  // returns at once: the count moved on
+  std::atomic<bool> woke{false};
+  std::thread sleeper([&] {
+    bell.sleep(bell.seen());
+    woke = true;
+  });
+  std::this_thread::sleep_for(kPause);
+  EXPECT_FALSE(woke.load());
+  bell.ring();
+  sleeper.join();
+  EXPECT_TRUE(woke.load());
+  EXPECT_EQ(bell.sleeps(), 2u);
 }
 
 }  // namespace

@@ -18,6 +18,7 @@
 
 #include "engine/cc/common.h"
 #include "engine/cc/message_locks.h"
+#include "engine/core/topology.h"
 
 namespace ccb {
 
@@ -31,13 +32,25 @@ class Dora : public MessageLockProtocol {
     workers_ = workers;
     done_.unmodelled().store(0, std::memory_order_relaxed);
     locks_ = std::make_unique<MessageLocks>(workers, workers);
+    // With more workers than cores a waiting worker sleeps on its doorbell
+    // after its spin rounds instead of yielding (engine/core/message_queue.h,
+    // Doorbell): among more runnable threads than cores, a grant otherwise
+    // waits for its owner's turn in a round over every yielding worker, and
+    // the run's drain grew with the square of the workers (1,023 workers on
+    // 2 cores: 17 s after a 0.1 s interval). At most one worker per core
+    // (the papers' set-up, and every simulated run) it polls as before.
+    sleep_when_idle_ = !kSimBuild && workers > static_cast<int>(Topology::get().cpus.size());
+    if (sleep_when_idle_) locks_->ring_doorbells();
   }
   // After its last transaction a worker keeps serving its partition until
   // every worker is done: another coordinator may still wait for its grant.
   void worker_done(uint32_t thread) {
-    done_.unmodelled().fetch_add(1, std::memory_order_acq_rel);
-    for (SpinWait w; done_.unmodelled().load(std::memory_order_acquire) < workers_;)
-      if (locks_->serve_pending(thread) == 0) w.pause();
+    const bool last = done_.unmodelled().fetch_add(1, std::memory_order_acq_rel) + 1 == workers_;
+    if (last && sleep_when_idle_)
+      for (int t = 0; t < workers_; ++t) locks_->doorbell(t).ring();  // the sleepers see done_ at once
+    auto all_done = [&] { return done_.unmodelled().load(std::memory_order_acquire) >= workers_; };
+    for (SpinWait w; !all_done();)
+      if (locks_->serve_pending(thread) == 0) idle(thread, w, all_done);
   }
   void close() {}
 
@@ -45,7 +58,7 @@ class Dora : public MessageLockProtocol {
     const uint32_t self = txn.thread_id();
     SpinWait w;
     return lock_predicted(txn, d, /*block=*/false, [&] {
-      if (locks_->serve_pending(self) == 0) w.pause();
+      if (locks_->serve_pending(self) == 0) idle(self, w, [] { return false; });
     });
   }
   // A worker also serves its partition at every row access of its own
@@ -65,8 +78,31 @@ class Dora : public MessageLockProtocol {
   // For tests: serve this worker's partition once.
   size_t serve_pending(uint32_t thread) { return locks_->serve_pending(thread); }
 
+  // cc_stats: the message locks' counters, and idle_sleeps: how often a
+  // worker slept on its doorbell over the whole run, drain included (0 at
+  // most one worker per core).
+  void stats_json(JsonWriter& w) const {
+    MessageLockProtocol::stats_json(w);
+    w.key("idle_sleeps").value(idle_sleeps());
+  }
+  uint64_t idle_sleeps() const { return locks_ ? locks_->doorbell_sleeps() : 0; }
+  bool sleeps_when_idle() const { return sleep_when_idle_; }
+
  private:
+  // A worker with nothing to do (its inbox empty, its grant not arrived):
+  // one round of `w`, or, when it sleeps when idle and has spun its rounds,
+  // a sleep on its doorbell unless a message or `wake()` came after it read
+  // the doorbell (Doorbell: no lost wake-up).
+  void idle(uint32_t self, SpinWait& w, auto&& wake) {
+    if (!sleep_when_idle_ || w.rounds() < SpinWait::kSpinsBeforeYield) return w.pause();
+    Doorbell& bell = locks_->doorbell(self);
+    const uint32_t seen = bell.seen();
+    if (locks_->has_mail(self) || wake()) return;
+    bell.sleep(seen);
+  }
+
   int workers_ = 0;
+  bool sleep_when_idle_ = false;
   Shared<int> done_{0};
 };
 

@@ -59,7 +59,8 @@ def _parser() -> argparse.ArgumentParser:
     quiet.add_argument("--noisy-retries", type=_non_negative(int), default=2, metavar="N",
                        help="--require-quiet: run a point measured noisy again at most N times (default 2)")
     quiet.add_argument("--sim-workers", type=_non_negative(int, 1), default=None, metavar="N",
-                       help="simulated points run in parallel, N at a time (default: one per core; docs/sim.md)")
+                       help="simulated points run in parallel, at most N at a time and as many as fit in memory together "
+                       "(default: one per core; docs/sim.md)")
     quiet.add_argument("--retry-failed", action="store_true", help="run again the points stored as failed")
     quiet.add_argument("--quiet", action="store_true", help="no progress bar")
     running = argparse.ArgumentParser(add_help=False, parents=[quiet])

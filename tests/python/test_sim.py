@@ -201,12 +201,16 @@ def overlapping(spans) -> bool:
 
 @pytest.mark.parametrize("workers, parallel", [("2", True), ("1", False)])
 def test_simulated_points_run_sim_workers_at_a_time(sim_sandbox, workers, parallel):
-    document = figure_document(axes={"theta": [0.0, 0.9]}, claims=None,
+    # One configuration at five thread counts: once its first point has run alone (its memory is not known
+    # before: backends.MemoryGate), the others run `workers` at a time.
+    document = figure_document(base={"workload": "ycsb", "table_size": 1000}, axes={"threads": [1, 2, 3, 4, 5]},
+                               series=[{"name": "silo", "params": {"cc": "silo"}}], claims=None,
+                               plot={"kind": "line", "x": "threads", "y": "throughput"},
                                profiles={"simulated": {"base": {"duration": 0.6}}})
     sim_sandbox.add_figure("test-fig", document)
     assert main(sim_sandbox.cli_arguments("run", "test-fig", "--profile", "simulated", "--quiet",
                                           "--sim-workers", workers)) == 0
-    assert len(sim_sandbox.records()) == 4
+    assert len(sim_sandbox.records()) == 5
     assert overlapping(intervals(sim_sandbox)) is parallel
 
 

@@ -66,6 +66,7 @@ class Task:
     cost_table_digest: str | None = None   # its sim.file_digest when the run was planned
     fit_work_scale: bool = False       # a simulated run's --sim_work_scale is fitted first (workscale.py)
     work_scale: str | None = None      # the fitted --sim_work_scale (in the command; part of the digest)
+    expected_memory_bytes: int | None = None   # a simulated run's peak RSS as its fit measured it (backends.py)
     unrunnable: str | None = None      # why it has no binary to run it (points.Point.unrunnable): not run
 
 

@@ -272,7 +272,8 @@ def _fit_work_scales(tasks: list[Task], workspace: Workspace, summary: SweepSumm
             continue
         source = f"--{workscale.SOURCE_FLAG}={workscale.source_label(Path(task.cost_table), key)}"
         out.append(dataclasses.replace(task, command=(*task.command, f"--{workscale.FLAG}={fitted[key]}", source),
-                                       work_scale=fitted[key]))
+                                       work_scale=fitted[key],
+                                       expected_memory_bytes=workscale.stored_peak_rss(key, Path(task.cost_table))))
     return out
 
 

@@ -218,12 +218,17 @@ def fit(native_argv: Sequence[str], sim_argv: Sequence[str], flags: Sequence[str
     _, native, section = native_runs[len(native_runs) // 2]
     sim_base = [*sim_argv, *keyed, f"--threads={threads}", "--seed=1", *SIM_LENGTH, f"--sim_cost_table={cost_table}"]
 
+    sim_peak_rss: list[int] = []   # the simulated runs' peak RSS: what a point of this configuration holds
+
     def simulate(scales: dict[str, float] | float) -> dict:
         value = spec(scales) if isinstance(scales, dict) else f"{scales:g}"
         command = [*sim_base, f"--{FLAG}={value}"]
         code, result, why = run(command)
         if result is None:
             raise FitFailed(f"the simulated run `{' '.join(command)}` failed (exit {code}): {why}")
+        peak = (result.get("memory") or {}).get("peak_rss_bytes")
+        if isinstance(peak, int):
+            sim_peak_rss.append(peak)
         return result
 
     clamped: list[str] = []
@@ -246,7 +251,8 @@ def fit(native_argv: Sequence[str], sim_argv: Sequence[str], flags: Sequence[str
             "native_throughputs": [throughput for throughput, _, _ in native_runs], "native_time_per_commit_s":
             time_per_commit(native), "native_latency_s": {k: v for k, (_, v) in latencies(native).items()},
             "per_type": directions != {name: 1.0 for name in directions}, "multiplier": multiplier,
-            "clamped": clamped, "load": section, "fitted_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+            "clamped": clamped, "load": section, "sim_peak_rss_bytes": max(sim_peak_rss, default=None),
+            "fitted_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
 
 
 def _fits(cost_table: Path) -> dict:
@@ -260,6 +266,13 @@ def stored(key: str, cost_table: Path, cost_table_digest: str | None) -> str | N
     """The stored --sim_work_scale of a configuration, if it was fitted with this cost table."""
     entry = _fits(cost_table).get(key)
     return entry["scale"] if entry is not None and entry.get("cost_table_sha256") == cost_table_digest else None
+
+
+def stored_peak_rss(key: str, cost_table: Path) -> int | None:
+    """The largest peak RSS of a stored fit's simulated runs (None for a fit stored before it was recorded):
+    what the runner expects a point of the configuration to hold (backends.MemoryGate)."""
+    entry = _fits(cost_table).get(key)
+    return entry.get("sim_peak_rss_bytes") if entry is not None else None
 
 
 def ensure(key: str, native_argv: Sequence[str], sim_argv: Sequence[str], flags: Sequence[str], cost_table: Path,

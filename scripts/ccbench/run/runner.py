@@ -242,6 +242,7 @@ def _fit_work_scales(tasks: list[Task], workspace: Workspace, summary: SweepSumm
     the stored fit of its configuration, else a new one (which builds the native binary it compares with).
     A run whose fit fails is not run, with the reason."""
     fitted: dict[str, str] = {}
+    peak_rss: dict[str, int | None] = {}   # per fitted key: the fit's simulated peak RSS (read once)
     failed: dict[str, str] = {}
     built: dict[str, str | None] = {}
     out = []
@@ -264,6 +265,7 @@ def _fit_work_scales(tasks: list[Task], workspace: Workspace, summary: SweepSumm
                 fitted[key] = workscale.ensure(key, workspace.argv(task.program, task.cc), sim_argv, flags,
                                                cost_table, calibration.file_digest(cost_table), log=log,
                                                threshold_cores=quiet_threshold_cores, max_wait_s=quiet_wait_s)
+                peak_rss[key] = workscale.stored_peak_rss(key, cost_table)
             except workscale.FitFailed as error:
                 log(f"ccbench: no work scale for {key}: {error}")
                 failed[key] = f"no work scale: {error}"
@@ -273,7 +275,7 @@ def _fit_work_scales(tasks: list[Task], workspace: Workspace, summary: SweepSumm
         source = f"--{workscale.SOURCE_FLAG}={workscale.source_label(Path(task.cost_table), key)}"
         out.append(dataclasses.replace(task, command=(*task.command, f"--{workscale.FLAG}={fitted[key]}", source),
                                        work_scale=fitted[key],
-                                       expected_memory_bytes=workscale.stored_peak_rss(key, Path(task.cost_table))))
+                                       expected_memory_bytes=peak_rss[key]))
     return out
 
 

@@ -97,7 +97,9 @@ class alignas(64) Doorbell {
     ++sleeps_;
     rings_.wait(seen, std::memory_order_acquire);
   }
-  uint64_t sleeps() const { return sleeps_; }  // the owner thread's, or after it joined
+  // Calls of sleep(), a return at once (a ring came after seen()) included;
+  // read on the owner thread, or after it joined.
+  uint64_t sleeps() const { return sleeps_; }
 
  private:
   std::atomic<uint32_t> rings_{0};

@@ -478,6 +478,55 @@ def test_the_modelled_machine_is_not_part_of_a_fit(tmp_path):
     assert not any(word.startswith(("--sim_physical", "--sim_smt", "--sim_line")) for command in seen for word in command)
 
 
+def test_a_round_of_native_runs_that_spread_is_run_again_and_the_tightest_round_sets_the_factor(tmp_path):
+    """A round whose three native throughputs spread by more than NATIVE_SPREAD_LIMIT of their median (the
+    166K / 241K / 271K round of session 26) runs again; the fit takes the first round of least spread, whose
+    median run gives the time per commit, and records every round."""
+    from ccbench.sim import workscale
+    rounds = [[166e3, 241e3, 271e3], [280e3, 282e3, 279e3]]
+    natives = iter([t for r in rounds for t in r])
+    seen = []
+
+    def run(command):
+        seen.append(command)
+        if command[0] == "native":
+            throughput = next(natives)
+            return 0, {"config": {"threads": 1}, "throughput": throughput,
+                       "per_txn_type": {"a": {"commits": 10, "avg_latency_us": 1e6 / throughput}}}, ""
+        factor = float(command[-1].split("=")[1].split(":")[-1])
+        return 0, {"config": {"threads": 1}, "throughput": 1 / (1e-6 * factor),
+                   "per_txn_type": {"a": {"commits": 10, "avg_latency_us": factor}}}, ""
+
+    logs = []
+    fit = workscale.fit(["native"], ["sim"], [], tmp_path / "t.json", log=logs.append, run=run,
+                        threshold_cores=1e9, max_wait_s=0)
+    assert sum(1 for c in seen if c[0] == "native") == 6
+    assert fit["native_rounds"] == rounds and fit["native_throughputs"] == sorted(rounds[1])
+    assert fit["native_spread"] == pytest.approx(3e3 / 280e3)
+    assert fit["native_time_per_commit_s"] == pytest.approx(1 / 280e3)   # the tight round's median
+    assert fit["scales"]["a"] == pytest.approx(1e6 / 280e3, rel=1e-3) and not any("spread" in m for m in logs)
+
+
+def test_native_runs_that_spread_in_every_round_are_logged_and_the_least_spread_round_used(tmp_path):
+    from ccbench.sim import workscale
+    rounds = [[100e3, 150e3, 200e3], [180e3, 200e3, 220e3], [100e3, 200e3, 210e3]]
+    natives = iter([t for r in rounds for t in r])
+
+    def run(command):
+        if command[0] == "native":
+            return 0, {"config": {"threads": 1}, "throughput": next(natives),
+                       "per_txn_type": {"a": {"commits": 10, "avg_latency_us": 5.0}}}, ""
+        return 0, {"config": {"threads": 1}, "throughput": 2e5,
+                   "per_txn_type": {"a": {"commits": 10, "avg_latency_us": 5.0}}}, ""
+
+    logs = []
+    fit = workscale.fit(["native"], ["sim"], [], tmp_path / "t.json", log=logs.append, run=run,
+                        threshold_cores=1e9, max_wait_s=0)
+    assert len(fit["native_rounds"]) == workscale.NATIVE_ROUNDS == 3
+    assert fit["native_throughputs"] == rounds[1] and fit["native_spread"] == pytest.approx(0.2)
+    assert any("spread by 20% of their median in each of 3 rounds" in m for m in logs)
+
+
 def test_a_configuration_that_needs_two_threads_is_fitted_at_two(tmp_path):
     from ccbench.sim import workscale
     seen = []

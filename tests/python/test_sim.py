@@ -527,6 +527,54 @@ def test_native_runs_that_spread_in_every_round_are_logged_and_the_least_spread_
     assert any("spread by 20% of their median in each of 3 rounds" in m for m in logs)
 
 
+def test_a_fit_whose_factor_misses_the_native_time_per_commit_takes_secant_steps(tmp_path):
+    """Step 4: native T = 10 us; the simulated time per commit is f us up to factor 2 and grows by only 0.5 us
+    per unit beyond (a run ending inside a bundle), so the two-point line gives c = 10, whose check runs 6 us
+    (-40 %); the secant through (2, 2 us) and (10, 6 us) gives 18, which runs 10 us."""
+    from ccbench.sim import workscale
+
+    def sim_time(factor):
+        return factor if factor <= 2 else 2 + 0.5 * (factor - 2)
+
+    sims = []
+
+    def run(command):
+        if command[0] == "native":   # latencies that do not account for T: one common factor
+            return 0, {"config": {"threads": 1}, "throughput": 1e5,
+                       "per_txn_type": {"a": {"commits": 10, "avg_latency_us": 100.0}}}, ""
+        factor = float(command[-1].split("=")[1].split(":")[-1])
+        sims.append(factor)
+        return 0, {"config": {"threads": 1}, "throughput": 1e6 / sim_time(factor),
+                   "per_txn_type": {"a": {"commits": 10, "avg_latency_us": 100.0}}}, ""
+
+    fit = workscale.fit(["native"], ["sim"], [], tmp_path / "t.json", log=lambda _: None, run=run,
+                        threshold_cores=1e9, max_wait_s=0)
+    assert sims == [1.0, 2.0, 1.0, 2.0, pytest.approx(10.0), pytest.approx(18.0)]
+    assert fit["scales"] == {"a": pytest.approx(18.0)} and fit["multiplier"] == pytest.approx(18.0)
+    assert fit["check"]["multipliers_tried"] == [pytest.approx(10.0), pytest.approx(18.0)]
+    assert fit["check"]["error"] == pytest.approx(0.0, abs=1e-9)
+
+
+def test_a_linear_fit_is_checked_by_one_more_run(tmp_path):
+    from ccbench.sim import workscale
+    sims = []
+
+    def run(command):
+        if command[0] == "native":
+            return 0, {"config": {"threads": 1}, "throughput": 1 / 4e-6,
+                       "per_txn_type": {"a": {"commits": 10, "avg_latency_us": 4.0}}}, ""
+        factor = float(command[-1].split("=")[1].split(":")[-1])
+        sims.append(factor)
+        seconds = 1e-6 + 2e-6 * factor
+        return 0, {"config": {"threads": 1}, "throughput": 1 / seconds,
+                   "per_txn_type": {"a": {"commits": 10, "avg_latency_us": seconds * 1e6}}}, ""
+
+    fit = workscale.fit(["native"], ["sim"], [], tmp_path / "t.json", log=lambda _: None, run=run,
+                        threshold_cores=1e9, max_wait_s=0)
+    assert len(sims) == 5 and fit["check"]["multipliers_tried"] == [pytest.approx(1.0)]
+    assert fit["scales"] == {"a": pytest.approx(1.5)} and abs(fit["check"]["error"]) < 1e-9
+
+
 def test_a_configuration_that_needs_two_threads_is_fitted_at_two(tmp_path):
     from ccbench.sim import workscale
     seen = []

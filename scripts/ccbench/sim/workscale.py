@@ -33,7 +33,12 @@ single-thread runs"):
    type gets one common factor instead;
 3. simulated with the factors d and 2d: time per commit is c*B + A in a
    common multiplier c, which the fit chooses so the simulated time per
-   commit is T (the executor's work outside the attempts included).
+   commit is T (the executor's work outside the attempts included);
+4. simulated once more at the fitted factors: where the time per commit
+   misses T by more than CHECK_TOLERANCE (a run that ends inside a bundle
+   is not linear in its factor), up to CHECK_STEPS secant steps on c, and
+   the c that came closest is kept (the fit records the c tried and the
+   error).
 
 Factors are clamped to [MIN_SCALE, MAX_SCALE]; a clamp is recorded in the
 fit. The fits live beside the cost table (`<table>.work_scales.json`), keyed
@@ -174,6 +179,26 @@ def common_multiplier(native: dict, at_d: dict, at_2d: dict, clamped: list[str])
     return _clamp((time_per_commit(native) - (one - slope)) / slope, clamped, "common multiplier")
 
 
+CHECK_TOLERANCE = 0.05   # step 4: the fitted factors' simulated time per commit within this of the native T
+CHECK_STEPS = 3   # secant steps on the common multiplier where the first check misses
+
+
+def next_multiplier(tried: list[tuple[float, float]], target: float) -> float:
+    """Step 4's next c: between the two tried multipliers that bracket the target time per commit (linear
+    in between), else along the secant of the two nearest it; within [MIN_SCALE, MAX_SCALE]."""
+    below = [entry for entry in tried if entry[1] < target]
+    above = [entry for entry in tried if entry[1] >= target]
+    if below and above:
+        (c0, t0), (c1, t1) = max(below, key=lambda e: e[1]), min(above, key=lambda e: e[1])
+    else:
+        (c0, t0), (c1, t1) = sorted(tried, key=lambda e: abs(e[1] - target))[:2]
+    if t1 == t0 or c1 == c0:
+        step = c0 * target / t0 if t0 > 0 else c0
+    else:
+        step = c0 + (target - t0) * (c1 - c0) / (t1 - t0)
+    return min(max(step, MIN_SCALE), MAX_SCALE)
+
+
 class Runner:
     """Runs the fit's engine commands (a seam for the tests) and returns each result document, or raises
     FitFailed naming the command."""
@@ -264,10 +289,30 @@ def fit(native_argv: Sequence[str], sim_argv: Sequence[str], flags: Sequence[str
     else:
         twice = simulate(2.0)
     directions = type_directions(native, once, twice, clamped)
-    multiplier = common_multiplier(native, simulate({**directions, **analysis}),
-                                   simulate({**{k: 2 * v for k, v in directions.items()}, **analysis}), clamped)
-    scales = {name: _clamp(direction * multiplier, clamped, f"type {name}") for name, direction in directions.items()}
-    scales.update(analysis)
+    at_d = simulate({**directions, **analysis})
+    at_2d = simulate({**{k: 2 * v for k, v in directions.items()}, **analysis})
+    multiplier = common_multiplier(native, at_d, at_2d, clamped)
+
+    def scales_at(c: float, record: list[str]) -> dict[str, float]:
+        return {**{name: _clamp(direction * c, record, f"type {name}") for name, direction in directions.items()},
+                **analysis}
+
+    # Step 4: the factors run once more; where the simulated time per commit misses T by more than
+    # CHECK_TOLERANCE (a run that ends inside a bundle is not linear in its factor), secant steps on c.
+    target = time_per_commit(native)
+    tried = [(1.0, time_per_commit(at_d)), (2.0, time_per_commit(at_2d))]
+    for _ in range(CHECK_STEPS + 1):
+        tried.append((multiplier, time_per_commit(simulate(scales_at(multiplier, [])))))
+        if abs(tried[-1][1] / target - 1) <= CHECK_TOLERANCE:
+            break
+        multiplier = next_multiplier(tried, target)
+    multiplier, achieved = min(tried[2:], key=lambda entry: abs(entry[1] / target - 1))
+    check = {"multipliers_tried": [c for c, _ in tried[2:]], "sim_time_per_commit_s": achieved,
+             "error": achieved / target - 1}
+    if abs(check["error"]) > CHECK_TOLERANCE:
+        log(f"ccbench: the work-scale fit's simulated time per commit misses the native one by "
+            f"{check['error']:+.0%} after {len(tried) - 2} checks: its factor may be off")
+    scales = scales_at(multiplier, clamped)
     if section["noisy"]:
         log(f"ccbench: the work-scale fit's native run ran on a busy machine ({load.describe(section)}): "
             f"its factor may be off; delete {store_path(cost_table)} and run again on a quiet machine")
@@ -276,7 +321,7 @@ def fit(native_argv: Sequence[str], sim_argv: Sequence[str], flags: Sequence[str
             "native_rounds": [[throughput for throughput, _, _ in entries] for entries in rounds],
             "native_spread": spread(native_runs), "native_time_per_commit_s":
             time_per_commit(native), "native_latency_s": {k: v for k, (_, v) in latencies(native).items()},
-            "per_type": directions != {name: 1.0 for name in directions}, "multiplier": multiplier,
+            "per_type": directions != {name: 1.0 for name in directions}, "multiplier": multiplier, "check": check,
             "clamped": clamped, "load": section, "sim_peak_rss_bytes": max(sim_peak_rss, default=None),
             "fitted_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
 

@@ -529,7 +529,7 @@ def test_native_runs_that_spread_in_every_round_are_logged_and_the_least_spread_
 
 def test_a_fit_whose_factor_misses_the_native_time_per_commit_takes_secant_steps(tmp_path):
     """Step 4: native T = 10 us; the simulated time per commit is f us up to factor 2 and grows by only 0.5 us
-    per unit beyond (a run ending inside a bundle), so the two-point line gives c = 10, whose check runs 6 us
+    per unit beyond, so the two-point line gives c = 10, whose check runs 6 us
     (-40 %); the secant through (2, 2 us) and (10, 6 us) gives 18, which runs 10 us."""
     from ccbench.sim import workscale
 

@@ -35,8 +35,8 @@ single-thread runs"):
    common multiplier c, which the fit chooses so the simulated time per
    commit is T (the executor's work outside the attempts included);
 4. simulated once more at the fitted factors: where the time per commit
-   misses T by more than CHECK_TOLERANCE (a run that ends inside a bundle
-   is not linear in its factor), up to CHECK_STEPS secant steps on c, and
+   misses T by more than CHECK_TOLERANCE (the time per commit need not be
+   linear in the factor), up to CHECK_STEPS secant steps on c, and
    the c that came closest is kept (the fit records the c tried and the
    error).
 
@@ -298,7 +298,7 @@ def fit(native_argv: Sequence[str], sim_argv: Sequence[str], flags: Sequence[str
                 **analysis}
 
     # Step 4: the factors run once more; where the simulated time per commit misses T by more than
-    # CHECK_TOLERANCE (a run that ends inside a bundle is not linear in its factor), secant steps on c.
+    # CHECK_TOLERANCE (the two-point line of step 3 can miss), secant steps on c.
     target = time_per_commit(native)
     tried = [(1.0, time_per_commit(at_d)), (2.0, time_per_commit(at_2d))]
     for _ in range(CHECK_STEPS + 1):

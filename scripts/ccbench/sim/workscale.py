@@ -230,6 +230,23 @@ def spread(native_runs: Sequence[tuple]) -> float:
     return (throughputs[-1] - throughputs[0]) / median if median > 0 else 0.0
 
 
+def _native_round(native_argv: Sequence[str], keyed: Sequence[str], threads: int, run: Callable, threshold_cores: float,
+                  max_wait_s: float, log: Callable[[str], None]) -> tuple[list[tuple], tuple | None]:
+    """Step 1's round: the native runs of seeds 1..NATIVE_RUNS, each on a quiet machine, as (throughput, result,
+    load record); and None, or (exit code, command, why) of the run that failed (the round stops there)."""
+    runs = []
+    for seed in range(1, NATIVE_RUNS + 1):
+        command = [*native_argv, *keyed, f"--threads={threads}", f"--seed={seed}", *NATIVE_LENGTH]
+        load.wait_until_quiet(threshold_cores, max_wait_s, log)
+        before = load.snapshot()
+        code, result, why = run(command)
+        section = load.load_record(before, load.snapshot(), threads, threshold_cores)
+        if result is None:
+            return runs, (code, command, why)
+        runs.append((result["throughput"], result, section))
+    return runs, None
+
+
 def fit(native_argv: Sequence[str], sim_argv: Sequence[str], flags: Sequence[str], cost_table: Path, *,
         log: Callable[[str], None], run: Callable[[list[str]], tuple[int, dict | None, str]] = Runner(),
         threshold_cores: float = load.DEFAULT_THRESHOLD_CORES, max_wait_s: float = 300) -> dict:
@@ -237,26 +254,17 @@ def fit(native_argv: Sequence[str], sim_argv: Sequence[str], flags: Sequence[str
     numbers, "clamped", "load"}. Raises FitFailed."""
     keyed = keyed_flags(flags)
     for threads in (1, 2):
-        rounds, code, native_command, why = [], 0, [], ""
-        while len(rounds) < NATIVE_ROUNDS and (not rounds or spread(rounds[-1]) > NATIVE_SPREAD_LIMIT):
-            native_runs = []
-            for seed in range(1, NATIVE_RUNS + 1):
-                native_command = [*native_argv, *keyed, f"--threads={threads}", f"--seed={seed}", *NATIVE_LENGTH]
-                load.wait_until_quiet(threshold_cores, max_wait_s, log)
-                before = load.snapshot()
-                code, native, why = run(native_command)
-                section = load.load_record(before, load.snapshot(), threads, threshold_cores)
-                if native is None:
-                    break
-                native_runs.append((native["throughput"], native, section))
-            if native is None:
-                break
-            rounds.append(native_runs)
+        rounds, failure = [], None
+        while failure is None and len(rounds) < NATIVE_ROUNDS and (not rounds or spread(rounds[-1]) > NATIVE_SPREAD_LIMIT):
+            native_runs, failure = _native_round(native_argv, keyed, threads, run, threshold_cores, max_wait_s, log)
+            if failure is None:
+                rounds.append(native_runs)
+        if failure is None:
+            break
+        code, native_command, why = failure
         if code == EXIT_CONFIG_ERROR and threads == 1 and not rounds:
             continue   # the configuration needs two threads (a lock server beside a worker): fit at two
-        if native is None:
-            raise FitFailed(f"the native run `{' '.join(native_command)}` failed (exit {code}): {why}")
-        break
+        raise FitFailed(f"the native run `{' '.join(native_command)}` failed (exit {code}): {why}")
     native_runs = min(rounds, key=spread)   # the first of least spread
     if spread(native_runs) > NATIVE_SPREAD_LIMIT:
         log(f"ccbench: the work-scale fit's native runs spread by {spread(native_runs):.0%} of their median in each "

@@ -255,7 +255,8 @@ def fit(native_argv: Sequence[str], sim_argv: Sequence[str], flags: Sequence[str
     keyed = keyed_flags(flags)
     for threads in (1, 2):
         rounds, failure = [], None
-        while failure is None and len(rounds) < NATIVE_ROUNDS and (not rounds or spread(rounds[-1]) > NATIVE_SPREAD_LIMIT):
+        while (failure is None and len(rounds) < NATIVE_ROUNDS
+               and (not rounds or spread(rounds[-1]) > NATIVE_SPREAD_LIMIT)):
             native_runs, failure = _native_round(native_argv, keyed, threads, run, threshold_cores, max_wait_s, log)
             if failure is None:
                 rounds.append(native_runs)

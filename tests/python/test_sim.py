@@ -478,6 +478,41 @@ def test_the_modelled_machine_is_not_part_of_a_fit(tmp_path):
     assert not any(word.startswith(("--sim_physical", "--sim_smt", "--sim_line")) for command in seen for word in command)
 
 
+def test_the_io_latency_is_not_part_of_a_fit_and_its_runs_have_none(tmp_path):
+    """TSKD's I/O delay is a busy wait after the work that the simulation charges as it is: configurations that
+    differ only in it share one fit, whose native and simulated runs have no I/O delay (with it, tskd-fig4k's
+    fits moved with theta_IO from 1.9 to a clamped -1.1)."""
+    from ccbench.sim import workscale
+    plain = ["--workload=ycsb", "--frontend=tskd-c", "--threads=20"]
+    delayed = [*plain, "--io_latency_l=50", "--io_latency_theta=0.8", "--io_latency_min_cycles=4000"]
+    assert workscale.fit_key("occ", delayed) == workscale.fit_key("occ", [*plain, "--io_latency_l=0"]) == \
+        workscale.fit_key("occ", plain) == "occ --frontend=tskd-c --workload=ycsb"
+    seen = []
+
+    def run(command):
+        seen.append(command)
+        return 0, {"config": {"threads": 1}, "throughput": 1e6,
+                   "per_txn_type": {"a": {"commits": 10, "avg_latency_us": 1.0}}}, ""
+
+    workscale.fit(["native"], ["sim"], delayed, tmp_path / "t.json", log=lambda _: None, run=run,
+                  threshold_cores=1e9, max_wait_s=0)
+    assert seen and not any(word.startswith("--io_latency") for command in seen for word in command)
+
+
+def test_fits_stored_with_io_latency_keys_are_kept_only_where_their_runs_had_no_delay(tmp_path):
+    """A store written while the I/O-latency flags were keyed: a fit whose runs had --io_latency_l=0 is the
+    fit of the configuration's key today; a fit whose runs had a delay is dropped (it fitted something else)."""
+    from ccbench.sim import workscale
+    table = tmp_path / "cost_table.json"
+    entry = {"scale": "ycsb:2.5", "cost_table_sha256": "abc"}
+    workscale.store_path(table).write_text(json.dumps({
+        "occ --frontend=schism --io_latency_l=50 --io_latency_theta=0.8 --workload=ycsb":
+            {**entry, "scale": "ycsb:0.02"},
+        "occ --frontend=tskd-c --io_latency_l=0 --io_latency_theta=1.2 --workload=ycsb": entry}))
+    assert workscale.stored("occ --frontend=tskd-c --workload=ycsb", table, "abc") == "ycsb:2.5"
+    assert workscale.stored("occ --frontend=schism --workload=ycsb", table, "abc") is None
+
+
 def test_a_round_of_native_runs_that_spread_is_run_again_and_the_tightest_round_sets_the_factor(tmp_path):
     """A round whose three native throughputs spread by more than NATIVE_SPREAD_LIMIT of their median (the
     166K / 241K / 271K round of session 26) runs again; the fit takes the first round of least spread, whose

@@ -1,9 +1,5 @@
 #include "workloads/extensions/extensions.h"
 
-#if defined(__x86_64__) || defined(__i386__)
-#include <x86intrin.h>
-#endif
-
 #include "engine/cc/protocol.h"
 
 namespace ccb {
@@ -31,7 +27,7 @@ CCB_OPTION(ccb::ExtensionOptions::flags, io.l_io, uint32, io_latency_l, 0,
 CCB_OPTION(ccb::ExtensionOptions::flags, io.theta, double, io_latency_theta, 1.2, ccb::range(0, 10, "a number"),
            "TSKD theta_IO: Zipf skew of the I/O delay ranks");
 CCB_OPTION(ccb::ExtensionOptions::flags, io.min_cycles, uint32, io_latency_min_cycles, 5000,
-           ccb::range(1, 1000000000, "an integer"), "TSKD minIO: the I/O delay unit in CPU cycles");
+           ccb::range(1, 1000000000, "an integer"), "TSKD minIO: the I/O delay unit in CPU cycles at a nominal 2.5 GHz (0.4 ns each, natively and simulated)");
 
 namespace ccb {
 
@@ -51,16 +47,6 @@ void spin_until_ns(uint64_t deadline_ns) {
   while (now_ns() < deadline_ns) cpu_relax();
 }
 
-void spin_cycles(uint64_t cycles) {
-  if constexpr (kSimBuild) {
-    if (sim::in_fiber()) return sim::delay_until_ns(now_ns() + cycles * 2 / 5);  // 2.5 cycles per ns
-  }
-#if defined(__x86_64__) || defined(__i386__)
-  const uint64_t start = __rdtsc();
-  while (__rdtsc() - start < cycles) cpu_relax();
-#else
-  spin_until_ns(now_ns() + cycles * 2 / 5);  // 2.5 cycles per ns
-#endif
-}
+void spin_cycles(uint64_t cycles) { spin_until_ns(now_ns() + cycles_to_ns(cycles)); }
 
 }  // namespace ccb

@@ -454,6 +454,22 @@ def test_a_bundle_executors_analysis_gets_its_own_factor(tmp_path):
     assert sims[0] == {"a": 1.0, "analysis": 1.0} and all(f["analysis"] == pytest.approx(4.0) for f in sims[1:])
 
 
+def commands_of_a_fit(flags: list[str], tmp_path) -> list[list[str]]:
+    """The native and simulated commands of workscale.fit for a configuration, against an engine that
+    runs every command at 1M txn/s."""
+    from ccbench.sim import workscale
+    seen = []
+
+    def run(command):
+        seen.append(command)
+        return 0, {"config": {"threads": 1}, "throughput": 1e6,
+                   "per_txn_type": {"a": {"commits": 10, "avg_latency_us": 1.0}}}, ""
+
+    workscale.fit(["native"], ["sim"], flags, tmp_path / "t.json", log=lambda _: None, run=run,
+                  threshold_cores=1e9, max_wait_s=0)
+    return seen
+
+
 def test_the_modelled_machine_is_not_part_of_a_fit(tmp_path):
     """A figure that models its paper's machine (--sim_physical_cores, --sim_smt_factor) shares the fit of
     the same configuration on the default machine, and the fit's native runs never get a sim flag
@@ -463,15 +479,7 @@ def test_the_modelled_machine_is_not_part_of_a_fit(tmp_path):
     machine = [*plain, "--sim_physical_cores=28", "--sim_smt_factor=1.3", "--sim_line_transfer_ns=90"]
     assert workscale.fit_key("silo", machine) == workscale.fit_key("silo", plain) == \
         "silo --theta=0.9 --workload=ycsb"
-    seen = []
-
-    def run(command):
-        seen.append(command)
-        return 0, {"config": {"threads": 1}, "throughput": 1e6,
-                   "per_txn_type": {"a": {"commits": 10, "avg_latency_us": 1.0}}}, ""
-
-    workscale.fit(["native"], ["sim"], machine, tmp_path / "t.json", log=lambda _: None, run=run,
-                  threshold_cores=1e9, max_wait_s=0)
+    seen = commands_of_a_fit(machine, tmp_path)
     natives = [command for command in seen if command[0] == "native"]
     assert len(natives) == workscale.NATIVE_RUNS
     assert not any(word.startswith("--sim_") for command in natives for word in command)
@@ -487,15 +495,7 @@ def test_the_io_latency_is_not_part_of_a_fit_and_its_runs_have_none(tmp_path):
     delayed = [*plain, "--io_latency_l=50", "--io_latency_theta=0.8", "--io_latency_min_cycles=4000"]
     assert workscale.fit_key("occ", delayed) == workscale.fit_key("occ", [*plain, "--io_latency_l=0"]) == \
         workscale.fit_key("occ", plain) == "occ --frontend=tskd-c --workload=ycsb"
-    seen = []
-
-    def run(command):
-        seen.append(command)
-        return 0, {"config": {"threads": 1}, "throughput": 1e6,
-                   "per_txn_type": {"a": {"commits": 10, "avg_latency_us": 1.0}}}, ""
-
-    workscale.fit(["native"], ["sim"], delayed, tmp_path / "t.json", log=lambda _: None, run=run,
-                  threshold_cores=1e9, max_wait_s=0)
+    seen = commands_of_a_fit(delayed, tmp_path)
     assert seen and not any(word.startswith("--io_latency") for command in seen for word in command)
 
 

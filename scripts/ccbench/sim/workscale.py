@@ -6,7 +6,7 @@ costs something else: its procedure's own logic between the accesses, rows
 that a skewed workload finds in the cache, misses that the core overlaps,
 the executor's work around each attempt. So before a simulated point runs,
 the harness fits, for its configuration (protocol, workload and every flag
-but the thread count and the seed), a factor on the local work of each
+but the thread count, the seed and TSKD's I/O latency), a factor on the local work of each
 transaction type (`--sim_work_scale`, engine/sim/sim.h) such that one
 virtual core runs the configuration as fast as one native thread of the same
 protocol runs it on this machine (issue 32: "per-transaction logic of each

@@ -47,6 +47,6 @@ void spin_until_ns(uint64_t deadline_ns) {
   while (now_ns() < deadline_ns) cpu_relax();
 }
 
-void spin_cycles(uint64_t cycles) { spin_until_ns(now_ns() + cycles_to_ns(cycles)); }
+void spin_cycles(uint64_t cycles) { spin_until_ns(now_ns() + nominal_cycles_to_ns(cycles)); }
 
 }  // namespace ccb

@@ -152,13 +152,12 @@ class RuntimeCalibration {
 
 // Busy-waits until now_ns() >= deadline_ns.
 void spin_until_ns(uint64_t deadline_ns);
-// minIO's CPU cycles are cycles of a nominal 2.5 GHz core on every machine,
-// natively and simulated, so that an I/O delay lasts as long in a native run
-// as in a simulated one. (The time-stamp counter, counted before, ticks at
-// the machine's own rate: 2.596 GHz on the development VM, where native
-// I/O delays came out 4 % shorter than the simulated ones.)
-constexpr uint64_t cycles_to_ns(uint64_t cycles) { return cycles * 2 / 5; }
-// Busy-waits for `cycles` nominal cycles (cycles_to_ns).
+// Busy-waits for `cycles` cycles of a nominal 2.5 GHz core
+// (nominal_cycles_to_ns, engine/core/clock.h) on every machine, natively and
+// simulated, so that an I/O delay lasts as long in a native run as in a
+// simulated one. (The time-stamp counter, counted before, ticks at the
+// machine's own rate: 2.596 GHz on the development VM, where native I/O
+// delays came out 4 % shorter than the simulated ones.)
 void spin_cycles(uint64_t cycles);
 
 }  // namespace ccb

@@ -106,6 +106,30 @@ def test_compare_interleaves_both_sides_and_gives_each_points_threads_and_ratio(
     assert main(arguments) == 0 and len(log_lines(logged)) == 2 * 8 * 6   # measured again, never reused
 
 
+def test_compare_reads_builds_of_other_revisions_whose_results_follow_another_schema(sandbox, tmp_path, capsys):
+    """BEFORE built at a revision without a flag that AFTER echoes (or the other way round): neither result
+    document matches today's schema as a whole; compare still reads each side's throughput."""
+    write_grid(sandbox, "tiny", TINY)
+    older = tmp_path / "older"
+    older.mkdir()
+    echo_another_flag = tmp_path / "echo_another_flag.py"
+    echo_another_flag.write_text(
+        "import json, subprocess, sys\n"
+        "code = subprocess.call([sys.executable, *sys.argv[1:]])\n"
+        "out = next(a.split('=', 1)[1] for a in sys.argv if a.startswith('--out='))\n"
+        "document = json.load(open(out))\n"
+        "document['config']['a_flag_of_another_revision'] = 1\n"
+        "json.dump(document, open(out, 'w'))\n"
+        "sys.exit(code)\n")
+    path = older / "rundb-silo"
+    path.write_text(f'#!/bin/sh\nexec {sys.executable} {echo_another_flag} {FAKE_ENGINE} --cc=silo --prefetch=false "$@"\n')
+    path.chmod(path.stat().st_mode | stat.S_IEXEC)
+    newer = engine_directory(tmp_path, "newer", ["silo"])
+    assert main(sandbox.cli_arguments("compare", str(older), str(newer), "--grid", "tiny", "--quiet")) == 0
+    rows = [line for line in capsys.readouterr().out.splitlines() if line.startswith("| silo")]
+    assert len(rows) == 4 and all(row.endswith("| 1.500 |") for row in rows)
+
+
 def test_compare_refuses_a_missing_directory_no_common_protocol_or_one_directory_twice(sandbox, tmp_path, capsys):
     write_grid(sandbox, "tiny", TINY)
     only_silo, only_occ = (engine_directory(tmp_path, name, [cc]) for name, cc in (("a", "silo"), ("b", "occ")))

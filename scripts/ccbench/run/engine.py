@@ -68,6 +68,7 @@ class Task:
     work_scale: str | None = None      # the fitted --sim_work_scale (in the command; part of the digest)
     expected_memory_bytes: int | None = None   # a simulated run's peak RSS as its fit measured it (backends.py)
     unrunnable: str | None = None      # why it has no binary to run it (points.Point.unrunnable): not run
+    check_schema: bool = True          # False: a build of any revision (compare), read for the required fields only
 
 
 # The engine's git revision and dirty flag (engine/stats/build_info.cpp.in) and
@@ -206,8 +207,10 @@ def _select_row(document: dict, program: Program, row_list: str) -> tuple[dict |
     return {**{key: value for key, value in document.items() if key not in program.row_lists}, **rows[0]}, None
 
 
-def _read_result(program: Program, text: str | None, row_list: str | None) -> tuple[dict | None, str | None]:
-    """(result, problem): the point's result document, or why it is unusable."""
+def _read_result(program: Program, text: str | None, row_list: str | None,
+                 check_schema: bool = True) -> tuple[dict | None, str | None]:
+    """(result, problem): the point's result document, or why it is unusable (against the program's schema too,
+    unless check_schema is False)."""
     result, problem = _parse_document(text, program)
     if result is not None and program.rows_parameter:
         result, problem = _select_row(result, program, row_list)
@@ -216,7 +219,7 @@ def _read_result(program: Program, text: str | None, row_list: str | None) -> tu
     missing = [name for name in program.required_fields if name not in result]
     if missing:
         return result, f"the result JSON lacks {', '.join(missing)}"
-    if program.result_schema:
+    if program.result_schema and check_schema:
         return result, schema_problem(result, program.result_schema)
     return result, None
 
@@ -297,7 +300,7 @@ def execute_task(task: Task) -> dict:
         record["load"] = load.load_record(before, load.snapshot(), task.threads, task.quiet_threshold_cores,
                                            task.simulated)
         text = _read_text(out_path) if program.output == OUTPUT_FILE else stdout
-        result, problem = _read_result(program, text, task.row_list)
+        result, problem = _read_result(program, text, task.row_list, task.check_schema)
     record.update(returncode=returncode, stdout_tail=_tail(stdout), stderr_tail=_tail(stderr), result=result,
                   wall_s=round(time.monotonic() - started, 3), finished_at=_now())
     if returncode is None:

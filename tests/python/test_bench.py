@@ -107,8 +107,8 @@ def test_compare_interleaves_both_sides_and_gives_each_points_threads_and_ratio(
 
 
 def test_compare_reads_builds_of_other_revisions_whose_results_follow_another_schema(sandbox, tmp_path, capsys):
-    """BEFORE built at a revision without a flag that AFTER echoes (or the other way round): neither result
-    document matches today's schema as a whole; compare still reads each side's throughput."""
+    """BEFORE built at another revision echoes a flag today's schema does not know, so its result document does
+    not match that schema as a whole; compare still reads its throughput beside AFTER's."""
     write_grid(sandbox, "tiny", TINY)
     older = tmp_path / "older"
     older.mkdir()

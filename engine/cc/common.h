@@ -64,8 +64,7 @@ template <uint64_t kLockBit, class CC, bool kProfiled>
     }
     racy_copy(dst, a.row->data(), n);
     std::atomic_thread_fence(std::memory_order_acquire);
-    // The re-check reads the line the load above charged: not charged again.
-    if (meta.unmodelled().load(std::memory_order_relaxed) == before) return before;
+    if (meta.reread() == before) return before;
   }
 }
 

@@ -317,12 +317,10 @@ class MessageLocks {
     const KeyLock* keys = nullptr;  // kLock: the coordinator's plan, unchanged until the grant
     uint32_t n = 0;
   };
-  // Natively the queues keep their own alignment (the layout of before);
-  // under sim one line each (above).
-  template <class T>
-  static constexpr size_t kQueueAlign = kSimBuild ? 64 : alignof(tbb::concurrent_bounded_queue<T>);
-  struct alignas(kQueueAlign<uint32_t>) ReplyQueue : tbb::concurrent_bounded_queue<uint32_t> {};
-  struct alignas(kQueueAlign<Msg>) Owner {
+  // Each queue on its own line under sim (engine/core/message_queue.h).
+  struct alignas(kQueueAlign<tbb::concurrent_bounded_queue<uint32_t>>) ReplyQueue
+      : tbb::concurrent_bounded_queue<uint32_t> {};
+  struct alignas(kQueueAlign<tbb::concurrent_bounded_queue<Msg>>) Owner {
     explicit Owner(uint32_t coordinators) : table(coordinators) {}
     tbb::concurrent_bounded_queue<Msg> inbox;
     OwnerLockTable table;            // owner thread only

@@ -63,7 +63,7 @@ class MvState {
     if (Slot* s = owned_[t].get()) [[likely]]
       return *s;
     owned_[t] = std::make_unique<Slot>();
-    slots_[t].unmodelled().store(owned_[t].get(), std::memory_order_release);  // commits() reads it during the run
+    slots_[t].store(owned_[t].get(), std::memory_order_release);  // commits() reads it during the run
     register_in_count(n_slots_, t);
     return *owned_[t];
   }
@@ -73,7 +73,7 @@ class MvState {
   // After a commit of thread t that saved versions: now and then, recycle
   // the chunks no reader can reach any more.
   void after_commit(Slot& s) {
-    s.commits.store(s.commits.unmodelled().load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+    s.commits.store(s.commits.reread() + 1, std::memory_order_relaxed);  // the owner's word: a charged store
     if (--s.until_collect > 0) [[likely]]
       return;
     s.until_collect = kCollectEvery;
@@ -83,7 +83,7 @@ class MvState {
   // Commits of every thread so far (Cicada's regulator; relaxed).
   uint64_t commits() const {
     uint64_t n = 0;
-    for_each_slot([&](const Slot& s) { n += s.commits.unmodelled().load(std::memory_order_relaxed); });
+    for_each_slot([&](const Slot& s) { n += s.commits.reread(); });  // for_each_slot charged the line
     return n;
   }
 
@@ -121,17 +121,18 @@ class MvState {
  private:
   template <class Fn>
   void for_each_slot(Fn&& fn) const {
-    const uint32_t n = n_slots_.unmodelled().load(std::memory_order_acquire);
+    const uint32_t n = n_slots_.load(std::memory_order_acquire);
     for (uint32_t t = 0; t < n; ++t)
-      if (const Slot* s = slots_[t].unmodelled().load(std::memory_order_acquire)) {
+      if (const Slot* s = slots_[t].load(std::memory_order_acquire)) {
         charge_line_read(s);  // under sim: another thread's slot (its commit count) moves here
         fn(*s);
       }
   }
 
   GcBounds bounds_;
-  Shared<uint32_t> n_slots_{0};
-  std::unique_ptr<Shared<Slot*>[]> slots_{new Shared<Slot*>[kMaxThreads]()};
+  ThreadCount n_slots_{0};
+  // Published once per thread; the scan charges each slot's line.
+  std::unique_ptr<Shared<Slot*, Modelled::kNo>[]> slots_{new Shared<Slot*, Modelled::kNo>[kMaxThreads]()};
   std::unique_ptr<std::unique_ptr<Slot>[]> owned_{new std::unique_ptr<Slot>[kMaxThreads]};  // slot(t): t only
 };
 
@@ -153,10 +154,10 @@ inline uint64_t read_visible(TxnT& txn, AccessT& a, uint64_t read_ts) {
     if (word < read_ts) {
       racy_copy(dst, a.row->data(), n);
       std::atomic_thread_fence(std::memory_order_acquire);
-      if (m.word.unmodelled().load(std::memory_order_relaxed) != word) continue;  // the line charged above
+      if (m.word.reread() != word) continue;
       return word;
     }
-    for (const Version* v = m.older.unmodelled().load(std::memory_order_acquire); v != nullptr; v = v->older) {
+    for (const Version* v = m.older.load(std::memory_order_acquire); v != nullptr; v = v->older) {
       charge_line_read(v);  // under sim: the version's line, written by its installer
       if (v->wts < read_ts) {
         std::memcpy(dst, v->data(), n);
@@ -190,7 +191,7 @@ inline RC write_at(TxnT& txn, AccessT& a, uint64_t read_ts) {
 // REQUIRES: as read_visible.
 inline uint64_t visible_wts(const RowVersions& m, uint64_t inline_wts, uint64_t read_ts) {
   if (inline_wts < read_ts) return inline_wts;
-  for (const Version* v = m.older.unmodelled().load(std::memory_order_acquire); v != nullptr; v = v->older)
+  for (const Version* v = m.older.load(std::memory_order_acquire); v != nullptr; v = v->older)
     if (v->wts < read_ts) return v->wts;
   return kNoVersion;
 }
@@ -198,17 +199,17 @@ inline uint64_t visible_wts(const RowVersions& m, uint64_t inline_wts, uint64_t 
 // The chain version of `m` with write stamp `wts`, or nullptr.
 // REQUIRES: as read_visible.
 inline const Version* find_version(const RowVersions& m, uint64_t wts) {
-  for (const Version* v = m.older.unmodelled().load(std::memory_order_acquire); v != nullptr; v = v->older)
+  for (const Version* v = m.older.load(std::memory_order_acquire); v != nullptr; v = v->older)
     if (v->wts <= wts) return v->wts == wts ? v : nullptr;
   return nullptr;
 }
 
 // Sets the stamps of the inline version and releases the row's lock.
 inline void publish_inline(RowVersions& m, uint64_t stamp, uint64_t rts) {
-  m.word.charge_write();  // under sim: the row's line, once for the three stamps
-  m.rts.unmodelled().store(rts, std::memory_order_relaxed);
-  m.wts.unmodelled().store(stamp, std::memory_order_release);
-  m.word.unmodelled().store(stamp, std::memory_order_release);
+  const auto row = write_line(m);  // under sim: the row's line, once for the three stamps
+  m.rts.store(rts, std::memory_order_relaxed);
+  m.wts.store(stamp, std::memory_order_release);
+  row[m.word].store(stamp, std::memory_order_release);
 }
 
 // Saves the inline version of a.row into its chain (with successor stamp
@@ -223,14 +224,14 @@ inline void install_version(TxnT& txn, AccessT& a, MvState::Slot& s, uint64_t st
   const size_t n = a.table->data_size();
   Version* v = s.store.allocate(n, stamp, s.versions);
   charge_line_write(v);  // under sim: the new version's line and the row's
-  m.word.charge_write();
-  v->wts = m.wts.unmodelled().load(std::memory_order_relaxed);
-  v->sstamp.unmodelled().store(sstamp, std::memory_order_relaxed);
-  v->older = m.older.unmodelled().load(std::memory_order_relaxed);
+  charge_line_write(&m);
+  v->wts = m.wts.load(std::memory_order_relaxed);
+  v->sstamp.store(sstamp, std::memory_order_relaxed);
+  v->older = m.older.load(std::memory_order_relaxed);
   v->row = &m;
   std::memcpy(v->data(), a.row->data(), n);  // readers only copy the row while it is unlocked
-  m.older.unmodelled().store(v, std::memory_order_release);
-  s.versions.note_chain(m.chain.unmodelled().fetch_add(1, std::memory_order_relaxed) + 1);
+  m.older.store(v, std::memory_order_release);
+  s.versions.note_chain(m.chain.fetch_add(1, std::memory_order_relaxed) + 1);
   txn.install(a);
   publish_inline(m, stamp, rts);
   a.meta.locked = false;
@@ -240,11 +241,10 @@ inline void install_version(TxnT& txn, AccessT& a, MvState::Slot& s, uint64_t st
 // version is still the one of write stamp `wts` (an older version's read stamp
 // matters to nobody: writers install only above the newest version).
 inline void raise_rts(RowVersions& m, uint64_t wts, uint64_t stamp) {
-  if (m.wts.unmodelled().load(std::memory_order_acquire) != wts) return;
-  uint64_t r = m.rts.unmodelled().load(std::memory_order_relaxed);
-  if (r < stamp) m.rts.charge_rmw();  // under sim: the CAS loop, one read-modify-write of the line
-  auto& rts = m.rts.unmodelled();
-  while (r < stamp && !rts.compare_exchange_weak(r, stamp, std::memory_order_acq_rel, std::memory_order_relaxed)) {
+  if (m.wts.load(std::memory_order_acquire) != wts) return;
+  uint64_t r = m.rts.load(std::memory_order_relaxed);
+  if (r < stamp) charge_line_rmw(&m.rts);  // under sim: the CAS loop, one read-modify-write of the line
+  while (r < stamp && !m.rts.compare_exchange_weak(r, stamp, std::memory_order_acq_rel, std::memory_order_relaxed)) {
   }
 }
 

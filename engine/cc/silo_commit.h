@@ -99,10 +99,9 @@ template <class BeforeInstall>
     txn.install(*a);
   }
   // New rows, unseen by other cores until published: not lines of the model.
-  txn.publish_inserts([&](auto& m) { m.tid.unmodelled().store(tid, std::memory_order_relaxed); });
+  txn.publish_inserts([&](auto& m, auto row) { row[m.tid].store(tid, std::memory_order_relaxed); });
   for (auto* a : writes) {
-    // The row's line, written by the install just before (Txn::install charges it).
-    a->row->meta.tid.unmodelled().store(tid, std::memory_order_release);
+    a->row->meta.tid.rewrite(tid, std::memory_order_release);  // Txn::install charged the row's line
     a->meta.locked = false;
   }
 }

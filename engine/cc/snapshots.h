@@ -21,12 +21,13 @@
 // running snapshot transaction.
 //
 // The protocol's RowMeta must have `Shared<uint64_t> tid` (the TID of the
-// row's image, bit 0 its lock bit) and `Shared<snapshot::Version*> old`
-// (the chain).
+// row's image, bit 0 its lock bit) and `snapshot::Chain old` (the chain).
 //
-// Under sim no access here is a line of the cost model (every one goes
-// through Shared::unmodelled()): a snapshot transaction's reads, the version
-// chains and the floor slots cost only their local work (docs/sim.md, "Limits").
+// Under sim no access here is a line of the cost model: a snapshot
+// transaction's reads (of the protocol's words through uncharged()), the
+
+// version chains and the floor slots (Shared<T, Modelled::kNo>) cost only
+// their local work (docs/sim.md, "Limits").
 #pragma once
 
 #include <algorithm>
@@ -56,6 +57,12 @@ struct Version {
   Version* older;  // the next older saved image of the row
   uint8_t* data() { return reinterpret_cast<uint8_t*>(this + 1); }
 };
+
+// A row's chain of saved images (its RowMeta's `old`), newest first, and a
+// protocol's latest snapshot floor: not lines of the model (the file comment).
+using Chain = Shared<Version*, Modelled::kNo>;
+using Floor = Shared<uint64_t, Modelled::kNo>;
+
 
 // One thread's saved versions, in chunks tagged with a floor (see the file
 // comment). Owner thread only.
@@ -124,21 +131,21 @@ class Snapshots {
   // is published before it is used; `latest` is the protocol's latest floor.
   // Returns the floor.
   template <class ChooseFloor>
-  uint64_t begin_read(uint32_t t, const Shared<uint64_t>& latest, ChooseFloor choose) {
+  uint64_t begin_read(uint32_t t, const auto& latest, ChooseFloor choose) {
     Slot& s = slot(t);
     for (;;) {
       const uint64_t floor = choose();
-      s.reading.unmodelled().store(floor, std::memory_order_seq_cst);
+      s.reading.store(floor, std::memory_order_seq_cst);
       // Chunks are reused below the latest floor and every published one: if
       // the latest moved before ours was published, a collector may have
       // missed ours, so pick again.
-      if (latest.unmodelled().load(std::memory_order_seq_cst) == floor) {
+      if (uncharged(latest).load(std::memory_order_seq_cst) == floor) {
         ++s.stats.snapshot_txns;
         return floor;
       }
     }
   }
-  void end_read(uint32_t t) { slot(t).reading.unmodelled().store(kNoFloor, std::memory_order_release); }
+  void end_read(uint32_t t) { slot(t).reading.store(kNoFloor, std::memory_order_release); }
 
   // Thread t reads row a.row as of `floor`: the row itself if its TID is
   // below the floor, else the newest saved image below it; kNotFound if the
@@ -150,15 +157,16 @@ class Snapshots {
     uint8_t* dst = a.local ? a.local : txn.make_local(a);
     const size_t n = a.table->data_size();
     auto& meta = a.row->meta;
+    const auto& tid_word = uncharged(meta.tid);
     for (SpinWait w;; w.pause()) {
-      const uint64_t tid = meta.tid.unmodelled().load(std::memory_order_acquire);
+      const uint64_t tid = tid_word.load(std::memory_order_acquire);
       if (tid & 1) continue;  // a writer installs: its chain is complete once it unlocks
       if (tid < floor) {
         racy_copy(dst, a.row->data(), n);
         std::atomic_thread_fence(std::memory_order_acquire);
-        if (meta.tid.unmodelled().load(std::memory_order_relaxed) != tid) continue;
+        if (tid_word.load(std::memory_order_relaxed) != tid) continue;
       } else {
-        const Version* v = meta.old.unmodelled().load(std::memory_order_acquire);
+        const Version* v = meta.old.load(std::memory_order_acquire);
         while (v != nullptr && v->tid >= floor) v = v->older;
         if (v == nullptr) return RC::kNotFound;
         std::memcpy(dst, const_cast<Version*>(v)->data(), n);
@@ -177,9 +185,9 @@ class Snapshots {
     const size_t n = a.table->data_size();
     Version* v = s.store.allocate(sizeof(Version) + n, tag);
     v->tid = current;
-    v->older = a.row->meta.old.unmodelled().load(std::memory_order_relaxed);
+    v->older = a.row->meta.old.load(std::memory_order_relaxed);
     racy_copy(v->data(), a.row->data(), n);
-    a.row->meta.old.unmodelled().store(v, std::memory_order_release);
+    a.row->meta.old.store(v, std::memory_order_release);
     ++s.stats.versions_saved;
   }
 
@@ -189,17 +197,17 @@ class Snapshots {
   void collect(uint32_t t, uint64_t latest) {
     Slot& s = slot(t);
     if (s.store.oldest_tag() >= latest) return;
-    const uint32_t n = n_threads_.unmodelled().load(std::memory_order_acquire);
+    const uint32_t n = n_threads_.load(std::memory_order_acquire);
     for (uint32_t u = 0; u < n; ++u)
-      if (const Slot* o = slots_[u].unmodelled().load(std::memory_order_acquire))
-        latest = std::min(latest, o->reading.unmodelled().load(std::memory_order_seq_cst));
+      if (const Slot* o = slots_[u].load(std::memory_order_acquire))
+        latest = std::min(latest, o->reading.load(std::memory_order_seq_cst));
     s.store.release_below(latest);
   }
 
   // After the workers have stopped.
   Stats total_stats() const {
     Stats total;
-    const uint32_t n = n_threads_.unmodelled().load(std::memory_order_acquire);
+    const uint32_t n = n_threads_.load(std::memory_order_acquire);
     for (uint32_t t = 0; t < n; ++t)
       if (const Slot* s = owned_[t].get()) {
         total.snapshot_txns += s->stats.snapshot_txns;
@@ -220,8 +228,12 @@ class Snapshots {
   }
 
  private:
+  // The protocol's words read here (a row's TID, its latest floor), without
+  // the model (the file comment).
+  static const auto& uncharged(const auto& word) { return word.unmodelled(); }
+
   struct alignas(64) Slot {
-    Shared<uint64_t> reading{kNoFloor};  // floor of its running snapshot transaction
+    Shared<uint64_t, Modelled::kNo> reading{kNoFloor};  // floor of its running snapshot transaction
     VersionStore store;
     Stats stats;
   };
@@ -231,13 +243,13 @@ class Snapshots {
     if (Slot* s = owned_[t].get()) [[likely]]
       return *s;
     owned_[t] = std::make_unique<Slot>();
-    slots_[t].unmodelled().store(owned_[t].get(), std::memory_order_release);
+    slots_[t].store(owned_[t].get(), std::memory_order_release);
     register_in_count(n_threads_, t);
     return *owned_[t];
   }
 
-  Shared<uint32_t> n_threads_{0};
-  std::unique_ptr<Shared<Slot*>[]> slots_{new Shared<Slot*>[kMaxThreads]()};
+  ThreadCount n_threads_{0};
+  std::unique_ptr<Shared<Slot*, Modelled::kNo>[]> slots_{new Shared<Slot*, Modelled::kNo>[kMaxThreads]()};
   std::unique_ptr<std::unique_ptr<Slot>[]> owned_{new std::unique_ptr<Slot>[kMaxThreads]};
 };
 

@@ -63,7 +63,7 @@ class TwoPhaseLocking {
   RC commit(auto& txn) {
     for (auto& a : txn.accesses())
       if (a.meta.held == LockHeld::kExclusive) txn.install(a);
-    txn.publish_inserts([](auto&) {});
+    txn.publish_inserts([](auto&, auto) {});
     release(txn);
     return RC::kOk;
   }

@@ -226,7 +226,9 @@ class Txn {
     set_image_version(a.local, id_);
     if (a.type != AccessType::kInsert) racy_copy(a.row->data(), a.local, a.table->data_size());
   }
-  // Stamps inserted rows, lets the protocol set their committed metadata, and
+  // Stamps inserted rows, lets the protocol set their committed metadata
+  // (set_committed_meta(meta, row): the row is not shared yet, so its words
+  // are written through `row`, an unshared_line, with nothing to charge), and
   // publishes them in the index. Call before releasing write locks, so a
   // transaction that sees this one's writes also sees its inserts.
   template <class SetMeta>
@@ -235,7 +237,7 @@ class Txn {
     for (AccessT& a : accesses_) {
       if (a.type != AccessType::kInsert) continue;
       set_image_version(a.local, id_);
-      set_committed_meta(a.row->meta);
+      set_committed_meta(a.row->meta, unshared_line(a.row->meta));
       const auto t = tick();
       const bool published = a.table->publish(a.key, a.row);
       tock(&AttemptTimes::index, t);

@@ -62,15 +62,18 @@ struct RwLockWord {
   void unlock_exclusive() { word.store(0, std::memory_order_release); }
 };
 
-// Registers worker `thread` in a count of registered threads that others
-// scan (slots 0 .. count-1): raises `count` to at least thread + 1. Once per
-// thread and run, before its first transaction: not a line of the model.
-inline void register_in_count(Shared<uint32_t>& count, uint32_t thread) {
-  std::atomic<uint32_t>& c = count.unmodelled();
-  uint32_t n = c.load(std::memory_order_relaxed);
-  while (n < thread + 1 && !c.compare_exchange_weak(n, thread + 1, std::memory_order_acq_rel)) {
+// A count of registered threads that others scan (slots 0 .. count-1).
+// Raised once per thread and run, before its first transaction, and read by
+// scans whose slots' lines are charged themselves: not a line of the model.
+using ThreadCount = Shared<uint32_t, Modelled::kNo>;
+
+// Registers worker `thread` in `count`: raises it to at least thread + 1.
+inline void register_in_count(ThreadCount& count, uint32_t thread) {
+  uint32_t n = count.load(std::memory_order_relaxed);
+  while (n < thread + 1 && !count.compare_exchange_weak(n, thread + 1, std::memory_order_acq_rel)) {
   }
 }
+
 
 // The commit-time latch of the optimistic protocols: bit `kBit` of a row's
 // metadata word (OCC's latch, Silo's and BCC's TID lock bit, TicToc's lock

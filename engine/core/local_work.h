@@ -10,6 +10,8 @@
 // Thread safety: the calling thread's own clock only.
 #pragma once
 
+#include <cstdint>
+
 #include "engine/core/sim_hooks.h"
 
 namespace ccb {
@@ -19,5 +21,16 @@ namespace ccb {
 using Work = sim::Op;
 
 [[gnu::always_inline]] inline void charge_local_work(Work op) { sim::charge(op); }
+
+// The analysis's cost (a front-end's or planner's work on a batch; docs/sim.md,
+// "The analysis's cost"): `probes` index probes of the work type in scope,
+// which the caller sets to the analysis's (sim::ScopedWorkType). The one
+// per-key charge of the front-ends: each primitive step of an analysis (a key
+// looked up, a cost estimate, a planner's cells) is one probe. Natively
+// nothing.
+inline void charge_analysis_probes(uint64_t probes) {
+  if constexpr (kSimBuild)
+    for (; probes > 0; --probes) sim::charge(sim::Op::kIndexProbe);
+}
 
 }  // namespace ccb

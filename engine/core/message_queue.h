@@ -24,9 +24,25 @@
 
 #include "engine/core/spin.h"
 #include "engine/core/sim_hooks.h"
+#include "engine/core/topology.h"
 #include "engine/core/sim_sync.h"
 
 namespace ccb {
+
+// The alignment of an object that holds a queue of type Queue (an inbox, a
+// reply queue): natively the queue's own (the layout of before); under sim
+// one cache line each, so that the model charges each queue's line apart.
+template <class Queue>
+inline constexpr size_t kQueueAlign = kSimBuild ? 64 : alignof(Queue);
+
+// Whether `workers` threads that wait for messages should sleep on their
+// doorbells when idle rather than poll: natively when they outnumber this
+// machine's CPUs (among more runnable threads than cores, a message otherwise
+// waits for its receiver's turn in a round over every polling thread); never
+// under sim, where each worker has a virtual core of its own.
+inline bool idle_waiters_should_sleep(int workers) {
+  return !kSimBuild && workers > static_cast<int>(Topology::get().cpus.size());
+}
 
 // How a thread with nothing else to do waits for its next message.
 enum class ThreadWait : uint8_t { kPoll, kSleep };

@@ -76,7 +76,7 @@ struct RowVersions;
 // sstamp, which its overwriter sets before it unlocks the row.
 struct Version {
   uint64_t wts;                 // write stamp of this image
-  Shared<uint64_t> sstamp;  // ERMIA: the overwriter's successor stamp
+  Shared<uint64_t, Modelled::kNo> sstamp;  // ERMIA: the overwriter's successor stamp (the version's line charged as a whole)
   Version* older;               // the next older version
   RowVersions* row;             // the row (its chain count drops at reclamation)
   uint64_t bytes;               // this record's size, header included
@@ -92,10 +92,14 @@ struct RowVersions {
   // protocol's (Cicada: the pending version's timestamp; SI and ERMIA: the
   // inline wts, kept).
   Shared<uint64_t> word{0};
-  Shared<uint64_t> wts{0};  // the inline version's wts, also while locked
-  Shared<uint64_t> rts{0};  // the inline version's read stamp
-  Shared<Version*> older{nullptr};
-  Shared<uint32_t> chain{0};  // chain versions not yet reclaimed
+  // The words after `word`, on its line, are not charged one by one: a
+  // reader's line was charged by its load of `word`, a writer charges the
+  // row's line once for a group (write_line) or its read-modify-write
+  // (charge_line_rmw); reclamation's count is not a line of the model.
+  Shared<uint64_t, Modelled::kNo> wts{0};  // the inline version's wts, also while locked
+  Shared<uint64_t, Modelled::kNo> rts{0};  // the inline version's read stamp
+  Shared<Version*, Modelled::kNo> older{nullptr};
+  Shared<uint32_t, Modelled::kNo> chain{0};  // chain versions not yet reclaimed
   uint32_t unused = 0;
 };
 static_assert(sizeof(RowVersions) % 8 == 0);
@@ -157,7 +161,7 @@ class VersionStore {
       Chunk& c = chunks_.front();
       for (size_t off = 0; off < c.used;) {
         auto* v = reinterpret_cast<Version*>(c.mem.data() + off);
-        v->row->chain.unmodelled().fetch_sub(1, std::memory_order_relaxed);  // reclamation: not a line of the model
+        v->row->chain.fetch_sub(1, std::memory_order_relaxed);
         ++stats.reclaimed;
         off += v->bytes;
       }

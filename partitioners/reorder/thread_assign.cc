@@ -4,6 +4,7 @@
 #include <stdexcept>
 #include <tuple>
 
+#include "engine/core/local_work.h"  // charge_analysis_probes
 #include "engine/core/sim_hooks.h"
 
 namespace ccb::reorder {
@@ -16,10 +17,7 @@ namespace {
 // on contiguous arrays, about 2-4 ns natively against the cost table's
 // 60 ns index_probe). Natively nothing.
 constexpr uint64_t kCellsPerProbe = 16;
-inline void charge_probes(uint64_t probes) {
-  if constexpr (kSimBuild)
-    for (; probes > 0; --probes) sim::charge(sim::Op::kIndexProbe);
-}
+inline void charge_probes(uint64_t probes) { charge_analysis_probes(probes); }
 }  // namespace
 
 std::vector<std::vector<uint32_t>> assign_to_threads(std::span<const TxnDesc> batch,

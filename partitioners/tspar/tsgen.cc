@@ -5,6 +5,7 @@
 #include <chrono>
 #include <utility>
 
+#include "engine/core/local_work.h"  // charge_analysis_probes
 #include "engine/core/sim_hooks.h"
 #include "partitioners/key_buckets.h"
 
@@ -15,9 +16,7 @@ inline uint64_t mix(GlobalKey key) { return (key ^ (key >> 29)) * 0x9e3779b97f4a
 
 // One primitive operation of TSgen under sim (tsgen.h): an index_probe of
 // the analysis work type, which the caller's ScopedWorkType sets.
-inline void charge_step() {
-  if constexpr (kSimBuild) sim::charge(sim::Op::kIndexProbe);
-}
+inline void charge_step() { charge_analysis_probes(1); }
 }  // namespace
 
 uint32_t Tsgen::find_key(GlobalKey key) const {

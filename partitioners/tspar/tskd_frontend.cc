@@ -7,6 +7,7 @@
 
 #include "engine/core/json.h"
 #include "engine/core/random.h"
+#include "engine/core/local_work.h"  // charge_analysis_probes
 #include "engine/core/sim_hooks.h"
 #include "partitioners/partitioner_frontend.h"  // partition_input
 #include "partitioners/residual.h"              // extract_residual
@@ -121,7 +122,7 @@ void TskdFrontend::estimate_times(std::span<const TxnDesc> batch) {
   for_chunks(batch.size(), [&](size_t begin, size_t end) {
     const sim::ScopedWorkType scope(analysis);
     for (size_t i = begin; i < end; ++i) {
-      if constexpr (kSimBuild) sim::charge(sim::Op::kIndexProbe);
+      charge_analysis_probes(1);
       const std::optional<double> e = costs_.known(batch[i]);
       time_[i] = e.value_or(0.0);
       missing_[i] = !e;

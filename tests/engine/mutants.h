@@ -55,7 +55,7 @@ class NoWaitReleasesEarly : public NoWait {
   RC commit(auto& txn) {
     for (auto& a : txn.accesses())
       if (a.type == AccessType::kWrite) txn.install(a);
-    txn.publish_inserts([](RowMeta&) {});
+    txn.publish_inserts([](RowMeta&, auto) {});
     return RC::kOk;
   }
   void abort(auto&) {}

@@ -595,7 +595,47 @@ TEST_F(SimTest, TimeBreakdownOfAHotLockWordWithKWaiters) {
   EXPECT_EQ(queued, 5 * (k - 1) + 105 * (k - 1) * (k - 2) / 2);
 }
 
+// The model's policy is declared with the word (engine/core/shared.h). Core 0
+// writes two modelled words of a row header through one write_line scope and
+// bumps its Modelled::kNo count: one charged write (a fresh line: 2 ns; a
+// charge per word would be 4, the count's RMW 5 more), the count nothing.
+// Core 1, after an index probe (10 ns), reads the
+// count (nothing), then one modelled word: 2 ns plus a 100 ns transfer; the
+// other word's reread() is not charged (the line is now its own).
+TEST_F(SimTest, TheModelsPolicyIsTheWordsAndALineScopeChargesOnce) {
+  struct alignas(64) Header {
+    Shared<uint64_t> a{0};
+    Shared<uint64_t> b{0};
+    Shared<uint64_t, Modelled::kNo> count{0};
+  };
+  Header h;
+  uint64_t t0 = 0, t1_count = 0, t1_end = 0, sum = 0;
+  ThreadGroup g;
+  g.spawn([&] {
+    const auto row = write_line(h);
+    row[h.a].store(1);
+    row[h.b].store(2);
+    h.count.fetch_add(1);
+    t0 = now_ns();
+  });
+  g.spawn([&] {
+    charge(Op::kIndexProbe);
+    sum += h.count.load();
+    t1_count = now_ns();
+    sum += h.a.load();
+    sum += h.b.reread();
+    t1_end = now_ns();
+  });
+  g.run([] {});
+  EXPECT_EQ(t0, 2u);
+
+  EXPECT_EQ(t1_count, 10u);
+  EXPECT_EQ(t1_end, 112u);
+  EXPECT_EQ(sum, 4u);
+}
+
 // A commit latch (lock_bit, engine/core/latch.h) held for 1000 ns by core 0
+
 // while k - 1 = 4 cores wait for it. Their first tries are RMWs at 10 ns,
 // serialized behind core 0's (which ends at 5): core i's ends at
 // 10 + i * 105 (5 ns plus a 100 ns transfer each). Then they wait on reads of

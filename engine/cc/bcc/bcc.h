@@ -167,7 +167,7 @@ class Bcc {
 
   struct RowMeta {
     Shared<uint64_t> tid{0};  // Silo's TID word: writer's commit TID | lock bit
-    Shared<snapshot::Version*> old{nullptr};  // saved versions, newest first
+    snapshot::Chain old{nullptr};  // saved versions, newest first
   };
   struct AccessMeta {
     uint64_t observed_tid = 0;
@@ -202,7 +202,7 @@ class Bcc {
 
   explicit Bcc(uint32_t snapshot_epoch_ms = kSnapshotEpochMillis, Fence fence = Fence::kPerRead)
       : snapshot_epoch_ns_(uint64_t{snapshot_epoch_ms} * 1'000'000) {
-    for (auto& c : clock_) c.unmodelled().store(kFlagBit, std::memory_order_relaxed);
+    for (auto& c : clock_) c.store(kFlagBit, std::memory_order_relaxed);  // before the run: no virtual core yet
     use_fence(fence);
   }
 
@@ -227,7 +227,7 @@ class Bcc {
     if (m.history == nullptr) m.history = register_thread(txn.thread_id());
     ThreadHistory& h = *m.history;
     m.snapshot = txn.read_only();
-    snapshots_.collect(txn.thread_id(), floor_.unmodelled().load(std::memory_order_seq_cst));
+    snapshots_.collect(txn.thread_id(), floor_.unmodelled().load(std::memory_order_seq_cst));  // as in Silo: uncharged
     if (m.snapshot) begin_snapshot(h, m, txn.thread_id());
     else begin_update(h, m, txn.thread_id());
     const uint64_t bytes = h.table_bytes();
@@ -290,7 +290,7 @@ class Bcc {
         // Section 3: a version older than the floor is kept for snapshots
         // (the row is locked, and validated if read: it is still the one
         // observed, or the one found while locking for blind writes).
-        const uint64_t current = a.row->meta.tid.unmodelled().load(std::memory_order_relaxed) & ~kFlagBit;
+        const uint64_t current = a.row->meta.tid.reread() & ~kFlagBit;
         if (current < m.floor) snapshots_.save(txn.thread_id(), a, current, m.floor);
       });
     }
@@ -389,7 +389,7 @@ class Bcc {
       std::abort();
     }
     if (!owned_[t]) owned_[t] = std::make_unique<ThreadHistory>();
-    threads_[t].unmodelled().store(owned_[t].get(), std::memory_order_release);
+    threads_[t].store(owned_[t].get(), std::memory_order_release);
     register_in_count(n_threads_, t);
     return owned_[t].get();
   }
@@ -409,18 +409,19 @@ class Bcc {
       // shared lines: each read of a line another core wrote is a transfer.
       const uint64_t floor = floor_.load(std::memory_order_seq_cst);
       const uint64_t tid = next_tid(h, t, floor);
-      clock_[t].store(tid, std::memory_order_release);
+      const auto mine = write_line(clock_[t]);
+      mine[clock_[t]].store(tid, std::memory_order_release);
       // The begin fence: the TID's store before the loads below (the file
       // comment, (1)).
       std::atomic_thread_fence(std::memory_order_seq_cst);
-      if (syncing_.load(std::memory_order_seq_cst) || floor_.unmodelled().load(std::memory_order_seq_cst) != floor) {
-        clock_[t].unmodelled().store(tid | kFlagBit, std::memory_order_release);
+      if (syncing_.load(std::memory_order_seq_cst) || floor_.reread(std::memory_order_seq_cst) != floor) {
+        mine[clock_[t]].store(tid | kFlagBit, std::memory_order_release);
         continue;
       }
       m.start_tid = tid;
       m.floor = floor;
       // Line 3: Start.
-      const uint32_t n = n_threads_.unmodelled().load(std::memory_order_acquire);
+      const uint32_t n = n_threads_.load(std::memory_order_acquire);
       uint64_t max = 0, min_running = bcc::kNone, idle = 0;
       for (uint32_t u = 0; u < n; ++u) {
         const uint64_t v = clock_[u].load(std::memory_order_seq_cst);
@@ -468,7 +469,7 @@ class Bcc {
       if (bcc::put_read(m.reads_set, row, tid, !asymmetric_) && m.room-- == 0 && !grow_table(*m.history, m))
         return false;
       std::atomic_signal_fence(std::memory_order_seq_cst);  // the compiler keeps the insert first
-      if (a.row->meta.tid.unmodelled().load(std::memory_order_seq_cst) != tid) continue;  // changed: re-read
+      if (a.row->meta.tid.reread(std::memory_order_seq_cst) != tid) continue;  // changed: re-read
       a.meta.observed_tid = tid;
       return true;
     }
@@ -518,7 +519,7 @@ class Bcc {
     for (const auto& a : txn.accesses())
       if (a.type != AccessType::kInsert && after_start(m, a.meta.observed_tid)) return kWr;
     for (auto* a : writes)
-      if (after_start(m, a->row->meta.tid.unmodelled().load(std::memory_order_relaxed) & ~kFlagBit)) return kWw;
+      if (after_start(m, a->row->meta.tid.reread() & ~kFlagBit)) return kWw;
     if (writes.size() > 0 && rw_dependency(txn, writes)) return kRw;
     return kNoDependency;
   }
@@ -530,10 +531,10 @@ class Bcc {
   bool rw_dependency(auto& txn, const auto& writes) {
     const TxnMeta& m = txn.meta();
     if (asymmetric_) bcc::asymmetric_fence();  // readers' inserts before their checks: the file comment, (3)
-    const uint32_t n = n_threads_.unmodelled().load(std::memory_order_acquire);
+    const uint32_t n = n_threads_.load(std::memory_order_acquire);
     for (uint32_t u = 0; u < n; ++u) {
       if (u == txn.thread_id()) continue;
-      const ThreadHistory* other = threads_[u].unmodelled().load(std::memory_order_acquire);
+      const ThreadHistory* other = threads_[u].load(std::memory_order_acquire);
       if (other == nullptr) continue;
       // Entries from the one running at Start (not if u was idle) to End.
       const uint64_t lo = u < m.n ? m.start[u] + ((m.idle_at_start >> u) & 1) : 0;
@@ -545,7 +546,7 @@ class Bcc {
         if (s < lo) break;
         if (s > hi) continue;
         for (auto* a : writes) {
-          const uint64_t version = a->row->meta.tid.unmodelled().load(std::memory_order_relaxed) & ~kFlagBit;
+          const uint64_t version = a->row->meta.tid.reread() & ~kFlagBit;
           if (bcc::find_read(table, reinterpret_cast<uint64_t>(a->row)) == version) return true;
         }
       }
@@ -579,8 +580,8 @@ class Bcc {
   // latest is older than the snapshot epoch.
   void begin_snapshot(ThreadHistory& h, TxnMeta& m, uint32_t t) {
     m.floor = snapshots_.begin_read(t, floor_, [&] {
-      const uint64_t f = floor_.unmodelled().load(std::memory_order_seq_cst);
-      const uint64_t last_sync = last_sync_ns_.unmodelled().load(std::memory_order_relaxed);
+      const uint64_t f = floor_.unmodelled().load(std::memory_order_seq_cst);  // as Snapshots' reads: uncharged
+      const uint64_t last_sync = last_sync_ns_.load(std::memory_order_relaxed);
       if (f == 0 || now_ns() - last_sync > snapshot_epoch_ns_) return synchronize(h);
       return f;
     });
@@ -592,19 +593,21 @@ class Bcc {
   // another thread is synchronizing, its result is used.
   uint64_t synchronize(ThreadHistory& h) {
     bool expected = false;
+    // Once a snapshot epoch, the synchronization's reads of the flag (its wait
+    // charged by SpinWait's rounds) and of the floor: not lines of the model.
     if (!syncing_.compare_exchange_strong(expected, true, std::memory_order_seq_cst)) {
       for (SpinWait w; syncing_.unmodelled().load(std::memory_order_acquire);) w.pause();
       return floor_.unmodelled().load(std::memory_order_seq_cst);
     }
     uint64_t max = floor_.unmodelled().load(std::memory_order_relaxed);
-    const uint32_t n = n_threads_.unmodelled().load(std::memory_order_acquire);
+    const uint32_t n = n_threads_.load(std::memory_order_acquire);
     for (uint32_t u = 0; u < n; ++u) {
       uint64_t v;
       for (SpinWait w; !((v = clock_[u].load(std::memory_order_seq_cst)) & kFlagBit);) w.pause();
       max = std::max(max, v);
     }
     const uint64_t floor = (counter_of(max) + 1) << kCounterShift;
-    last_sync_ns_.unmodelled().store(now_ns(), std::memory_order_relaxed);
+    last_sync_ns_.store(now_ns(), std::memory_order_relaxed);
     floor_.store(floor, std::memory_order_seq_cst);
     syncing_.store(false, std::memory_order_seq_cst);
     ++h.stats.syncs;
@@ -614,10 +617,10 @@ class Bcc {
   // Section 4.1/5.1: one contiguous vector (one socket; the paper keeps one
   // cache-line-aligned sub-vector per socket).
   alignas(64) Shared<uint64_t> clock_[kMaxThreads];
-  alignas(64) Shared<uint32_t> n_threads_{0};
+  alignas(64) ThreadCount n_threads_{0};
   Shared<bool> syncing_{false};
   Shared<uint64_t> floor_{0};  // latest snapshot floor, 0 = none yet
-  Shared<uint64_t> last_sync_ns_{0};
+  Shared<uint64_t, Modelled::kNo> last_sync_ns_{0};  // read and written by the synchronizer, once a snapshot epoch
   const uint64_t snapshot_epoch_ns_;
   bool asymmetric_ = false;  // searchers issue asymmetric fences; inserts need none (set before workers start)
   bcc::ComponentTimer timer_;  // --bcc_breakdown
@@ -630,7 +633,9 @@ class Bcc {
   }
 
  private:
-  Shared<ThreadHistory*> threads_[kMaxThreads] = {};
+  // Published once per thread; a searcher charges the lines of the entries it reads.
+  Shared<ThreadHistory*, Modelled::kNo> threads_[kMaxThreads] = {};
+
   std::unique_ptr<ThreadHistory> owned_[kMaxThreads];
   snapshot::Snapshots snapshots_;
 };

@@ -48,19 +48,21 @@ inline constexpr int kMaxTableLog2 = std::countr_zero(kLevelBytes[2] / sizeof(Re
 
 struct alignas(64) ThreadHistory {
   // Searched by other threads.
+  // Written by the owner only; an entry's line is charged as a whole (by the
+  // reader here, by the owner where it publishes), not word by word.
   struct Entry {
-    Shared<uint64_t> start_tid{0};
-    Shared<uint64_t> table{0};
+    Shared<uint64_t, Modelled::kNo> start_tid{0};
+    Shared<uint64_t, Modelled::kNo> table{0};
     // A consistent <start TID, table> of the entry, or false while the owner
     // rewrites it. Any thread.
     bool read(uint64_t& start, uint64_t& t) const {
       charge_line_read(this);  // another thread's entry: its line moves here under sim
-      start = start_tid.unmodelled().load(std::memory_order_acquire);
-      t = table.unmodelled().load(std::memory_order_seq_cst);
-      return start != 0 && start_tid.unmodelled().load(std::memory_order_relaxed) == start;
+      start = start_tid.load(std::memory_order_acquire);
+      t = table.load(std::memory_order_seq_cst);
+      return start != 0 && start_tid.load(std::memory_order_relaxed) == start;
     }
   };
-  Shared<uint64_t> head{0};
+  Shared<uint64_t> head{0};  // written by the owner, read by searchers (charged)
   std::unique_ptr<Entry[]> ring{new Entry[kHistoryEntries]};
 
   // Owner only.
@@ -93,7 +95,7 @@ struct alignas(64) ThreadHistory {
   // Release (`min_running`, the smallest running TID). Returns whether the
   // list has room for one more entry.
   bool release(uint64_t max, uint64_t min_running) {
-    const uint64_t h = head.unmodelled().load(std::memory_order_relaxed);
+    const uint64_t h = own_head();
     if (h > tail) {
       Book& prev = book[(h - 1) % kHistoryEntries];
       if (prev.release == kNone) {
@@ -114,7 +116,7 @@ struct alignas(64) ThreadHistory {
   // its tables), zero the table buffers so that no slot carries a stamp
   // handed out again. Returns false while tables are live.
   bool wipe_tables() {
-    if (tail != head.unmodelled().load(std::memory_order_relaxed)) return false;
+    if (tail != own_head()) return false;
     for (auto& level : levels) level.wipe();
     stamp = 0;
     ++stats.table_wipes;
@@ -128,16 +130,16 @@ struct alignas(64) ThreadHistory {
   // comment, memory ordering (2)). Returns the table's word.
   // REQUIRES: release() returned true, stamp < kMaxStamp, has_room_for(log2).
   uint64_t publish_table(int log2, uint64_t start_tid) {
-    const uint64_t h = head.unmodelled().load(std::memory_order_relaxed);
+    const uint64_t h = own_head();
     const uint64_t table = allocate_table(log2, ++stamp);
     assert(table != 0);
     Entry& e = ring[h % kHistoryEntries];
     charge_line_write(&e);  // under sim: the entry's line and the head's, once for the stores below
-    head.charge_write();
-    e.start_tid.unmodelled().store(0, std::memory_order_relaxed);
-    e.table.unmodelled().store(table, std::memory_order_release);
-    e.start_tid.unmodelled().store(start_tid, std::memory_order_release);
-    head.unmodelled().store(h + 1, std::memory_order_release);
+    const auto own = write_line(head);
+    e.start_tid.store(0, std::memory_order_relaxed);
+    e.table.store(table, std::memory_order_release);
+    e.start_tid.store(start_tid, std::memory_order_release);
+    own[head].store(h + 1, std::memory_order_release);
     return table;
   }
 
@@ -147,16 +149,19 @@ struct alignas(64) ThreadHistory {
   // entry), so a searcher still reading it finds what it held. Returns the new
   // table's word, or 0 (nothing changed) if no buffer has room for it.
   uint64_t grow_table(uint64_t table) {
-    const uint64_t h = head.unmodelled().load(std::memory_order_relaxed);
+    const uint64_t h = own_head();
     const uint64_t bigger = allocate_table(static_cast<int>(table & 63) + 1, stamp);
     if (bigger == 0) return 0;
     rehash_reads(ReadSet(table), ReadSet(bigger));
     charge_line_write(&ring[(h - 1) % kHistoryEntries]);  // under sim: the entry's line
-    ring[(h - 1) % kHistoryEntries].table.unmodelled().store(bigger, std::memory_order_release);
+    ring[(h - 1) % kHistoryEntries].table.store(bigger, std::memory_order_release);
     return bigger;
   }
 
  private:
+  // The owner's read of the head it alone writes: its line is the owner's.
+  uint64_t own_head() const { return head.unmodelled().load(std::memory_order_relaxed); }
+
   // A read-set table of 2^log2 slots with `table_stamp` (empty without
   // zeroing: ReadSet) in the first buffer with room, or 0 if none has.
   uint64_t allocate_table(int log2, uint64_t table_stamp) {

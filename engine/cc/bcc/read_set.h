@@ -50,9 +50,12 @@ inline constexpr uint64_t kNone = ~uint64_t{0};
 inline constexpr int kStampShift = 48;
 inline constexpr uint64_t kMaxStamp = (uint64_t{1} << (64 - kStampShift)) - 1;
 inline constexpr uint64_t kAddressBits = (uint64_t{1} << kStampShift) - 1;
+// Written by the table's owner only; a slot's line is charged as a whole
+// (charge_line_read by a searcher, charge_line_write by the owner), so its
+// words are not charged one by one.
 struct ReadSlot {
-  Shared<uint64_t> key{0};  // row address | stamp << kStampShift
-  Shared<uint64_t> tid{0};
+  Shared<uint64_t, Modelled::kNo> key{0};  // row address | stamp << kStampShift
+  Shared<uint64_t, Modelled::kNo> tid{0};
 };
 // A table decoded from its word.
 struct ReadSet {
@@ -79,8 +82,8 @@ inline uint64_t find_read(uint64_t table, uint64_t row) {
   const uint64_t key = t.key(row);
   for (uint64_t i = t.home(row), probes = 0; probes <= t.mask; i = (i + 1) & t.mask, ++probes) {
     charge_line_read(&t.slots[i]);  // the owner's table: its lines move here under sim
-    const uint64_t k = t.slots[i].key.unmodelled().load(std::memory_order_seq_cst);
-    if (k == key) return t.slots[i].tid.unmodelled().load(std::memory_order_seq_cst);
+    const uint64_t k = t.slots[i].key.load(std::memory_order_seq_cst);
+    if (k == key) return t.slots[i].tid.load(std::memory_order_seq_cst);
     if (ReadSet::empty(k, key)) break;
   }
   return kNone;
@@ -99,17 +102,17 @@ inline bool put_read(const ReadSet& t, uint64_t row, uint64_t tid, bool fenced) 
   const uint64_t mask = t.mask;
   const uint64_t key = t.key(row);
   for (uint64_t i = t.home(row);; i = (i + 1) & mask) {
-    const uint64_t k = s[i].key.unmodelled().load(std::memory_order_relaxed);
+    const uint64_t k = s[i].key.load(std::memory_order_relaxed);
     if (k == key) {
       charge_line_write(&s[i]);  // under sim: the slot's line is this core's, a searcher's read moves it
-      s[i].tid.unmodelled().store(tid, std::memory_order_release);
+      s[i].tid.store(tid, std::memory_order_release);
       if (fenced) std::atomic_thread_fence(std::memory_order_seq_cst);
       return false;
     }
     if (ReadSet::empty(k, key)) {
       charge_line_write(&s[i]);
-      s[i].tid.unmodelled().store(tid, std::memory_order_relaxed);
-      s[i].key.unmodelled().store(key, std::memory_order_release);
+      s[i].tid.store(tid, std::memory_order_relaxed);
+      s[i].key.store(key, std::memory_order_release);
       if (fenced) std::atomic_thread_fence(std::memory_order_seq_cst);
       return true;
     }
@@ -122,9 +125,9 @@ inline bool put_read(const ReadSet& t, uint64_t row, uint64_t tid, bool fenced) 
 inline void rehash_reads(const ReadSet& from, const ReadSet& to) {
   for (uint64_t i = 0; i <= from.mask; ++i) {
     const ReadSlot& old = from.slots[i];
-    const uint64_t k = old.key.unmodelled().load(std::memory_order_relaxed);
+    const uint64_t k = old.key.load(std::memory_order_relaxed);
     if (!ReadSet::empty(k, from.stamp))
-      put_read(to, k & kAddressBits, old.tid.unmodelled().load(std::memory_order_relaxed), false);
+      put_read(to, k & kAddressBits, old.tid.load(std::memory_order_relaxed), false);
   }
 }
 

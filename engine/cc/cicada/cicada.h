@@ -141,19 +141,19 @@ class Cicada {
     for (auto& a : txn.accesses()) {  // 5. version consistency check
       if (a.type == AccessType::kInsert) continue;
       const bool ok =
-          a.is_write() ? a.row->meta.rts.unmodelled().load(std::memory_order_acquire) <= ts : still_visible(a, ts);
+          a.is_write() ? a.row->meta.rts.load(std::memory_order_acquire) <= ts : still_visible(a, ts);
       if (!ok) return fail(writes);
     }
     // Inserts become visible, still locked, before any write does; so a
     // reader that sees one of this transaction's writes finds its inserts.
-    txn.publish_inserts([&](RowMeta& m) {
-      m.wts.unmodelled().store(ts, std::memory_order_relaxed);
-      m.rts.unmodelled().store(ts, std::memory_order_relaxed);
-      m.word.unmodelled().store(mv::kLockBit | ts, std::memory_order_relaxed);
+    txn.publish_inserts([&](RowMeta& m, auto row) {
+      m.wts.store(ts, std::memory_order_relaxed);
+      m.rts.store(ts, std::memory_order_relaxed);
+      row[m.word].store(mv::kLockBit | ts, std::memory_order_relaxed);
     });
     for (auto* a : writes) mv::install_version(txn, *a, s, ts, ts, mv::kInfinity);
     for (auto& a : txn.accesses())
-      if (a.type == AccessType::kInsert) a.row->meta.word.unmodelled().store(ts, std::memory_order_release);
+      if (a.type == AccessType::kInsert) a.row->meta.word.rewrite(ts, std::memory_order_release);
     state_.after_commit(s);
     return RC::kOk;
   }
@@ -169,7 +169,7 @@ class Cicada {
     w.key("early_aborts").value(c.early_aborts);
     w.key("pending_install_aborts").value(c.write_conflicts);
     w.key("backoffs").value(c.backoffs);
-    w.key("max_backoff_ticks").value(max_backoff_.unmodelled().load(std::memory_order_relaxed));
+    w.key("max_backoff_ticks").value(max_backoff_.load(std::memory_order_relaxed));
   }
   uint64_t gc_minimum() const { return state_.bounds().minimum(); }
 
@@ -194,7 +194,7 @@ class Cicada {
     const mv::RowVersions& m = a.row->meta;
     const uint64_t w = m.word.unmodelled().load(std::memory_order_acquire);
     if (a.is_write())  // the newest version is still the one read, unlocked, and not read later than ts
-      return w == a.meta.wts && m.rts.unmodelled().load(std::memory_order_relaxed) <= ts;
+      return w == a.meta.wts && m.rts.load(std::memory_order_relaxed) <= ts;
     if (w & mv::kLockBit) return (w & mv::kStampMask) > ts;  // a pending version below ts: outcome unknown
     return w >= ts || w == a.meta.wts;  // no newer committed version below ts
   }
@@ -206,7 +206,7 @@ class Cicada {
     uint64_t inline_wts = w;
     if (w & mv::kLockBit) {
       if ((w & mv::kStampMask) < ts) return false;  // pending below ts
-      inline_wts = m.wts.unmodelled().load(std::memory_order_acquire);
+      inline_wts = m.wts.load(std::memory_order_acquire);
     }
     return mv::visible_wts(m, inline_wts, ts) == a.meta.wts;
   }
@@ -221,7 +221,7 @@ class Cicada {
   static RC fail(const auto& writes) {
     for (auto* a : writes) {
       if (!a->meta.locked) continue;
-      a->row->meta.word.unmodelled().store(a->meta.wts, std::memory_order_release);
+      a->row->meta.word.rewrite(a->meta.wts, std::memory_order_release);  // the pending CAS charged the line
       a->meta.locked = false;
     }
     return RC::kValidation;
@@ -229,7 +229,7 @@ class Cicada {
 
   // Contention regulation: a retry waits a random time below the maximum.
   void back_off(TxnMeta& m, mv::MvState::Slot& s) {
-    const uint64_t cap = max_backoff_.unmodelled().load(std::memory_order_relaxed);
+    const uint64_t cap = max_backoff_.load(std::memory_order_relaxed);
     if (cap == 0) return;
     ++s.counters.backoffs;
     const uint64_t until = ticks() + m.rng.below(cap);
@@ -239,14 +239,14 @@ class Cicada {
   // under the regulating_ flag) moves the maximum backoff one step, in the
   // direction that last raised the committed throughput.
   void regulate(uint64_t clock) {
-    if (clock < next_regulation_.unmodelled().load(std::memory_order_relaxed)) [[likely]]
+    if (clock < next_regulation_.load(std::memory_order_relaxed)) [[likely]]
       return;
-    if (regulating_.unmodelled().exchange(true, std::memory_order_acquire)) return;  // another thread is at it
-    if (clock >= next_regulation_.unmodelled().load(std::memory_order_relaxed)) {
-      next_regulation_.unmodelled().store(clock + kRegulatorPeriod, std::memory_order_relaxed);
+    if (regulating_.exchange(true, std::memory_order_acquire)) return;  // another thread is at it
+    if (clock >= next_regulation_.load(std::memory_order_relaxed)) {
+      next_regulation_.store(clock + kRegulatorPeriod, std::memory_order_relaxed);
       step_backoff();
     }
-    regulating_.unmodelled().store(false, std::memory_order_release);
+    regulating_.store(false, std::memory_order_release);
   }
   void step_backoff() {
     const uint64_t commits = state_.commits();
@@ -254,17 +254,19 @@ class Cicada {
     regulator_commits_ = commits;
     if (done < regulator_last_) regulator_up_ = !regulator_up_;
     regulator_last_ = done;
-    const uint64_t cap = max_backoff_.unmodelled().load(std::memory_order_relaxed);
-    max_backoff_.unmodelled().store(
+    const uint64_t cap = max_backoff_.load(std::memory_order_relaxed);
+    max_backoff_.store(
         regulator_up_ ? std::min(cap + kBackoffStep, kMaxBackoff) : cap - std::min(cap, kBackoffStep),
         std::memory_order_relaxed);
   }
 
   const uint64_t base_ticks_;
   mv::MvState state_;
-  alignas(64) Shared<uint64_t> next_regulation_{0};
-  Shared<bool> regulating_{false};
-  Shared<uint64_t> max_backoff_{0};
+  // The regulator's schedule and its output, written once a period: not
+  // lines of the model.
+  alignas(64) Shared<uint64_t, Modelled::kNo> next_regulation_{0};
+  Shared<bool, Modelled::kNo> regulating_{false};
+  Shared<uint64_t, Modelled::kNo> max_backoff_{0};
   // The regulator's state, touched only under regulating_.
   uint64_t regulator_commits_ = 0, regulator_last_ = 0;
   bool regulator_up_ = true;

@@ -72,7 +72,7 @@ class DlDetect : public TwoPhaseLocking<DlDetect> {
   // Waits that ended by the timeout rather than by detection, over the whole
   // run (warm-up included): 0 unless the waits-for graph misses a deadlock
   // or a wait lasts that long without one (engine/cc/dldetect/README.md).
-  uint64_t deadlock_timeouts() const { return timeouts_.unmodelled().load(std::memory_order_relaxed); }
+  uint64_t deadlock_timeouts() const { return timeouts_.load(std::memory_order_relaxed); }
   void stats_json(JsonWriter& w) const { w.key("deadlock_timeouts").value(deadlock_timeouts()); }
   void reset_stats(uint32_t) {}
 
@@ -94,13 +94,16 @@ class DlDetect : public TwoPhaseLocking<DlDetect> {
   // A thread's lock request and its partition of the waits-for graph.
   struct alignas(64) Node {
     // Written under the latch of the row the thread waits for (by the thread,
-    // a granting releaser or a deadlock search); the thread spins on it.
-    Shared<uint64_t> status{0};
+    // a granting releaser or a deadlock search); the thread spins on it. Not
+    // a line of the model: the row latch's charges and the wait's spin
+    // rounds stand for its transfers.
+    Shared<uint64_t, Modelled::kNo> status{0};
     Node* next = nullptr;  // queue link, under the row latch
     Mode mode = Mode::kShared;
     uint32_t thread = 0;
-    // The thread's current transaction, for edges drawn to it as a holder.
-    Shared<uint64_t> running{0};
+    // The thread's current transaction, for edges drawn to it as a holder
+    // (by a waiter, under the row latch: not a line of the model).
+    Shared<uint64_t, Modelled::kNo> running{0};
     uint64_t waits = 0;  // owner only: waits so far
     // The partition: what the thread's current wait depends on.
     SpinLatch graph_latch;
@@ -119,7 +122,7 @@ class DlDetect : public TwoPhaseLocking<DlDetect> {
     for (int t = 0; t < kMaxThreads; ++t) nodes_[t].thread = static_cast<uint32_t>(t);
   }
 
-  void begin(auto& txn) { nodes_[txn.thread_id()].running.unmodelled().store(txn.id(), std::memory_order_relaxed); }
+  void begin(auto& txn) { nodes_[txn.thread_id()].running.store(txn.id(), std::memory_order_relaxed); }
 
  private:
   friend TwoPhaseLocking<DlDetect>;
@@ -180,7 +183,7 @@ class DlDetect : public TwoPhaseLocking<DlDetect> {
     for (Node* w = m.head; w != &me; w = w->next)
       if (conflicts(mode, w->mode)) draw_edge(g, w->thread);
     me.graph_latch.unlock();
-    me.status.unmodelled().store(g.wait, std::memory_order_release);
+    me.status.store(g.wait, std::memory_order_release);
     m.latch.unlock();
 
     return wait_for_grant(me, wait);
@@ -191,7 +194,7 @@ class DlDetect : public TwoPhaseLocking<DlDetect> {
   // the latch of the row g's wait is for, and g's graph_latch.
   void draw_edge(Partition& g, uint32_t u) {
     g.edge_mask |= RwLockWord::owner_bit(u);
-    g.edge_txn[u] = nodes_[u].running.unmodelled().load(std::memory_order_relaxed);
+    g.edge_txn[u] = nodes_[u].running.load(std::memory_order_relaxed);
   }
 
   // Thread u, a shared holder of the row, is upgrading (in place or queued at
@@ -218,7 +221,7 @@ class DlDetect : public TwoPhaseLocking<DlDetect> {
     const uint64_t give_up = now_ns() + wait_timeout_ns;
     uint64_t next_search = now_ns();
     for (SpinWait w;; w.pause()) {
-      const uint64_t s = me.status.unmodelled().load(std::memory_order_acquire);
+      const uint64_t s = me.status.load(std::memory_order_acquire);
       if (s == status_of(wait, kGranted)) return RC::kOk;
       if (s == status_of(wait, kVictim)) return RC::kDeadlock;
       if (w.rounds() % 16 == 0 && now_ns() >= next_search) {
@@ -231,8 +234,8 @@ class DlDetect : public TwoPhaseLocking<DlDetect> {
         // deadlock_timeouts.
         if (now >= give_up) {
           mark_victim(me.thread, me.graph);
-          if (me.status.unmodelled().load(std::memory_order_acquire) == status_of(wait, kVictim))
-            timeouts_.unmodelled().fetch_add(1, std::memory_order_relaxed);
+          if (me.status.load(std::memory_order_acquire) == status_of(wait, kVictim))
+            timeouts_.fetch_add(1, std::memory_order_relaxed);
         }
       }
     }
@@ -245,8 +248,7 @@ class DlDetect : public TwoPhaseLocking<DlDetect> {
       if (!try_take(m.lock, w->mode, RwLockWord::owner_bit(w->thread))) return;
       m.head = w->next;
       if (m.tail == w) m.tail = nullptr;
-      auto& status = w->status.unmodelled();
-      status.store((status.load(std::memory_order_relaxed) & ~uint64_t{3}) | kGranted, std::memory_order_release);
+      w->status.store((w->status.load(std::memory_order_relaxed) & ~uint64_t{3}) | kGranted, std::memory_order_release);
     }
   }
 
@@ -273,7 +275,7 @@ class DlDetect : public TwoPhaseLocking<DlDetect> {
     p.edge_mask = n.graph.edge_mask;
     for (uint64_t e = p.edge_mask; e != 0; e &= e - 1) p.edge_txn[std::countr_zero(e)] = n.graph.edge_txn[std::countr_zero(e)];
     n.graph_latch.unlock();
-    return p.wait != 0 && n.status.unmodelled().load(std::memory_order_acquire) == p.wait;
+    return p.wait != 0 && n.status.load(std::memory_order_acquire) == p.wait;
   }
 
   // A depth-first search of the waits-for graph from thread `self`, which is
@@ -332,19 +334,19 @@ class DlDetect : public TwoPhaseLocking<DlDetect> {
     RowMeta& m = *p.row;
     Node& n = nodes_[u];
     m.latch.lock();
-    if (n.status.unmodelled().load(std::memory_order_relaxed) == p.wait) {
+    if (n.status.load(std::memory_order_relaxed) == p.wait) {
       Node* prev = nullptr;
       for (Node* w = m.head; w != &n; w = w->next) prev = w;
       (prev ? prev->next : m.head) = n.next;
       if (m.tail == &n) m.tail = prev;
-      n.status.unmodelled().store((p.wait & ~uint64_t{3}) | kVictim, std::memory_order_release);
+      n.status.store((p.wait & ~uint64_t{3}) | kVictim, std::memory_order_release);
       grant(m);  // requests queued behind the victim may be compatible now
     }
     m.latch.unlock();
   }
 
   Node nodes_[kMaxThreads];
-  Shared<uint64_t> timeouts_{0};
+  Shared<uint64_t, Modelled::kNo> timeouts_{0};  // a statistic
 };
 
 }  // namespace ccb

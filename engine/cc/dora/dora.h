@@ -30,7 +30,7 @@ class Dora : public MessageLockProtocol {
   static int lock_server_threads(int /*threads*/) { return 0; }  // every worker owns a partition
   void open(int /*lock_servers*/, int workers) {
     workers_ = workers;
-    done_.unmodelled().store(0, std::memory_order_relaxed);
+    done_.store(0, std::memory_order_relaxed);
     locks_ = std::make_unique<MessageLocks>(workers, workers);
     // With more workers than cores a waiting worker sleeps on its doorbell
     // after its spin rounds instead of yielding (engine/core/message_queue.h,
@@ -39,16 +39,16 @@ class Dora : public MessageLockProtocol {
     // the run's drain grew with the square of the workers (1,023 workers on
     // 2 cores: 17 s after a 0.1 s interval). At most one worker per core
     // (the papers' set-up, and every simulated run) it polls as before.
-    sleep_when_idle_ = !kSimBuild && workers > static_cast<int>(Topology::get().cpus.size());
+    sleep_when_idle_ = idle_waiters_should_sleep(workers);
     if (sleep_when_idle_) locks_->ring_doorbells();
   }
   // After its last transaction a worker keeps serving its partition until
   // every worker is done: another coordinator may still wait for its grant.
   void worker_done(uint32_t thread) {
-    const bool last = done_.unmodelled().fetch_add(1, std::memory_order_acq_rel) + 1 == workers_;
+    const bool last = done_.fetch_add(1, std::memory_order_acq_rel) + 1 == workers_;
     if (last && sleep_when_idle_)
       for (int t = 0; t < workers_; ++t) locks_->doorbell(t).ring();  // the sleepers see done_ at once
-    auto all_done = [&] { return done_.unmodelled().load(std::memory_order_acquire) >= workers_; };
+    auto all_done = [&] { return done_.load(std::memory_order_acquire) >= workers_; };
     for (SpinWait w; !all_done();)
       if (locks_->serve_pending(thread) == 0) idle(thread, w, all_done);
   }
@@ -103,7 +103,7 @@ class Dora : public MessageLockProtocol {
 
   int workers_ = 0;
   bool sleep_when_idle_ = false;
-  Shared<int> done_{0};
+  Shared<int, Modelled::kNo> done_{0};  // once per worker and run: not a line of the model
 };
 
 }  // namespace ccb

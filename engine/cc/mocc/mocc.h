@@ -250,12 +250,11 @@ class Mocc : public Silo {
   }
   void heat(RowMeta& m) {
     // Under sim the CAS loop is one read-modify-write of the row's line (a hot row's serializes).
-    m.temperature.charge_rmw();
-    uint64_t w = m.temperature.unmodelled().load(std::memory_order_relaxed);
+    const auto row = rmw_line(m.temperature);
+    uint64_t w = row[m.temperature].load(std::memory_order_relaxed);
     for (;;) {
       const uint64_t count = std::min<uint64_t>(decayed(w) + 1, kCountMask);
-      if (m.temperature.unmodelled().compare_exchange_weak(w, period() << kPeriodShift | count,
-                                                           std::memory_order_relaxed))
+      if (row[m.temperature].compare_exchange_weak(w, period() << kPeriodShift | count, std::memory_order_relaxed))
         return;
     }
   }

@@ -33,7 +33,7 @@ class NoCC {
   RC commit(auto& txn) {
     for (auto& a : txn.accesses())
       if (a.type == AccessType::kWrite) txn.install(a);
-    txn.publish_inserts([](auto&) {});  // any protocol's rows (Txn::set_cc_free)
+    txn.publish_inserts([](auto&, auto) {});  // any protocol's rows (Txn::set_cc_free)
     return RC::kOk;
   }
   void abort(auto&) {}

@@ -66,9 +66,9 @@ class Occ {
     const uint64_t commit_ts = clock_.fetch_add(1, std::memory_order_acq_rel);
     for (auto* a : rows)
       if (a->is_write()) txn.install(*a);
-    txn.publish_inserts([&](RowMeta& m) { m.word.unmodelled().store(commit_ts, std::memory_order_relaxed); });
+    txn.publish_inserts([&](RowMeta& m, auto row) { row[m.word].store(commit_ts, std::memory_order_relaxed); });
     for (auto* a : rows) {
-      if (a->is_write()) a->row->meta.word.unmodelled().store(commit_ts, std::memory_order_release);
+      if (a->is_write()) a->row->meta.word.rewrite(commit_ts, std::memory_order_release);
       else unlock_bit<kLatch>(a->row->meta.word);
     }
   }
@@ -76,7 +76,7 @@ class Occ {
   // started. REQUIRES: every row in `rows` latched by this transaction.
   static bool validate(auto& txn, const auto& rows) {
     for (auto* a : rows)
-      if ((a->row->meta.word.unmodelled().load(std::memory_order_relaxed) & ~kLatch) > txn.meta().start_ts)
+      if ((a->row->meta.word.reread() & ~kLatch) > txn.meta().start_ts)
         return false;
     return true;
   }

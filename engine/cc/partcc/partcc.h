@@ -132,7 +132,7 @@ class PartCC {
   RC commit(auto& txn) {
     for (auto& a : txn.accesses())
       if (a.type == AccessType::kWrite) txn.install(a);
-    txn.publish_inserts([](auto&) {});
+    txn.publish_inserts([](auto&, auto) {});
     release(txn);
     return RC::kOk;
   }

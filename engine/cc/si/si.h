@@ -83,7 +83,7 @@ class SnapshotIsolation {
       a->meta.locked = true;
     }
     for (auto* a : rows) {  // first committer wins
-      if (a->is_write() && a->row->meta.wts.unmodelled().load(std::memory_order_relaxed) != a->meta.wts) {
+      if (a->is_write() && a->row->meta.wts.load(std::memory_order_relaxed) != a->meta.wts) {
         ++s.counters.write_conflicts;
         return fail(rows);
       }
@@ -95,7 +95,7 @@ class SnapshotIsolation {
         return fail(rows);
       }
     }
-    txn.publish_inserts([](RowMeta& m) { m.word.unmodelled().store(mv::kLockBit, std::memory_order_relaxed); });
+    txn.publish_inserts([](RowMeta& m, auto row) { row[m.word].store(mv::kLockBit, std::memory_order_relaxed); });
     // Under sim: commits serialize on the counter's line.
     const uint64_t c = counter_.fetch_add(1, std::memory_order_acq_rel) + 1;
     const uint64_t sstamp = kSsn ? std::min(successor, c) : mv::kInfinity;
@@ -136,11 +136,11 @@ class SnapshotIsolation {
       const mv::RowVersions& m = a->row->meta;
       predecessor = std::max(predecessor, a->meta.wts);
       if (a->is_write()) {
-        predecessor = std::max(predecessor, m.rts.unmodelled().load(std::memory_order_relaxed));
-      } else if (m.wts.unmodelled().load(std::memory_order_relaxed) != a->meta.wts) {
+        predecessor = std::max(predecessor, m.rts.load(std::memory_order_relaxed));
+      } else if (m.wts.load(std::memory_order_relaxed) != a->meta.wts) {
         const mv::Version* v = mv::find_version(m, a->meta.wts);
         assert(v != nullptr && "a version visible to a running transaction was recycled");
-        successor = std::min(successor, v->sstamp.unmodelled().load(std::memory_order_relaxed));
+        successor = std::min(successor, v->sstamp.load(std::memory_order_relaxed));
       }
     }
     return predecessor < successor;

@@ -57,7 +57,7 @@ class Silo {
 
   struct RowMeta {
     Shared<uint64_t> tid{0};
-    Shared<snapshot::Version*> old{nullptr};  // saved versions, newest first
+    snapshot::Chain old{nullptr};  // saved versions, newest first
   };
   struct AccessMeta {
     uint64_t observed_tid = 0;
@@ -82,10 +82,9 @@ class Silo {
     TxnMeta& m = txn.meta();
     m.snapshot = txn.read_only() && snapshots_complete();
     if (m.snapshot) [[unlikely]]
-      m.floor = snapshots_.begin_read(txn.thread_id(), floor_,
-                                      [this] { return floor_.unmodelled().load(std::memory_order_seq_cst); });
+      m.floor = snapshots_.begin_read(txn.thread_id(), floor_, [this] { return floor_.load(std::memory_order_seq_cst); });
     else
-      snapshots_.collect(txn.thread_id(), floor_.unmodelled().load(std::memory_order_acquire));
+      snapshots_.collect(txn.thread_id(), floor_.load(std::memory_order_acquire));
   }
 
   RC read(auto& txn, auto& a) {
@@ -123,7 +122,7 @@ class Silo {
   snapshot::Snapshots::Stats total_stats() const { return snapshots_.total_stats(); }
   void reset_stats(uint32_t thread) { snapshots_.reset_stats(thread); }
   void stats_json(JsonWriter& w) const { snapshots_.stats_json(w); }
-  uint64_t snapshot_floor() const { return floor_.unmodelled().load(std::memory_order_acquire); }
+  uint64_t snapshot_floor() const { return floor_.load(std::memory_order_acquire); }
 
  protected:
   // Phases 2 and 3, after phase 1 locked `writes` (the write set, each with
@@ -137,20 +136,20 @@ class Silo {
     // Under sim: the global epoch's line, read by every commit (section 4.2),
     // and this worker's slot, charged once for the accesses to each below.
     Shared<uint64_t>& committing = committing_epoch(txn);
-    epoch_.charge_read();
-    committing.charge_write();
-    committing.unmodelled().store(epoch_.unmodelled().load(std::memory_order_relaxed), std::memory_order_relaxed);
+    const auto global = read_line(epoch_);
+    const auto slot = write_line(committing);
+    slot[committing].store(global[epoch_].load(std::memory_order_relaxed), std::memory_order_relaxed);
     std::atomic_thread_fence(std::memory_order_seq_cst);
-    const uint64_t epoch = epoch_.unmodelled().load(std::memory_order_seq_cst);  // seq_cst: see start_saving
+    const uint64_t epoch = global[epoch_].load(std::memory_order_seq_cst);  // seq_cst: see start_saving
     // Phase 2.
     if (!silo::validate_reads(txn, on_stale)) {
       silo::unlock_writes(writes);
-      committing.unmodelled().store(kIdle, std::memory_order_release);
+      slot[committing].store(kIdle, std::memory_order_release);
       return RC::kValidation;
     }
     // Phase 3.
     install(txn, writes, epoch);
-    committing.unmodelled().store(kIdle, std::memory_order_release);
+    slot[committing].store(kIdle, std::memory_order_release);
     return RC::kOk;
   }
 
@@ -165,7 +164,7 @@ class Silo {
     txn.meta().last_tid = tid;
     // Section 4.9: keep each overwritten version of an earlier snapshot epoch
     // (below `boundary`); snapshots of floors up to `boundary` may read it.
-    const bool saving = writes.size() > 0 && saving_.unmodelled().load(std::memory_order_seq_cst);
+    const bool saving = writes.size() > 0 && saving_.load(std::memory_order_seq_cst);
     const uint64_t boundary = saving ? ((tid >> kEpochShift) / k_ * k_) << kEpochShift : 0;
     silo::install_writes(txn, writes, tid, [&](auto& a) {
       if (a.meta.observed_tid < boundary) snapshots_.save(txn.thread_id(), a, a.meta.observed_tid, boundary);
@@ -178,23 +177,21 @@ class Silo {
   // overwritten versions were all saved. Until then, read-only requests run
   // as ordinary (validated) transactions.
   bool snapshots_complete() {
-    uint64_t from = complete_from_.unmodelled().load(std::memory_order_acquire);
+    uint64_t from = complete_from_.load(std::memory_order_acquire);
     if (from == snapshot::kNoFloor) [[unlikely]]
       from = start_saving();
-    return floor_.unmodelled().load(std::memory_order_acquire) >= from;
+    return floor_.load(std::memory_order_acquire) >= from;
   }
   // A commit that found saving_ false read an epoch of at most `now` (all
   // three accesses are sequentially consistent), so its new versions are
   // below the first boundary above `now`: no snapshot from there on needs
   // what it overwrote.
   uint64_t start_saving() {
-    // Once per run: not lines of the model.
-    saving_.unmodelled().store(true, std::memory_order_seq_cst);
-    const uint64_t now = epoch_.unmodelled().load(std::memory_order_seq_cst);
+    saving_.store(true, std::memory_order_seq_cst);
+    const uint64_t now = epoch_.unmodelled().load(std::memory_order_seq_cst);  // once per run: not a line of the model
     const uint64_t from = (now / k_ + 1) * k_ << kEpochShift;
     uint64_t expected = snapshot::kNoFloor;
-    return complete_from_.unmodelled().compare_exchange_strong(expected, from, std::memory_order_acq_rel) ? from
-                                                                                                         : expected;
+    return complete_from_.compare_exchange_strong(expected, from, std::memory_order_acq_rel) ? from : expected;
   }
 
   // The snapshot floor (section 4.9), after epoch `e` began: the largest
@@ -205,11 +202,11 @@ class Silo {
   void advance_floor(uint64_t e) {
     uint64_t m = e;
     // The epoch ticker's scan, once per epoch: not lines of the model.
-    const uint32_t n = n_threads_.unmodelled().load(std::memory_order_seq_cst);  // a thread registers before its fence
+    const uint32_t n = n_threads_.load(std::memory_order_seq_cst);  // a thread registers before its fence
     for (uint32_t u = 0; u < n; ++u) m = std::min(m, committing_[u].epoch.unmodelled().load(std::memory_order_seq_cst));
     const uint64_t floor = (m / k_ * k_) << kEpochShift;
-    if (floor > floor_.unmodelled().load(std::memory_order_relaxed))
-      floor_.unmodelled().store(floor, std::memory_order_seq_cst);
+    if (floor > floor_.load(std::memory_order_relaxed)) floor_.store(floor, std::memory_order_seq_cst);
+
   }
 
   Shared<uint64_t>& committing_epoch(auto& txn) {
@@ -227,10 +224,13 @@ class Silo {
   };
   const uint64_t k_;
   alignas(64) Shared<uint64_t> epoch_{1};
-  alignas(64) Shared<uint64_t> floor_{0};  // the latest snapshot floor
-  Shared<bool> saving_{false};           // writers save versions (start_saving)
-  Shared<uint64_t> complete_from_{snapshot::kNoFloor};  // snapshots from this floor on are complete
-  Shared<uint32_t> n_threads_{0};
+  // Not lines of the model: the floor moves once per epoch (the ticker), the
+  // other two once per run.
+  alignas(64) snapshot::Floor floor_{0};                          // the latest snapshot floor
+  Shared<bool, Modelled::kNo> saving_{false};                     // writers save versions (start_saving)
+  Shared<uint64_t, Modelled::kNo> complete_from_{snapshot::kNoFloor};  // snapshots from this floor on are complete
+  ThreadCount n_threads_{0};
+
   std::unique_ptr<Committing[]> committing_{new Committing[snapshot::Snapshots::kMaxThreads]};
   snapshot::Snapshots snapshots_;
 };

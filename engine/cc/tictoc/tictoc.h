@@ -70,7 +70,7 @@ class TicToc {
       if (a.type == AccessType::kInsert) continue;
       if (a.meta.locked) {
         // Read-modify-write: the version we read must still be the latest.
-        if (wts_of(a.row->meta.word.unmodelled().load(std::memory_order_relaxed)) != a.meta.wts) return fail(writes);
+        if (wts_of(a.row->meta.word.reread()) != a.meta.wts) return fail(writes);
         continue;
       }
       if (a.meta.rts >= commit_ts) continue;
@@ -79,9 +79,9 @@ class TicToc {
 
     for (auto* a : writes) txn.install(*a);
     const uint64_t committed = pack(commit_ts, commit_ts);
-    txn.publish_inserts([&](RowMeta& m) { m.word.unmodelled().store(committed, std::memory_order_relaxed); });
+    txn.publish_inserts([&](RowMeta& m, auto row) { row[m.word].store(committed, std::memory_order_relaxed); });
     for (auto* a : writes) {
-      a->row->meta.word.unmodelled().store(committed, std::memory_order_release);
+      a->row->meta.word.rewrite(committed, std::memory_order_release);
       a->meta.locked = false;
     }
     return RC::kOk;
@@ -98,7 +98,7 @@ class TicToc {
   // Algorithm 3, lines for a read-set entry with rts < commit_ts.
   static bool extend(auto& a, uint64_t commit_ts) {
     Shared<uint64_t>& word = a.row->meta.word;
-    uint64_t v = word.unmodelled().load(std::memory_order_acquire);
+    uint64_t v = word.unmodelled().load(std::memory_order_acquire);  // the CAS below charges the line
     for (;;) {
       if (wts_of(v) != a.meta.wts) return false;                  // overwritten since read
       if (rts_of(v) >= commit_ts) return true;                   // someone extended it already

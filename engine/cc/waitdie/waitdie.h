@@ -72,7 +72,7 @@ class WaitDie : public TwoPhaseLocking<WaitDie> {
       // else for a write request. A holder's published timestamp may be stale
       // (an older value of that thread): that only makes us die, never wait
       // for an older transaction.
-      const uint64_t v = l.word.unmodelled().load(std::memory_order_acquire);
+      const uint64_t v = l.word.reread(std::memory_order_acquire);  // the failed try charged the line
       const bool conflicts = want == LockHeld::kExclusive || (v & RwLockWord::kExclusive);
       for (uint64_t bits = conflicts ? RwLockWord::holders(v) & ~me : 0; bits != 0; bits &= bits - 1) {
         const Slot& holder = ts_[std::countr_zero(bits)];

@@ -33,6 +33,13 @@ struct TxnDesc {
   uint32_t type = 0;                  // workload-specific transaction type
   std::vector<GlobalKey> read_set;    // keys read but not written
   std::vector<GlobalKey> write_set;   // keys written (read-modify-write included)
+  // Keys standing for rows the request reaches but cannot name from its
+  // inputs (TPC-C: a customer chosen by last name, named by its district's
+  // customer key with id 0). Not accesses: row-level protocols and the
+  // front-ends ignore them; partition-level locking (PartCC) locks their
+  // partitions up front, as DBx1000's HSTORE takes every partition its query
+  // names (the customer's warehouse) before the transaction runs.
+  std::vector<GlobalKey> partition_keys;
   uint32_t restarts = 0;              // times this transaction was aborted so far
   double priority = 0.0;              // transaction value (higher = more valuable)
   // Parameters of the instantiation, beyond its access set, that its cost

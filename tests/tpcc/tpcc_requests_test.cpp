@@ -236,8 +236,22 @@ TEST(TpccRequestsTest, DescribeNamesWhatIsKnownBeforeExecution) {
             (std::set<GlobalKey>{make_global_key(kWarehouseTable, warehouse_key(1)),
                                  make_global_key(kDistrictTable, district_key(1, 4)),
                                  make_global_key(kCustomerTable, customer_key(2, 5, 6))}));
-  r.by_last_name = true;  // the customer is unknown before the index lookup
-  EXPECT_EQ(TpccGenerator::describe(r).write_set.size(), 2u);
+  EXPECT_TRUE(d.partition_keys.empty());
+  r.by_last_name = true;  // the customer is unknown before the index lookup...
+  d = TpccGenerator::describe(r);
+  EXPECT_EQ(d.write_set.size(), 2u);
+  // ...but its district, hence its warehouse's partition, is known (PartCC
+  // locks it up front, as DBx1000's HSTORE does).
+  EXPECT_EQ(d.partition_keys, (std::vector<GlobalKey>{make_global_key(kCustomerTable, customer_key(2, 5, 0))}));
+
+  r = TpccRequest{};
+  r.type = kOrderStatus;
+  r.w_id = 4;
+  r.d_id = 3;
+  r.by_last_name = true;
+  d = TpccGenerator::describe(r);
+  EXPECT_TRUE(d.read_set.empty());
+  EXPECT_EQ(d.partition_keys, (std::vector<GlobalKey>{make_global_key(kCustomerTable, customer_key(4, 3, 0))}));
 
   r = TpccRequest{};
   r.type = kDelivery;

@@ -154,10 +154,14 @@ TxnDesc TpccGenerator::describe(const TpccRequest& r) {
       write(kDistrictTable, district_key(r.w_id, r.d_id));
       if (!r.by_last_name) write(kCustomerTable, customer_key(r.c_w_id, r.c_d_id, r.c_id));
       else if (r.predicted_c_id != 0) write(kCustomerTable, customer_key(r.c_w_id, r.c_d_id, r.predicted_c_id));  // OLLP
+      else d.partition_keys.push_back(make_global_key(kCustomerTable, customer_key(r.c_w_id, r.c_d_id, 0)));
       break;
     case kOrderStatus: {
       const uint32_t c = r.by_last_name ? r.predicted_c_id : r.c_id;
-      if (c == 0) break;  // by last name, no prediction
+      if (c == 0) {  // by last name, no prediction: only its district is known
+        d.partition_keys.push_back(make_global_key(kCustomerTable, customer_key(r.w_id, r.d_id, 0)));
+        break;
+      }
       read(kCustomerTable, customer_key(r.w_id, r.d_id, c));
       read(kCustomerLastOrderTable, customer_key(r.w_id, r.d_id, c));
       if (r.predicted_o_id == 0) break;

@@ -16,10 +16,14 @@
 // (NoCC's operations, engine/cc/nocc/nocc.h); commit installs, publishes inserts and
 // releases the partitions.
 //
-// A row the prediction missed (HOT's hot record moves between describe() and
-// execution in --hot_shift_s mode; TPC-C's Payment of a remote customer
-// chosen by last name, whose row the request does not name) is checked at
-// access: its partition is locked if not held yet, waiting if it is above
+// A request also names partitions of rows it cannot name (TxnDesc's
+// partition_keys: TPC-C's Payment of a customer chosen by last name names
+// its district, hence the remote customer's warehouse), which are locked up
+// front with the others, as DBx1000's HSTORE takes every partition of its
+// query before it runs: a remote Payment waits for both warehouses and
+// never aborts on them. A row the prediction missed all the same (HOT's hot
+// record moves between describe() and execution in --hot_shift_s mode) is
+// checked at access: its partition is locked if not held yet, waiting if it is above
 // every partition held (the same order) and otherwise tried once
 // (RC::kLockConflict on failure), so the run stays serializable whatever the
 // prediction. A partition tried and refused is remembered, and the retries of
@@ -93,8 +97,9 @@ class PartCC {
 
   void begin(auto& txn) { txn.meta().held.clear(); }
 
-  // Locks the predicted partitions, and on a retry those the request's
-  // earlier attempts missed, in ascending order (waiting).
+  // Locks the partitions the request names (its predicted access set and
+  // its partition keys: TxnDesc), and on a retry those the request's earlier
+  // attempts missed, in ascending order (waiting).
   RC acquire_all(auto& txn, const TxnDesc& d) {
     std::vector<uint32_t>& want = scratch_parts(txn);
     std::vector<uint32_t>& missed = per_thread_[txn.thread_id()].missed;
@@ -102,6 +107,7 @@ class PartCC {
     want.assign(missed.begin(), missed.end());
     for (GlobalKey k : d.read_set) add_partition(want, k);
     for (GlobalKey k : d.write_set) add_partition(want, k);
+    for (GlobalKey k : d.partition_keys) add_partition(want, k);
     std::sort(want.begin(), want.end());
     want.erase(std::unique(want.begin(), want.end()), want.end());
     Counters& c = counters_[txn.thread_id()];

@@ -95,5 +95,34 @@ TEST_F(PartCCTest, UnpredictedPartitionOutOfOrderIsTriedOnce) {
   EXPECT_EQ(c_.value(5), 1u);
 }
 
+// A partition the request names without naming its row (TxnDesc's
+// partition_keys: TPC-C's Payment of a remote customer chosen by last name)
+// is locked up front with the others, in order, waiting; the row reached
+// later is covered. Without it, the row's partition (0) was taken at access,
+// below the partition held (1): tried once, and refused while another
+// transaction held it (RC::kLockConflict).
+TEST_F(PartCCTest, APartitionKeyIsLockedUpFrontSoItsRowNeverConflicts) {
+  t2_.begin();
+  ASSERT_EQ(cc_.acquire_all(t2_, writes({0})), RC::kOk);  // holds partition 0
+  Async first([&] {
+    t1_.begin();
+    TxnDesc d = writes({1});
+    d.partition_keys.push_back(make_global_key(0, 4));  // partition 0; its row not named
+    EXPECT_EQ(cc_.acquire_all(t1_, d), RC::kOk);        // waits for partition 0
+    EXPECT_TRUE(increment(t1_, c_.table, 1));
+    EXPECT_TRUE(increment(t1_, c_.table, 4));
+    EXPECT_EQ(t1_.commit(), RC::kOk);
+  });
+  std::this_thread::sleep_for(kPause);
+  EXPECT_FALSE(first.done()) << "the first transaction must wait for partition 0 before it runs";
+  ASSERT_TRUE(increment(t2_, c_.table, 0));
+  EXPECT_EQ(t2_.commit(), RC::kOk);
+  first.join();
+  EXPECT_EQ(c_.value(1), 1u);
+  EXPECT_EQ(c_.value(4), 1u);
+  EXPECT_FALSE(cc_.locked(0));
+  EXPECT_FALSE(cc_.locked(1));
+}
+
 }  // namespace
 }  // namespace ccb

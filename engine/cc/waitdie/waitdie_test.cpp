@@ -84,5 +84,79 @@ TEST_F(WaitDieTest, RetryKeepsTheTimestamp) {
   older_.abort();
 }
 
+// BCC §6.2's 2PL (--waitdie_read_then_upgrade): the older transaction's
+// read-modify-write holds the row's read lock while it waits to upgrade, so
+// the younger reader's own upgrade meets it and dies: "only one thread can
+// wait for the write lock while the rest are aborted".
+TEST_F(WaitDieTest, ReadThenUpgradeKeepsAReadLockSoTheYoungerUpgradeDies) {
+  cc_.configure(WaitDieOptions{.read_then_upgrade = true, .latched_reads = false});
+  ASSERT_TRUE(read(younger_, c_.table, A));
+  bool got = false;
+  Async waiter([&] { got = increment(older_, c_.table, A); });  // read lock, then waits to upgrade
+  std::this_thread::sleep_for(kPause);
+  EXPECT_FALSE(waiter.done());
+  EXPECT_FALSE(increment(younger_, c_.table, A));
+  EXPECT_EQ(younger_.failure(), RC::kWaitDie);
+  younger_.abort();
+  waiter.join();
+  ASSERT_TRUE(got);
+  EXPECT_EQ(older_.commit(), RC::kOk);
+  EXPECT_EQ(c_.value(A), 1u);
+  EXPECT_EQ(c_.table.lookup(A)->meta.lock.word.load(), 0u);
+}
+
+// A first read-modify-write whose upgrade dies leaves no read lock behind
+// (the refused access is not in the access set, so the abort could not
+// release it).
+TEST_F(WaitDieTest, ReadThenUpgradeThatDiesReleasesItsReadLock) {
+  cc_.configure(WaitDieOptions{.read_then_upgrade = true, .latched_reads = false});
+  ASSERT_TRUE(read(older_, c_.table, A));
+  EXPECT_FALSE(increment(younger_, c_.table, A));
+  EXPECT_EQ(younger_.failure(), RC::kWaitDie);
+  younger_.abort();
+  EXPECT_EQ(c_.table.lookup(A)->meta.lock.word.load(), RwLockWord::owner_bit(0));
+  EXPECT_EQ(older_.commit(), RC::kOk);
+  EXPECT_EQ(c_.table.lookup(A)->meta.lock.word.load(), 0u);
+}
+
+// The same schedule with the exclusive lock taken at once (the default, as
+// DBx1000's WAIT_DIE): the older writer waits holding nothing, and the
+// younger reader, the only holder, upgrades and commits first.
+TEST_F(WaitDieTest, WithoutReadThenUpgradeTheYoungerReaderUpgradesFirst) {
+  ASSERT_TRUE(read(younger_, c_.table, A));
+  bool got = false;
+  Async waiter([&] { got = increment(older_, c_.table, A); });  // waits for the exclusive lock
+  std::this_thread::sleep_for(kPause);
+  EXPECT_FALSE(waiter.done());
+  EXPECT_TRUE(increment(younger_, c_.table, A));
+  EXPECT_EQ(younger_.commit(), RC::kOk);
+  waiter.join();
+  ASSERT_TRUE(got);
+  EXPECT_EQ(older_.commit(), RC::kOk);
+  EXPECT_EQ(c_.value(A), 2u);
+}
+
+// BCC §6.1's latch-protected read lock (--waitdie_latched_reads): readers
+// share the row, a writer's request meets them (the younger dies), and the
+// latch is never left set: after the readers release, the word is free.
+TEST_F(WaitDieTest, LatchedReadLocksShareTheRowAndLeaveNoLatchBehind) {
+  cc_.configure(WaitDieOptions{.read_then_upgrade = false, .latched_reads = true});
+  Txn<WaitDie> youngest{cc_, 2, nullptr};
+  youngest.begin();
+  ASSERT_TRUE(read(older_, c_.table, A));
+  ASSERT_TRUE(read(younger_, c_.table, A));
+  const uint64_t both = RwLockWord::owner_bit(0) | RwLockWord::owner_bit(1);
+  EXPECT_EQ(c_.table.lookup(A)->meta.lock.word.load(), both);
+  EXPECT_FALSE(increment(youngest, c_.table, A));
+  EXPECT_EQ(youngest.failure(), RC::kWaitDie);
+  youngest.abort();
+  EXPECT_EQ(younger_.commit(), RC::kOk);
+  EXPECT_EQ(c_.table.lookup(A)->meta.lock.word.load(), RwLockWord::owner_bit(0));
+  EXPECT_TRUE(increment(older_, c_.table, A));  // the only holder: upgrades
+  EXPECT_EQ(older_.commit(), RC::kOk);
+  EXPECT_EQ(c_.table.lookup(A)->meta.lock.word.load(), 0u);
+  EXPECT_EQ(c_.value(A), 1u);
+}
+
 }  // namespace
 }  // namespace ccb

@@ -2,7 +2,7 @@
 
 A command a reader may type is shown in a fenced block tagged `sh`; this test runs each such block, its
 commands in order in a scratch directory, each in the form that takes seconds:
-- `PYTHONPATH=scripts .venv/bin/python -m ccbench ...`: in process, with the result store and figures in
+- `.venv/bin/ccbench ...`: in process, with the result store and figures in
   the scratch directory; `run` and `figures` as a dry run (`--dry-run`: every config and point checked,
   the commands printed, nothing run); `versus` for real, one short run of each side; `simulate` as
   written (its durations are virtual), its --out in the scratch directory; `flags-doc` on the built programs; a `> file` redirection is captured instead (a generated doc is compared by its own test);
@@ -36,7 +36,7 @@ from ccbench.run.engine import build_binaries
 
 DOCS = [REPOSITORY_ROOT / "README.md", *sorted((REPOSITORY_ROOT / "docs").glob("*.md"))]
 COMMAND_START = re.compile(r"^(make |bin/|PYTHONPATH=|bash |\.venv/|ray |python)")
-CCBENCH = ["PYTHONPATH=scripts", ".venv/bin/python", "-m", "ccbench"]
+CCBENCH = [".venv/bin/ccbench"]
 NEEDS_A_CLOUD = "ray up -y configs/cluster/aws-m5.8xlarge.yaml"   # docs/cluster.md's recipe
 SHORT_RUN = ["--duration=0.1", "--warmup=0"]      # gflags: the last value of a flag wins
 TIMEOUT_S = 300
@@ -92,10 +92,11 @@ class Runner:
     def __init__(self, scratch: Path):
         self.scratch = scratch
         self.places = ["--results", str(scratch / "results"), "--out-dir", str(scratch / "paper_figures")]
+        (scratch / "results").mkdir()   # as the first command leaves it: the tour writes its results there
 
     def run(self, words: list[str]) -> None:
-        if words[:4] == CCBENCH:
-            self.ccbench(words[4:])
+        if words[:1] == CCBENCH:
+            self.ccbench(words[1:])
         elif words[0] == "make":
             self.make(words[1:])
         elif words[0].startswith("bin/"):

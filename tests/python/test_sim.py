@@ -185,7 +185,7 @@ def test_a_cost_table_from_an_older_build_is_refused_once_before_any_fit_or_poin
 
 def test_calibrate_refuses_an_unknown_protocol(sim_sandbox, capsys):
     assert main(sim_sandbox.cli_arguments("calibrate", "--cc", "fastest")) == 2
-    assert "--cc fastest: not a protocol; allowed: " in capsys.readouterr().err
+    assert "--cc: 'fastest' is not a protocol; allowed: " in capsys.readouterr().err
 
 
 # --- running: parallel, never noisy, no quiet guard ------------------------------------------------------

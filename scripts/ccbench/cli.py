@@ -313,7 +313,7 @@ def _run_points(figures: list[ResolvedFigure], workspace: Workspace, args) -> in
                               quiet_wait_s=args.quiet_wait)
     summary = sweep(dry_run=args.dry_run)
     if args.budget:
-        print(budget(figures, workspace, set(summary.pending_keys)).describe(args.machines or 1))
+        print(budget(figures, workspace, set(summary.pending_keys), args.sim_workers).describe(args.machines or 1))
         return EXIT_OK
     if args.dry_run:
         cannot = [f"not run here: {reason}" for reason in sorted(set(summary.skipped.values()))]

@@ -44,7 +44,7 @@ from ccbench.run.runner import run_tasks, tasks_for
 from ccbench.run.store import ResultStore
 from ccbench.run.workspace import Workspace
 from ccbench.specification import registry, schema
-from ccbench.specification.metrics import metric_value
+from ccbench.specification.metrics import metric_value, rate_text
 from ccbench.specification.points import Point
 from ccbench.specification.programs import ENGINE, PROGRAMS
 
@@ -495,13 +495,6 @@ def check_engine_flags(workspace: Workspace, points: Sequence[Point], command: s
         if refused is not None:
             raise UsageError(f"{command}: {refused[1]} (`{Path(workspace.command(point)[0]).name} "
                              f"--validate_only`)")
-
-
-def rate_text(rate: float) -> str:
-    """A rate in [0, 1] with three significant digits, never rounded to 0.000 (0.00028, 0.0350, 0.500)."""
-    if rate <= 0 or not math.isfinite(rate):
-        return f"{rate:g}"
-    return f"{rate:.{max(3, 2 - math.floor(math.log10(rate)))}f}"
 
 
 # ----------------------------------------------------------------------------------------------- ccbench cost

@@ -236,7 +236,27 @@ def _number(kind: type, minimum: float | None = None, *, above: float | None = N
     return parse
 
 
+def _directory_problem(path: Path) -> str | None:
+    """Why `path` cannot be (or become) a directory the harness writes into, or None. Nothing is created."""
+    if path.exists():
+        return None if path.is_dir() else "is not a directory"
+    parent = next(parent for parent in path.absolute().parents if parent.exists())
+    if not parent.is_dir():
+        return f"cannot be created: {parent} is not a directory"
+    return None if os.access(parent, os.W_OK | os.X_OK) else f"cannot be created: {parent} is not writable"
+
+
 def _workspace(args) -> Workspace:
+    if args.configs is not None and not args.configs.is_dir():
+        raise UsageError(f"--configs {args.configs}: not a directory (allowed: a configs directory, with profiles/ "
+                         f"and figures/ as <repo>/configs)")
+    for option, path in (("--results", args.results), ("--out-dir", args.out_dir)):
+        problem = _directory_problem(path) if path is not None else None
+        if problem:
+            raise UsageError(f"{option} {path}: {problem}")
+    if args.engine is not None and not args.engine.strip():
+        raise UsageError("--engine: empty; allowed: a command, {cc} standing for the protocol (e.g. "
+                         "'bin/rundb-{cc}')")
     commands = {}
     for option in args.program:
         name, equals, command = option.partition("=")

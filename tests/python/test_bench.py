@@ -4,6 +4,7 @@ per-point thread counts, the cost table with its profile split, the repository's
 from __future__ import annotations
 
 import csv
+import os
 import re
 import shutil
 import stat
@@ -169,6 +170,21 @@ def test_versus_runs_two_protocols_interleaved_on_the_same_flags_and_gives_the_r
     assert [call.split("--seed=")[1].split()[0] for call in calls] == ["1", "1", "2", "2", "3", "3"]
     assert all("--theta=0.5" in call and "--threads=2" in call for call in calls)
     assert main(arguments) == 0 and len(log_lines(logged)) == 12      # measured again, never reused
+
+
+def test_versus_counts_and_says_its_noisy_runs(sandbox, logged, capsys, tmp_path, monkeypatch):
+    """Runs during which other processes were busy are counted per protocol and said under the ratio."""
+    queue = tmp_path / "busy"
+    queue.write_text(f"{30 * os.sysconf('SC_CLK_TCK')}\n0\n{30 * os.sysconf('SC_CLK_TCK')}\n")  # runs 1 and 3 busy
+    monkeypatch.setenv("FAKE_ENGINE_BUSY_QUEUE", str(queue))
+    assert main(sandbox.cli_arguments("versus", "occ", "silo", "--repeats", "2", "--quiet", "--workload=ycsb",
+                                      "--table_size=1000", "--duration=0.02", "--warmup=0")) == 0
+    out = capsys.readouterr().out
+    rows = {line.split(" | ")[0][2:]: line.split(" | ") for line in out.splitlines() if line.startswith("| occ")
+            or line.startswith("| silo")}
+    # the order: occ silo, then silo occ: the busy runs are occ's first and silo's second
+    assert rows["occ"][6] == "1 |" and rows["silo"][6] == "1 |"
+    assert "2 of 4 runs were noisy: other processes used more than 0.1 cores while they ran" in out
 
 
 @pytest.mark.parametrize("arguments, message", [

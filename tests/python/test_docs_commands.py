@@ -86,6 +86,15 @@ def test_the_main_jobs_closing_lines_are_commands_the_readme_shows():
     assert len(tried) == 3 and all(" ".join(shlex.split(line)) in shown for line in tried), tried
 
 
+def test_the_readmes_count_of_figures_is_the_configs():
+    """README.md says how many figures the testbed specifies (and the smoke profile runs in CI): the number of
+    figure configs, which `ccbench list` prints."""
+    text = (REPOSITORY_ROOT / "README.md").read_text(encoding="utf-8")
+    stated = re.findall(r"\((\d+) figures, specified in `docs/figures.md`\)", text) + re.findall(r"; all (\d+): ", text)
+    configs = len(list((REPOSITORY_ROOT / "configs" / "figures").glob("*/*.yaml")))
+    assert len(stated) == 2 and {int(number) for number in stated} == {configs}, (stated, configs)
+
+
 class Runner:
     """Runs one block's commands in the form described at the top, in a scratch directory."""
 

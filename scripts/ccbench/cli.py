@@ -92,8 +92,7 @@ def _parser() -> argparse.ArgumentParser:
                          help="add repetitions to the points of asserted claims still inconclusive, up to the "
                          "profile's max_repetitions, until they are decided")
 
-    parser = _Parser(prog="ccbench", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = _Parser(prog="ccbench", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     commands = parser.add_subparsers(dest="command", required=True)
     listing = commands.add_parser("list", parents=[common], help="list the figures that have a config")
     listing.add_argument("--markdown", action="store_true",
@@ -176,14 +175,17 @@ def _add_benchmark_parsers(commands, common: argparse.ArgumentParser, places: ar
     compare.add_argument("before", type=Path, help="directory of the rundb-<cc> binaries before the change")
     compare.add_argument("after", type=Path, help="directory of the rundb-<cc> binaries after the change")
     compare.add_argument("--grid", default="quick", help="configs/bench/<grid>.yaml (default quick)")
-    compare.add_argument("--repeats", type=_number(int, 1), default=3, help="runs of each side per point (default 3)")
+    compare.add_argument("--repeats", type=_number(int, 1), default=3,
+                         help="runs of each side per point (default 3)")
     versus = commands.add_parser(
         "versus", parents=[places], allow_abbrev=False,
         help="two protocols head to head on the same engine flags, interleaved",
         usage="ccbench versus CC1 CC2 [--repeats N] [--quiet] [--ENGINE_FLAG=VALUE ...]",
         description="Runs bin/rundb-CC1 and bin/rundb-CC2 (built as needed) on the same engine flags, "
         "--repeats runs of each interleaved (A B, B A, ...; seed 1 + r unless --seed is given), and prints "
-        "each one's median throughput and abort rate, and their throughput ratio. Every other argument is an "
+        "each one's median throughput and abort rate with their min-max over the runs and its noisy runs, and "
+        "the ratio of the medians with the min-max of the paired runs' ratios. The binaries check the flags "
+        "first (a bad one exits 2 naming it, nothing run). Every other argument is an "
         "engine flag, written as the engine spells it (--workload=ycsb --theta=0.9; `bin/rundb-<cc> --help`); "
         "the engine's defaults hold for the rest (5 s measured after 1 s of warm-up, 1 thread).")
     versus.add_argument("protocols", nargs=2, metavar="CC", help="the two protocols (engine/cc/protocols.txt)")
@@ -191,15 +193,19 @@ def _add_benchmark_parsers(commands, common: argparse.ArgumentParser, places: ar
     versus.add_argument("--quiet", action="store_true", help="no progress bar")
     cost = commands.add_parser("cost", parents=[common, measuring, stored],
                                help="ns per access per protocol, prefetch on/off, profile split (make bench-cost)")
-    cost.add_argument("--rows", type=_number(int, 16, why="a transaction makes 16 distinct accesses"), help="YCSB rows (default: configs/bench/cost.yaml's, 10M)")
+    cost.add_argument("--rows", type=_number(int, 16, why="a transaction makes 16 distinct accesses"),
+                      help="YCSB rows (default: configs/bench/cost.yaml's, 10M)")
     cost.add_argument("--theta", type=_number(float, 0, below=1), help="Zipf skew in [0, 1) (default 0)")
     cost.add_argument("--repeats", type=_number(int, 1), help="round-robin rounds (default 3)")
     cost.add_argument("--duration", type=_number(float, above=0), help="measured seconds per run (default 2)")
     soaking = commands.add_parser("soak", parents=[common, measuring], help="the verified soak (make soak)",
                                   description=soak.__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    soaking.add_argument("--txns", type=_number(int, 1), default=10_000_000, help="verified transactions per pair (default 10M)")
-    soaking.add_argument("--chunk", type=_number(int, 1), default=1_000_000, help="committed transactions per verified run")
-    soaking.add_argument("--threads", type=_number(int, 1), default=2 * (os.cpu_count() or 1), help="workers (default 2 x CPUs)")
+    soaking.add_argument("--txns", type=_number(int, 1), default=10_000_000,
+                         help="verified transactions per pair (default 10M)")
+    soaking.add_argument("--chunk", type=_number(int, 1), default=1_000_000,
+                         help="committed transactions per verified run")
+    soaking.add_argument("--threads", type=_number(int, 1), default=2 * (os.cpu_count() or 1),
+                         help="workers (default 2 x CPUs)")
     soaking.add_argument("--workloads", type=_names, default=[], metavar="W,...",
                          help="comma-separated (default: every workload of workloads/workloads.txt)")
     soaking.add_argument("--timeout-s", type=_number(float, above=0), default=3600, help="per chunk (default 3600)")

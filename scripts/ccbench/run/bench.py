@@ -132,7 +132,8 @@ class Grid:
         for name in requested:
             if name not in admitted:
                 raise UsageError(f"--protocols: '{name}' cannot run grid '{self.name}'{did_you_mean(name, admitted)}; "
-                                 f"allowed: {','.join(admitted)}" + ("" if name in known else " (engine/cc/protocols.txt)"))
+                                 f"allowed: {','.join(admitted)}"
+                                 + ("" if name in known else " (engine/cc/protocols.txt)"))
         if requested:
             return list(dict.fromkeys(requested))
         if workspace.builds_engine:

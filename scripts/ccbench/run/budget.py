@@ -288,8 +288,8 @@ def _before_simulated(points: list[Point], workspace: Workspace, rates: Simulati
             load = load_seconds(flags, 1) + PROCESS_S
             seconds += (workscale.NATIVE_RUNS * (native + load)
                         + FIT_SIM_RUNS * (rates.rate(point.cc, str(flags.get("workload"))) * sim_s + load))
-        unbuilt = sorted({point.cc for point in fits.values()
-                          if workspace.builds_engine and not (workspace.root / workspace.binary(ENGINE, point.cc)).is_file()})
+        unbuilt = sorted({point.cc for point in fits.values() if workspace.builds_engine
+                          and not (workspace.root / workspace.binary(ENGINE, point.cc)).is_file()})
         if unbuilt:
             before.append((f"build {', '.join(f'bin/rundb-{cc}' for cc in unbuilt)} for the fits",
                            NATIVE_BUILD_EACH_S * len(unbuilt)))

@@ -25,7 +25,7 @@
 #   make bench-cost           ns per access per protocol, prefetch on/off, profile split
 #   make fuzz                 flag fuzzer, long form: every value of every flag, many combinations (minutes; not in CI)
 #   make soak                 verified soak: 10M checked transactions per protocol x workload (hours; not in CI)
-#   make figures PROFILE=smoke|small|paper [FIGS=id1,id2]
+#   make figures [PROFILE=smoke|small|paper|sim] [FIGS=id1,id2]  (default small, as ccbench's)
 #   make fidelity [FIGS=id1,id2]  the named figures at small on a quiet machine, until decided -> paper_figures/FIDELITY.md
 #   make clean
 # Options: VARIANT=debug|tsan|asan|profile|sim, NATIVE=1 (-march=native), JOBS=N,
@@ -38,8 +38,11 @@ PROTOCOLS := $(shell awk '/^[a-z]/ {print $$1}' engine/cc/protocols.txt)
 VARIANT ?= release
 NATIVE ?= 0
 JOBS ?= $(shell nproc)
-PROFILE ?= smoke
+# make figures' default profile, the same as ccbench's --profile default.
+PROFILE ?= small
 PY := .venv/bin/python
+# The harness's console command (pyproject.toml), installed into .venv by `make deps`.
+CCBENCH := .venv/bin/ccbench
 
 # `make CC=silo` selects one protocol. Make's built-in CC (the C compiler)
 # only counts when given on the command line.
@@ -212,19 +215,18 @@ build-tests-tsan build-tests-asan: build-tests-%: deps
 # machine compiles four protocols before the first run, not all of them.
 # It ends with the figure's path and three commands to try next (README.md, "A five-minute tour").
 run: deps
-	@PYTHONPATH=scripts $(PY) -m ccbench run ycsb-theta --profile small
-	@PYTHONPATH=scripts $(PY) -m ccbench report --profile small >/dev/null
+	@$(CCBENCH) run ycsb-theta --profile small
+	@$(CCBENCH) report --profile small >/dev/null
 	@echo "report: paper_figures/REPORT.md; table: results/tables/small/ycsb-theta.csv"
 	@echo "figure: paper_figures/small/ycsb-theta.png (and .pdf)"
 	@echo "try next:"
-	@echo "  PYTHONPATH=scripts .venv/bin/python -m ccbench list    # every figure id; make figures FIGS=<id> makes one"
-	@echo "  PYTHONPATH=scripts .venv/bin/python -m ccbench versus silo tictoc --workload=ycsb --theta=0.9 --threads=2 --duration=1"
-	@echo "  bin/rundb-silo --workload=ycsb --theta=0.9 --threads=2 --duration=1 --verify --out=verified.json"
+	@echo "  .venv/bin/ccbench list    # every figure id; make figures FIGS=<id> makes one"
+	@echo "  .venv/bin/ccbench versus silo tictoc --workload=ycsb --theta=0.9 --threads=2 --duration=1"
+	@echo "  bin/rundb-silo --workload=ycsb --theta=0.9 --threads=2 --duration=1 --verify --out=results/verified.json"
 
 # The engine benchmarks and the soak are ccbench subcommands on the figures'
 # runner and result store (scripts/ccbench/run/bench.py, soak.py); their grids
 # are configs/bench/<grid>.yaml.
-CCBENCH = PYTHONPATH=scripts $(PY) -m ccbench
 
 # A quick look at every protocol (2 s each): configs/bench/demo.yaml.
 demo: deps build
@@ -272,13 +274,13 @@ protocols:
 	@printf '%s\n' $(PROTOCOLS)
 
 figures: deps
-	@PYTHONPATH=scripts $(PY) -m ccbench figures --profile $(PROFILE) $(if $(FIGS),$(FIGS),--all)
+	@$(CCBENCH) figures --profile $(PROFILE) $(if $(FIGS),$(FIGS),--all)
 
 # The fidelity check (docs/harness.md, "Fidelity"): ccbench fidelity's named figures (or FIGS) at the small
 # profile, each point on a quiet machine, repetitions added until the claims are decided.
 .PHONY: fidelity
 fidelity: deps
-	@PYTHONPATH=scripts $(PY) -m ccbench fidelity $(FIGS)
+	@$(CCBENCH) fidelity $(FIGS)
 
 clean:
 	rm -rf build bin

@@ -32,15 +32,19 @@ if [[ ${#missing[@]} -gt 0 && -z "${SKIP_APT:-}" ]]; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 
-# Python virtual environment for the harness (scripts/) and its tests.
+# Python virtual environment for the harness (scripts/) and its tests: the
+# pinned packages of requirements.txt, then the harness itself (pyproject.toml)
+# installed editable, so that .venv/bin/ccbench runs the checkout's scripts/ccbench.
 if [[ ! -x .venv/bin/python ]]; then
   python3 -m venv .venv
 fi
 stamp=.venv/.requirements.sha
-want=$(sha256sum requirements.txt | cut -d' ' -f1)
-if [[ ! -f $stamp || "$(cat $stamp)" != "$want" ]]; then
+want=$(cat requirements.txt pyproject.toml | sha256sum | cut -d' ' -f1)
+if [[ ! -f $stamp || "$(cat $stamp)" != "$want" || ! -x .venv/bin/ccbench ]] \
+    || ! .venv/bin/python -c 'import ccbench, pathlib, sys; sys.exit(pathlib.Path(ccbench.__file__).resolve().parents[1] != pathlib.Path("scripts").resolve())' 2>/dev/null; then
   .venv/bin/python -m pip install -q --upgrade pip
   .venv/bin/python -m pip install -q -r requirements.txt
+  .venv/bin/python -m pip install -q -e .
   echo "$want" > $stamp
 fi
 echo "install-deps: ok"

@@ -1,5 +1,5 @@
-"""Command line: python -m ccbench {list,run,plot,report,figures,fidelity,bench,compare,versus,cost,soak,calibrate,
-flags-doc} ...
+"""Command line: ccbench COMMAND ... (.venv/bin/ccbench, installed by scripts/install-deps.sh; also
+python -m ccbench); `ccbench COMMAND --help` says more of each command.
 
 Exit status: 0 all good; 1 some run failed or could not run (the rest is
 done and stored); 2 bad configuration or command line; 130 interrupted.
@@ -8,13 +8,15 @@ from __future__ import annotations
 
 import argparse
 import functools
+import math
 import os
 import sys
 from pathlib import Path
 from typing import Callable
 
 from ccbench.analysis.decide import run_until_decided
-from ccbench.errors import ConfigError, UsageError
+from ccbench.errors import ConfigError, UsageError, did_you_mean, unknown_name
+from ccbench.fileio import REPOSITORY_ROOT
 from ccbench.load import DEFAULT_QUIET_WAIT_S, DEFAULT_THRESHOLD_CORES
 from ccbench.report import figures_doc, flags_doc
 from ccbench.report.fidelity import FIDELITY_FIGURES, Settings, write_fidelity
@@ -36,6 +38,14 @@ from ccbench.specification.schema import DEFAULT_COST_TABLE
 EXIT_OK, EXIT_RUNS_FAILED, EXIT_BAD_CONFIG, EXIT_INTERRUPTED = 0, 1, 2, 130
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse whose error is one line (what is wrong, naming the option, and where the options are
+    listed), exit 2; its subcommands' parsers are of this class too."""
+
+    def error(self, message: str):
+        self.exit(EXIT_BAD_CONFIG, f"{self.prog}: error: {message} (`{self.prog} --help` lists the options)\n")
+
+
 def _parser() -> argparse.ArgumentParser:
     places = argparse.ArgumentParser(add_help=False)
     places.add_argument("--configs", type=Path, help="configs directory (default <repo>/configs)")
@@ -47,18 +57,19 @@ def _parser() -> argparse.ArgumentParser:
                         help="command to run instead of a program's binary (e.g. bench_fvs=...); not built; "
                         "may be repeated")
     common = argparse.ArgumentParser(add_help=False, parents=[places])
-    common.add_argument("--profile", default="small", help="smoke, small or paper (configs/profiles/); default small")
+    common.add_argument("--profile", default="small", help=f"{', '.join(_profile_names())} (configs/profiles/); "
+                        "default small")
     quiet = argparse.ArgumentParser(add_help=False)
-    quiet.add_argument("--quiet-threshold", type=_non_negative(float), default=DEFAULT_THRESHOLD_CORES,
+    quiet.add_argument("--quiet-threshold", type=_number(float, 0), default=DEFAULT_THRESHOLD_CORES,
                        metavar="CORES", help="a run during which other processes (or steal time) used more than "
                        f"this many cores is noisy (default {DEFAULT_THRESHOLD_CORES:g}: 10%% of one core)")
-    quiet.add_argument("--quiet-wait", type=_non_negative(float), default=DEFAULT_QUIET_WAIT_S, metavar="SECONDS",
+    quiet.add_argument("--quiet-wait", type=_number(float, 0), default=DEFAULT_QUIET_WAIT_S, metavar="SECONDS",
                        help="wait at most this long for a quiet machine before a cost-table calibration or a "
                        "work-scale fit (which time native runs), and with --require-quiet before each point; then "
                        f"go on anyway (default {DEFAULT_QUIET_WAIT_S:g})")
-    quiet.add_argument("--noisy-retries", type=_non_negative(int), default=2, metavar="N",
+    quiet.add_argument("--noisy-retries", type=_number(int, 0), default=2, metavar="N",
                        help="--require-quiet: run a point measured noisy again at most N times (default 2)")
-    quiet.add_argument("--sim-workers", type=_non_negative(int, 1), default=None, metavar="N",
+    quiet.add_argument("--sim-workers", type=_number(int, 1), default=None, metavar="N",
                        help="simulated points run in parallel, at most N at a time and as many as fit in memory together "
                        "(default: one per core; docs/sim.md)")
     quiet.add_argument("--retry-failed", action="store_true", help="run again the points stored as failed")
@@ -72,7 +83,7 @@ def _parser() -> argparse.ArgumentParser:
     running.add_argument("--dry-run", action="store_true", help="print the commands of the runs to do; run nothing")
     running.add_argument("--budget", action="store_true",
                          help="with --dry-run: print what the runs to do cost (per figure and in total) instead")
-    running.add_argument("--machines", type=int, metavar="N",
+    running.add_argument("--machines", type=_number(int, 1), metavar="N",
                          help="with --budget: the cluster's size, for the wall time and machine-hours (default 1)")
     running.add_argument("--require-quiet", action="store_true",
                          help="before each point, wait until the machine is quiet; run a point measured noisy again "
@@ -81,8 +92,7 @@ def _parser() -> argparse.ArgumentParser:
                          help="add repetitions to the points of asserted claims still inconclusive, up to the "
                          "profile's max_repetitions, until they are decided")
 
-    parser = argparse.ArgumentParser(prog="python -m ccbench", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = _Parser(prog="ccbench", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     commands = parser.add_subparsers(dest="command", required=True)
     listing = commands.add_parser("list", parents=[common], help="list the figures that have a config")
     listing.add_argument("--markdown", action="store_true",
@@ -114,16 +124,16 @@ def _parser() -> argparse.ArgumentParser:
         f"{DEFAULT_COST_TABLE} under the results directory), which the simulated points read; a sweep calibrates it when it is missing.")
     calibrate.add_argument("--cc", default="nowait", help="protocol whose simulation binary calibrates "
                            "(default nowait)")
-    calibrate.add_argument("--quiet-threshold", type=_non_negative(float), default=DEFAULT_THRESHOLD_CORES,
+    calibrate.add_argument("--quiet-threshold", type=_number(float, 0), default=DEFAULT_THRESHOLD_CORES,
                            metavar="CORES", help="wait until other processes use at most this many cores "
                            f"(default {DEFAULT_THRESHOLD_CORES:g})")
-    calibrate.add_argument("--quiet-wait", type=_non_negative(float), default=300, metavar="SECONDS",
+    calibrate.add_argument("--quiet-wait", type=_number(float, 0), default=300, metavar="SECONDS",
                            help="wait at most this long for a quiet machine, then calibrate anyway (default 300)")
     simulate = commands.add_parser(
         "simulate", parents=[places], allow_abbrev=False,
         help="one simulated point by hand, with a figure's model: the calibrated table, the fitted work scale, "
         "a modelled machine (docs/sim.md)",
-        usage="python -m ccbench simulate CC [--machine NAME] [--profile sim] [--fit] [--ENGINE_FLAG=VALUE ...]",
+        usage="ccbench simulate CC [--machine NAME] [--profile sim] [--fit] [--ENGINE_FLAG=VALUE ...]",
         description="Runs bin/sim/rundb-CC (built as needed) on the engine flags given (--out=result.json "
         "included), with the model a figure's simulated point gets: the profile's calibrated cost table "
         f"(results/{DEFAULT_COST_TABLE} by default; the built-in table, said plainly, when there is none), the "
@@ -165,54 +175,94 @@ def _add_benchmark_parsers(commands, common: argparse.ArgumentParser, places: ar
     compare.add_argument("before", type=Path, help="directory of the rundb-<cc> binaries before the change")
     compare.add_argument("after", type=Path, help="directory of the rundb-<cc> binaries after the change")
     compare.add_argument("--grid", default="quick", help="configs/bench/<grid>.yaml (default quick)")
-    compare.add_argument("--repeats", type=int, default=3, help="runs of each side per point (default 3)")
+    compare.add_argument("--repeats", type=_number(int, 1), default=3,
+                         help="runs of each side per point (default 3)")
     versus = commands.add_parser(
         "versus", parents=[places], allow_abbrev=False,
         help="two protocols head to head on the same engine flags, interleaved",
-        usage="python -m ccbench versus CC1 CC2 [--repeats N] [--quiet] [--ENGINE_FLAG=VALUE ...]",
+        usage="ccbench versus CC1 CC2 [--repeats N] [--quiet] [--ENGINE_FLAG=VALUE ...]",
         description="Runs bin/rundb-CC1 and bin/rundb-CC2 (built as needed) on the same engine flags, "
         "--repeats runs of each interleaved (A B, B A, ...; seed 1 + r unless --seed is given), and prints "
-        "each one's median throughput and abort rate, and their throughput ratio. Every other argument is an "
+        "each one's median throughput and abort rate with their min-max over the runs and its noisy runs, and "
+        "the ratio of the medians with the min-max of the paired runs' ratios. The binaries check the flags "
+        "first (a bad one exits 2 naming it, nothing run). Every other argument is an "
         "engine flag, written as the engine spells it (--workload=ycsb --theta=0.9; `bin/rundb-<cc> --help`); "
         "the engine's defaults hold for the rest (5 s measured after 1 s of warm-up, 1 thread).")
     versus.add_argument("protocols", nargs=2, metavar="CC", help="the two protocols (engine/cc/protocols.txt)")
-    versus.add_argument("--repeats", type=_non_negative(int, 1), default=3, help="runs of each (default 3)")
+    versus.add_argument("--repeats", type=_number(int, 1), default=3, help="runs of each (default 3)")
     versus.add_argument("--quiet", action="store_true", help="no progress bar")
     cost = commands.add_parser("cost", parents=[common, measuring, stored],
                                help="ns per access per protocol, prefetch on/off, profile split (make bench-cost)")
-    cost.add_argument("--rows", type=int, help="YCSB rows (default: configs/bench/cost.yaml's, 10M)")
-    cost.add_argument("--theta", type=float, help="Zipf skew in [0, 1) (default 0)")
-    cost.add_argument("--repeats", type=int, help="round-robin rounds (default 3)")
-    cost.add_argument("--duration", type=float, help="measured seconds per run (default 2)")
+    cost.add_argument("--rows", type=_number(int, 16, why="a transaction makes 16 distinct accesses"),
+                      help="YCSB rows (default: configs/bench/cost.yaml's, 10M)")
+    cost.add_argument("--theta", type=_number(float, 0, below=1), help="Zipf skew in [0, 1) (default 0)")
+    cost.add_argument("--repeats", type=_number(int, 1), help="round-robin rounds (default 3)")
+    cost.add_argument("--duration", type=_number(float, above=0), help="measured seconds per run (default 2)")
     soaking = commands.add_parser("soak", parents=[common, measuring], help="the verified soak (make soak)",
                                   description=soak.__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    soaking.add_argument("--txns", type=int, default=10_000_000, help="verified transactions per pair (default 10M)")
-    soaking.add_argument("--chunk", type=int, default=1_000_000, help="committed transactions per verified run")
-    soaking.add_argument("--threads", type=int, default=2 * (os.cpu_count() or 1), help="workers (default 2 x CPUs)")
+    soaking.add_argument("--txns", type=_number(int, 1), default=10_000_000,
+                         help="verified transactions per pair (default 10M)")
+    soaking.add_argument("--chunk", type=_number(int, 1), default=1_000_000,
+                         help="committed transactions per verified run")
+    soaking.add_argument("--threads", type=_number(int, 1), default=2 * (os.cpu_count() or 1),
+                         help="workers (default 2 x CPUs)")
     soaking.add_argument("--workloads", type=_names, default=[], metavar="W,...",
                          help="comma-separated (default: every workload of workloads/workloads.txt)")
-    soaking.add_argument("--timeout-s", type=float, default=3600, help="per chunk (default 3600)")
+    soaking.add_argument("--timeout-s", type=_number(float, above=0), default=3600, help="per chunk (default 3600)")
+
+
+def _profile_names() -> list[str]:
+    """The profiles of the repository's configs (configs/profiles/<name>.yaml), for the help."""
+    return sorted(path.stem for path in (REPOSITORY_ROOT / "configs" / "profiles").glob("*.yaml"))
 
 
 def _names(text: str) -> list[str]:
     return [name for name in text.split(",") if name]
 
 
-def _non_negative(kind: type, minimum: int = 0) -> Callable[[str], object]:
-    """An argparse type: a number of `kind`, at least `minimum` (argparse names the option and exits 2
-    otherwise)."""
+def _number(kind: type, minimum: float | None = None, *, above: float | None = None, below: float | None = None,
+            why: str = "") -> Callable[[str], object]:
+    """An argparse type: a finite number of `kind`, at least `minimum`, more than `above`, less than `below`
+    (argparse names the option, and exits 2 otherwise); `why` is said after the bound."""
     def parse(text: str) -> object:
         try:
             value = kind(text)
         except ValueError:
             raise argparse.ArgumentTypeError(f"{text!r} is not a{'n integer' if kind is int else ' number'}")
-        if value < minimum:
-            raise argparse.ArgumentTypeError(f"{text} is too small; it must be at least {minimum}")
+        if not math.isfinite(value):
+            raise argparse.ArgumentTypeError(f"{text} is not a finite number")
+        reason = f" ({why})" if why else ""
+        if minimum is not None and value < minimum:
+            raise argparse.ArgumentTypeError(f"{text} is too small; it must be at least {minimum:g}{reason}")
+        if above is not None and value <= above:
+            raise argparse.ArgumentTypeError(f"{text} is too small; it must be more than {above:g}{reason}")
+        if below is not None and value >= below:
+            raise argparse.ArgumentTypeError(f"{text} is too large; it must be less than {below:g}{reason}")
         return value
     return parse
 
 
+def _directory_problem(path: Path) -> str | None:
+    """Why `path` cannot be (or become) a directory the harness writes into, or None. Nothing is created."""
+    if path.exists():
+        return None if path.is_dir() else "is not a directory"
+    parent = next(parent for parent in path.absolute().parents if parent.exists())
+    if not parent.is_dir():
+        return f"cannot be created: {parent} is not a directory"
+    return None if os.access(parent, os.W_OK | os.X_OK) else f"cannot be created: {parent} is not writable"
+
+
 def _workspace(args) -> Workspace:
+    if args.configs is not None and not args.configs.is_dir():
+        raise UsageError(f"--configs {args.configs}: not a directory (allowed: a configs directory, with profiles/ "
+                         f"and figures/ as <repo>/configs)")
+    for option, path in (("--results", args.results), ("--out-dir", args.out_dir)):
+        problem = _directory_problem(path) if path is not None else None
+        if problem:
+            raise UsageError(f"{option} {path}: {problem}")
+    if args.engine is not None and not args.engine.strip():
+        raise UsageError("--engine: empty; allowed: a command, {cc} standing for the protocol (e.g. "
+                         "'bin/rundb-{cc}')")
     commands = {}
     for option in args.program:
         name, equals, command = option.partition("=")
@@ -226,7 +276,8 @@ def _workspace(args) -> Workspace:
 def _profile(workspace: Workspace, name: str) -> Profile:
     profiles = load_profiles(workspace.profiles_dir)
     if name not in profiles:
-        raise UsageError(f"unknown profile '{name}'; profiles: {', '.join(sorted(profiles))}")
+        raise UsageError(f"--profile: unknown profile '{name}'{did_you_mean(name, profiles)}; "
+                         f"profiles: {', '.join(sorted(profiles))}")
     return profiles[name]
 
 
@@ -276,8 +327,6 @@ def _check_budget_options(args) -> None:
         raise UsageError("--budget needs --dry-run (it prints what the runs would cost and runs nothing)")
     if args.machines is not None and not args.budget:
         raise UsageError("--machines needs --budget (it is the cluster size the budget is computed for)")
-    if args.machines is not None and args.machines < 1:
-        raise UsageError(f"--machines {args.machines}: must be a positive number of machines")
 
 
 def _run_points(figures: list[ResolvedFigure], workspace: Workspace, args) -> int:
@@ -290,7 +339,7 @@ def _run_points(figures: list[ResolvedFigure], workspace: Workspace, args) -> in
                               quiet_wait_s=args.quiet_wait)
     summary = sweep(dry_run=args.dry_run)
     if args.budget:
-        print(budget(figures, workspace, set(summary.pending_keys)).describe(args.machines or 1))
+        print(budget(figures, workspace, set(summary.pending_keys), args.sim_workers).describe(args.machines or 1))
         return EXIT_OK
     if args.dry_run:
         cannot = [f"not run here: {reason}" for reason in sorted(set(summary.skipped.values()))]
@@ -411,19 +460,11 @@ def _flags_doc_command(workspace: Workspace, args) -> int:
 
 
 def _cost_command(workspace: Workspace, args) -> int:
-    flags = {}
+    flags = {}   # the values' ranges are the parser's (_number)
     if args.rows is not None:
-        if args.rows < 16:
-            raise UsageError(f"--rows {args.rows}: must be at least 16 (a transaction makes 16 distinct accesses)")
         flags["table_size"] = args.rows
     if args.theta is not None:
-        if not 0 <= args.theta < 1:
-            raise UsageError(f"--theta {args.theta}: must be in [0, 1)")
         flags["theta"] = args.theta
-    if args.repeats is not None and args.repeats < 1:
-        raise UsageError(f"--repeats {args.repeats}: must be at least 1")
-    if args.duration is not None and args.duration <= 0:
-        raise UsageError(f"--duration {args.duration}: must be > 0")
     grid = bench.Grid.load(workspace, "cost")
     run = {} if args.duration is None else {"duration": args.duration,
                                             "warmup": min(grid.run.get("warmup", 0), args.duration)}
@@ -436,7 +477,7 @@ def _calibrate_command(workspace: Workspace, args) -> int:
     """Calibrate the profile's cost table anew (the runner only calibrates a missing one)."""
     known = registry.protocols()
     if args.cc not in known:
-        raise UsageError(f"--cc {args.cc}: not a protocol; allowed: {'|'.join(known)}")
+        raise UsageError(f"--cc: {unknown_name(args.cc, known, 'protocol')}")
     path = workspace.results_dir / _profile(workspace, args.profile).sim_cost_table
     if workspace.builds_engine:
         problem = build_binaries(workspace.root, list(workspace.make_arguments(ENGINE, args.cc, SIM_VARIANT)),
@@ -463,7 +504,7 @@ def _simulate_command(workspace: Workspace, args) -> int:
     """One simulated point by hand with the calibrated model and a machine (sim/point.py)."""
     known = registry.protocols()
     if args.cc not in known:
-        raise UsageError(f"CC {args.cc}: not a protocol; allowed: {'|'.join(known)}")
+        raise UsageError(f"CC: {unknown_name(args.cc, known, 'protocol')}")
     profile = _profile(workspace, args.profile)
     sim_argv = workspace.argv(ENGINE, args.cc, SIM_VARIANT)
     log = functools.partial(print, file=sys.stderr)

@@ -1,7 +1,9 @@
 """Errors the CLI turns into clear messages and exit status 2."""
 from __future__ import annotations
 
+import difflib
 from pathlib import Path
+from typing import Iterable
 
 
 class ConfigError(Exception):
@@ -32,3 +34,15 @@ class ConfigError(Exception):
 
 class UsageError(Exception):
     """A bad command line (unknown figure id, unknown profile, ...)."""
+
+
+def did_you_mean(word: str, known: Iterable[str]) -> str:
+    """'; did you mean X?' naming the names of `known` closest to a misspelt `word` (difflib), or ''."""
+    close = difflib.get_close_matches(word, list(known), n=3, cutoff=0.6)
+    return f"; did you mean {' or '.join(close)}?" if close else ""
+
+
+def unknown_name(word: str, known: Iterable[str], what: str, separator: str = "|") -> str:
+    """"'silp' is not a protocol; did you mean silo?; allowed: ...": the closest names first, then all."""
+    known = list(known)
+    return f"{word!r} is not a {what}{did_you_mean(word, known)}; allowed: {separator.join(known)}"

@@ -8,7 +8,7 @@ docs/result.schema.json (tests/python/test_result_schema.py checks it), whose
 numbers depend deterministically on the protocol, threads, theta and seed.
 
 --validate_only checks the flags (argparse's types and choices, --theta in
-[0, 10] as the engine's) and exits 0 or 2 without running or logging.
+[0, 10] and --threads in [1, 1024] as the engine's) and exits 0 or 2 without running or logging.
 --prefetch=true (the default) is 1.5 times as fast as false; --profile and
 --memory_bound add their sections, as the profile build and the engine do.
 
@@ -314,6 +314,9 @@ def main() -> None:
         return
     if not 0 <= args.theta <= 10:   # the engine's range of --theta
         print(f"error: --theta: invalid value '{args.theta:g}'; allowed: a number in [0, 10]", file=sys.stderr)
+        sys.exit(2)
+    if not 1 <= args.threads <= 1024:   # the engine's range of --threads
+        print(f"error: --threads: invalid value '{args.threads}'; allowed: an integer in [1, 1024]", file=sys.stderr)
         sys.exit(2)
     if args.sim_cost_table is not None and not Path(args.sim_cost_table).is_file():
         print(f"error: --sim_cost_table: no such file '{args.sim_cost_table}'", file=sys.stderr)

@@ -4,6 +4,8 @@ per-point thread counts, the cost table with its profile split, the repository's
 from __future__ import annotations
 
 import csv
+import os
+import re
 import shutil
 import stat
 import sys
@@ -147,13 +149,22 @@ def test_versus_runs_two_protocols_interleaved_on_the_same_flags_and_gives_the_r
                                       "--warmup=0")
     assert main(arguments) == 0
     out = capsys.readouterr().out
-    assert "occ vs silo: ycsb rows=1,000 B=100 theta=0.5 threads=2; 3 interleaved run(s) of each, medians" in out
+    assert ("occ vs silo: ycsb rows=1,000 B=100 theta=0.5 threads=2; 3 interleaved run(s) of each, median and "
+            "min-max over the runs") in out
     rows = {line.split(" | ")[0][2:]: line.split(" | ") for line in out.splitlines() if line.startswith("| occ")
             or line.startswith("| silo")}
-    # the fake engine: OCC 0.8 and Silo 1.3 of the base speed, abort rate 0.05 x theta x threads / speed
-    assert float(rows["occ"][1].replace(",", "")) * 1.3 == pytest.approx(float(rows["silo"][1].replace(",", "")) * 0.8)
-    assert float(rows["occ"][2]) == pytest.approx(0.0625, abs=1e-3) and rows["silo"][3] == "3 / 3 |"
-    assert "silo/occ throughput: 1.625" in out
+    # the fake engine: OCC 0.8 and Silo 1.3 of the base speed, abort rate 0.05 x theta x threads / speed,
+    # throughput x 1.01, 1.02, 1.00 at seeds 1, 2, 3
+    occ, silo = (float(rows[cc][1].replace(",", "")) for cc in ("occ", "silo"))
+    assert occ * 1.3 == pytest.approx(silo * 0.8)
+    low, high = (float(value.replace(",", "")) for value in rows["occ"][2].split("-"))
+    assert low == pytest.approx(occ / 1.01, rel=1e-4) and high == pytest.approx(occ * 1.02 / 1.01, rel=1e-4)
+    assert re.fullmatch(r"0\.06\d\d", rows["occ"][3]) and float(rows["occ"][3]) == pytest.approx(0.0625, abs=2e-4)
+    low, high = rows["occ"][4].split("-")                                    # four digits shown, not 0.062
+    assert re.fullmatch(r"0\.06\d\d", low) and re.fullmatch(r"0\.06\d\d", high) and low <= rows["occ"][3] <= high
+    assert rows["silo"][5] == "3 / 3" and rows["silo"][6] == "0 |"               # runs ok, noisy
+    assert "silo/occ throughput: 1.625 (ratio of the medians; 1.625-1.625 over the 3 pair(s) of runs)" in out
+    assert "were noisy" not in out
     calls = log_lines(logged)
     assert [call.split("--cc=")[1].split()[0] for call in calls] == ["occ", "silo", "silo", "occ", "occ", "silo"]
     assert [call.split("--seed=")[1].split()[0] for call in calls] == ["1", "1", "2", "2", "3", "3"]
@@ -161,19 +172,42 @@ def test_versus_runs_two_protocols_interleaved_on_the_same_flags_and_gives_the_r
     assert main(arguments) == 0 and len(log_lines(logged)) == 12      # measured again, never reused
 
 
+def test_versus_counts_and_says_its_noisy_runs(sandbox, logged, capsys, tmp_path, monkeypatch):
+    """Runs during which other processes were busy are counted per protocol and said under the ratio."""
+    queue = tmp_path / "busy"
+    queue.write_text(f"{30 * os.sysconf('SC_CLK_TCK')}\n0\n{30 * os.sysconf('SC_CLK_TCK')}\n")  # runs 1 and 3 busy
+    monkeypatch.setenv("FAKE_ENGINE_BUSY_QUEUE", str(queue))
+    assert main(sandbox.cli_arguments("versus", "occ", "silo", "--repeats", "2", "--quiet", "--workload=ycsb",
+                                      "--table_size=1000", "--duration=0.02", "--warmup=0")) == 0
+    out = capsys.readouterr().out
+    rows = {line.split(" | ")[0][2:]: line.split(" | ") for line in out.splitlines() if line.startswith("| occ")
+            or line.startswith("| silo")}
+    # the order: occ silo, then silo occ: the busy runs are occ's first and silo's second
+    assert rows["occ"][6] == "1 |" and rows["silo"][6] == "1 |"
+    assert "2 of 4 runs were noisy: other processes used more than 0.1 cores while they ran" in out
+
+
 @pytest.mark.parametrize("arguments, message", [
     (["occ", "occ"], "versus: name two different protocols, not occ occ"),
-    (["occ", "nosuch"], "versus: 'nosuch' is not a protocol; allowed: "),
+    (["occ", "nosuch"], "versus: 'nosuch' is not a protocol; did you mean nocc?; allowed: nowait|"),
+    (["occ", "silp"], "versus: 'silp' is not a protocol; did you mean silo or si?; allowed: "),
     (["occ", "silo", "--threads", "2"], "versus: '2' is not an engine flag; write engine flags as --name=value"),
     (["occ", "silo", "--cc=tictoc"], "versus: --cc is not an engine flag"),
     (["occ", "silo", "--repeats", "0"], "--repeats: 0 is too small; it must be at least 1"),
+    (["occ", "silo", "--threads=0"], "versus: --threads: invalid value '0'; allowed: an integer in [1, 1024]"),
+    (["occ", "silo", "--threads=two"], "--threads: invalid int value: 'two'"),
+    (["occ", "silo", "--theta=11"], "versus: --theta: invalid value '11'; allowed: a number in [0, 10]"),
 ])
-def test_versus_refuses_bad_input_naming_it(sandbox, capsys, arguments, message):
+def test_versus_refuses_bad_input_naming_it(sandbox, logged, capsys, arguments, message):
+    """One line naming what is wrong, exit 2, nothing run: engine flags are asked of the binary first."""
     try:
         status = main(sandbox.cli_arguments("versus", *arguments))
     except SystemExit as exited:
         status = exited.code
-    assert status == 2 and message in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert status == 2 and message in err and "Traceback" not in err
+    assert len(err.strip().splitlines()) == 1, err
+    assert not logged.exists() and not sandbox.records()
 
 
 def test_only_versus_takes_arguments_it_does_not_know(sandbox, capsys):
@@ -206,13 +240,18 @@ def test_cost_splits_the_prefetching_median_by_the_profile_run(sandbox, logged, 
     (["bench", "nosuch"], "unknown grid 'nosuch'; grids (configs/bench/): tiny"),
     (["bench", "tiny", "--protocols=silo,nosuch"], "--protocols: 'nosuch' cannot run grid 'tiny'"),
     (["bench", "tiny", "--protocols=nocc"], "--protocols: 'nocc' cannot run grid 'tiny'"),
-    (["cost", "--theta", "1"], "--theta 1.0: must be in [0, 1)"),
-    (["cost", "--repeats", "0"], "--repeats 0: must be at least 1"),
+    (["cost", "--theta", "1"], "argument --theta: 1 is too large; it must be less than 1"),
+    (["cost", "--repeats", "0"], "argument --repeats: 0 is too small; it must be at least 1"),
+    (["cost", "--rows", "8"], "argument --rows: 8 is too small; it must be at least 16 (a transaction makes 16"),
 ])
 def test_bad_arguments_exit_2_with_one_message(sandbox, capsys, arguments, message):
     write_grid(sandbox, "tiny", TINY)
-    assert main(sandbox.cli_arguments(*arguments)) == 2
-    assert message in capsys.readouterr().err
+    try:
+        status = main(sandbox.cli_arguments(*arguments))
+    except SystemExit as exited:     # the parser's own checks
+        status = exited.code
+    err = capsys.readouterr().err
+    assert status == 2 and message in err and len(err.strip().splitlines()) == 1, err
 
 
 @pytest.mark.parametrize("change, field", [

@@ -2,7 +2,7 @@
 
 A command a reader may type is shown in a fenced block tagged `sh`; this test runs each such block, its
 commands in order in a scratch directory, each in the form that takes seconds:
-- `PYTHONPATH=scripts .venv/bin/python -m ccbench ...`: in process, with the result store and figures in
+- `.venv/bin/ccbench ...`: in process, with the result store and figures in
   the scratch directory; `run` and `figures` as a dry run (`--dry-run`: every config and point checked,
   the commands printed, nothing run); `versus` for real, one short run of each side; `simulate` as
   written (its durations are virtual), its --out in the scratch directory; `flags-doc` on the built programs; a `> file` redirection is captured instead (a generated doc is compared by its own test);
@@ -36,7 +36,7 @@ from ccbench.run.engine import build_binaries
 
 DOCS = [REPOSITORY_ROOT / "README.md", *sorted((REPOSITORY_ROOT / "docs").glob("*.md"))]
 COMMAND_START = re.compile(r"^(make |bin/|PYTHONPATH=|bash |\.venv/|ray |python)")
-CCBENCH = ["PYTHONPATH=scripts", ".venv/bin/python", "-m", "ccbench"]
+CCBENCH = [".venv/bin/ccbench"]
 NEEDS_A_CLOUD = "ray up -y configs/cluster/aws-m5.8xlarge.yaml"   # docs/cluster.md's recipe
 SHORT_RUN = ["--duration=0.1", "--warmup=0"]      # gflags: the last value of a flag wins
 TIMEOUT_S = 300
@@ -86,16 +86,26 @@ def test_the_main_jobs_closing_lines_are_commands_the_readme_shows():
     assert len(tried) == 3 and all(" ".join(shlex.split(line)) in shown for line in tried), tried
 
 
+def test_the_readmes_count_of_figures_is_the_configs():
+    """README.md says how many figures the testbed specifies (and the smoke profile runs in CI): the number of
+    figure configs, which `ccbench list` prints."""
+    text = (REPOSITORY_ROOT / "README.md").read_text(encoding="utf-8")
+    stated = re.findall(r"\((\d+) figures, specified in `docs/figures.md`\)", text) + re.findall(r"; all (\d+): ", text)
+    configs = len(list((REPOSITORY_ROOT / "configs" / "figures").glob("*/*.yaml")))
+    assert len(stated) == 2 and {int(number) for number in stated} == {configs}, (stated, configs)
+
+
 class Runner:
     """Runs one block's commands in the form described at the top, in a scratch directory."""
 
     def __init__(self, scratch: Path):
         self.scratch = scratch
         self.places = ["--results", str(scratch / "results"), "--out-dir", str(scratch / "paper_figures")]
+        (scratch / "results").mkdir()   # as the first command leaves it: the tour writes its results there
 
     def run(self, words: list[str]) -> None:
-        if words[:4] == CCBENCH:
-            self.ccbench(words[4:])
+        if words[:1] == CCBENCH:
+            self.ccbench(words[1:])
         elif words[0] == "make":
             self.make(words[1:])
         elif words[0].startswith("bin/"):

@@ -6,7 +6,7 @@ from ccbench.cli import main
 from ccbench.fileio import REPOSITORY_ROOT
 from conftest import figure_document
 
-REGENERATE = "PYTHONPATH=scripts .venv/bin/python -m ccbench list --markdown > docs/figures.md"
+REGENERATE = ".venv/bin/ccbench list --markdown > docs/figures.md"
 
 
 def test_the_committed_docs_figures_md_is_what_the_configs_give(capsys):

@@ -234,7 +234,7 @@ def test_a_protocol_without_a_binary_is_refused_before_any_build(sandbox):
     figure = _test_figure(workspace)
     with pytest.raises(ConfigError) as error:
         run_sweep([figure], workspace, LocalBackend(), progress=False)
-    assert "series[1].params.cc: no binary for protocol 'mocc'; allowed: silo|occ" in str(error.value)
+    assert "series[1].params.cc: no binary for protocol 'mocc'; did you mean occ?; allowed: silo|occ" in str(error.value)
     assert not (sandbox.root / "bin").exists()          # nothing was built
     assert not sandbox.records()                         # nothing was run
 

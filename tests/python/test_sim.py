@@ -17,6 +17,7 @@ from ccbench.cli import main
 from ccbench.errors import ConfigError
 from ccbench.report.pipeline import load_catalog
 from ccbench.report.plots import suptitle
+from ccbench.run import budget
 from ccbench.run.engine import build_plan
 from ccbench.run.runner import tasks_for
 from ccbench.run.workspace import Workspace
@@ -185,7 +186,7 @@ def test_a_cost_table_from_an_older_build_is_refused_once_before_any_fit_or_poin
 
 def test_calibrate_refuses_an_unknown_protocol(sim_sandbox, capsys):
     assert main(sim_sandbox.cli_arguments("calibrate", "--cc", "fastest")) == 2
-    assert "--cc fastest: not a protocol; allowed: " in capsys.readouterr().err
+    assert "--cc: 'fastest' is not a protocol; allowed: " in capsys.readouterr().err
 
 
 # --- running: parallel, never noisy, no quiet guard ------------------------------------------------------
@@ -269,6 +270,47 @@ def test_the_budget_counts_the_native_points_and_names_the_simulated_ones_it_lef
     assert rows == {"test-fig": "3", "native-fig": "3"}     # the native series' 3 thetas; the sim series not
     assert "left out, simulated points: test-fig (3 runs); they run on the local backend only" in out
     assert "native-fig (" not in out
+
+
+def test_the_budget_estimates_the_simulated_points_here_from_the_stored_runs(sim_sandbox, capsys):
+    """--dry-run --budget prices the simulated points in minutes on this machine: with nothing stored at the
+    built-in rate, with the calibration they need first; then at the stored runs' wall seconds per virtual
+    core-second, and a point stored from another build at its own recorded wall time."""
+    base = {key: value for key, value in FIGURE["base"].items() if key != "threads"}
+    document = figure_document(series=native_and_sim_series(), claims=None, base=base,
+                               axes={"theta": [0.0, 0.5, 0.9], "threads": [1, 4]})
+    figure = resolved(sim_sandbox, document, "simulated")
+    workspace = sim_sandbox.workspace
+    simulated = {point.key(workspace.command_template(point.program)): point for point in figure.points()
+                 if point.simulated}
+
+    def expected(rate: float) -> list[float]:
+        return sorted(rate * point.threads * 0.02 + budget.load_seconds(dict(point.flags), point.threads)
+                      + budget.PROCESS_S for point in simulated.values())
+
+    estimate = budget.budget([figure], workspace, set(simulated), sim_workers=1).simulated
+    assert estimate.runs == {"test-fig": 6} and sorted(estimate.point_s) == pytest.approx(
+        expected(budget.SIM_WALL_PER_CORE_SECOND))
+    assert [what for what, _ in estimate.before] == [
+        f"calibrate {workspace.results_dir / 'sim/cost_table.json'} (after waiting for a quiet machine)"]
+    assert estimate.wall_s() == pytest.approx(budget.CALIBRATION_S + sum(estimate.point_s))
+    assert main(sim_sandbox.cli_arguments("figures", "test-fig", "--profile", "simulated", "--dry-run", "--budget",
+                                          "--sim-workers", "1")) == 0
+    out = capsys.readouterr().out
+    assert "simulated points, on this machine" in out and "test-fig                          6" in out
+    assert f"min wall here in all (no simulated run stored: {budget.SIM_WALL_PER_CORE_SECOND:g} wall" in out
+
+    assert main(sim_sandbox.cli_arguments("run", "test-fig", "--profile", "simulated", "--quiet")) == 0
+    stored = [json.loads(path.read_text()) for path in sim_sandbox.records().values()]
+    rates = [run["result"]["sim"]["wall_seconds"] / (run["result"]["sim"]["virtual_cores"]
+                                                    * run["result"]["sim"]["virtual_seconds"])
+             for run in stored if "sim" in run["result"]]
+    assert len(rates) == 6 and budget.SimulationRates(workspace.runs_dir).rate("silo", "ycsb") == pytest.approx(
+        sorted(rates)[2:4][0] / 2 + sorted(rates)[2:4][1] / 2)
+    estimate = budget.budget([figure], workspace, set(simulated), sim_workers=2).simulated
+    recorded = sorted(run["wall_s"] for run in stored if "sim" in run["result"])
+    assert sorted(estimate.point_s) == pytest.approx(recorded)   # each point's own record (another build's)
+    assert estimate.before == [] and estimate.basis.startswith("wall seconds per virtual core-second from 6 stored")
 
 
 def test_sim_workers_must_be_positive(sim_sandbox, capsys):

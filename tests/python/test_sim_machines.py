@@ -19,6 +19,7 @@ from ccbench.errors import ConfigError
 from ccbench.sim import workscale
 from ccbench.specification import machines as modelled
 from ccbench.specification.config import FigureConfig, figure_config_paths, load_profiles
+from ccbench.specification.metrics import rate_text
 from conftest import Sandbox, figure_document
 from fake_engine import COST_TABLE
 
@@ -251,7 +252,16 @@ def test_a_point_by_hand_gets_the_calibrated_table_the_stored_fit_and_the_machin
     workscale.store_path(table).write_text(json.dumps({key: {"scale": "ycsb:1.5", "cost_table_sha256": digest[:16]}}))
     out = tmp_path / "point.json"
     assert simulate(machine_sandbox, "--machine", "strife-xeon-e7-4890v2", *engine_flags, f"--out={out}") == 0
-    err = capsys.readouterr().err
+    printed = capsys.readouterr()
+    err = printed.err
+    result = json.loads(out.read_text())   # the summary on stdout is the result's
+    assert printed.out.splitlines() == [
+        f"silo, simulated: {result['throughput']:,.0f} txn/s, abort rate {rate_text(result['abort_rate'])}; 8 virtual "
+        f"cores on 30 physical cores (SMT factor {result['sim']['smt_factor']:g}), 1 virtual s measured after 0 s of "
+        f"warm-up ({result['sim']['wall_seconds']:.1f} s wall)",
+        f"  model: cost table {result['sim']['model']['cost_table_source']}, machine strife-xeon-e7-4890v2, work "
+        f"scale fit cost_table.work_scales.json [{key}] (the result's sim.model)",
+        f"  result: {out}"]
     assert "ccbench: machine strife-xeon-e7-4890v2" in err and f"cost table {table}" in err
     assert "work scale ycsb:1.5" in err
     model = json.loads(out.read_text())["sim"]["model"]
@@ -259,6 +269,24 @@ def test_a_point_by_hand_gets_the_calibrated_table_the_stored_fit_and_the_machin
     assert model["work_scale"] == "ycsb:1.5"
     assert model["work_scale_source"] == f"fit cost_table.work_scales.json [{key}]"
     assert json.loads(out.read_text())["sim"]["physical_cores"] == 30
+
+
+@pytest.mark.parametrize("misbehave, status, verdict", [
+    ("none", 0, "  verified: serializable; history of {txns:,} committed transactions checked (docs/verify.md)"),
+    ("unserializable", 3, "  verified: NOT serializable (the witness: verify.violation); history of {txns:,} "
+                          "committed transactions checked (docs/verify.md)"),
+])
+def test_a_verified_point_by_hand_prints_the_verdict_and_without_out_keeps_stdout_the_result(
+        machine_sandbox, capfd, misbehave, status, verdict):
+    table = machine_sandbox.workspace.results_dir / "sim/cost_table.json"
+    table.parent.mkdir(parents=True)
+    table.write_text(json.dumps(COST_TABLE))
+    assert simulate(machine_sandbox, "--workload=ycsb", "--threads=4", "--verify=true",
+                    f"--misbehave={misbehave}") == status
+    printed = capfd.readouterr()
+    result = json.loads(printed.out)       # stdout: the result document alone, as the binary printed it
+    assert printed.err.splitlines()[-1] == verdict.format(txns=result["verify"]["counts"]["txns"])
+    assert "silo, simulated: " in printed.err and "4 virtual cores" in printed.err
 
 
 def test_a_point_by_hand_without_a_calibration_says_it_runs_the_builtin_table(machine_sandbox, capsys, tmp_path):

@@ -13,13 +13,13 @@ from ccbench.report.pipeline import Catalog
 
 HEADER = """# Figures: the specification
 
-Generated from `configs/figures/<paper>/<id>.yaml` by `python -m ccbench list --markdown > docs/figures.md`
-(`PYTHONPATH=scripts`); do not edit by hand: change the config and regenerate (a test fails when the two
-differ). Per figure: the paper section it reproduces, what it runs, its series, the values the paper does
-not state (**[INF]**, each with why it was chosen) and the claims the harness checks. A claim's check is
-`trend` (asserted: a relation the paper's text states), `absolute` (a number tied to the authors' machine:
-reported, not asserted) or `conditional` (asserted only where its condition holds, e.g. enough hardware
-threads); **[INF]** on a claim marks one the paper implies rather than states. How claims are evaluated:
+Generated from `configs/figures/<paper>/<id>.yaml` by `.venv/bin/ccbench list --markdown > docs/figures.md`;
+do not edit by hand: change the config and regenerate (a test fails when the two differ).
+Per figure: the paper section it reproduces, what it runs, its series, the values the paper does not state
+(**[INF]**, each with why it was chosen) and the claims the harness checks. A claim's check is `trend`
+(asserted: a relation the paper's text states), `absolute` (a number tied to the authors' machine: reported,
+not asserted) or `conditional` (asserted only where its condition holds, e.g. enough hardware threads);
+**[INF]** on a claim marks one the paper implies rather than states. How claims are evaluated:
 `docs/harness.md`.
 """
 

@@ -34,7 +34,7 @@ OTHER_PROGRAMS = ("pipeline", "middletier", "bench_fvs", "bench_strife", "bench_
 SIM_DIR = "sim"        # bin/sim/rundb-<cc>: the simulation build (docs/sim.md)
 # Every protocol's simulation binary has the same sim flags; this one is the binary README.md's tour builds.
 SIM_PROTOCOL = "silo"
-REGENERATE = "PYTHONPATH=scripts .venv/bin/python -m ccbench flags-doc > docs/flags.md"
+REGENERATE = ".venv/bin/ccbench flags-doc > docs/flags.md"
 NOT_ECHOED = "not echoed"   # the group of flags no table's echo lists (run control: where to write, what to check)
 TIMEOUT_S = 30
 

@@ -34,16 +34,17 @@ from typing import Sequence
 
 import pandas as pd
 
-from ccbench.errors import ConfigError, UsageError
+from ccbench.errors import ConfigError, UsageError, did_you_mean, unknown_name
 from ccbench.fileio import load_yaml, write_atomically
+from ccbench.load import DEFAULT_THRESHOLD_CORES, is_noisy
 from ccbench.run.backends import LocalBackend
 from ccbench.run.engine import STATUS_OK, Task, build_binaries
-from ccbench.run.interface import unlisted_flags
+from ccbench.run.interface import refusal, unlisted_flags
 from ccbench.run.runner import run_tasks, tasks_for
 from ccbench.run.store import ResultStore
 from ccbench.run.workspace import Workspace
 from ccbench.specification import registry, schema
-from ccbench.specification.metrics import metric_value
+from ccbench.specification.metrics import metric_value, rate_text
 from ccbench.specification.points import Point
 from ccbench.specification.programs import ENGINE, PROGRAMS
 
@@ -130,7 +131,8 @@ class Grid:
         admitted.sort(key=lambda name: (known[name].serializable, name))
         for name in requested:
             if name not in admitted:
-                raise UsageError(f"--protocols: '{name}' cannot run grid '{self.name}'; allowed: {','.join(admitted)}"
+                raise UsageError(f"--protocols: '{name}' cannot run grid '{self.name}'{did_you_mean(name, admitted)}; "
+                                 f"allowed: {','.join(admitted)}"
                                  + ("" if name in known else " (engine/cc/protocols.txt)"))
         if requested:
             return list(dict.fromkeys(requested))
@@ -407,51 +409,93 @@ def engine_flags(words: Sequence[str]) -> dict[str, object]:
 def versus(workspace: Workspace, protocols: Sequence[str], words: Sequence[str], repeats: int, *,
            progress: bool) -> int:
     """Two protocols on the same engine flags, `repeats` runs of each interleaved (A B, B A, ...; repetition r
-    with seed 1 + r unless --seed is given): each one's median throughput and abort rate, and their ratio."""
+    with seed 1 + r unless --seed is given): each one's median throughput and abort rate with their spread
+    (min-max over the runs) and noisy runs, and the ratio of the medians with the spread of the paired runs'.
+    The engine flags are checked by the binaries themselves before anything runs (as a figure's are)."""
     known = registry.protocols()
     if len(protocols) != 2 or protocols[0] == protocols[1]:
         raise UsageError(f"versus: name two different protocols, not {' '.join(protocols)}")
     for cc in protocols:
         if cc not in known:
-            raise UsageError(f"versus: {cc!r} is not a protocol; allowed: {'|'.join(known)}")
+            raise UsageError(f"versus: {unknown_name(cc, known, 'protocol')}")
     if repeats < 1:
         raise UsageError(f"--repeats {repeats}: must be at least 1")
     flags = engine_flags(words)
     points = [Point("versus", "versus", (), repetition, None,
                     tuple(sorted({"seed": 1 + repetition, **flags}.items())), VERSUS_TIMEOUT_S)
               for repetition in range(repeats)]
+    problem = _build_engines(workspace, protocols)
+    if problem:
+        print(f"ccbench: {problem}", file=sys.stderr)
+        return EXIT_RUNS_FAILED
+    check_engine_flags(workspace, [dataclasses.replace(points[0], series=cc, cc=cc) for cc in protocols], "versus")
 
     def task_of(cc: str, point: Point) -> Task:
         return _tasks([dataclasses.replace(point, series=cc, cc=cc)], workspace)[0]
 
-    def check() -> None:
-        problems = [f"the engine has no flag --{name} (`{binary} --list_flags` lists them)"
-                    for name, binary in unlisted_flags([dataclasses.replace(points[0], cc=cc) for cc in protocols],
-                                                       workspace)]
-        if problems:
-            raise UsageError("versus: " + "; ".join(dict.fromkeys(problems)))
-
     order, keys_of = interleaved({(): points}, tuple(protocols), task_of)
-    summary, records = _run(order, workspace, "versus", rerun=True, progress=progress, check=check)
-    results = {cc: [record["result"] for record in (records.get(key) for key in keys_of[((), cc)]) if _ok(record)]
-               for cc in protocols}
-    echoed = next((runs[0]["config"] for runs in results.values() if runs), None)   # the engine's defaults too
+    summary, records = _run(order, workspace, "versus", rerun=True, progress=progress)
+    runs = {cc: [records.get(key) for key in keys_of[((), cc)]] for cc in protocols}
+    results = {cc: [record["result"] for record in side if _ok(record)] for cc, side in runs.items()}
+    echoed = next((side[0]["config"] for side in results.values() if side), None)   # the engine's defaults too
     point = f"{describe(echoed)} threads={echoed['threads']}" if echoed else " ".join(words) or "the defaults"
-    print(f"{protocols[0]} vs {protocols[1]}: {point}; {repeats} interleaved run(s) of each, medians")
-    print("\n| cc | txn/s | abort rate | runs ok |\n|---|---:|---:|---:|")
+    print(f"{protocols[0]} vs {protocols[1]}: {point}; {repeats} interleaved run(s) of each, "
+          f"median and min-max over the runs")
+    print("\n| cc | txn/s | txn/s min-max | abort rate | abort rate min-max | runs ok | noisy |"
+          "\n|---|---:|---:|---:|---:|---:|---:|")
     medians = {}
-    for cc, runs in results.items():
-        if len(runs) < repeats:
-            bad = next(records.get(key) for key in keys_of[((), cc)] if not _ok(records.get(key)))
-            print(f"| {cc} | {failure_text(bad, 'no record')} | | {len(runs)} / {repeats} |")
+    for cc, side in results.items():
+        noisy = sum(is_noisy(record) for record in runs[cc])
+        if len(side) < repeats:
+            bad = next(record for record in runs[cc] if not _ok(record))
+            print(f"| {cc} | {failure_text(bad, 'no record')} | | | | {len(side)} / {repeats} | {noisy} |")
             continue
-        medians[cc] = statistics.median(result["throughput"] for result in runs)
-        abort_rate = statistics.median(metric_value(result, "abort_rate") for result in runs)
-        print(f"| {cc} | {medians[cc]:,.0f} | {abort_rate:.3f} | {len(runs)} / {repeats} |")
+        throughputs = [result["throughput"] for result in side]
+        abort_rates = [metric_value(result, "abort_rate") for result in side]
+        medians[cc] = statistics.median(throughputs)
+        print(f"| {cc} | {medians[cc]:,.0f} | {min(throughputs):,.0f}-{max(throughputs):,.0f} | "
+              f"{rate_text(statistics.median(abort_rates))} | {rate_text(min(abort_rates))}-"
+              f"{rate_text(max(abort_rates))} | {len(side)} / {repeats} | {noisy} |")
     if len(medians) == 2:
-        print(f"\n{protocols[1]}/{protocols[0]} throughput: {medians[protocols[1]] / medians[protocols[0]]:.3f}"
-              f" (abort rate = aborts / (commits + aborts); docs/results.md)")
+        first, second = protocols
+        pairs = [b["throughput"] / a["throughput"] for a, b in zip(results[first], results[second])]
+        print(f"\n{second}/{first} throughput: {medians[second] / medians[first]:.3f} (ratio of the medians; "
+              f"{min(pairs):.3f}-{max(pairs):.3f} over the {len(pairs)} pair(s) of runs)")
+        print("abort rate = aborts / (commits + aborts) (docs/results.md)")
+    noisy = sum(is_noisy(record) for side in runs.values() for record in side)
+    if noisy:
+        print(f"{noisy} of {2 * repeats} runs were noisy: other processes used more than "
+              f"{DEFAULT_THRESHOLD_CORES:g} cores while they ran, so their numbers may be off (run again on a quiet "
+              f"machine, or with more --repeats)")
     return EXIT_RUNS_FAILED if summary.problems or len(medians) < 2 else EXIT_OK
+
+
+def _build_engines(workspace: Workspace, protocols: Sequence[str]) -> str | None:
+    """Build the protocols' engine binaries (make CC=<cc>) when the engine is the default one: the problem,
+    or None."""
+    if not workspace.builds_engine:
+        return None
+    for cc in protocols:
+        problem = build_binaries(workspace.root, list(workspace.make_arguments(ENGINE, cc)),
+                                 [workspace.binary(ENGINE, cc)])
+        if problem:
+            return problem
+    return None
+
+
+def check_engine_flags(workspace: Workspace, points: Sequence[Point], command: str) -> None:
+    """Engine flags typed on a command line, checked by the (built) binaries before anything runs, as a figure
+    config's are (run/interface.py): a flag a binary does not list, or a value it refuses (--validate_only),
+    is a UsageError of one line naming the flag and what the binary allows."""
+    problems = [f"the engine has no flag --{name} (`{binary} --list_flags` lists them)"
+                for name, binary in unlisted_flags(points, workspace)]
+    if problems:
+        raise UsageError(f"{command}: " + "; ".join(dict.fromkeys(problems)))
+    for point in points:
+        refused = refusal(workspace.command(point))
+        if refused is not None:
+            raise UsageError(f"{command}: {refused[1]} (`{Path(workspace.command(point)[0]).name} "
+                             f"--validate_only`)")
 
 
 # ----------------------------------------------------------------------------------------------- ccbench cost

@@ -25,7 +25,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Sequence
 
-from ccbench.errors import ConfigError
+from ccbench.errors import ConfigError, did_you_mean
 from ccbench.run.workspace import Workspace
 from ccbench.sim.calibration import COST_TABLE_FLAG
 from ccbench.specification.config import ResolvedFigure
@@ -80,7 +80,7 @@ def check_protocols(figures: Sequence[ResolvedFigure], workspace: Workspace) -> 
         for cc in sorted({point.cc for point in figure.points()} - set(known)):
             for place in _origins(figure, program.binary_parameter):
                 problems.append((str(figure.config.path), place,
-                                 f"no binary for protocol '{cc}'; allowed: {'|'.join(known)}"))
+                                 f"no binary for protocol '{cc}'{did_you_mean(cc, known)}; allowed: {'|'.join(known)}"))
     if problems:
         raise ConfigError.many(sorted(set(problems)))
 

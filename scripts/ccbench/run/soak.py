@@ -40,7 +40,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
 
-from ccbench.errors import UsageError
+from ccbench.errors import UsageError, did_you_mean
 from ccbench.fileio import write_text_atomically
 from ccbench.run.backends import LocalBackend
 from ccbench.run.runner import run_tasks, tasks_for
@@ -137,12 +137,14 @@ def select_pairs(workspace: Workspace, protocols: Sequence[str], workloads: Sequ
                         if Path(shlex.split(workspace.engine.replace("{cc}", name))[0]).is_file()]
     bad = [name for name in protocols if name not in serializable]
     if bad or (not protocols and not serializable):
-        raise UsageError(f"--protocols: no serializable binary for {','.join(bad) or '(none)'}; "
+        close = did_you_mean(bad[0], serializable) if len(bad) == 1 else ""
+        raise UsageError(f"--protocols: no serializable binary for {','.join(bad) or '(none)'}{close}; "
                          f"allowed: {','.join(serializable) or '(none: run make build)'}")
     known_workloads = registry.workloads()
     bad = [name for name in workloads if name not in known_workloads]
     if bad:
-        raise UsageError(f"--workloads: unknown {','.join(bad)}; allowed: {','.join(known_workloads)}")
+        close = did_you_mean(bad[0], known_workloads) if len(bad) == 1 else ""
+        raise UsageError(f"--workloads: unknown {','.join(bad)}{close}; allowed: {','.join(known_workloads)}")
     return [Pair(cc, workload) for cc in (protocols or serializable) for workload in (workloads or known_workloads)]
 
 

@@ -10,7 +10,9 @@ profile's sim_machine); it prints which model it assembled, then runs the binary
 """
 from __future__ import annotations
 
+import json
 import subprocess
+import sys
 from pathlib import Path
 from typing import Callable, Sequence
 
@@ -18,6 +20,9 @@ from ccbench.errors import UsageError
 from ccbench.sim import calibration, workscale
 from ccbench.specification import machines as modelled
 from ccbench.specification.config import Profile, machines
+from ccbench.specification.metrics import metric_value, rate_text
+
+EXIT_NOT_SERIALIZABLE = 3   # the engine's exit status when its checker finds a violation (the result is written)
 
 
 def _flag_names(flags: Sequence[str]) -> set[str]:
@@ -75,5 +80,49 @@ def model_arguments(cc: str, flags: Sequence[str], profile: Profile, machine: st
 
 
 def run(argv: Sequence[str], arguments: Sequence[str]) -> int:
-    """Run the simulation binary; its output passes through. Its exit status is the command's."""
-    return subprocess.run([*argv, *arguments], check=False).returncode
+    """Run the simulation binary; its output passes through, then the result's summary (summary_lines) is
+    printed: on stdout after a result written to --out, on stderr after one the binary printed (stdout stays
+    the result document). Its exit status is the command's."""
+    out = next((word.split("=", 1)[1] for word in arguments if word.startswith("--out=")), None)
+    if out is None:
+        done = subprocess.run([*argv, *arguments], check=False, stdout=subprocess.PIPE, text=True)
+        sys.stdout.write(done.stdout)
+        sys.stdout.flush()
+        text, stream = done.stdout, sys.stderr
+    else:
+        done = subprocess.run([*argv, *arguments], check=False)
+        text = Path(out).read_text(encoding="utf-8") if Path(out).is_file() else ""
+        stream = sys.stdout
+    if done.returncode in (0, EXIT_NOT_SERIALIZABLE) and text.strip():
+        try:
+            result = json.loads(text)
+        except json.JSONDecodeError:
+            return done.returncode   # the binary's output said what happened
+        print("\n".join(summary_lines(result, out)), file=stream)
+    return done.returncode
+
+
+def summary_lines(result: dict, out: str | None) -> list[str]:
+    """What a simulated run measured, for people: throughput, abort rate, the virtual cores on the modelled
+    machine's physical cores, the virtual and wall time, the model, and with --verify the checker's verdict."""
+    config, sim = result.get("config", {}), result.get("sim", {})
+    cores = f"{sim.get('virtual_cores', config.get('threads'))} virtual cores"
+    if sim.get("physical_cores"):
+        cores += f" on {sim['physical_cores']} physical cores"
+        if sim.get("smt_factor"):
+            cores += f" (SMT factor {sim['smt_factor']:g})"
+    model = sim.get("model", {})
+    lines = [f"{config.get('cc', '?')}, simulated: {result['throughput']:,.0f} txn/s, abort rate "
+             f"{rate_text(metric_value(result, 'abort_rate'))}; {cores}, "
+             f"{config.get('duration', 0):g} virtual s measured after {config.get('warmup', 0):g} s of warm-up "
+             f"({sim.get('wall_seconds', 0):.1f} s wall)",
+             f"  model: cost table {model.get('cost_table_source', '?')}, machine {model.get('machine', '?')}, "
+             f"work scale {model.get('work_scale_source', '?')} (the result's sim.model)"]
+    if result.get("serializable") is not None:
+        counts = (result.get("verify") or {}).get("counts", {})
+        verdict = "serializable" if result["serializable"] else "NOT serializable (the witness: verify.violation)"
+        lines.append(f"  verified: {verdict}; history of {counts.get('txns', 0):,} committed transactions "
+                     f"checked (docs/verify.md)")
+    if out is not None:
+        lines.append(f"  result: {out}")
+    return lines

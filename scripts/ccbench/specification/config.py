@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Collection, Sequence
 
-from ccbench.errors import ConfigError, UsageError
+from ccbench.errors import ConfigError, UsageError, did_you_mean
 from ccbench.fileio import load_yaml
 from ccbench.specification import machines as modelled, schema
 from ccbench.specification.crossfield import ConsistencyChecker
@@ -146,7 +146,10 @@ def find_figure(reference: str, figures_dir: Path) -> Path:
         return as_path
     known = figure_config_paths(figures_dir)
     if reference not in known:
-        raise UsageError(f"unknown figure '{reference}'; figures with a config: {', '.join(sorted(known)) or 'none'}")
+        close = did_you_mean(reference, known)
+        raise UsageError(f"unknown figure '{reference}'{close}; " + (
+            f"`ccbench list` lists the {len(known)} figures with a config" if close else
+            f"figures with a config: {', '.join(sorted(known)) or 'none'}"))
     return known[reference]
 
 

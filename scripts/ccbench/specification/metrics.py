@@ -40,6 +40,14 @@ PHASE_SCHEDULE = "config.hot_schedule"
 PHASE_LABEL = "hot_partitions"
 
 
+def rate_text(rate: float) -> str:
+    """A rate in [0, 1] as printed for people: three significant digits, so that a small one is not rounded
+    to 0.000 (0.000280, 0.0350, 0.500; 0 as 0)."""
+    if rate <= 0 or not math.isfinite(rate):
+        return f"{rate:g}"
+    return f"{rate:.{max(3, 2 - math.floor(math.log10(rate)))}f}"
+
+
 def _abort_rate(result: dict) -> float:
     attempts = result["commits"] + result["aborts"]
     return result["aborts"] / attempts if attempts else math.nan

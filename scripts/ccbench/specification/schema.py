@@ -307,6 +307,9 @@ CLAIM_SCHEMAS = {
         ratio={"type": "array", "minItems": 2, "maxItems": 2, "items": SERIES_REF},
         along=TEXT, direction={"enum": ["increasing", "decreasing"]},
         tolerance=_TOLERANCE, abs_tolerance=_TOLERANCE,
+        # growth: the last value beats the first by this relative margin (beyond the steps' tolerance), so
+        # that a flat series fails
+        margin=POSITIVE_NUMBER,
         # only the swept values in [low, high] of a numeric axis
         within={"type": "array", "minItems": 2, "maxItems": 2, "items": {"type": "number"}}),
     # a series is highest (or lowest) at one value of an axis, among all swept values
@@ -337,10 +340,12 @@ CLAIM_SCHEMAS = {
         others={"type": "array", "minItems": 1, "items": METRIC}, series=_ONE_OR_MORE_SERIES,
         direction={"enum": ["max", "min"]}, tolerance=_TOLERANCE),
     # parallel efficiency along a numeric axis: (y(v) / y(v0)) / (v / v0) op bound at every swept
-    # v > v0 (v0 the lowest swept value), up to `up_to` if given.
+    # v > v0 (v0 = `from`, default the lowest swept value), up to `up_to` if given, or only at v = `to`
+    # (a value or max).
     "scaling": _claim_schema(
         ["op", "bound"],
-        series=_ONE_OR_MORE_SERIES, along=TEXT, op={"enum": COMPARISONS}, bound=_BOUND, up_to=POSITIVE_NUMBER),
+        series=_ONE_OR_MORE_SERIES, along=TEXT, op={"enum": COMPARISONS}, bound=_BOUND, up_to=POSITIVE_NUMBER,
+        **{"from": POSITIVE_NUMBER, "to": {"anyOf": [POSITIVE_NUMBER, {"enum": ["max"]}]}}),
     # a sweet spot: each series' highest (direction max) or lowest value along an axis lies strictly
     # inside the swept values (neither the first nor the last).
     "interior_optimum": _claim_schema(

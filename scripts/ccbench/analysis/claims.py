@@ -114,6 +114,7 @@ class ClaimResult:
     repetitions: tuple[int, int] | None = None     # fewest and most successful repetitions of the points it used
     points: list[tuple[str, tuple]] = field(default_factory=list)   # (series, ((axis, value), ...)) it used
     checks: list[Check] = field(default_factory=list)
+    numbers: str = ""  # the detail without its list of intervals (the report shows it; the checks hold them)
 
     @property
     def label(self) -> str:
@@ -708,7 +709,8 @@ def evaluate_claim(claim: dict, runs: pd.DataFrame | Samples, axes: dict[str, li
         detail += (f" | only {fewest} repetition(s) at some points: a noisy metric needs {MIN_REPETITIONS} for an "
                    f"interval")
     return ClaimResult(claim, outcome, asserted, detail + _intervals(checks), note,
-                       (min(counts), max(counts)) if counts else None, sorted(samples.looked_at, key=repr), checks)
+                       (min(counts), max(counts)) if counts else None, sorted(samples.looked_at, key=repr), checks,
+                       detail)
 
 
 def claim_machine(figure, claim: dict, hw_threads: int) -> tuple[int, int, bool]:

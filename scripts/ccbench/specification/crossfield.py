@@ -221,6 +221,12 @@ class ConsistencyChecker:
             if "expected_here" in claim and "reason" not in claim:
                 self._add(f"{where}.reason", "required with expected_here: say why the claim cannot hold here "
                           "(e.g. it needs 16 cores)")
+            for profile in claim.get("causes", {}):
+                if profile not in self.profiles:
+                    self._add(f"{where}.causes.{profile}", f"unknown profile; profiles: {', '.join(sorted(self.profiles))}")
+            if "causes" in claim and claim["check"] == "absolute":
+                self._add(f"{where}.causes", "only for an asserted claim (check trend or conditional): an absolute "
+                          "claim is reported, never asserted, so it has no failure to explain")
             if "reason" in claim and "expected_here" not in claim:
                 self._add(f"{where}.reason", "only with expected_here: fail (the reason a claim is expected to fail "
                           "here)")

@@ -231,6 +231,17 @@ FRAGMENT = {
     },
 }
 
+# Why an asserted claim failed or stayed inconclusive at a profile (issue 60 item 8): finding (our method
+# matches the paper's section and the measured cause contradicts the claim), method (our experiment still
+# differs from the paper's), model (the simulation plausibly cannot show it).
+CAUSE_CLASSES = ["finding", "method", "model"]
+CAUSE = {
+    "type": "object",
+    "additionalProperties": False,
+    "required": ["class", "cause"],
+    "properties": {"class": {"enum": CAUSE_CLASSES}, "cause": TEXT},
+}
+
 CLAIM_KINDS = ["ratio", "order", "best", "monotone", "value", "similar", "matches", "top_metric", "scaling",
                "interior_optimum", "peak", "superadditive", "agrees"]
 CHECK_KINDS = ["trend", "absolute", "conditional"]
@@ -260,6 +271,9 @@ _CLAIM_COMMON = {
     # evaluated and reported with its reason (the fidelity report), never silently dropped
     "expected_here": {"enum": ["fail"]},
     "reason": TEXT,
+    # profile -> {class, cause}: why the claim fails or stays inconclusive there, as measured (the reports
+    # tally the classes per paper)
+    "causes": {"type": "object", "minProperties": 1, "additionalProperties": CAUSE},
     # axis -> a swept value, a list of them, or max / min / all
     "at": {"type": "object", "propertyNames": {"pattern": PARAMETER_NAME},
            "additionalProperties": {"anyOf": [SCALAR, {"type": "array", "minItems": 1, "items": SCALAR}]}},

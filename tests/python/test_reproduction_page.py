@@ -173,7 +173,7 @@ def test_the_intervals_go_to_the_claims_csv_not_the_report(sandbox):
     assert main(sandbox.cli_arguments("figures", "test-fig", "--profile", "repeated", "--quiet")) == 0
     report = (sandbox.workspace.images_dir("repeated") / "REPORT.md").read_text()
     assert "95% intervals" not in report
-    assert "3 interval(s) and the whole text: `test-fig.claims.csv`" in report
+    assert "3 interval(s) and the whole text: `test-fig.claims.csv` in results/tables/repeated/" in report
     rows = pd.read_csv(sandbox.workspace.tables_dir("repeated") / "test-fig.claims.csv")
     assert list(rows["label"]) == ["theta=0.0", "theta=0.5", "theta=0.9"]
     assert (rows["low"] <= rows["estimate"]).all() and (rows["estimate"] <= rows["high"]).all()

@@ -194,7 +194,7 @@ def _markdown_entry(entry: ReportEntry, profile: Profile) -> list[str]:
             status = f"**{result.label}**" + (f"<br>{result.note}" if result.note else "") \
                 + (f"<br>cause, {cause}" if (cause := _cause(result, profile)) else "")
             lines.append(f"| {_cell(text)} | {CHECK_NAMES[claim['check']]} | {_cell(status)} | "
-                         f"{result.repetitions_text()} | {_cell(_numbers(result, entry.figure_id))} |")
+                         f"{result.repetitions_text()} | {_cell(_numbers(result, entry.figure_id, profile.name))} |")
     failures = outcome.tables.failures()
     if failures:
         lines += ["", "Failed runs (stderr in the run records under results/runs/):"]
@@ -210,7 +210,7 @@ def _cause(result, profile: Profile) -> str:
     return cause_text(result.claim, profile.name) or ("no class recorded" if result.outcome == FAILED else "")
 
 
-def _numbers(result, figure_id: str) -> str:
+def _numbers(result, figure_id: str, profile: str) -> str:
     """The numbers behind a verdict, without the interval list and cut to NUMBERS_SHOWN characters: the
     intervals and the whole text are in the figure's claims CSV (pipeline.py)."""
     numbers = result.numbers or result.detail
@@ -218,8 +218,8 @@ def _numbers(result, figure_id: str) -> str:
         numbers = numbers[:NUMBERS_SHOWN].rsplit(" ", 1)[0] + " …"
     shown = [check for check in result.checks if not check.collapsed]
     if shown or numbers != (result.numbers or result.detail):
-        numbers += (f" ({len(shown)} interval(s) and the whole text: `{figure_id}.claims.csv` in "
-                    f"results/tables/<profile>/)" if shown else f" (whole text: `{figure_id}.claims.csv`)")
+        where = f"`{figure_id}.claims.csv` in results/tables/{profile}/"
+        numbers += f" ({len(shown)} interval(s) and the whole text: {where})" if shown else f" (whole text: {where})"
     return numbers
 
 
@@ -365,7 +365,7 @@ def render_html(entries: list[ReportEntry], profile: Profile, not_run: list[Repo
                              f"<td class='{css}'><b>{escape(result.label)}</b><br>{escape(result.note)}"
                              + (f"<br>cause, {escape(cause)}" if cause else "") + "</td>"
                              f"<td>{escape(result.repetitions_text())}</td>"
-                             f"<td>{escape(_numbers(result, entry.figure_id))}</td></tr>")
+                             f"<td>{escape(_numbers(result, entry.figure_id, profile.name))}</td></tr>")
             parts.append("</table>")
     parts.append("</body></html>")
     return "\n".join(parts)

@@ -238,10 +238,10 @@ def machine_line(entries: list[ReportEntry], profile: Profile) -> str:
     text = (f"**What this means here.** This machine has {hardware_threads()} hardware threads. Of the "
             f"{len(results)} claims of the {len(outcomes)} figure(s) below, {asserted} are asserted at profile "
             f"{profile.name}: held or failed is a verdict on this machine (or, in the simulated section, on the "
-            f"modelled one). {sum(len(unmet) for _, _, unmet in waiting)} are conditional claims whose condition "
-            f"is not met here, so they are reported, not asserted")
+            f"modelled one). {sum(len(unmet) for _, _, unmet in waiting)} conditional claim(s) need what this "
+            f"machine does not have, so they are reported, not asserted")
     text += f" ({'; '.join(examples[:3])}{'; ...' if len(examples) > 3 else ''})" if examples else ""
-    text += (f"; {absolute} are numbers of the authors' hardware, never asserted. Every figure: "
+    text += (f"; {absolute} claim(s) are numbers of the authors' hardware, never asserted. Every figure: "
              f"`PYTHONPATH=scripts .venv/bin/python -m ccbench list` (specified in docs/figures.md); which "
              f"claims reproduced at each profile and why the others did not: docs/reproduction.md; the other "
              f"profiles' reports: paper_figures/REPORT.md.")

@@ -214,7 +214,7 @@ build-tests-tsan build-tests-asan: build-tests-%: deps
 run: deps
 	@PYTHONPATH=scripts $(PY) -m ccbench run ycsb-theta --profile small
 	@PYTHONPATH=scripts $(PY) -m ccbench report --profile small >/dev/null
-	@echo "report: paper_figures/REPORT.md; table: results/tables/small/ycsb-theta.csv"
+	@echo "report: paper_figures/small/REPORT.md (every profile's: paper_figures/REPORT.md); table: results/tables/small/ycsb-theta.csv"
 	@echo "figure: paper_figures/small/ycsb-theta.png (and .pdf)"
 	@echo "try next:"
 	@echo "  PYTHONPATH=scripts .venv/bin/python -m ccbench list    # every figure id; make figures FIGS=<id> makes one"

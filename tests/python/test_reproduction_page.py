@@ -154,6 +154,16 @@ def test_a_report_per_profile_shows_only_the_figures_run_there_and_an_index(sand
     assert (sandbox.workspace.images_dir("quick") / "REPORT.md").exists()   # the other profile's report stays
 
 
+def test_a_store_without_the_record_of_figures_run_shows_every_figure_with_a_stored_run(sandbox):
+    sandbox.add_figure("test-fig", figure_document(axes={"theta": [0.0, 0.9]}))
+    sandbox.add_figure("covered-fig", figure_document(title="Covered by test-fig's points", axes={"theta": [0.9]}))
+    assert main(sandbox.cli_arguments("run", "test-fig", "--profile", "quick", "--quiet")) == 0
+    (sandbox.workspace.results_dir / "figures-run" / "quick.json").unlink()     # runs stored before the record
+    assert main(sandbox.cli_arguments("report", "--profile", "quick")) == 0
+    report = (sandbox.workspace.images_dir("quick") / "REPORT.md").read_text()
+    assert "Covered by test-fig's points" in report and "`test-fig`" in report
+
+
 def test_the_top_line_says_what_the_verdicts_mean_here(sandbox):
     needs = ratio_claim("needs-cores", 1.0, check="conditional", condition="needs 16 cores",
                         requires_hw_threads=4096)

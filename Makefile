@@ -217,7 +217,7 @@ build-tests-tsan build-tests-asan: build-tests-%: deps
 run: deps
 	@$(CCBENCH) run ycsb-theta --profile small
 	@$(CCBENCH) report --profile small >/dev/null
-	@echo "report: paper_figures/REPORT.md; table: results/tables/small/ycsb-theta.csv"
+	@echo "report: paper_figures/small/REPORT.md (every profile's: paper_figures/REPORT.md); table: results/tables/small/ycsb-theta.csv"
 	@echo "figure: paper_figures/small/ycsb-theta.png (and .pdf)"
 	@echo "try next:"
 	@echo "  .venv/bin/ccbench list    # every figure id; make figures FIGS=<id> makes one"

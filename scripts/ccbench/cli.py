@@ -21,12 +21,14 @@ from ccbench.load import DEFAULT_QUIET_WAIT_S, DEFAULT_THRESHOLD_CORES
 from ccbench.report import figures_doc, flags_doc
 from ccbench.report.fidelity import FIDELITY_FIGURES, Settings, write_fidelity
 from ccbench.report.pipeline import FigureOutcome, load_catalog, process_figure
+from ccbench.report import reproduction_page
 from ccbench.report.reproduction import ReportEntry, write_report
 from ccbench.run import bench, soak
 from ccbench.run.backends import QuietBackend, make_backend
 from ccbench.run.budget import budget
 from ccbench.run.engine import build_binaries
 from ccbench.run.runner import run_sweep
+from ccbench.run.store import figures_run, record_figures_run
 from ccbench.run.workspace import Workspace
 from ccbench.sim import calibration, point, workscale
 from ccbench.specification import registry
@@ -101,7 +103,17 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("figures", nargs="+", help="figure ids (comma-separated allowed) or config paths")
     plot = commands.add_parser("plot", parents=[common], help="tables, plot and claims from stored runs")
     plot.add_argument("figures", nargs="+", help="figure ids or config paths")
-    commands.add_parser("report", parents=[common], help="write paper_figures/REPORT.md from stored runs")
+    commands.add_parser("report", parents=[common],
+                        help="write paper_figures/<profile>/REPORT.md (and the index, paper_figures/REPORT.md) from "
+                        "stored runs")
+    commands.add_parser(
+        "reproduction", parents=[places],
+        help="print docs/reproduction.md: each paper's claims, their stored verdicts, cause classes and causes",
+        description="Merges this machine's verdicts (results/verdicts/<profile>.json, which report, figures and "
+        "fidelity write for the figures they show) into the committed verdict store, "
+        "paper_figures/verdicts/<profile>.json (a figure's later report wins), then prints docs/reproduction.md "
+        "from the figure configs (claims, cause classes and causes) and the committed store alone: the page is "
+        "the same on every machine for the same commit.")
     figures = commands.add_parser("figures", parents=[common, running],
                                   help="run and plot figures, then write the report")
     figures.add_argument("figures", nargs="*", help="figure ids (comma-separated allowed); or --all")
@@ -338,6 +350,10 @@ def _run_points(figures: list[ResolvedFigure], workspace: Workspace, args) -> in
                               progress=not args.quiet, quiet_threshold_cores=args.quiet_threshold,
                               quiet_wait_s=args.quiet_wait)
     summary = sweep(dry_run=args.dry_run)
+    if not args.dry_run:   # the report shows the figures run at the profile (store.py)
+        for profile_name in {figure.profile.name for figure in figures}:
+            record_figures_run(workspace.results_dir, profile_name,
+                               [figure.figure_id for figure in figures if figure.profile.name == profile_name])
     if args.budget:
         print(budget(figures, workspace, set(summary.pending_keys), args.sim_workers).describe(args.machines or 1))
         return EXIT_OK
@@ -370,8 +386,9 @@ def _write_report(workspace: Workspace, profile: Profile, fresh: dict[str, Figur
         print(error, file=sys.stderr)
         entries.append(ReportEntry.broken(figure_id, Path(error.problems[0][0]).parent.name, figure_id,
                                           f"invalid config: {error}"))
-    path = write_report(entries, profile, workspace)
-    print(f"report: {path} (and {path.with_suffix('.html').name})")
+    path = write_report(entries, profile, workspace, figures_run(workspace.results_dir, profile.name))
+    print(f"report: {path} (and {path.with_suffix('.html').name}; every profile's: "
+          f"{workspace.figures_dir / 'REPORT.md'})")
     return EXIT_BAD_CONFIG if catalog.broken else EXIT_OK
 
 
@@ -405,6 +422,16 @@ def _plot_command(workspace: Workspace, args) -> int:
 
 def _report_command(workspace: Workspace, args) -> int:
     return _write_report(workspace, _profile(workspace, args.profile), {})
+
+
+def _reproduction_command(workspace: Workspace, args) -> int:
+    catalog = load_catalog(workspace)
+    if catalog.broken:
+        raise next(iter(catalog.broken.values()))
+    for line in reproduction_page.merge_local_verdicts(workspace.results_dir, workspace.figures_dir):
+        print(f"verdict store: {line}", file=sys.stderr)
+    print(reproduction_page.markdown(catalog, workspace.figures_dir), end="")
+    return EXIT_OK
 
 
 def _figures_command(workspace: Workspace, args) -> int:
@@ -532,6 +559,7 @@ def _simulate_command(workspace: Workspace, args) -> int:
 # The commands that pass the arguments they do not know on, as engine flags.
 ENGINE_FLAG_COMMANDS = ("versus", "simulate")
 COMMANDS = {"list": _list_command, "run": _run_command, "plot": _plot_command, "report": _report_command,
+            "reproduction": _reproduction_command,
             "figures": _figures_command, "fidelity": _fidelity_command, "bench": _bench_command,
             "compare": _compare_command, "versus": _versus_command, "cost": _cost_command, "soak": _soak_command,
             "calibrate": _calibrate_command, "simulate": _simulate_command, "flags-doc": _flags_doc_command}

@@ -65,7 +65,7 @@ def test_one_missing_point_makes_the_new_kinds_no_data(claim):
 
 def test_scaling_without_a_higher_value_up_to_the_limit_is_no_data():
     result = check({"kind": "scaling", "along": "threads", "up_to": 1, "op": ">=", "bound": 0.7})
-    assert result.outcome == NO_DATA and "only threads=1 is swept up to 1" in result.detail
+    assert result.outcome == NO_DATA and "no threads above 1 is swept up to 1" in result.detail
 
 
 def test_details_name_the_numbers_of_the_new_kinds():

@@ -256,3 +256,22 @@ def test_tskd_figures_run_the_tskd_paper_s_strife_and_strife_figures_their_own(c
                 seen[paper].add(frontend)
     # TSKD §2 / §6.1: k static per-thread partitions; the Strife paper: CF clusters on a shared worklist.
     assert seen == {"tskd": {"strife-static"}, "strife": {"strife"}}
+
+
+def test_tskd_cc_retries_an_aborted_transaction_at_once(catalog):
+    """TSKD §5, step 4: "If T aborts, thread i will retry T immediately until it commits". Every point of a
+    TSKD[CC] series (--frontend=tsdefer) runs without the abort buffer and without backoff, at every profile;
+    DbCC keeps DBx1000's abort buffer (tskd-tab1)."""
+    seen = 0
+    for config in catalog.figures.values():
+        for profile in ("smoke", "small", "sim", "paper"):
+            figure = config.resolve(profile)
+            for series in config.series:
+                flags = figure.series_parameters(series)
+                if flags.get("frontend") == "tsdefer":
+                    assert (flags["abort_policy"], flags["backoff_max_us"]) == ("backoff", 0), \
+                        (config.figure_id, profile, series.name)
+                    seen += 1
+                elif config.document.get("include") == "tskd-tab1" and flags.get("frontend") == "none":
+                    assert flags["abort_policy"] == "buffer", (config.figure_id, series.name)
+    assert seen >= 4 * 11

@@ -59,7 +59,7 @@ def test_a_run_during_planted_busy_time_is_flagged_noisy_in_the_record_table_and
     runs = pd.read_csv(sandbox.workspace.tables_dir("quick") / "test-fig.runs.csv")
     assert runs["noisy"].sum() == 1
     assert pd.read_csv(sandbox.workspace.tables_dir("quick") / "test-fig.csv")["runs_noisy"].sum() == 1
-    report = (sandbox.workspace.figures_dir / "REPORT.md").read_text()
+    report = (sandbox.workspace.images_dir("quick") / "REPORT.md").read_text()
     assert "1 noisy run(s) at 1 point(s)" in report and "| `test-fig` | testbed | 4 / 4 | 1 |" in report
 
 

@@ -104,9 +104,9 @@ def test_figures_command_writes_tables_plots_and_a_report_of_every_figure(sandbo
     assert (workspace.images_dir("quick") / "test-fig.png").stat().st_size > 5000
     assert (workspace.images_dir("quick") / "test-fig.pdf").stat().st_size > 1000
 
-    report = (workspace.figures_dir / "REPORT.md").read_text()
+    report = (workspace.images_dir("quick") / "REPORT.md").read_text()
     assert "Profile **quick**" in report
-    assert "![test-fig](quick/test-fig.png)" in report
+    assert "![test-fig](test-fig.png)" in report
     assert "Runs: 6 ok, 0 failed, 0 not run, of 6; no noisy runs." in report
     # The fake engine gives Silo 1.3/0.8 = 1.6x OCC's throughput, falling with theta; but one repetition
     # of a measured (noisy) metric cannot tell a difference from noise: inconclusive, saying why
@@ -117,12 +117,12 @@ def test_figures_command_writes_tables_plots_and_a_report_of_every_figure(sandbo
     assert "| 1G txn/s on the authors' machine | absolute ✘ | **inconclusive (not asserted)**" in report
     assert "[INF] `table_size`: chosen for the test" in report and "`table_size=1000` [INF]" in report
     # A figure without a run at the profile is named in one line with how to run it, not listed in full.
-    assert "Not listed: 1 figure(s) with no run at profile quick yet: never-run. " in report
+    assert "Not listed: 1 figure(s) not run at profile quick: never-run. " in report
     assert "`make figures PROFILE=quick FIGS=<id>` runs one" in report
     assert "A figure nobody ran" not in report and "`never-run` |" not in report
     assert "| `test-fig` | testbed | 6 / 6 | 0 | 0 held, 0 failed, 2 inconclusive, 0 no data, 1 not asserted |" in report
-    page = (workspace.figures_dir / "REPORT.html").read_text()
-    assert "<img src='quick/test-fig.png'" in page and "no run at profile quick yet: never-run" in page
+    page = (workspace.images_dir("quick") / "REPORT.html").read_text()
+    assert "<img src='test-fig.png'" in page and "not run at profile quick: never-run" in page
     assert "A figure nobody ran" not in page
 
 
@@ -133,5 +133,5 @@ def test_report_lists_a_broken_config_and_exits_2(sandbox, capsys):
     sandbox.add_figure("broken-fig", broken)
     assert main(sandbox.cli_arguments("report", "--profile", "quick")) == 2
     assert "broken-fig.yaml: plot.kind: 'pie' is not allowed" in capsys.readouterr().err
-    report = (sandbox.workspace.figures_dir / "REPORT.md").read_text()
-    assert "**Not processed:** invalid config:" in report and "no run at profile quick yet: test-fig." in report
+    report = (sandbox.workspace.images_dir("quick") / "REPORT.md").read_text()
+    assert "**Not processed:** invalid config:" in report and "not run at profile quick: test-fig." in report

@@ -183,7 +183,7 @@ def test_a_file_writing_program_runs_end_to_end(sandbox, tmp_path, monkeypatch, 
     assert {claim["id"]: claim["outcome"] for claim in claims} == {
         "random-twice-greedy": "held", "search-gives-up": "held", "search-finishes": "held"}
     assert (workspace.images_dir("quick") / "fvs-fig.png").stat().st_size > 5000
-    report = (workspace.figures_dir / "REPORT.md").read_text()
+    report = (workspace.images_dir("quick") / "REPORT.md").read_text()
     assert "Program: `bench_fvs`" in report and "| `fvs-fig` | ding | 9 / 9 | 0 | 3 held, 0 failed" in report
 
     assert main(arguments(sandbox, "run", "fvs-fig", "--profile", "quick", "--quiet")) == 0

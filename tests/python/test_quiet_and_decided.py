@@ -73,7 +73,7 @@ def test_require_quiet_keeps_the_last_run_when_the_retries_run_out(sandbox, tmp_
     assert len(lines(log)) == 2
     record, = [json.loads(path.read_text()) for path in sandbox.records().values()]
     assert record["load"]["noisy"] and record["quiet_attempts"] == 2
-    assert "1 noisy run(s) at 1 point(s)" in (sandbox.workspace.figures_dir / "REPORT.md").read_text()
+    assert "1 noisy run(s) at 1 point(s)" in (sandbox.workspace.images_dir("quick") / "REPORT.md").read_text()
 
 
 def test_require_quiet_waits_for_the_machine_before_each_point(sandbox, tmp_path, monkeypatch, capsys):
@@ -118,7 +118,7 @@ def test_until_decided_adds_repetitions_until_the_verdict_is_decided(sandbox, tm
     assert "--until-decided: 2 further repetitions in 1 round(s)" in capsys.readouterr().err
     # The further repetitions are the figure's from now on: plot and report use them, nothing runs again.
     assert main(sandbox.cli_arguments("report", "--profile", "repeated")) == 0
-    assert "| Silo beats OCC by 1.4x | trend ✔ | **held** | 4 |" in (sandbox.workspace.figures_dir / "REPORT.md").read_text()
+    assert "| Silo beats OCC by 1.4x | trend ✔ | **held** | 4 |" in (sandbox.workspace.images_dir("repeated") / "REPORT.md").read_text()
     assert main([*plain, "--until-decided"]) == 0 and len(lines(log)) == 8
 
 

@@ -123,7 +123,7 @@ def test_the_pipeline_plots_and_judges_the_reference_beside_the_runs(sandbox, ca
     images = sandbox.workspace.images_dir("repeated")
     assert (images / "ref-fig.png").is_file() and (images / "ref-fig.aborts.png").is_file()
     assert main(sandbox.cli_arguments("report", "--profile", "repeated")) == 0
-    report = (sandbox.workspace.figures_dir / "REPORT.md").read_text()
+    report = (sandbox.workspace.images_dir("repeated") / "REPORT.md").read_text()
     assert "**SILO (real)** (measured data: `reference/data.csv`, rows `CC=SILO`)" in report
     capsys.readouterr()
 

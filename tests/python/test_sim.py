@@ -90,7 +90,7 @@ def test_the_profile_build_has_no_simulation_so_its_points_are_not_run_under_the
     assert main(sim_sandbox.cli_arguments("figures", "test-fig", "--profile", "simulated", "--quiet")) == 1
     assert sim_sandbox.records() == {}
     assert "not run: --profile=true needs the profile build, which has no simulation" in capsys.readouterr().err
-    report = (sim_sandbox.workspace.figures_dir / "REPORT.md").read_text()
+    report = (sim_sandbox.workspace.images_dir("simulated") / "REPORT.md").read_text()
     assert "Not run under profile simulated: --profile=true needs the profile build" in report
     assert main(sim_sandbox.cli_arguments("run", "test-fig", "--profile", "simulated", "--dry-run")) == 0
     assert capsys.readouterr().out.startswith("not run here: --profile=true needs the profile build")
@@ -366,14 +366,14 @@ def test_the_report_and_fidelity_keep_simulated_figures_in_their_own_section(sim
     sim_sandbox.add_figure("native-fig", figure_document(series=native_series, title="Native figure"))
     sim_sandbox.add_figure("sim-fig", figure_document(title="Simulated figure"))
     assert main(sim_sandbox.cli_arguments("figures", "--all", "--profile", "simulated", "--quiet")) == 0
-    report = (sim_sandbox.workspace.figures_dir / "REPORT.md").read_text()
+    report = (sim_sandbox.workspace.images_dir("simulated") / "REPORT.md").read_text()
     section = report.index("# Simulated figures")
     assert report.index("### `native-fig`: Native figure\n") < section
     assert section < report.index("### `sim-fig`: Simulated figure (simulated, 1 virtual core)")
     assert report.count("| `sim-fig` |") == 1 and report.index("| `sim-fig` |") > report.index("Simulated figures (")
     assert "## testbed (simulated)" in report[section:] and "## testbed\n" in report[:section]
     assert "s of wall time over 6 simulated run(s) stored here" in report[section:]
-    html = (sim_sandbox.workspace.figures_dir / "REPORT.html").read_text()
+    html = (sim_sandbox.workspace.images_dir("simulated") / "REPORT.html").read_text()
     assert html.index("native-fig") < html.index("<h1>Simulated figures</h1>") < html.index("sim-fig")
     assert main(sim_sandbox.cli_arguments("fidelity", "native-fig,sim-fig", "--profile", "simulated",
                                           "--quiet")) == 0

@@ -175,7 +175,7 @@ def test_the_harness_passes_the_machines_values_as_flags_and_the_result_names_th
         assert run["result"]["sim"]["cost_table"]["wake_up"] == machine.values["wake_up_ns"]
         assert run["result"]["sim"]["physical_cores"] == 32 and run["result"]["sim"]["sockets"] == 4
     assert main(machine_sandbox.cli_arguments("report", "--profile", "simulated")) == 0
-    report = (machine_sandbox.workspace.figures_dir / "REPORT.md").read_text()
+    report = (machine_sandbox.workspace.images_dir("simulated") / "REPORT.md").read_text()
     assert "modelled machine `bcc-xeon-e7-8830` (configs/machines/" in report
 
 

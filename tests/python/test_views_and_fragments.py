@@ -68,9 +68,9 @@ def test_run_writes_every_view_and_the_report_shows_them(sandbox, capsys):
     for name in ("test-fig", "test-fig.scatter", "test-fig.latency"):
         assert (images / f"{name}.png").stat().st_size > 5000
         assert (images / f"{name}.pdf").stat().st_size > 1000
-    report = (sandbox.workspace.figures_dir / "REPORT.md").read_text()
-    assert "![test-fig](quick/test-fig.scatter.png)" in report and "![test-fig](quick/test-fig.latency.png)" in report
-    assert "<img src='quick/test-fig.scatter.png'" in (sandbox.workspace.figures_dir / "REPORT.html").read_text()
+    report = (sandbox.workspace.images_dir("quick") / "REPORT.md").read_text()
+    assert "![test-fig](test-fig.scatter.png)" in report and "![test-fig](test-fig.latency.png)" in report
+    assert "<img src='test-fig.scatter.png'" in (sandbox.workspace.images_dir("quick") / "REPORT.html").read_text()
 
 
 FRAGMENT = {

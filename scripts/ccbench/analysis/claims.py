@@ -114,6 +114,7 @@ class ClaimResult:
     repetitions: tuple[int, int] | None = None     # fewest and most successful repetitions of the points it used
     points: list[tuple[str, tuple]] = field(default_factory=list)   # (series, ((axis, value), ...)) it used
     checks: list[Check] = field(default_factory=list)
+    numbers: str = ""  # the detail without its list of intervals (the report shows it; the checks hold them)
 
     @property
     def label(self) -> str:
@@ -455,8 +456,18 @@ def _monotone(claim, table, axes, series_names, along) -> str:
                 slack = np.maximum(tolerance * np.abs(a), abs_tolerance)
                 margin = b - (a - slack) if increasing else (a + slack) - b
                 verdicts.append(table.check(f"{name}{where} {along} {step_a}→{step_b}", margin, ">=", 0))
-            parts.append(f"{name}{where} along {along}: " + " → ".join(_shown(v) for v in sequence)
-                         + _mark(verdicts, "not monotone"))
+            mark = _mark(verdicts, "not monotone")
+            net = ""
+            if "margin" in claim:   # growth: the last value beats the first by the margin, so a flat series fails
+                first, last = sequence[0], sequence[-1]
+                needed = claim["margin"] * np.abs(first)
+                change = last - (first + needed) if increasing else (first - needed) - last
+                verdict = table.check(f"{name}{where} {along} {steps[0]}→{steps[-1]}: net change beyond "
+                                      f"{claim['margin']:.0%}", change, ">=", 0)
+                net = f" (needs the last {'above' if increasing else 'below'} the first by {claim['margin']:.0%})"
+                if FAILED not in verdicts:
+                    mark = _mark([*verdicts, verdict], "no net change of the margin")
+            parts.append(f"{name}{where} along {along}: " + " → ".join(_shown(v) for v in sequence) + net + mark)
     return "; ".join(parts)
 
 
@@ -517,13 +528,25 @@ def _top_metric(claim, table, axes, series_names, along) -> str:
 
 
 def _scaling(claim, table, axes, series_names, along) -> str:
-    """Parallel efficiency (y(v) / y(v0)) / (v / v0) against the lowest swept v0."""
+    """Parallel efficiency (y(v) / y(v0)) / (v / v0) against v0 = `from` (default the lowest swept value), at
+    every swept v > v0 up to `up_to`, or only at v = `to`."""
     along = claim.get("along", along)
     swept = sorted(axes[along])
-    start, up_to = swept[0], claim.get("up_to", math.inf)
-    steps = [value for value in swept[1:] if value <= up_to]
+    start = claim.get("from", swept[0])
+    if start not in swept:
+        raise MissingData(f"{along}={start} (the claim's `from`) is not swept at this profile (swept: "
+                          f"{', '.join(str(value) for value in swept)})")
+    if "to" in claim:
+        end = swept[-1] if claim["to"] == "max" else claim["to"]
+        if end not in swept or end <= start:
+            raise MissingData(f"{along}={end} (the claim's `to`) is not swept above {along}={start} at this profile "
+                              f"(swept: {', '.join(str(value) for value in swept)})")
+        steps = [end]
+    else:
+        up_to = claim.get("up_to", math.inf)
+        steps = [value for value in swept if start < value <= up_to]
     if not steps:
-        raise MissingData(f"only {along}={start} is swept" + (f" up to {up_to}" if "up_to" in claim else ""))
+        raise MissingData(f"no {along} above {start} is swept" + (f" up to {claim['up_to']}" if "up_to" in claim else ""))
     values = []
     for context in _contexts(axes, claim.get("at", {}), skip_axis=along):
         for name in _series_list(claim, series_names):
@@ -686,7 +709,8 @@ def evaluate_claim(claim: dict, runs: pd.DataFrame | Samples, axes: dict[str, li
         detail += (f" | only {fewest} repetition(s) at some points: a noisy metric needs {MIN_REPETITIONS} for an "
                    f"interval")
     return ClaimResult(claim, outcome, asserted, detail + _intervals(checks), note,
-                       (min(counts), max(counts)) if counts else None, sorted(samples.looked_at, key=repr), checks)
+                       (min(counts), max(counts)) if counts else None, sorted(samples.looked_at, key=repr), checks,
+                       detail)
 
 
 def claim_machine(figure, claim: dict, hw_threads: int) -> tuple[int, int, bool]:

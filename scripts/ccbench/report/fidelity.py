@@ -4,9 +4,13 @@
 at the small profile with --require-quiet and --until-decided, then lists per
 paper and figure every claim as held, failed, inconclusive or not checkable
 here, with the reason for each: a failure names the reason its config
-records (`expected_here: fail`, `reason`) or says that none was expected;
-"not checkable here" says why (an absolute number of the authors' hardware,
-a condition this machine does not meet, missing data).
+records (`expected_here: fail`, `reason`) or says that none was expected,
+and the cause class and measured cause its config records for the profile
+(`causes`, verdicts.py); "not checkable here" says why (an absolute number of
+the authors' hardware, a condition this machine does not meet, missing
+data). A table tallies held / failed / inconclusive and the cause classes per
+paper; a failed claim without a class is a warning. The verdicts go to the
+verdict store (verdicts.py), as the report's do.
 """
 from __future__ import annotations
 
@@ -18,7 +22,9 @@ from pathlib import Path
 from ccbench.analysis.claims import FAILED, HELD, INCONCLUSIVE, NO_DATA, ClaimResult
 from ccbench.fileio import write_text_atomically
 from ccbench.report.pipeline import FigureOutcome
-from ccbench.report.reproduction import SIMULATED_INTRO, SIMULATED_SECTION, git_revision, split_simulated
+from ccbench.report.reproduction import (SIMULATED_INTRO, SIMULATED_SECTION, git_revision, split_simulated,
+                                         store_verdicts, write_index)
+from ccbench.report.verdicts import CLASSES_NOTE, cause_text, tally_lines, unclassified_failures, warning_line
 from ccbench.run.workspace import Workspace
 from ccbench.specification.config import hardware_threads
 
@@ -42,21 +48,23 @@ def category(result: ClaimResult) -> str:
     return result.outcome if result.asserted and result.outcome != NO_DATA else NOT_CHECKABLE
 
 
-def reason(result: ClaimResult) -> str:
+def reason(result: ClaimResult, profile: str = "") -> str:
     """Why a claim failed, why it is not checkable here, what keeps it inconclusive; for a held one its
-    numbers."""
+    numbers. A failed or inconclusive claim leads with its recorded cause class and cause at the profile."""
     kind = category(result)
+    cause = cause_text(result.claim, profile) if kind in (FAILED, INCONCLUSIVE) else ""
+    cause = f"cause, {cause}; " if cause else ""
     if kind == FAILED:
         recorded = (f"expected here: {result.claim['reason']}" if result.expected_to_fail
                     else "no reason recorded (not expected to fail here)")
-        return f"{recorded}; numbers: {result.detail}"
+        return f"{cause}{recorded}; numbers: {result.detail}"
     if kind == NOT_CHECKABLE:
         why = result.note or "not asserted"
         return f"no data: {result.detail}" if result.outcome == NO_DATA and result.asserted else \
             f"{why} (here: {result.outcome})"
     if kind == INCONCLUSIVE:
         expected = f"expected here to fail: {result.claim['reason']}; " if result.expected_to_fail else ""
-        return f"{expected}{result.detail}"
+        return f"{cause}{expected}{result.detail}"
     return "; ".join(filter(None, [result.note, result.detail]))
 
 
@@ -83,11 +91,21 @@ def render(outcomes: list[FigureOutcome], settings: Settings, workspace: Workspa
              "meet, missing data. Details: docs/harness.md, \"Verdicts\".", "",
              ]
     native, simulated = split_simulated(outcomes, caption=lambda outcome: outcome.figure.simulation_caption())
-    lines += _summary(native) + _sections(native, "")
+    lines += _tally(native, settings.profile) + _summary(native) + _sections(native, "", settings.profile)
     if simulated:   # never mixed with the native verdicts (docs/sim.md)
-        lines += [f"# {SIMULATED_SECTION}", "", SIMULATED_INTRO, ""] + _summary(simulated) \
-            + _sections(simulated, " (simulated)")
+        lines += [f"# {SIMULATED_SECTION}", "", SIMULATED_INTRO, ""] + _tally(simulated, settings.profile) \
+            + _summary(simulated) + _sections(simulated, " (simulated)", settings.profile)
     return "\n".join(lines)
+
+
+def _tally(outcomes: list[FigureOutcome], profile: str) -> list[str]:
+    """Held / failed / inconclusive and the cause classes per paper; the failed claims without a class."""
+    by_paper = [(outcome.figure.config.paper, result) for outcome in outcomes for result in outcome.claims]
+    lines = tally_lines(by_paper, profile)
+    if not lines:
+        return []
+    by_figure = [(outcome.figure_id, result) for outcome in outcomes for result in outcome.claims]
+    return [f"Per paper. {CLASSES_NOTE}", "", *lines, *warning_line(unclassified_failures(by_figure, profile), profile)]
 
 
 def _summary(outcomes: list[FigureOutcome]) -> list[str]:
@@ -101,7 +119,7 @@ def _summary(outcomes: list[FigureOutcome]) -> list[str]:
     return lines + [f"| **all** | | " + " | ".join(f"**{count}**" for count in totals) + " | |", ""]
 
 
-def _sections(outcomes: list[FigureOutcome], suffix: str) -> list[str]:
+def _sections(outcomes: list[FigureOutcome], suffix: str, profile: str) -> list[str]:
     lines = []
     for paper in sorted({outcome.figure.config.paper for outcome in outcomes}):
         lines += [f"## {paper}{suffix}", ""]
@@ -119,7 +137,7 @@ def _sections(outcomes: list[FigureOutcome], suffix: str) -> list[str]:
             lines += ["| claim | verdict | repetitions | reason / numbers |", "|---|---|---|---|"]
             for result in outcome.claims:
                 lines.append(f"| `{result.claim['id']}` | **{category(result)}** | {result.repetitions_text()} | "
-                             f"{_cell(reason(result))} |")
+                             f"{_cell(reason(result, profile))} |")
             lines.append("")
     return lines
 
@@ -127,4 +145,6 @@ def _sections(outcomes: list[FigureOutcome], suffix: str) -> list[str]:
 def write_fidelity(outcomes: list[FigureOutcome], settings: Settings, workspace: Workspace) -> Path:
     path = workspace.figures_dir / "FIDELITY.md"
     write_text_atomically(path, render(outcomes, settings, workspace) + "\n")
+    store_verdicts(outcomes, settings.profile, workspace)
+    write_index(workspace)
     return path

@@ -4,10 +4,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import pandas as pd
+
 from ccbench.analysis.claims import ClaimResult, evaluate_figure_claims
 from ccbench.analysis.tables import FigureTables, build_tables
 from ccbench.errors import ConfigError
-from ccbench.fileio import write_json_atomically
+from ccbench.fileio import write_atomically, write_json_atomically
 from ccbench.report.plots import RunDocuments, plot_figure
 from ccbench.run.store import ResultStore
 from ccbench.run.workspace import Workspace
@@ -47,6 +49,7 @@ def process_figure(figure: ResolvedFigure, workspace: Workspace) -> FigureOutcom
                             "expected_here": r.claim.get("expected_here"), "reason": r.claim.get("reason"),
                             "checks": [check.as_dict() for check in r.checks]}
                            for r in claims])
+    write_claims_csv(tables_dir / f"{figure.figure_id}.claims.csv", claims)
     images = []
     if tables.has_data:
         documents = RunDocuments(tables.runs, lambda key: (store.get(key) or {}).get("result"))  # timeseries
@@ -57,6 +60,18 @@ def process_figure(figure: ResolvedFigure, workspace: Workspace) -> FigureOutcom
                                   workspace.images_dir(profile) / f"{figure.figure_id}.{view['name']}", view,
                                   documents)
     return FigureOutcome(figure, tables, claims, images)
+
+
+def write_claims_csv(path: Path, claims: list[ClaimResult]) -> None:
+    """One row per check of each claim (its estimate and interval), and a row for a claim without checks
+    (no data): what the report leaves out of its numbers column."""
+    rows = []
+    for result in claims:
+        base = {"claim": result.claim["id"], "outcome": result.outcome, "asserted": result.asserted,
+                "numbers": result.numbers or result.detail}
+        rows += [{**base, **check.as_dict()} for check in result.checks] or [base]
+    columns = ["claim", "outcome", "asserted", "label", "estimate", "low", "high", "verdict", "numbers"]
+    write_atomically(path, lambda temporary: pd.DataFrame(rows, columns=columns).to_csv(temporary, index=False))
 
 
 @dataclass

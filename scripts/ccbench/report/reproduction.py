@@ -1,11 +1,16 @@
-"""The reproduction report: paper_figures/REPORT.md and REPORT.html.
+"""The reproduction report, one per profile: paper_figures/<profile>/REPORT.md and REPORT.html, and the
+index of them, paper_figures/REPORT.md.
 
-It lists every figure that has a run stored at the profile (or points that
-cannot run under it, saying why, or a config that could not be processed), with its picture, its parameters at the profile
-(inferences marked [INF]), the runs behind it, and each claim of the paper
-with whether it held at this profile and whether it is asserted. The figures
-without a run there are named in one paragraph, with the commands that list
-and run them, so that a first report shows what was made, not 84 empty ones.
+It lists every figure that was run at the profile (`run`, `figures` or `fidelity` swept it: store.py's
+record of the figures run; a store without that record shows every figure with a run stored at the
+profile), or whose config could not be processed, with its picture, its parameters at the profile
+(inferences marked [INF]), the runs behind it, and each claim of the paper with whether it held at this
+profile, whether it is asserted and, for a failed or inconclusive one, the cause class its config records.
+A first line says what the verdicts mean on this machine; a table tallies them per paper; the figures not
+run there are named in one paragraph, with the commands that list and run them, so that a first report
+shows what was made, not 84 empty ones. Each claim's numbers are cut short in the report; its intervals
+are in results/tables/<profile>/<figure>.claims.csv. The verdicts of the figures shown go to the verdict
+store (verdicts.py), from which docs/reproduction.md is made.
 """
 from __future__ import annotations
 
@@ -20,11 +25,14 @@ from ccbench.analysis.claims import CONFIDENCE, FAILED, HELD, INCONCLUSIVE, NO_D
 from ccbench.fileio import write_text_atomically
 from ccbench.report.pipeline import FigureOutcome
 from ccbench.report.plots import table_markdown
+from ccbench.report.verdicts import (CLASSES_NOTE, VerdictStore, cause_text, local_verdicts, needs_cause,
+                                     tally_lines, unclassified_failures, warning_line)
 from ccbench.run.workspace import Workspace
 from ccbench.specification.config import FigureConfig, Profile, hardware_threads
 from ccbench.specification.points import format_flag_value
 
 CHECK_NAMES = {"trend": "trend ✔", "absolute": "absolute ✘", "conditional": "conditional ◐"}
+NUMBERS_SHOWN = 400          # characters of a claim's numbers in the report; all of them in the claims CSV
 
 
 @dataclass
@@ -45,12 +53,15 @@ class ReportEntry:
     def broken(cls, figure_id: str, paper: str, title: str, problem: str) -> "ReportEntry":
         return cls(figure_id, paper, title, problem=problem)
 
-    @property
-    def ran(self) -> bool:
-        """Whether the report shows it: some run of it is stored at the profile, some of its points cannot run
-        under the profile (the report says why), or its config is broken."""
+    def ran(self, figures_run: set[str] | None = None) -> bool:
+        """Whether the report shows it: its config is broken, or it was run at the profile (in figures_run,
+        store.py's record of the figures swept there). Without that record (a store from before it), when some
+        run of it is stored at the profile or some of its points cannot run under the profile (the report
+        says why)."""
         if self.outcome is None:
             return True
+        if figures_run is not None:
+            return self.figure_id in figures_run
         _, ok, failed, _ = self.outcome.run_counts()
         return ok + failed > 0 or any(point.unrunnable for point in self.outcome.figure.points())
 
@@ -158,7 +169,7 @@ def _markdown_entry(entry: ReportEntry, profile: Profile) -> list[str]:
     total, ok, failed, missing = outcome.run_counts()
     if outcome.images:
         for png, pdf in zip(outcome.images[::2], outcome.images[1::2]):  # the plot, then its views
-            lines += [f"![{entry.figure_id}]({profile.name}/{png.name}) ([PDF]({profile.name}/{pdf.name}))", ""]
+            lines += [f"![{entry.figure_id}]({png.name}) ([PDF]({pdf.name}))", ""]
     else:
         lines += ["*No successful run at this profile yet, so no picture.*", ""]
     if "description" in config.document:
@@ -180,9 +191,10 @@ def _markdown_entry(entry: ReportEntry, profile: Profile) -> list[str]:
         for result in outcome.claims:
             claim = result.claim
             text = _claim_text(claim)
-            status = f"**{result.label}**" + (f"<br>{result.note}" if result.note else "")
+            status = f"**{result.label}**" + (f"<br>{result.note}" if result.note else "") \
+                + (f"<br>cause, {cause}" if (cause := _cause(result, profile)) else "")
             lines.append(f"| {_cell(text)} | {CHECK_NAMES[claim['check']]} | {_cell(status)} | "
-                         f"{result.repetitions_text()} | {_cell(result.detail)} |")
+                         f"{result.repetitions_text()} | {_cell(_numbers(result, entry.figure_id, profile.name))} |")
     failures = outcome.tables.failures()
     if failures:
         lines += ["", "Failed runs (stderr in the run records under results/runs/):"]
@@ -190,13 +202,59 @@ def _markdown_entry(entry: ReportEntry, profile: Profile) -> list[str]:
     return lines + [""]
 
 
+def _cause(result, profile: Profile) -> str:
+    """The recorded class and cause of a failed or inconclusive asserted claim (verdicts.py); a failed one
+    without it says so."""
+    if not needs_cause(result.outcome, result.asserted):
+        return ""
+    return cause_text(result.claim, profile.name) or ("no class recorded" if result.outcome == FAILED else "")
+
+
+def _numbers(result, figure_id: str, profile: str) -> str:
+    """The numbers behind a verdict, without the interval list and cut to NUMBERS_SHOWN characters: the
+    intervals and the whole text are in the figure's claims CSV (pipeline.py)."""
+    numbers = result.numbers or result.detail
+    if len(numbers) > NUMBERS_SHOWN:
+        numbers = numbers[:NUMBERS_SHOWN].rsplit(" ", 1)[0] + " …"
+    shown = [check for check in result.checks if not check.collapsed]
+    if shown or numbers != (result.numbers or result.detail):
+        where = f"`{figure_id}.claims.csv` in results/tables/{profile}/"
+        numbers += f" ({len(shown)} interval(s) and the whole text: {where})" if shown else f" (whole text: {where})"
+    return numbers
+
+
+def machine_line(entries: list[ReportEntry], profile: Profile) -> str:
+    """In plain words, what the verdicts below mean on this machine, and where the rest is."""
+    outcomes = [entry.outcome for entry in entries if entry.outcome]
+    results = [result for outcome in outcomes for result in outcome.claims]
+    asserted = sum(result.asserted for result in results)
+    waiting = [(outcome.figure_id, outcome.claims, [r for r in outcome.claims if r.claim["check"] == "conditional"
+                                                    and not r.asserted]) for outcome in outcomes]
+    examples = [f"{len(unmet)} of {figure_id}'s {len(claims)} claims need "
+                + " or ".join(sorted({f"{r.claim['requires_hw_threads']} hardware threads" if "requires_hw_threads"
+                                      in r.claim else "a condition checked by hand" for r in unmet}))
+                for figure_id, claims, unmet in waiting if unmet]
+    absolute = sum(result.claim["check"] == "absolute" for result in results)
+    text = (f"**What this means here.** This machine has {hardware_threads()} hardware threads. Of the "
+            f"{len(results)} claims of the {len(outcomes)} figure(s) below, {asserted} are asserted at profile "
+            f"{profile.name}: held or failed is a verdict on this machine (or, in the simulated section, on the "
+            f"modelled one). {sum(len(unmet) for _, _, unmet in waiting)} conditional claim(s) need what this "
+            f"machine does not have, so they are reported, not asserted")
+    text += f" ({'; '.join(examples[:3])}{'; ...' if len(examples) > 3 else ''})" if examples else ""
+    text += (f"; {absolute} claim(s) are numbers of the authors' hardware, never asserted. Every figure: "
+             f"`.venv/bin/ccbench list` (specified in docs/figures.md); which "
+             f"claims reproduced at each profile and why the others did not: docs/reproduction.md; the other "
+             f"profiles' reports: paper_figures/REPORT.md.")
+    return text
+
+
 def not_run_note(not_run: list[ReportEntry], profile: Profile) -> str | None:
     """The one paragraph that names the figures without a run at the profile, and how to make them."""
     if not not_run:
         return None
-    return (f"Not listed: {len(not_run)} figure(s) with no run at profile {profile.name} yet: "
+    return (f"Not listed: {len(not_run)} figure(s) not run at profile {profile.name}: "
             + ", ".join(entry.figure_id for entry in not_run)
-            + f". `PYTHONPATH=scripts .venv/bin/python -m ccbench list` lists every figure (docs/figures.md "
+            + f". `.venv/bin/ccbench list` lists every figure (docs/figures.md "
             f"specifies each); `make figures PROFILE={profile.name} FIGS=<id>` runs one and adds it here.")
 
 
@@ -216,13 +274,15 @@ def render_markdown(entries: list[ReportEntry], profile: Profile, workspace: Wor
              "*conditional* claims are asserted only where their condition holds here. "
              "[INF] marks an inference made for the catalog, not a fact from the paper.", "",
              ]
+    lines[2:2] = [machine_line(entries, profile), ""]
     note = not_run_note(list(not_run), profile)
     if note:
         lines += [note, ""]
     native, simulated = split_simulated(entries)
-    lines += _summary_table(native)
+    lines += _tally(native, profile, "") + _summary_table(native)
     if simulated:
-        lines += [f"{SIMULATED_SECTION} (their own section below):", ""] + _summary_table(simulated)
+        lines += [f"{SIMULATED_SECTION} (their own section below):", ""] + _tally(simulated, profile, " (simulated)") \
+            + _summary_table(simulated)
     for paper in sorted({entry.paper for entry in native}):
         lines += [f"## {paper}", ""]
         for entry in (e for e in native if e.paper == paper):
@@ -234,6 +294,17 @@ def render_markdown(entries: list[ReportEntry], profile: Profile, workspace: Wor
             for entry in (e for e in simulated if e.paper == paper):
                 lines += _markdown_entry(entry, profile)
     return "\n".join(lines)
+
+
+def _tally(entries: list[ReportEntry], profile: Profile, suffix: str) -> list[str]:
+    """Asserted verdicts and cause classes per paper, and the failed claims without a class."""
+    results = [(entry.paper, result) for entry in entries if entry.outcome for result in entry.outcome.claims]
+    lines = tally_lines(results, profile.name)
+    if not lines:
+        return []
+    by_figure = [(entry.figure_id, result) for entry in entries if entry.outcome for result in entry.outcome.claims]
+    return [f"Verdicts per paper{suffix}. {CLASSES_NOTE}", "", *lines,
+            *warning_line(unclassified_failures(by_figure, profile.name), profile.name)]
 
 
 def _summary_table(entries: list[ReportEntry]) -> list[str]:
@@ -276,8 +347,7 @@ def render_html(entries: list[ReportEntry], profile: Profile, not_run: list[Repo
         outcome = entry.outcome
         total, ok, failed, missing = outcome.run_counts()
         for png in outcome.images[::2]:  # the plot, then its views
-            parts.append(f"<img src='{escape(profile.name)}/{escape(png.name)}' "
-                         f"alt='{escape(entry.figure_id)}'>")
+            parts.append(f"<img src='{escape(png.name)}' alt='{escape(entry.figure_id)}'>")
         parts.append(f"<p>Runs: {ok} ok, {failed} failed, {missing} not run, of {total}; "
                      f"{escape(_noisy_text(outcome))}.</p><ul>")
         parts += [f"<li>{escape(line)}</li>" for line in _parameter_lines(outcome)]
@@ -290,20 +360,69 @@ def render_html(entries: list[ReportEntry], profile: Profile, not_run: list[Repo
             for result in outcome.claims:
                 css = {HELD: "held", FAILED: "failed", INCONCLUSIVE: "inconclusive", NO_DATA: "nodata"}[result.outcome]
                 text = _claim_text(result.claim)
+                cause = _cause(result, profile)
                 parts.append(f"<tr><td>{escape(text)}</td><td>{escape(CHECK_NAMES[result.claim['check']])}</td>"
-                             f"<td class='{css}'><b>{escape(result.label)}</b><br>{escape(result.note)}</td>"
-                             f"<td>{escape(result.repetitions_text())}</td><td>{escape(result.detail)}</td></tr>")
+                             f"<td class='{css}'><b>{escape(result.label)}</b><br>{escape(result.note)}"
+                             + (f"<br>cause, {escape(cause)}" if cause else "") + "</td>"
+                             f"<td>{escape(result.repetitions_text())}</td>"
+                             f"<td>{escape(_numbers(result, entry.figure_id, profile.name))}</td></tr>")
             parts.append("</table>")
     parts.append("</body></html>")
     return "\n".join(parts)
 
 
-def write_report(entries: list[ReportEntry], profile: Profile, workspace: Workspace) -> Path:
+def write_report(entries: list[ReportEntry], profile: Profile, workspace: Workspace,
+                 figures_run: set[str] | None = None) -> Path:
+    """paper_figures/<profile>/REPORT.md and REPORT.html, the verdicts of the figures shown into the verdict
+    store, and the index of every profile's report."""
     entries = sorted(entries, key=lambda entry: (entry.paper, entry.figure_id))
-    shown = [entry for entry in entries if entry.ran]
-    not_run = [entry for entry in entries if not entry.ran]
+    shown = [entry for entry in entries if entry.ran(figures_run)]
+    not_run = [entry for entry in entries if not entry.ran(figures_run)]
     markdown_text = render_markdown(shown, profile, workspace, not_run)
-    report_path = workspace.figures_dir / "REPORT.md"
+    report_path = report_path_of(workspace, profile.name)
     write_text_atomically(report_path, markdown_text + "\n")
-    write_text_atomically(workspace.figures_dir / "REPORT.html", render_html(shown, profile, not_run))
+    write_text_atomically(report_path.with_suffix(".html"), render_html(shown, profile, not_run))
+    store_verdicts([entry.outcome for entry in shown if entry.outcome], profile.name, workspace)
+    write_index(workspace)
     return report_path
+
+
+def report_path_of(workspace: Workspace, profile: str) -> Path:
+    return workspace.images_dir(profile) / "REPORT.md"
+
+
+def store_verdicts(outcomes: list[FigureOutcome], profile: str, workspace: Workspace) -> None:
+    """The verdicts of these figures into this machine's verdict store, results/verdicts/ (verdicts.py); the
+    others kept. `ccbench reproduction` merges it into the committed one."""
+    if not outcomes:
+        return
+    store = VerdictStore.load(local_verdicts(workspace.results_dir), profile)
+    revision = git_revision(workspace.root)
+    for outcome in outcomes:
+        store.update(outcome.figure_id, outcome.claims, bool(outcome.figure.simulation_caption()), revision)
+    store.save()
+
+
+def write_index(workspace: Workspace) -> Path:
+    """paper_figures/REPORT.md: a line per profile with a report, with its stored verdicts' tally."""
+    lines = ["# Reproduction reports", "",
+             "One report per profile (`ccbench report --profile P`, `make figures PROFILE=P`), each listing the "
+             "figures run at that profile. Which claims of each paper reproduced at every profile, and why the "
+             "others did not: docs/reproduction.md.", "",
+             "| profile | report | figures with verdicts here | asserted held / failed / inconclusive | last reported |",
+             "|---|---|---|---|---|"]
+    stores = VerdictStore.load_all(local_verdicts(workspace.results_dir))
+    for profile_dir in sorted(path.parent for path in workspace.figures_dir.glob("*/REPORT.md")):
+        store = stores.get(profile_dir.name)
+        figures = store.figures if store else {}
+        verdicts = [claim["outcome"] for figure in figures.values() for claim in figure["claims"].values()
+                    if claim["asserted"]]
+        counts = " / ".join(str(verdicts.count(verdict)) for verdict in (HELD, FAILED, INCONCLUSIVE))
+        last = max((figure["date"] for figure in figures.values()), default="-")
+        lines.append(f"| {profile_dir.name} | [{profile_dir.name}/REPORT.md]({profile_dir.name}/REPORT.md) | "
+                     f"{len(figures)} | {counts} | {last} |")
+    if (workspace.figures_dir / "FIDELITY.md").exists():
+        lines += ["", "The fidelity report (`ccbench fidelity`): [FIDELITY.md](FIDELITY.md)."]
+    path = workspace.figures_dir / "REPORT.md"
+    write_text_atomically(path, "\n".join(lines) + "\n")
+    return path

@@ -37,3 +37,25 @@ class ResultStore:
     def clean(self) -> int:
         """Remove temporary files left by a harness killed while writing."""
         return remove_stale_temp_files(self.runs_dir)
+
+
+def figures_run_path(results_dir: Path, profile: str) -> Path:
+    """<results>/figures-run/<profile>.json: the figures that `run`, `figures` or `fidelity` swept at the
+    profile (a run record belongs to its point, and a point may be shared by several figures: ycsb-threads
+    reuses ycsb-theta's runs, so a stored run does not say which figure was run)."""
+    return results_dir / "figures-run" / f"{profile}.json"
+
+
+def record_figures_run(results_dir: Path, profile: str, figure_ids: list[str]) -> None:
+    path = figures_run_path(results_dir, profile)
+    known = figures_run(results_dir, profile) or set()
+    write_json_atomically(path, sorted(known | set(figure_ids)))
+
+
+def figures_run(results_dir: Path, profile: str) -> set[str] | None:
+    """The figures swept at the profile, or None when no sweep recorded any (a store from before the record
+    existed: the report then shows every figure with a stored run)."""
+    try:
+        return set(json.loads(figures_run_path(results_dir, profile).read_text(encoding="utf-8")))
+    except FileNotFoundError:
+        return None

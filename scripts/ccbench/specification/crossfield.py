@@ -221,6 +221,12 @@ class ConsistencyChecker:
             if "expected_here" in claim and "reason" not in claim:
                 self._add(f"{where}.reason", "required with expected_here: say why the claim cannot hold here "
                           "(e.g. it needs 16 cores)")
+            for profile in claim.get("causes", {}):
+                if profile not in self.profiles:
+                    self._add(f"{where}.causes.{profile}", f"unknown profile; profiles: {', '.join(sorted(self.profiles))}")
+            if "causes" in claim and claim["check"] == "absolute":
+                self._add(f"{where}.causes", "only for an asserted claim (check trend or conditional): an absolute "
+                          "claim is reported, never asserted, so it has no failure to explain")
             if "reason" in claim and "expected_here" not in claim:
                 self._add(f"{where}.reason", "only with expected_here: fail (the reason a claim is expected to fail "
                           "here)")
@@ -237,7 +243,7 @@ class ConsistencyChecker:
                                   f"'{name}' is not a series of this figure; series: {', '.join(series_names)}")
             if "op" in claim:
                 self._check_bound(where, claim)
-            if "margin" in claim and "tolerance" in claim:
+            if claim["kind"] == "peak" and "margin" in claim and "tolerance" in claim:
                 self._add(f"{where}.margin", "not together with tolerance: a margin asks the peak to lead, "
                           "a tolerance lets it trail; give one")
             along = claim.get("along", plot["x"]) if claim["kind"] in ("monotone", "scaling", "interior_optimum", "peak") else None
@@ -246,6 +252,8 @@ class ConsistencyChecker:
             elif claim["kind"] == "scaling" and not all(_is_number(v) and v > 0 for vs in all_axes[along] for v in vs):
                 self._add(f"{where}.along", f"'{along}' is not an axis of positive numbers; scaling needs them "
                           f"(e.g. threads)")
+            if claim["kind"] == "scaling":
+                self._check_scaling_range(where, claim)
             if claim["kind"] == "monotone" and "series" in claim and "ratio" in claim:
                 self._add(f"{where}", "give either series or ratio, not both")
             if claim["kind"] == "matches":
@@ -286,6 +294,19 @@ class ConsistencyChecker:
             if metric not in known:
                 self._add(f"deterministic_metrics[{index}]", f"'{metric}' is not a metric of this figure's table; "
                           f"metrics: {', '.join(known)}")
+
+    def _check_scaling_range(self, where: str, claim: dict) -> None:
+        """`to` (one end value) and `up_to` (every value up to it) are two ways to pick the values checked; the
+        end lies above the start."""
+        if "to" in claim and "up_to" in claim:
+            self._add(f"{where}.to", "not together with up_to: to checks one value, up_to every value up to it; "
+                      "give one")
+        start = claim.get("from")
+        for name in ("to", "up_to"):
+            end = claim.get(name)
+            if start is not None and _is_number(end) and end <= start:
+                self._add(f"{where}.{name}", f"{end} is not above from ({start}): the efficiency is measured "
+                          "from the start to a higher value")
 
     def _check_bound(self, where: str, claim: dict) -> None:
         bound = claim["bound"]

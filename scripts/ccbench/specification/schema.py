@@ -231,6 +231,17 @@ FRAGMENT = {
     },
 }
 
+# Why an asserted claim failed or stayed inconclusive at a profile (issue 60 item 8): finding (our method
+# matches the paper's section and the measured cause contradicts the claim), method (our experiment still
+# differs from the paper's), model (the simulation plausibly cannot show it).
+CAUSE_CLASSES = ["finding", "method", "model"]
+CAUSE = {
+    "type": "object",
+    "additionalProperties": False,
+    "required": ["class", "cause"],
+    "properties": {"class": {"enum": CAUSE_CLASSES}, "cause": TEXT},
+}
+
 CLAIM_KINDS = ["ratio", "order", "best", "monotone", "value", "similar", "matches", "top_metric", "scaling",
                "interior_optimum", "peak", "superadditive", "agrees"]
 CHECK_KINDS = ["trend", "absolute", "conditional"]
@@ -260,6 +271,9 @@ _CLAIM_COMMON = {
     # evaluated and reported with its reason (the fidelity report), never silently dropped
     "expected_here": {"enum": ["fail"]},
     "reason": TEXT,
+    # profile -> {class, cause}: why the claim fails or stays inconclusive there, as measured (the reports
+    # tally the classes per paper)
+    "causes": {"type": "object", "minProperties": 1, "additionalProperties": CAUSE},
     # axis -> a swept value, a list of them, or max / min / all
     "at": {"type": "object", "propertyNames": {"pattern": PARAMETER_NAME},
            "additionalProperties": {"anyOf": [SCALAR, {"type": "array", "minItems": 1, "items": SCALAR}]}},
@@ -307,6 +321,9 @@ CLAIM_SCHEMAS = {
         ratio={"type": "array", "minItems": 2, "maxItems": 2, "items": SERIES_REF},
         along=TEXT, direction={"enum": ["increasing", "decreasing"]},
         tolerance=_TOLERANCE, abs_tolerance=_TOLERANCE,
+        # growth: the last value beats the first by this relative margin (beyond the steps' tolerance), so
+        # that a flat series fails
+        margin=POSITIVE_NUMBER,
         # only the swept values in [low, high] of a numeric axis
         within={"type": "array", "minItems": 2, "maxItems": 2, "items": {"type": "number"}}),
     # a series is highest (or lowest) at one value of an axis, among all swept values
@@ -337,10 +354,12 @@ CLAIM_SCHEMAS = {
         others={"type": "array", "minItems": 1, "items": METRIC}, series=_ONE_OR_MORE_SERIES,
         direction={"enum": ["max", "min"]}, tolerance=_TOLERANCE),
     # parallel efficiency along a numeric axis: (y(v) / y(v0)) / (v / v0) op bound at every swept
-    # v > v0 (v0 the lowest swept value), up to `up_to` if given.
+    # v > v0 (v0 = `from`, default the lowest swept value), up to `up_to` if given, or only at v = `to`
+    # (a value or max).
     "scaling": _claim_schema(
         ["op", "bound"],
-        series=_ONE_OR_MORE_SERIES, along=TEXT, op={"enum": COMPARISONS}, bound=_BOUND, up_to=POSITIVE_NUMBER),
+        series=_ONE_OR_MORE_SERIES, along=TEXT, op={"enum": COMPARISONS}, bound=_BOUND, up_to=POSITIVE_NUMBER,
+        **{"from": POSITIVE_NUMBER, "to": {"anyOf": [POSITIVE_NUMBER, {"enum": ["max"]}]}}),
     # a sweet spot: each series' highest (direction max) or lowest value along an axis lies strictly
     # inside the swept values (neither the first nor the last).
     "interior_optimum": _claim_schema(

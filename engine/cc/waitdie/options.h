@@ -11,9 +11,9 @@
 //                      aborted"); off, the exclusive lock is taken at once;
 //   latched_reads      a read lock is taken and released under the lock word's
 //                      latch (§6.1: "Each read operation needs to acquire and
-//                      release a latch-protected read lock"): two
-//                      read-modify-writes of the word each way, readers
-//                      serialized on the latch; off, one compare-and-swap.
+//                      release a latch-protected read lock"): a
+//                      compare-and-swap sets the latch, a store clears it,
+//                      readers serialize on it; off, one compare-and-swap.
 //
 // Thread safety: plain value type.
 #pragma once

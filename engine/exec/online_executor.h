@@ -228,27 +228,27 @@ class OnlineExecutor {
    public:
     Worker(OnlineExecutor& exec, int tid, Random& rng, Source& source, ThreadStats& st, typename W::ThreadState& ws,
            verify::HistoryLog* log)
-        : x_(exec), tid_(tid), rng_(rng), source_(source), st_(st), ws_(ws), txn_(exec.cc_, tid, log),
+        : exec_(exec), tid_(tid), rng_(rng), source_(source), st_(st), ws_(ws), txn_(exec.cc_, tid, log),
           profiler_(st.profile), quota_(exec.quota_of(tid)) {
-      txn_.set_prefetch(x_.cfg_.prefetch);
+      txn_.set_prefetch(exec_.cfg_.prefetch);
       profiler_.attach(txn_);
-      if constexpr (kLocksPredicted) register_tables<CC>(x_.w_, txn_);
+      if constexpr (kLocksPredicted) register_tables<CC>(exec_.w_, txn_);
     }
 
     void run() {
-      x_.wait_for_start();
+      exec_.wait_for_start();
       for (;;) {
-        const int phase = x_.phase_.load(std::memory_order_acquire);
+        const int phase = exec_.phase_.load(std::memory_order_acquire);
         if (phase == kDone) break;
         if (phase == kMeasure && !measuring_) start_measuring();
         const std::optional<Ticket<W>> ticket = source_.next(measuring_);
         if (!ticket) {  // every request the source holds waits: idle until the first is ready
-          profiler_.backoff([&] { idle_until_ns(x_.cfg_, source_.ready_ns()); });
+          profiler_.backoff([&] { idle_until_ns(exec_.cfg_, source_.ready_ns()); });
           continue;
         }
         if (!run_request(*ticket)) break;  // the run ended between its attempts
         if (measuring_ && quota_ > 0 && st_.commits == quota_) {
-          x_.finish_quota();
+          exec_.finish_quota();
           // Keep running so the others see the same contention until all finish.
         }
       }
@@ -260,12 +260,12 @@ class OnlineExecutor {
     // from zero.
     void start_measuring() {
       measuring_ = true;
-      measure_start_ = x_.measure_start_ns_.load(std::memory_order_acquire);
-      if (quota_ == 0 && x_.cfg_.measure_txns > 0) x_.finish_quota();
-      if constexpr (HasProtocolStats<CC>) x_.cc_.reset_stats(tid_);
+      measure_start_ = exec_.measure_start_ns_.load(std::memory_order_acquire);
+      if (quota_ == 0 && exec_.cfg_.measure_txns > 0) exec_.finish_quota();
+      if constexpr (HasProtocolStats<CC>) exec_.cc_.reset_stats(tid_);
       source_.start_measuring();
       if constexpr (kProfile) st_.profile = {};
-      x_.runtime_.measuring(tid_);
+      exec_.runtime_.measuring(tid_);
     }
 
     // Runs a request until it commits or rolls back by design (or, with
@@ -275,31 +275,32 @@ class OnlineExecutor {
     bool run_request(Ticket<W> t) {
       const auto& req = *t.req;
       bool read_only = false;
-      if constexpr (HasReadOnlyRequests<W>) read_only = x_.w_.read_only(req);
+      if constexpr (HasReadOnlyRequests<W>) read_only = exec_.w_.read_only(req);
       if (!t.resumed()) t.start_ns = now_ns();  // a resumed one's latency counts from its first try
-      const bool time_attempts = measuring_ && req.type == x_.attempt_type_;  // --attempt_latency_type
-      const AttemptClock clock{measuring_, t.start_ns, measure_start_, x_.cfg_.timeline};
+      const bool time_attempts = measuring_ && req.type == exec_.attempt_type_;  // --attempt_latency_type
+      const AttemptClock clock{measuring_, t.start_ns, measure_start_, exec_.cfg_.timeline};
       for (uint32_t retries = t.retries;; ++retries) {
         source_.refresh();
         const uint64_t attempt_start = time_attempts ? now_ns() : 0;
-        const RC rc = run_attempt(x_.cc_, x_.w_, txn_, profiler_, req, retries, read_only, t.predicted);  // attempt.h
+        const RC rc =
+            run_attempt(exec_.cc_, exec_.w_, txn_, profiler_, req, retries, read_only, t.predicted);  // attempt.h
         if (time_attempts && rc != RC::kUser && rc != RC::kNotFound)
-          st_.attempts.record(classify_attempt(x_.cc_, txn_, rc), now_ns() - attempt_start);
-        if (finish_attempt(x_.w_, ws_, st_, req, rc, clock) != Attempted::kConflict) {
+          st_.attempts.record(classify_attempt(exec_.cc_, txn_, rc), now_ns() - attempt_start);
+        if (finish_attempt(exec_.w_, ws_, st_, req, rc, clock) != Attempted::kConflict) {
           source_.passed(t);  // committed, or rolled back by design: not retried
           return true;
         }
-        if (x_.phase_.load(std::memory_order_relaxed) == kDone) return false;
-        if (!x_.cfg_.retry_aborted) {  // --retry_aborted=false: dropped, as Silo's benchmark does
+        if (exec_.phase_.load(std::memory_order_relaxed) == kDone) return false;
+        if (!exec_.cfg_.retry_aborted) {  // --retry_aborted=false: dropped, as Silo's benchmark does
           source_.passed(t);
           return true;
         }
         if (source_.park(t, retries + 1)) return true;
-        profiler_.backoff([&] { backoff_after_abort(x_.cfg_, rng_, retries); });
+        profiler_.backoff([&] { backoff_after_abort(exec_.cfg_, rng_, retries); });
       }
     }
 
-    OnlineExecutor& x_;
+    OnlineExecutor& exec_;
     const int tid_;
     Random& rng_;
     Source& source_;

@@ -163,9 +163,14 @@ class Runtime {
  public:
   // REQUIRES: cfg and cc outlive the runtime; check_executor_support passed.
   Runtime(const EngineConfig& cfg, CC& cc)
-      : cfg_(cfg), cc_(cc), workers_(worker_threads<CC>(cfg)), cpus_(pinning(cfg, workers_)), threads_(workers_, cpus_) {
+      : cfg_(cfg),
+        cc_(cc),
+        workers_(worker_threads<CC>(cfg)),
+        cpus_(pinning(cfg, workers_)),
+        threads_(workers_, cpus_) {
     threads_.count(latches_);
-    if constexpr (HasEpochTick<CC>) threads_.tick_every(std::chrono::milliseconds(CC::kEpochMillis), [&cc] { cc.tick(); });
+    if constexpr (HasEpochTick<CC>)
+      threads_.tick_every(std::chrono::milliseconds(CC::kEpochMillis), [&cc] { cc.tick(); });
   }
 
   int workers() const { return workers_; }

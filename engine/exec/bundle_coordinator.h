@@ -217,6 +217,7 @@ class BundleCoordinator {
     if (outside) timing.excluded_ns = plan.input_partition_ns;
     timing.bind_start_ns = now_ns();
     timing.bound = batches_.bind_queue_positions(batch, plan);
+    // Under sim only: natively the plan's own time is the analysis's.
     if (sim::in_fiber() && !(outside && plan.input_as_is)) charge_analysis(batch, parallel_plan);
     timing.analysis_end_ns = now_ns();
     // The plan's check is O(batch) on the leader alone: only under --verify.

@@ -67,7 +67,8 @@
 //                                        uint32_t)`. Non-kOk dooms the attempt
 //                                        (abort() follows). HasAcquireAll.
 //   static int lock_server_threads(int threads), void open(int lock_servers,
-//   int workers), void worker_done(uint32_t thread), void close()
+//   int workers), void lend_threads(LentThreads&), void worker_done(uint32_t
+//   thread), void close()
 //                                        protocols whose locks are managed
 //                                        by owner threads reached through
 //                                        message passing (Dora, Orthrus;
@@ -75,12 +76,17 @@
 //                                        --threads, lock_server_threads()
 //                                        serve locks only and the executor
 //                                        runs the rest as workers; open()
-//                                        before the workers start, each
-//                                        worker calls worker_done() after its
-//                                        last transaction, close() after they
-//                                        all joined. Online executor only
-//                                        (other front-ends: exit 2).
-//                                        HasLockService.
+//                                        before the workers start;
+//                                        lend_threads() then hands the
+//                                        executor the protocol's service
+//                                        threads (engine/core/thread_group.h:
+//                                        run beside the workers, natively and
+//                                        under sim, stopped after the last
+//                                        worker returned); each worker calls
+//                                        worker_done() after its last
+//                                        transaction, close() after they all
+//                                        joined. Online executor only (other
+//                                        front-ends: exit 2). HasLockService.
 //   void stats_json(JsonWriter&) const   protocol counters, written by the
 //   void reset_stats(uint32_t thread)    engine as the result's "cc_stats"
 //                                        object; each worker resets its own
@@ -119,6 +125,7 @@
 #include "engine/core/shared.h"
 #include "engine/core/spin.h"
 #include "engine/core/table.h"
+#include "engine/core/thread_group.h"
 #include "engine/core/txn_desc.h"
 
 namespace ccb {
@@ -178,9 +185,10 @@ concept HasAcquireAll = requires(CC cc, Txn<CC>& txn, const TxnDesc& d) {
 };
 
 template <class CC>
-concept HasLockService = requires(CC cc, int n, uint32_t t) {
+concept HasLockService = requires(CC cc, int n, uint32_t t, LentThreads& lent) {
   { CC::lock_server_threads(n) } -> std::convertible_to<int>;
   cc.open(n, n);
+  cc.lend_threads(lent);
   cc.worker_done(t);
   cc.close();
 };

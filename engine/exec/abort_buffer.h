@@ -7,7 +7,11 @@
 // DBx1000 scans them). The worker idles only when every slot is taken and
 // none is ready, and then until the earliest is.
 //
-// The other policy (backoff, engine/exec/online_executor.h's
+// The online worker's request source wraps it (AbortBufferSource,
+// engine/exec/request_sources.h); the bundle worker keeps one per queue or
+// phase (engine/exec/bundle_worker.h).
+//
+// The other policy (backoff, engine/exec/runtime.h's
 // backoff_after_abort) retries the same request after an idle wait, so a
 // core that aborts does no work during its penalty; under contention that
 // idle time is what flattens a simulated many-core curve (docs/sim.md).

@@ -49,7 +49,7 @@
 // Measurement: batches run during --warmup, then the measured interval is a
 // whole number of batches (at least one): until --duration has passed, or
 // until --measure_txns commits. The workload's optional on_measure_start()
-// (online_executor.h) is called then, before that batch's analysis; a
+// (runtime.h) is called then, before that batch's analysis; a
 // workload whose requests change with time fixes each request's form for its
 // batch in its reconnaissance (HOT, workloads/hot/hot.h), so that plans stay
 // exact.
@@ -76,7 +76,7 @@
 #include "engine/exec/bundle_round.h"
 #include "engine/exec/bundle_worker.h"
 #include "engine/exec/frontend_spec.h"
-#include "engine/exec/online_executor.h"  // RunOutcome, HasMeasureClock
+#include "engine/exec/runtime.h"  // RunOutcome, HasMeasureClock
 #include "engine/exec/tsdefer.h"
 
 namespace ccb {
@@ -217,9 +217,8 @@ class BundleCoordinator {
     if (outside) timing.excluded_ns = plan.input_partition_ns;
     timing.bind_start_ns = now_ns();
     timing.bound = batches_.bind_queue_positions(batch, plan);
-    if constexpr (kSimBuild) {
-      if (!(outside && plan.input_as_is)) charge_analysis(batch, parallel_plan);
-    }
+    // Under sim only: natively the plan's own time is the analysis's.
+    if (sim::in_fiber() && !(outside && plan.input_as_is)) charge_analysis(batch, parallel_plan);
     timing.analysis_end_ns = now_ns();
     // The plan's check is O(batch) on the leader alone: only under --verify.
     if (cfg_.verify)

@@ -45,21 +45,20 @@
 // with Txn<CC, true> and AttemptProfiler<true>; the analysis phase counts as
 // analysis for every worker (its wall time x workers).
 //
-// Under sim (engine/sim/sim.h, docs/sim.md) every thread of a run is a fiber
-// of one sim::ThreadGroup: the workers (the virtual cores, in tid order) and
-// the epoch ticker. Natively they are std::threads, and the caller waits.
+// The run's threads are engine/exec/runtime.h's, as the online executor's:
+// the workers (pinned with --pin) and the epoch ticker, which worker 0 stops
+// when it leaves; under sim (engine/sim/sim.h, docs/sim.md) fibers, the
+// workers the virtual cores in tid order. Each worker counts its contended
+// latch acquisitions from the first measured batch on (runtime.h).
 //
 // Thread safety: run() is called once, from one thread.
 #pragma once
 
-#include <atomic>
-#include <chrono>
 #include <exception>
 #include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
-#include <thread>
 #include <utility>
 #include <vector>
 
@@ -67,14 +66,13 @@
 #include "engine/cc/txn.h"
 #include "engine/config.h"
 #include "engine/sim/sim.h"
-#include "engine/core/topology.h"
 #include "engine/exec/bundle_coordinator.h"
 #include "engine/exec/bundle_plan.h"
 #include "engine/exec/bundle_report.h"
 #include "engine/exec/bundle_round.h"
 #include "engine/exec/bundle_worker.h"
 #include "engine/exec/frontend_spec.h"
-#include "engine/exec/online_executor.h"
+#include "engine/exec/runtime.h"
 #include "engine/exec/tsdefer.h"
 #include "engine/stats/exec_profile.h"
 #include "engine/workload.h"
@@ -93,8 +91,9 @@ class BundleExecutor {
         w_(workload),
         frontend_(planner),
         spec_(std::move(frontend)),
+        runtime_(cfg, cc),
         round_(cfg.threads),
-        loop_(cfg, cc, workload, round_),
+        loop_(cfg, cc, workload, round_, runtime_),
         coordinator_(cfg, workload, planner, spec_, round_, workers_, report_) {
     planner.use_team(round_.team);  // the analysis runs on the workers
   }
@@ -121,34 +120,15 @@ class BundleExecutor {
         workers_[i]->profiled_txn->set_prefetch(cfg_.prefetch);
       }
     }
-    if (cfg_.pin) {
-      const auto order = Topology::get().pinning_order();
-      for (int i = 0; i < n; ++i) out.worker_cpus.push_back(order[i % order.size()].cpu);
-    }
-    if constexpr (kSimBuild) {
-      run_fibers<kProfile>(out);
-    } else {  // the workers as native threads; the caller waits for them
-      std::atomic<bool> ticking{true};
-      std::thread ticker;
-      if constexpr (HasEpochTick<CC>) {
-        ticker = std::thread([&] {
-          while (ticking.load(std::memory_order_acquire)) {
-            std::this_thread::sleep_for(std::chrono::milliseconds(CC::kEpochMillis));
-            cc_.tick();
-          }
-        });
-      }
-      std::vector<std::thread> threads;
-      for (int i = 0; i < n; ++i) {
-        threads.emplace_back([&, i] {
-          if (cfg_.pin) pin_current_thread(out.worker_cpus[i]);
+    out.worker_cpus = runtime_.worker_cpus();
+    // The workers; worker 0 stops the epoch ticker when it leaves (the run is over).
+    runtime_.run(
+        [&](int i) {
           run_worker<kProfile>(i, out);
-        });
-      }
-      for (auto& t : threads) t.join();
-      ticking.store(false, std::memory_order_release);
-      if (ticker.joinable()) ticker.join();
-    }
+          if (i == 0) runtime_.stop_ticking();
+        },
+        [] {});
+    out.contended_latch_acquisitions = runtime_.contended_latch_acquisitions();
     if (error_) std::rethrow_exception(error_);
     for (auto& wk : workers_) {
       out.stats.merge(wk->stats);
@@ -176,32 +156,6 @@ class BundleExecutor {
     }
   }
 
-  // Under sim: the run's threads as fibers of one sim::ThreadGroup (the
-  // header): the workers (virtual cores 0..n-1; worker 0 coordinates) and
-  // the epoch ticker, which worker 0 stops when it leaves; the group's main
-  // body has nothing left to do.
-  template <bool kProfile>
-  void run_fibers(RunOutcome<W>& out) {
-    sim::ThreadGroup threads;
-    std::atomic<bool> ticking{true};
-    for (int i = 0; i < cfg_.threads; ++i)
-      threads.spawn([&, i] {
-        run_worker<kProfile>(i, out);
-        if (i == 0) ticking.store(false, std::memory_order_release);
-      });
-    if constexpr (HasEpochTick<CC>) {
-      threads.spawn(
-          [&] {
-            while (ticking.load(std::memory_order_acquire)) {
-              sim::sleep_for(std::chrono::milliseconds(CC::kEpochMillis));
-              cc_.tick();
-            }
-          },
-          /*core=*/false);
-    }
-    threads.run([] {});  // returns when every fiber has
-  }
-
   // The result's "frontend" object (bundle_report.h), with the workers'
   // commits and retries per phase and both phases' TsDEFER counters.
   std::string frontend_json() const {
@@ -226,6 +180,7 @@ class BundleExecutor {
   const FrontendSpec spec_;
   std::vector<std::unique_ptr<Worker>> workers_;
   BundleReport report_;
+  Runtime<CC> runtime_;  // the run's threads (runtime.h); lock-service protocols never run here (rundb/run.h)
   BundleRound<W> round_;
   BundleWorkerLoop<CC, W> loop_;
   BundleCoordinator<CC, W> coordinator_;

@@ -49,7 +49,7 @@
 #include "engine/exec/attempt.h"
 #include "engine/exec/bundle_plan.h"
 #include "engine/exec/bundle_round.h"
-#include "engine/exec/online_executor.h"  // backoff_after_abort, register_tables
+#include "engine/exec/runtime.h"
 #include "engine/exec/tsdefer.h"
 #include "engine/stats/exec_profile.h"
 #include "engine/stats/thread_stats.h"
@@ -92,8 +92,8 @@ class BundleWorkerLoop {
   using Worker = BundleWorker<CC, W>;
 
   // REQUIRES: every argument outlives the loops run().
-  BundleWorkerLoop(const EngineConfig& cfg, CC& cc, W& workload, BundleRound<W>& round)
-      : cfg_(cfg), cc_(cc), w_(workload), round_(round) {}
+  BundleWorkerLoop(const EngineConfig& cfg, CC& cc, W& workload, BundleRound<W>& round, Runtime<CC>& runtime)
+      : cfg_(cfg), cc_(cc), w_(workload), round_(round), runtime_(runtime) {}
 
   // Worker wk's batches, until the coordinator stops the run. Between
   // batches worker 0 calls lead() (the coordinator's step: the previous
@@ -116,6 +116,7 @@ class BundleWorkerLoop {
         if constexpr (HasProtocolStats<CC>) cc_.reset_stats(wk.tid);
         if constexpr (kProfile) wk.stats.profile = {};
         if (round_.tsdefer_q) round_.tsdefer_q->stats(wk.tid) = round_.tsdefer_r->stats(wk.tid) = {};
+        runtime_.measuring(wk.tid);
       }
       uint64_t commits = wk.stats.commits, aborts = wk.stats.aborts;
       // Queue phase: this worker's own queues, then the shared worklist.
@@ -297,6 +298,7 @@ class BundleWorkerLoop {
   CC& cc_;
   W& w_;
   BundleRound<W>& round_;
+  Runtime<CC>& runtime_;
 };
 
 }  // namespace ccb

@@ -11,6 +11,7 @@
 #include <atomic>
 #include <chrono>
 #include <iostream>
+#include <optional>
 #include <thread>
 #include <vector>
 
@@ -21,6 +22,7 @@
 #include "engine/core/message_queue.h"
 #include "engine/core/topology.h"
 #include "tests/cc/cc_test_util.h"
+#include "tests/support/schedule.h"
 #include "workloads/tpcc/tpcc.h"
 #include "workloads/ycsb/ycsb.h"
 
@@ -262,6 +264,7 @@ TEST_P(OrthrusWaits, TransactionRunsOnlyAfterItsLocksAreGranted) {
   o.wait = GetParam();
   cc.configure(o);
   cc.open(1, 2);
+  std::optional<test_support::LentThreadsRunning> cc_thread(std::in_place, cc);
   Counters<Orthrus> c(4);
   Txn<Orthrus> t0(cc, 0, nullptr), t1(cc, 1, nullptr);
   t0.begin();
@@ -281,6 +284,7 @@ TEST_P(OrthrusWaits, TransactionRunsOnlyAfterItsLocksAreGranted) {
   waiter.join();
   EXPECT_EQ(seen, 1u);
   EXPECT_EQ(c.value(1), 1u);
+  cc_thread.reset();
   cc.close();
 }
 INSTANTIATE_TEST_SUITE_P(Orthrus, OrthrusWaits, ::testing::ValuesIn(OrthrusOptions::waits()),

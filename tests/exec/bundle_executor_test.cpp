@@ -8,6 +8,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <functional>
 #include <map>
@@ -238,6 +240,52 @@ TEST(BundleExecutorEstimates, EveryMeasuredBatchScoresEachWorkersQueue) {
   ASSERT_NE(estimates, std::string::npos) << j;
   EXPECT_GT(count_of(j, "batches"), 0u) << j;
   EXPECT_EQ(count_of(j, "queues", estimates), 2 * count_of(j, "batches")) << j;
+}
+
+// The workers' contended latch acquisitions in the measured interval are the
+// result's, as the online executor's (engine/exec/runtime.h): under NoWait
+// each lock conflict abort is one (tests/tsdefer/tsdefer_stress_test.cpp has
+// the online executor's). Requests 0 and 1 of each batch write key 0 on
+// workers 0 and 1 (their own queues, under the protocol); in the first
+// (measured) batch request 0 holds the key's lock until request 1 has
+// started a second attempt, so at least one conflict is certain. (The bundle
+// executor reported 0 until it ran on the online executor's runtime.)
+TEST(BundleExecutorLatches, EachLockConflictIsAContendedLatchAcquisition) {
+  constexpr uint32_t kTwo = 2;
+  ProbeWorkload<NoWait> w(2, kTwo, [](uint32_t, ProbeRequest& r) { r.n = 1, r.keys[0] = 0; });
+  w.load(1);
+  enum Stage : int { kStart, kHeld, kMet };  // first batch: request 0 holds key 0, then request 1 met it
+  std::atomic<int> stage{kStart};
+  std::atomic<int> attempts_of_1{0};
+  auto wait_for = [&](auto&& done) {
+    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (!done() && std::chrono::steady_clock::now() < until) std::this_thread::yield();
+  };
+  w.set_attempt_hooks(
+      [&](const ProbeRequest& r) {
+        if (r.index != 1 || stage.load() == kMet) return;
+        if (++attempts_of_1 >= 2) stage.store(kMet);  // its first attempt met the held lock
+        else wait_for([&] { return stage.load() == kHeld; });
+      },
+      [&](const ProbeRequest& r) {
+        if (r.index != 0 || stage.load() != kStart) return;
+        stage.store(kHeld);
+        wait_for([&] { return stage.load() == kMet; });
+      });
+  NoWait cc;
+  ScriptedFrontend fe(
+      [](size_t, BundlePlan& p) {
+        p.per_thread[0].emplace_back().txns = {0};  // kWithCC
+        p.per_thread[1].emplace_back().txns = {1};
+      },
+      [&] { return w.next_stamp(); });
+  const EngineConfig cfg = bundle_config(2, 0.05, false);
+  BundleExecutor<NoWait, ProbeWorkload<NoWait>> exec(cfg, cc, w, fe, scripted_spec(kTwo));
+  const RunOutcome<ProbeWorkload<NoWait>> out = exec.run();
+  EXPECT_EQ(stage.load(), kMet);
+  const uint64_t conflicts = out.stats.aborts_by_reason[static_cast<size_t>(RC::kLockConflict)];
+  EXPECT_GT(conflicts, 0u);
+  EXPECT_EQ(out.contended_latch_acquisitions, conflicts);
 }
 
 // The number (a double) after the first "key": at or after `from` in `json`.

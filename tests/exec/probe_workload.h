@@ -4,7 +4,8 @@
 // number and the request's batch index, so a test can reconstruct which
 // worker ran what, in which order, and which batch phase came first. With
 // zero keys per request it is the empty-work plan of the overhead test.
-// Optionally it reconnoiters (OLLP) and plants one wrong prediction.
+// Optionally it reconnoiters (OLLP) and plants one wrong prediction, and
+// calls a test's hooks inside each attempt.
 //
 // Thread safety: generate() runs on the executor's coordinator before the
 // run; on_commit() from every worker (an atomic counter, per-worker state).
@@ -100,13 +101,23 @@ class ProbeWorkload {
   }
   void wait_for_second_reconnoiter() { wait_for_second_ = true; }
   uint64_t describes() const { return describes_.load(std::memory_order_relaxed); }
+  // Hooks inside every attempt: `before` ahead of its updates, `after`
+  // behind them, while it holds their locks (a test's way to make another
+  // attempt meet a held lock).
+  using AttemptHook = std::function<void(const Request&)>;
+  void set_attempt_hooks(AttemptHook before, AttemptHook after) {
+    before_ = std::move(before);
+    after_ = std::move(after);
+  }
   RC run(Txn<CC>& txn, const Request& r) {
     if (recon_ && r.predicted != r.index + 1) return RC::kPredictionMismatch;
+    if (before_) before_(r);
     for (uint32_t i = 0; i < r.n; ++i) {
       uint64_t* c = txn.template update_as<uint64_t>(*table_, r.keys[i]);
       if (c == nullptr) return txn.failure();
       ++*c;
     }
+    if (after_) after_(r);
     return RC::kOk;
   }
   TxnDesc describe(const Request& r) const {
@@ -150,6 +161,7 @@ class ProbeWorkload {
   mutable std::atomic<bool> planted_{false};
   mutable std::atomic<uint64_t> describes_{0};
   bool wait_for_second_ = false;
+  AttemptHook before_, after_;
   mutable std::mutex recon_mu_;
   mutable std::set<std::thread::id> recon_threads_;
 

@@ -11,8 +11,9 @@
 // step that does not wait is.
 //
 // PreparedProtocol sets a protocol up as the engine does before its workers
-// start: lock-service threads opened (protocol.h HasLockService), a
-// partitioning bound (NeedsPartitions: one partition per key). A protocol
+// start: its lock service opened and its lent threads running (protocol.h
+// HasLockService; LentThreadsRunning), a partitioning bound
+// (NeedsPartitions: one partition per key). A protocol
 // whose workers own lock partitions (Dora) has each transaction's thread
 // serve its partition whenever it has no step to run, as an idle worker does.
 //
@@ -29,11 +30,15 @@
 #include <functional>
 #include <initializer_list>
 #include <mutex>
+#include <optional>
 #include <thread>
+#include <utility>
+#include <vector>
 
 #include <gtest/gtest.h>
 
 #include "engine/cc/txn.h"
+#include "engine/core/thread_group.h"
 #include "tests/support/counters.h"
 #include "tests/support/protocols.h"
 
@@ -110,10 +115,36 @@ class StepThread {
 template <class CC>
 concept WorkersServeLocks = HasLockService<CC> && requires(CC cc, uint32_t thread) { cc.serve_pending(thread); };
 
+// A lock-service protocol's lent threads (its service threads, Orthrus's CC
+// threads; protocol.h HasLockService) on OS threads for a test that drives
+// its transactions by hand, as the executor's launcher runs them
+// (engine/core/thread_group.h): started here, stopped and joined when the
+// object goes.
+class LentThreadsRunning {
+ public:
+  template <class CC>
+  explicit LentThreadsRunning(CC& cc) {
+    LentThreads lent;
+    cc.lend_threads(lent);
+    stops_ = std::move(lent.stops);
+    for (auto& body : lent.bodies) threads_.emplace_back(std::move(body));
+  }
+  ~LentThreadsRunning() {
+    for (auto& stop : stops_) stop();
+    for (std::thread& t : threads_) t.join();
+  }
+  LentThreadsRunning(const LentThreadsRunning&) = delete;
+  LentThreadsRunning& operator=(const LentThreadsRunning&) = delete;
+
+ private:
+  std::vector<std::function<void()>> stops_;
+  std::vector<std::thread> threads_;
+};
+
 // CC set up for `workers` workers, as the engine sets it up (rundb/run.h,
 // the online executor): KeyPartitions bound if it needs partitions, its lock
-// service opened with lock_server_threads(workers) threads of its own, and
-// closed again at the end.
+// service opened with lock_server_threads(workers) threads of its own
+// running, and stopped and closed again at the end.
 template <class CC>
 class PreparedProtocol {
  public:
@@ -123,10 +154,16 @@ class PreparedProtocol {
       cfg.threads = workers;
       cc.bind_workload(cfg, partitions_);
     }
-    if constexpr (HasLockService<CC>) cc.open(CC::lock_server_threads(workers), workers);
+    if constexpr (HasLockService<CC>) {
+      cc.open(CC::lock_server_threads(workers), workers);
+      service_.emplace(cc);
+    }
   }
   ~PreparedProtocol() {
-    if constexpr (HasLockService<CC>) cc.close();
+    if constexpr (HasLockService<CC>) {
+      service_.reset();
+      cc.close();
+    }
   }
   PreparedProtocol(const PreparedProtocol&) = delete;
   PreparedProtocol& operator=(const PreparedProtocol&) = delete;
@@ -135,6 +172,7 @@ class PreparedProtocol {
 
  private:
   KeyPartitions partitions_;
+  std::optional<LentThreadsRunning> service_;  // with a lock service
 };
 
 // One transaction of a schedule, on its own thread. The step functions queue

@@ -15,16 +15,13 @@
 // then wakes a sleeping thread). See engine/cc/orthrus/README.md for what this keeps
 // and drops.
 //
-// Under sim (engine/core/sim_hooks.h) open() starts no thread: the CC threads are
-// lent to the online executor (lend_threads), which runs them as virtual
-// cores beside the execution threads, and the last execution thread to
-// finish stops them (worker_done), inside the simulation.
+// The CC threads are lent to the executor (lend_threads), natively and under
+// sim alike: its launcher (engine/core/thread_group.h) runs them beside the
+// execution threads (OS threads natively, virtual cores after the execution
+// threads under sim) and stops them once the last execution thread returned.
 #pragma once
 
-#include <atomic>
-#include <string>
-#include <thread>
-#include <vector>
+#include <memory>
 
 #include "engine/cc/message_locks.h"
 #include "engine/cc/orthrus/options.h"
@@ -40,33 +37,18 @@ class Orthrus : public MessageLockProtocol {
 
   // The executor's lock-service hooks (protocol.h, HasLockService).
   static int lock_server_threads(int threads) { return (threads + 4) / 5; }  // CC:execution = 1:4
-  void open(int lock_servers, int workers) {
-    locks_ = std::make_unique<MessageLocks>(lock_servers, workers, wait_);
-    if constexpr (kSimBuild) {
-      workers_left_.unmodelled().store(workers, std::memory_order_relaxed);
-      return;  // lend_threads()
-    }
-    for (int p = 0; p < lock_servers; ++p)
-      cc_threads_.emplace_back([this, p] { locks_->serve_until_stopped(static_cast<uint32_t>(p)); });
-  }
+  void open(int lock_servers, int workers) { locks_ = std::make_unique<MessageLocks>(lock_servers, workers, wait_); }
+  // A CC thread per partition: serves its partition until stopped.
   void lend_threads(LentThreads& out) {
-    for (uint32_t p = 0; p < locks_->partitions(); ++p)
+    for (uint32_t p = 0; p < locks_->partitions(); ++p) {
       out.bodies.push_back([this, p] { locks_->serve_until_stopped(p); });
-  }
-  void worker_done(uint32_t /*thread*/) {
-    if constexpr (kSimBuild) {
-      if (workers_left_.unmodelled().fetch_sub(1, std::memory_order_acq_rel) == 1)
-        for (uint32_t p = 0; p < locks_->partitions(); ++p) locks_->stop(p);
+      out.stops.push_back([this, p] { locks_->stop(p); });
     }
   }
-  void close() {
-    for (uint32_t p = 0; p < cc_threads_.size(); ++p) locks_->stop(p);
-    for (auto& t : cc_threads_) t.join();
-    cc_threads_.clear();
-  }
-  ~Orthrus() {
-    if (!cc_threads_.empty()) close();
-  }
+  // Nothing to do: an execution thread is done when its loop returns, and
+  // the launcher stops the CC threads after the last one (lend_threads).
+  void worker_done(uint32_t /*thread*/) {}
+  void close() {}
 
   RC acquire_all(auto& txn, const TxnDesc& d) {
     return lock_predicted(txn, d, /*block=*/true, [] {});
@@ -74,8 +56,6 @@ class Orthrus : public MessageLockProtocol {
 
  private:
   ThreadWait wait_ = OrthrusOptions{}.thread_wait();
-  std::vector<std::thread> cc_threads_;
-  Shared<int> workers_left_{0};  // under sim: execution threads not done yet
 };
 
 }  // namespace ccb

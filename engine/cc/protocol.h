@@ -102,6 +102,14 @@
 //                                        echoes them in "config" (BCC's
 //                                        --bcc_breakdown, MOCC's knobs).
 //                                        HasProtocolOptions.
+//   static constexpr bool kOwnBackoff = true;
+//                                        the protocol waits after an abort
+//                                        itself (Cicada's contention
+//                                        regulation): the executor's
+//                                        --abort_policy=backoff then retries
+//                                        at once instead of stacking its own
+//                                        randomized wait on the protocol's.
+//                                        HasOwnBackoff.
 //   bool last_commit_saved(Txn<CC>&) const  the last commit() on this
 //                                        transaction succeeded although OCC's
 //                                        criterion failed (BCC); used by
@@ -206,6 +214,9 @@ concept HasProtocolStats = requires(CC cc, const CC ccc, JsonWriter& w) {
   ccc.stats_json(w);
   cc.reset_stats(uint32_t{0});
 };
+
+template <class CC>
+concept HasOwnBackoff = CC::kOwnBackoff;
 
 // Copies of row data that may race with a concurrent writer. Optimistic
 // protocols (Silo, TicToc, OCC) copy a row and then check that its version did

@@ -290,7 +290,7 @@ class BundleWorkerLoop {
         wk.parked->park_for_penalty({i, retries + 1}, now_ns(), wk.rng, cfg_.abort_penalty_us);
         return Ran::kParked;
       }
-      profiler.backoff([&] { backoff_after_abort(cfg_, wk.rng, retries); });
+      profiler.backoff([&] { backoff_after_abort<CC>(cfg_, wk.rng, retries); });
     }
   }
 

@@ -296,7 +296,7 @@ class OnlineExecutor {
           return true;
         }
         if (source_.park(t, retries + 1)) return true;
-        profiler_.backoff([&] { backoff_after_abort(exec_.cfg_, rng_, retries); });
+        profiler_.backoff([&] { backoff_after_abort<CC>(exec_.cfg_, rng_, retries); });
       }
     }
 

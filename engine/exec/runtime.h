@@ -149,8 +149,12 @@ inline void idle_until_ns(const EngineConfig& cfg, uint64_t deadline) {
 }
 
 // Randomized exponential backoff after an abort (--abort_policy=backoff):
-// wait uniformly in [0, min(--backoff_max_us, 1us * 2^retries)].
-inline void backoff_after_abort(const EngineConfig& cfg, Random& rng, uint32_t retries) {
+// wait uniformly in [0, min(--backoff_max_us, 1us * 2^retries)]. None for a
+// protocol that backs off itself (HasOwnBackoff, protocol.h: Cicada), so a
+// retry waits once, the protocol's way.
+template <class CC>
+void backoff_after_abort(const EngineConfig& cfg, Random& rng, uint32_t retries) {
+  if constexpr (HasOwnBackoff<CC>) return;
   if (cfg.backoff_max_us == 0) return;
   const uint64_t cap_ns = uint64_t{cfg.backoff_max_us} * 1000;
   const uint64_t window = std::min<uint64_t>(cap_ns, uint64_t{1000} << std::min<uint32_t>(retries, 20));

@@ -21,6 +21,7 @@
 #include "engine/core/phase_team.h"
 #include "engine/sim/sim.h"
 #include "engine/core/sim_sync.h"
+#include "engine/exec/runtime.h"  // backoff_after_abort
 #include "engine/exec/tsdefer.h"
 #include "partitioners/reorder/thread_assign.h"
 #include "partitioners/tspar/tsgen.h"
@@ -593,6 +594,32 @@ TEST_F(SimTest, TimeBreakdownOfAHotLockWordWithKWaiters) {
     queued += ns(i, TimeKind::kRmwQueued);
   }
   EXPECT_EQ(queued, 5 * (k - 1) + 105 * (k - 1) * (k - 2) / 2);
+}
+
+// One backoff for a protocol that backs off itself (HasOwnBackoff: Cicada's
+// regulation): the executor's randomized wait after an abort adds no virtual
+// time, where another protocol's retry waits up to --backoff_max_us.
+struct BacksOffItself {
+  static constexpr bool kOwnBackoff = true;
+};
+struct LeavesTheBackoffToTheExecutor {};
+TEST_F(SimTest, TheExecutorsBackoffIsSkippedForAProtocolThatBacksOffItself) {
+  static_assert(HasOwnBackoff<BacksOffItself> && !HasOwnBackoff<LeavesTheBackoffToTheExecutor>);
+  EngineConfig cfg;
+  cfg.backoff_max_us = 100;
+  uint64_t own = 0, executors = 0;
+  ThreadGroup g;
+  g.spawn([&] {
+    Random rng(7);
+    backoff_after_abort<BacksOffItself>(cfg, rng, 20);
+    own = now_ns();
+    backoff_after_abort<LeavesTheBackoffToTheExecutor>(cfg, rng, 20);
+    executors = now_ns() - own;
+  });
+  g.run([] {});
+  EXPECT_EQ(own, 0u);
+  EXPECT_GT(executors, 0u);
+  EXPECT_LE(executors, 100'000u);
 }
 
 // The model's policy is declared with the word (engine/core/shared.h). Core 0

@@ -37,8 +37,9 @@
 // Contention regulation (section 3.7): a retry first waits a random time below
 // a maximum backoff that a hill climber adjusts every kRegulatorPeriod ticks
 // from the committed throughput (one step up or down, kept in the direction
-// that raised throughput). The executor's own --backoff_max_us applies as for
-// every protocol (0 leaves the regulation to Cicada).
+// that raised throughput). It is the retry's only backoff (kOwnBackoff): the
+// executor's randomized wait (--abort_policy=backoff, --backoff_max_us) is
+// not added to it.
 // Garbage collection (section 3.8): engine/core/versions.h.
 //
 // Kept and dropped (engine/cc/cicada/README.md): kept are the loosely
@@ -67,6 +68,7 @@ namespace ccb {
 class Cicada {
  public:
   static constexpr const char* kName = "cicada";
+  static constexpr bool kOwnBackoff = true;  // section 3.7's regulation (the file comment)
   static constexpr int kThreadBits = 10;  // 1024 threads, the engine's limit
   static constexpr uint64_t kSyncTicks = uint64_t{1} << 18;         // ~100 us at 2.5 GHz
   static constexpr uint64_t kRegulatorPeriod = uint64_t{1} << 24;   // ~5 ms

@@ -241,12 +241,12 @@ class OnlineExecutor {
         const int phase = exec_.phase_.load(std::memory_order_acquire);
         if (phase == kDone) break;
         if (phase == kMeasure && !measuring_) start_measuring();
-        const std::optional<Ticket<W>> ticket = source_.next(measuring_);
-        if (!ticket) {  // every request the source holds waits: idle until the first is ready
+        const Ticket<W> ticket = source_.next(measuring_);
+        if (ticket.req == nullptr) {  // every request the source holds waits: idle until the first is ready
           profiler_.backoff([&] { idle_until_ns(exec_.cfg_, source_.ready_ns()); });
           continue;
         }
-        if (!run_request(*ticket)) break;  // the run ended between its attempts
+        if (!run_request(ticket)) break;  // the run ended between its attempts
         if (measuring_ && quota_ > 0 && st_.commits == quota_) {
           exec_.finish_quota();
           // Keep running so the others see the same contention until all finish.
@@ -272,13 +272,13 @@ class OnlineExecutor {
     // --retry_aborted=false, until its first conflict abort drops it),
     // retrying after a backoff unless the source takes it back (the abort
     // buffer parks it); returns false if the run ended between its attempts.
-    bool run_request(Ticket<W> t) {
+    bool run_request(const Ticket<W>& t) {
       const auto& req = *t.req;
       bool read_only = false;
       if constexpr (HasReadOnlyRequests<W>) read_only = exec_.w_.read_only(req);
-      if (!t.resumed()) t.start_ns = now_ns();  // a resumed one's latency counts from its first try
+      const uint64_t start = t.resumed() ? t.start_ns : now_ns();  // the latency counts from the first try
       const bool time_attempts = measuring_ && req.type == exec_.attempt_type_;  // --attempt_latency_type
-      const AttemptClock clock{measuring_, t.start_ns, measure_start_, exec_.cfg_.timeline};
+      const AttemptClock clock{measuring_, start, measure_start_, exec_.cfg_.timeline};
       for (uint32_t retries = t.retries;; ++retries) {
         source_.refresh();
         const uint64_t attempt_start = time_attempts ? now_ns() : 0;
@@ -295,7 +295,7 @@ class OnlineExecutor {
           source_.passed(t);
           return true;
         }
-        if (source_.park(t, retries + 1)) return true;
+        if (source_.park(t, retries + 1, start)) return true;
         profiler_.backoff([&] { backoff_after_abort<CC>(exec_.cfg_, rng_, retries); });
       }
     }

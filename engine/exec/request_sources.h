@@ -17,21 +17,24 @@
 //                       runs the source's next requests.
 //
 // The steps of a source, in the order a worker takes them:
-//   next(measuring)      the request to run next (a Ticket), or none when
-//                        every request the source holds waits; `measuring`:
-//                        the worker is in the measured interval;
-//   ready_ns()           with none: when the first waiting one is ready (the
-//                        worker idles until then);
+//   next(measuring)      the request to run next (a Ticket), or a Ticket
+//                        without a request (req == nullptr) when every
+//                        request the source holds waits; `measuring`: the
+//                        worker is in the measured interval;
+//   ready_ns()           after one without a request: when the first waiting
+//                        request is ready (the worker idles until then);
 //   refresh()            before each attempt: the predicted access sets
 //                        described again if the workload's description epoch
 //                        moved (online_executor.h, the header);
 //   passed(ticket)       the request left the worker's hands: committed,
 //                        rolled back by design, or dropped after a conflict
 //                        abort (--retry_aborted=false);
-//   park(ticket, tries)  after a conflict abort: true if the source took the
+//   park(ticket, tries, start_ns)
+//                        after a conflict abort: true if the source took the
 //                        request back to run later (the abort buffer; `tries`
-//                        is the retry count its next attempt has), false if
-//                        the worker retries it after a backoff;
+//                        is the retry count its next attempt has, `start_ns`
+//                        its first try's start), false if the worker retries
+//                        it after a backoff;
 //   start_measuring()    the worker's measured interval starts (counters
 //                        reset);
 //   finish()             the worker's last request ran (progress reported).
@@ -66,36 +69,37 @@
 
 namespace ccb {
 
-// A request a worker runs: a new one, or one resumed from the abort buffer.
+// A request a worker runs: a new one, or one resumed from the abort buffer
+// (req == nullptr: none, RequestSource::next below).
 template <class W>
 struct Ticket {
   const typename W::Request* req = nullptr;
   const TxnDesc* predicted = nullptr;  // its predicted access set; nullptr where none is built
   uint32_t retries = 0;                // its attempts so far (> 0: resumed from the abort buffer)
-  uint64_t start_ns = 0;               // when it was first tried (its latency counts from there)
+  uint64_t start_ns = 0;               // resumed: when it was first tried (its latency counts from there)
 
   bool resumed() const { return retries > 0; }
 };
 
 template <class S, class W>
-concept RequestSource = requires(S s, const S cs, bool measuring, const Ticket<W>& t, uint32_t tries) {
-  { s.next(measuring) } -> std::same_as<std::optional<Ticket<W>>>;
+concept RequestSource = requires(S s, const S cs, bool measuring, const Ticket<W>& t, uint32_t tries, uint64_t start) {
+  { s.next(measuring) } -> std::same_as<Ticket<W>>;
   { cs.ready_ns() } -> std::convertible_to<uint64_t>;
   s.refresh();
   s.passed(t);
-  { s.park(t, tries) } -> std::same_as<bool>;
+  { s.park(t, tries, start) } -> std::same_as<bool>;
   s.start_measuring();
   s.finish();
 };
 
 // The steps a front-end has nothing to do at (the header).
 struct SourceDefaults {
-  uint64_t ready_ns() const { return 0; }  // next() always has a request: ready now
+  uint64_t ready_ns() const { return 0; }  // next() always gives a request: ready now
   void refresh() {}
   template <class T>
   void passed(const T&) {}
   template <class T>
-  bool park(const T&, uint32_t) {
+  bool park(const T&, uint32_t, uint64_t) {
     return false;
   }
   void start_measuring() {}
@@ -163,7 +167,7 @@ class BufferSource : public SourceDefaults {
  public:
   BufferSource(const W& w, int tid, Random& rng, uint32_t size) : buffer_(w, tid, rng, size) { buffer_.describe(); }
 
-  std::optional<Ticket<W>> next(bool /*measuring*/) {
+  Ticket<W> next(bool /*measuring*/) {
     const size_t i = next_;
     next_ = next_ + 1 == buffer_.requests().size() ? 0 : next_ + 1;
     return buffer_.ticket(i);
@@ -196,7 +200,7 @@ class TsDeferSource : public SourceDefaults {
     buffer_.describe();
   }
 
-  std::optional<Ticket<W>> next(bool /*measuring*/) {
+  Ticket<W> next(bool /*measuring*/) {
     return buffer_.ticket(*tsdefer_.next(tid_, rng_));  // a replay queue never drains
   }
   void refresh() { buffer_.refresh(); }
@@ -230,7 +234,7 @@ class ReorderSource : public SourceDefaults {
     for (size_t i = 0; i < own.size(); ++i) describe_sorted(w, own[i], predicted[i]);
   }
 
-  std::optional<Ticket<W>> next(bool measuring) {
+  Ticket<W> next(bool measuring) {
     if (in_batch_ == batch_.size()) {  // this worker's part of the next batch
       if (!batch_.empty()) ++batch_no_;
       batch_ = reorder_.plan(tid_, batch_no_);
@@ -263,9 +267,9 @@ class AbortBufferSource {
   AbortBufferSource(Inner& inner, const EngineConfig& cfg, Random& rng)
       : inner_(inner), parked_(cfg.abort_buffer_size), penalty_us_(cfg.abort_penalty_us), rng_(rng) {}
 
-  std::optional<Ticket<W>> next(bool measuring) {
-    if (auto ready = parked_.take_ready(now_ns())) return ready;
-    if (parked_.full()) return std::nullopt;
+  Ticket<W> next(bool measuring) {
+    if (auto ready = parked_.take_ready(now_ns())) return *ready;
+    if (parked_.full()) return {};
     return inner_.next(measuring);
   }
   uint64_t ready_ns() const { return parked_.earliest_ready_ns(); }
@@ -273,10 +277,8 @@ class AbortBufferSource {
   void passed(const Ticket<W>& t) {
     if (!t.resumed()) inner_.passed(t);  // a resumed one left the inner source when it was parked
   }
-  bool park(const Ticket<W>& t, uint32_t tries) {
-    Ticket<W> again = t;
-    again.retries = tries;
-    parked_.park_for_penalty(again, now_ns(), rng_, penalty_us_);
+  bool park(const Ticket<W>& t, uint32_t tries, uint64_t start_ns) {
+    parked_.park_for_penalty({t.req, t.predicted, tries, start_ns}, now_ns(), rng_, penalty_us_);
     passed(t);
     return true;
   }

@@ -33,13 +33,13 @@
 // generator's prepare() (building its distributions, O(keys)) and fills the
 // tables.
 //
-// Optional, for partition-level locking (engine/cc/partcc/partcc.h; TPC-C, YCSB, HOT):
-//   uint32_t partition_count(uint32_t threads)   P, the number of partitions
-//   uint32_t partition_of(GlobalKey, uint32_t n) a key's partition in [0, n),
-//                                       or ~0u for a table that needs no lock
+// Optional members: each capability below is a named concept, with one line
+// of what it is for; the code that uses one tests it with if constexpr.
 #pragma once
 
 #include <concepts>
+#include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -75,6 +75,73 @@ concept Workload = requires(W w, const W cw, Random& rng, typename W::Request& r
   { cw.memory_bytes() } -> std::convertible_to<size_t>;
   { cw.memory_estimate() } -> std::same_as<MemoryEstimate>;
   { creq.type } -> std::convertible_to<uint32_t>;
+};
+
+// ---- Optional workload capabilities -----------------------------------------
+
+// Partition-level locking (PartCC, Dora's and Orthrus's lock owners;
+// engine/cc/workload_partitioning.h): partition_count(threads) partitions, and
+// partition_of(key, n) a key's partition in [0, n), or ~0u for a table that
+// needs no lock (TPC-C, YCSB, HOT).
+template <class W>
+concept PartitionedWorkload = requires(const W& w, GlobalKey k, uint32_t n) {
+  { w.partition_count(n) } -> std::convertible_to<uint32_t>;
+  { w.partition_of(k, n) } -> std::convertible_to<uint32_t>;
+};
+
+// Its tables by global-key table id, so protocols that lock the predicted
+// access set (acquire_all) find a key's table (engine/exec/runtime.h,
+// register_tables).
+template <class W, class CC>
+concept HasTableById = requires(W w, uint32_t id) {
+  { w.table_by_id(id) } -> std::convertible_to<Table<CC>*>;
+};
+
+// Which requests are read-only before they run (txn.read_only(): Silo and BCC
+// run them as snapshot transactions).
+template <class W>
+concept HasReadOnlyRequests = requires(const W w, const typename W::Request& r) {
+  { w.read_only(r) } -> std::same_as<bool>;
+};
+
+// Requests that change with time: on_measure_start(now) when the measured
+// interval starts, and description_epoch(), which moves when the predicted
+// access sets of buffered requests must be described again (HOT's shifting
+// hot record).
+template <class W>
+concept HasMeasureClock = requires(W w, uint64_t t) { w.on_measure_start(t); };
+template <class W>
+concept HasDescriptionEpoch = requires(const W w) {
+  { w.description_epoch() } -> std::convertible_to<uint64_t>;
+};
+
+// A check that the measured interval was what the flags asked for
+// (check_measurement(commits) throws a ConfigError otherwise: TSKD's runtime
+// skew still calibrating, workloads/extensions/extended.h).
+template <class W>
+concept ChecksMeasurement = requires(const W w, uint64_t commits) { w.check_measurement(commits); };
+
+// OLLP reconnaissance for the bundle executor (engine/exec/bundle_batches.h):
+// reconnoiter(request) predicts from the database the rows a request reaches
+// that its inputs cannot name (TPC-C's customer by last name) and returns
+// whether the prediction changed; with begin_reconnaissance(batch), once per
+// batch before it, for predictions that depend on the rest of the batch.
+template <class W>
+concept HasReconnaissance = requires(const W w, typename W::Request& r) {
+  { w.reconnoiter(r) } -> std::same_as<bool>;
+};
+template <class W>
+concept HasBatchReconnaissance = HasReconnaissance<W> && requires(W& w, std::span<typename W::Request> b) {
+  w.begin_reconnaissance(b);
+};
+
+// Binding a request to its place in a CC-free queue after the plan
+// (engine/exec/queue_binding.h: TPC-C's Deliveries).
+template <class W>
+concept HasQueueBinding = requires(W& w, typename W::Request& r, const typename W::Request& cr) {
+  w.begin_queue_binding();
+  { w.bind_in_queue(r) } -> std::same_as<bool>;
+  w.accept_binding(cr);
 };
 
 // A workload's request generator:

@@ -80,7 +80,7 @@ int run_online(const EngineConfig& cfg, W& workload) {
     cc.configure(options);
     cc_options = [options](JsonWriter& w) { options.to_json(w); };
   }
-  if constexpr (requires { cc.bind_workload(cfg, workload); }) cc.bind_workload(cfg, workload);  // PartCC's partitions
+  if constexpr (BindsWorkload<CC, W>) cc.bind_workload(cfg, workload);  // PartCC's partitions
   // --frontend resolved once (the registry, rundb/frontends.cpp): flag errors before loading.
   const ResolvedFrontend frontend = ResolvedFrontend::from_flags(cfg);
   if constexpr (HasLockService<CC>) {
@@ -125,7 +125,7 @@ int run_online(const EngineConfig& cfg, W& workload) {
   // A workload that can tell its measured interval was not what the flags
   // asked for (TSKD's runtime skew still calibrating, workloads/extensions/
   // extended.h) refuses it here: a ConfigError, exit 2, nothing written.
-  if constexpr (requires { workload.check_measurement(out.stats.commits); })
+  if constexpr (ChecksMeasurement<W>)
     workload.check_measurement(out.stats.commits);
   const auto invariants = workload.check_invariants(out.workload_states);
 

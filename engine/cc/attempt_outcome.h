@@ -14,13 +14,8 @@
 
 namespace ccb {
 
-// A protocol that tells whether its last commit on `txn` failed OCC's
-// criterion (BCC: right_conflict held but no left_conflict).
-template <class CC>
-concept ReportsSavedCommits = requires(const CC cc, Txn<CC>& txn) {
-  { cc.last_commit_saved(txn) } -> std::same_as<bool>;
-};
-
+// A protocol that tells whether its last commit was saved: ReportsSavedCommits
+// (engine/cc/protocol.h).
 // The outcome of an attempt that ended with `rc` (not kUser / kNotFound).
 template <class CC, bool kProfiled>
 AttemptOutcome classify_attempt(const CC& cc, Txn<CC, kProfiled>& txn, RC rc) {

@@ -102,6 +102,12 @@
 //                                        echoes them in "config" (BCC's
 //                                        --bcc_breakdown, MOCC's knobs).
 //                                        HasProtocolOptions.
+//   void bind_workload(const EngineConfig&, const W&)
+//                                        before loading, the workload the
+//                                        run will run: PartCC, Dora and
+//                                        Orthrus take its partitioning
+//                                        (engine/cc/workload_partitioning.h).
+//                                        BindsWorkload.
 //   static constexpr bool kOwnBackoff = true;
 //                                        the protocol waits after an abort
 //                                        itself (Cicada's contention
@@ -135,6 +141,10 @@
 #include "engine/core/table.h"
 #include "engine/core/thread_group.h"
 #include "engine/core/txn_desc.h"
+
+namespace ccb {
+struct EngineConfig;  // engine/config.h
+}  // namespace ccb
 
 namespace ccb {
 
@@ -217,6 +227,17 @@ concept HasProtocolStats = requires(CC cc, const CC ccc, JsonWriter& w) {
 
 template <class CC>
 concept HasOwnBackoff = CC::kOwnBackoff;
+
+template <class CC>
+concept ReportsSavedCommits = requires(const CC cc, Txn<CC>& txn) {
+  { cc.last_commit_saved(txn) } -> std::same_as<bool>;
+};
+
+// bind_workload(cfg, w): run_online (rundb/run.h) calls it before loading,
+// with the workload it will run (PartCC, Dora and Orthrus take the
+// workload's partitioning, engine/cc/workload_partitioning.h).
+template <class CC, class W>
+concept BindsWorkload = requires(CC cc, const EngineConfig& cfg, const W& w) { cc.bind_workload(cfg, w); };
 
 // Copies of row data that may race with a concurrent writer. Optimistic
 // protocols (Silo, TicToc, OCC) copy a row and then check that its version did

@@ -14,15 +14,9 @@
 #include <optional>
 
 #include "engine/core/txn_desc.h"
+#include "engine/workload.h"  // PartitionedWorkload
 
 namespace ccb {
-
-// partition_count(threads) and partition_of(key, n) (engine/workload.h).
-template <class W>
-concept PartitionedWorkload = requires(const W& w, GlobalKey k, uint32_t n) {
-  { w.partition_count(n) } -> std::convertible_to<uint32_t>;
-  { w.partition_of(k, n) } -> std::convertible_to<uint32_t>;
-};
 
 struct WorkloadPartitioning {
   // partition_of() of a table that needs no lock (TPC-C's read-only ITEM, its

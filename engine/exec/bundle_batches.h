@@ -40,33 +40,16 @@
 #include "engine/core/txn_desc.h"
 #include "engine/exec/bundle_plan.h"
 #include "engine/exec/queue_binding.h"
+#include "engine/workload.h"  // HasReconnaissance, HasBatchReconnaissance
 
 namespace ccb {
 
-// Optional workload member: `bool reconnoiter(Request&) const`, OLLP
-// reconnaissance (Strife §5.6.4): called for every request in each batch's
-// analysis, concurrently on distinct requests (no transaction runs then); it
-// predicts the part of the access set the request cannot declare (e.g. TPC-C
-// Payment's customer by last name) and stores it in the request, and returns
-// whether the stored prediction changed (the request is then described
-// again). The procedure checks the prediction and returns
+// The workload's OLLP reconnaissance (HasReconnaissance,
+// HasBatchReconnaissance: engine/workload.h; Strife §5.6.4) runs in each
+// batch's analysis, concurrently on distinct requests (no transaction runs
+// then). The procedure checks the prediction and returns
 // RC::kPredictionMismatch if it was wrong; the executor then moves the
 // request to the next batch.
-template <class W>
-concept HasReconnaissance = requires(const W w, typename W::Request& r) {
-  { w.reconnoiter(r) } -> std::same_as<bool>;
-};
-
-// Optional with it: `void begin_reconnaissance(std::span<Request>)`, called
-// once per batch on the coordinator, before the batch's reconnoiter() calls,
-// with all its requests: predictions that depend on the rest of the batch
-// read (or note in the requests) what they need there (TPC-C's Delivery: its
-// rank among the batch's Deliveries of its warehouse,
-// workloads/tpcc/tpcc_reconnaissance.h).
-template <class W>
-concept HasBatchReconnaissance = HasReconnaissance<W> && requires(W& w, std::span<typename W::Request> b) {
-  w.begin_reconnaissance(b);
-};
 
 // A batch of requests with their descriptions.
 template <class W>

@@ -57,15 +57,9 @@
 
 #include "engine/core/txn_desc.h"
 #include "engine/exec/bundle_plan.h"
+#include "engine/workload.h"  // HasQueueBinding
 
 namespace ccb {
-
-template <class W>
-concept HasQueueBinding = requires(W& w, typename W::Request& r, const typename W::Request& cr) {
-  w.begin_queue_binding();
-  { w.bind_in_queue(r) } -> std::same_as<bool>;
-  w.accept_binding(cr);
-};
 
 struct QueueBindingStats {
   uint64_t rebound = 0;  // transactions bound to a prediction other than their planned one

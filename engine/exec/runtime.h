@@ -57,13 +57,9 @@
 #include "engine/stats/thread_stats.h"
 #include "engine/verify/cf_check.h"
 #include "engine/verify/recorder.h"
+#include "engine/workload.h"  // the optional workload capabilities
 
 namespace ccb {
-
-template <class W, class CC>
-concept HasTableById = requires(W w, uint32_t id) {
-  { w.table_by_id(id) } -> std::convertible_to<Table<CC>*>;
-};
 
 // Registers every table of the workload with a transaction whose protocol
 // locks the predicted access set (acquire_all() finds a key's table by its id).
@@ -73,23 +69,6 @@ void register_tables(W& w, TxnT& txn) {
   for (uint32_t id = 0; id < (1u << kTableIdBits); ++id)
     if (Table<CC>* t = w.table_by_id(id)) txn.register_table(*t);
 }
-
-// The online executor passes each attempt whether its request is read-only
-// (txn.read_only(); online_executor.h, the header).
-template <class W>
-concept HasReadOnlyRequests = requires(const W w, const typename W::Request& r) {
-  { w.read_only(r) } -> std::same_as<bool>;
-};
-
-// The optional workload members for requests that change with time
-// (online_executor.h, the header; the bundle executor calls on_measure_start
-// too, bundle_coordinator.h).
-template <class W>
-concept HasMeasureClock = requires(W w, uint64_t t) { w.on_measure_start(t); };
-template <class W>
-concept HasDescriptionEpoch = requires(const W w) {
-  { w.description_epoch() } -> std::convertible_to<uint64_t>;
-};
 
 template <class W>
 struct RunOutcome {

@@ -149,12 +149,12 @@ class Extended {
     return inner_.table_by_id(id);
   }
   uint32_t partition_count(uint32_t threads) const
-    requires requires(const W& w, uint32_t n) { w.partition_count(n); }
+    requires PartitionedWorkload<W>
   {
     return inner_.partition_count(threads);
   }
   uint32_t partition_of(GlobalKey k, uint32_t n) const
-    requires requires(const W& w, GlobalKey g, uint32_t n) { w.partition_of(g, n); }
+    requires PartitionedWorkload<W>
   {
     return inner_.partition_of(k, n);
   }
@@ -167,29 +167,29 @@ class Extended {
     inner_.begin_reconnaissance(batch, &Request::inner);
   }
   bool reconnoiter(Request& r) const
-    requires requires(const W& w, typename W::Request& q) { { w.reconnoiter(q) } -> std::same_as<bool>; }
+    requires HasReconnaissance<W>
   {
     return inner_.reconnoiter(r.inner);
   }
   // The queue binding after the plan (engine/exec/queue_binding.h): without
   // it a wrapped TPC-C's Deliveries keep the batch-order binding.
   void begin_queue_binding()
-    requires requires(W& w) { w.begin_queue_binding(); }
+    requires HasQueueBinding<W>
   {
     inner_.begin_queue_binding();
   }
   bool bind_in_queue(Request& r) const
-    requires requires(const W& w, typename W::Request& q) { { w.bind_in_queue(q) } -> std::same_as<bool>; }
+    requires HasQueueBinding<W>
   {
     return inner_.bind_in_queue(r.inner);
   }
   void accept_binding(const Request& r)
-    requires requires(W& w, const typename W::Request& q) { w.accept_binding(q); }
+    requires HasQueueBinding<W>
   {
     inner_.accept_binding(r.inner);
   }
   bool read_only(const Request& r) const
-    requires requires(const W& w, const typename W::Request& q) { { w.read_only(q) } -> std::same_as<bool>; }
+    requires HasReadOnlyRequests<W>
   {
     return inner_.read_only(r.inner);
   }

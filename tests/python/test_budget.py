@@ -101,3 +101,15 @@ def test_a_run_two_figures_share_is_shared_only_if_both_say_so(sandbox):
     assert {task.placement for task in tasks_for([shared], sandbox.workspace).values()} == {"shared"}
     assert {task.placement for task in tasks_for([shared, exclusive], sandbox.workspace).values()} == {"exclusive"}
     assert {task.placement for task in tasks_for([exclusive, shared], sandbox.workspace).values()} == {"exclusive"}
+
+
+def test_every_registered_workload_has_a_load_rate_and_an_unknown_one_is_refused():
+    # A workload added to workloads/workloads.txt without a measured load rate was costed at 0 s silently.
+    from ccbench.errors import ConfigError
+    from ccbench.run.budget import load_seconds
+    from ccbench.specification import registry
+    assert set(LOAD_RATES) == set(registry.workloads())
+    assert load_seconds({"workload": "tpcc", "warehouses": 2}, 1) == pytest.approx(2 * LOAD_RATES["tpcc"].seconds_per_unit)
+    assert load_seconds({}, 1) == 0.0  # a program that loads no workload
+    with pytest.raises(ConfigError, match="no table-load rate for workload 'newbench'.*allowed: hot, micro"):
+        load_seconds({"workload": "newbench"}, 1)

@@ -41,6 +41,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
 
+from ccbench.errors import ConfigError
 from ccbench.run.store import ResultStore
 from ccbench.run.workspace import Workspace
 from ccbench.sim import calibration, workscale
@@ -109,10 +110,15 @@ class RunCost:
 
 
 def load_seconds(flags: dict, threads: int) -> float:
-    """A run's table load (LOAD_RATES); 0 for a workload without an entry."""
-    rate = LOAD_RATES.get(str(flags.get("workload")))
-    if rate is None:
+    """A run's table load (LOAD_RATES); 0 for a program that loads no workload. A workload without an entry
+    (one registered in workloads/workloads.txt after the table was measured) is refused, not costed at 0 s."""
+    if "workload" not in flags:
         return 0.0
+    rate = LOAD_RATES.get(str(flags["workload"]))
+    if rate is None:
+        raise ConfigError("scripts/ccbench/run/budget.py", "LOAD_RATES",
+                          f"no table-load rate for workload '{flags['workload']}' (measure it with "
+                          f"scripts/measure-load-times.sh and add it); allowed: {', '.join(sorted(LOAD_RATES))}")
     units = float(flags.get(rate.flag, rate.default))
     if rate.flag == "warehouses" and units == 0:       # 0 = one warehouse per thread
         units = threads

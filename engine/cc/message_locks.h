@@ -433,8 +433,8 @@ class MessageLockProtocol : public NoWait {
   std::unique_ptr<MessageLocks> locks_;  // from open() on
 
  public:
-  // Under sim: the protocol's own threads (Orthrus's CC threads) for the
-  // executor's simulation (engine/core/thread_group.h); Dora has none.
+  // The protocol's own threads (Orthrus's CC threads), lent to the executor,
+  // natively and under sim (engine/core/thread_group.h); Dora has none.
   void lend_threads(LentThreads&) {}
 
  private:

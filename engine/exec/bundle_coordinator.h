@@ -68,6 +68,7 @@
 
 #include "engine/config.h"
 #include "engine/core/clock.h"
+#include "engine/core/local_work.h"  // charge_analysis_probes
 #include "engine/core/random.h"
 #include "engine/sim/sim.h"
 #include "engine/exec/bundle_batches.h"
@@ -252,8 +253,7 @@ class BundleCoordinator {
     auto charge = [&](size_t begin, size_t end) {
       const sim::ScopedWorkType scope(analysis);
       for (size_t i = begin; i < end; ++i)
-        for (size_t k = batch.descs[i].read_set.size() + batch.descs[i].write_set.size(); k > 0; --k)
-          sim::charge(sim::Op::kIndexProbe);
+        charge_analysis_probes(batch.descs[i].read_set.size() + batch.descs[i].write_set.size());
     };
     if (parallel) frontend_.for_chunks(batch.descs.size(), charge);
     else charge(0, batch.descs.size());

@@ -68,6 +68,7 @@
 #include <optional>
 #include <vector>
 
+#include "engine/core/local_work.h"  // charge_analysis_probes
 #include "engine/core/random.h"
 #include "engine/core/sim_hooks.h"
 #include "engine/core/txn_desc.h"
@@ -83,10 +84,8 @@ namespace ccb {
 // (docs/sim.md, "The analysis's cost"), natively nothing.
 struct TsDeferSet {
   static void charge_setup(const TxnDesc& d) {
-    if constexpr (kSimBuild) {
-      const sim::ScopedWorkType scope(sim::analysis_work_type());
-      for (size_t k = d.read_set.size() + d.write_set.size(); k > 0; --k) sim::charge(sim::Op::kIndexProbe);
-    }
+    const sim::ScopedWorkType scope(sim::analysis_work_type());
+    charge_analysis_probes(d.read_set.size() + d.write_set.size());
   }
 
   std::vector<GlobalKey> write_set;   // lookup() draws from here, by index

@@ -25,7 +25,6 @@
 //
 // Under sim no access here is a line of the cost model: a snapshot
 // transaction's reads (of the protocol's words through uncharged()), the
-
 // version chains and the floor slots (Shared<T, Modelled::kNo>) cost only
 // their local work (docs/sim.md, "Limits").
 #pragma once

@@ -17,7 +17,6 @@ namespace {
 // on contiguous arrays, about 2-4 ns natively against the cost table's
 // 60 ns index_probe). Natively nothing.
 constexpr uint64_t kCellsPerProbe = 16;
-inline void charge_probes(uint64_t probes) { charge_analysis_probes(probes); }
 }  // namespace
 
 std::vector<std::vector<uint32_t>> assign_to_threads(std::span<const TxnDesc> batch,
@@ -48,7 +47,7 @@ std::vector<std::vector<uint32_t>> assign_to_threads(std::span<const TxnDesc> ba
     }
   }
   accesses.resize(m);
-  charge_probes(accesses.size());
+  charge_analysis_probes(accesses.size());
 
   // Pairwise conflict flags and shared-access counts, n x n, flat.
   std::vector<uint8_t> conflict(size_t{n} * n, 0);
@@ -56,7 +55,7 @@ std::vector<std::vector<uint32_t>> assign_to_threads(std::span<const TxnDesc> ba
   for (size_t lo = 0; lo < accesses.size();) {
     size_t hi = lo;
     while (hi < accesses.size() && accesses[hi].key == accesses[lo].key) ++hi;
-    charge_probes((hi - lo) * (hi - lo - 1) / 2);
+    charge_analysis_probes((hi - lo) * (hi - lo - 1) / 2);
     for (size_t i = lo; i < hi; ++i) {
       for (size_t j = i + 1; j < hi; ++j) {
         const uint32_t a = accesses[i].txn, b = accesses[j].txn;
@@ -101,7 +100,7 @@ std::vector<std::vector<uint32_t>> assign_to_threads(std::span<const TxnDesc> ba
       cells += 2 * uint64_t{n};
     }
   }
-  charge_probes(cells / kCellsPerProbe);
+  charge_analysis_probes(cells / kCellsPerProbe);
   return plan;
 }
 

@@ -44,12 +44,14 @@ PY := .venv/bin/python
 # The harness's console command (pyproject.toml), installed into .venv by `make deps`.
 CCBENCH := .venv/bin/ccbench
 
-# `make CC=silo` selects one protocol. Make's built-in CC (the C compiler)
-# only counts when given on the command line.
+# `make CC=silo` selects one protocol, `make CC="silo tictoc"` several (built
+# side by side: the harness builds a figure's protocols so). Make's built-in
+# CC (the C compiler) only counts when given on the command line.
 ifeq ($(origin CC),command line)
-  ifeq ($(filter $(CC),$(PROTOCOLS)),)
-    $(error CC=$(CC) is not a protocol; allowed: $(PROTOCOLS))
+  ifneq ($(or $(filter-out $(PROTOCOLS),$(CC)),$(if $(strip $(CC)),,empty)),)
+    $(error CC=$(CC): $(or $(filter-out $(PROTOCOLS),$(CC)),an empty list) is not a protocol; allowed: $(PROTOCOLS))
   endif
+
   SELECTED := $(CC)
 else
   SELECTED := $(PROTOCOLS)
@@ -170,8 +172,14 @@ test: deps
 test-cpp:
 	@cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS) --timeout 600
 
+# The harness's tests on PYTEST_WORKERS pytest-xdist workers: most of them wait
+# (subprocesses, Ray's start-up, a PostgreSQL server), so more workers than
+# cores. Tests that build in the repository's build directories, and the Ray
+# cluster's, each keep to one worker (xdist_group; --dist loadgroup).
+PYTEST_WORKERS ?= 3
 test-python:
-	@$(PY) -m pytest -q tests/python
+	@$(PY) -m pytest -q -n $(PYTEST_WORKERS) --dist loadgroup tests/python
+
 
 # The profile build's contract (tests/engine/profile_test.sh) for the
 # protocols strife-fig07 profiles first: NO_WAIT (Strife's residual) and Silo.

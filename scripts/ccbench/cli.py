@@ -315,9 +315,12 @@ def _print_outcome(outcome: FigureOutcome) -> None:
         print(f"  [{result.label}] {result.claim['id']} (repetitions {result.repetitions_text()}): {result.detail}")
 
 
-def _backend(args, workspace):
+def _backend(args, workspace, figures: list[ResolvedFigure] = ()):
+    """The backend of a sweep; its native points run side by side only where every figure's profile says
+    so (native_workers: the smoke profile, whose numbers nothing reads)."""
     if not args.require_quiet:
-        return make_backend(args.backend, args.ray_address, workspace, args.sim_workers)
+        native_workers = min((figure.profile.native_workers for figure in figures), default=1)
+        return make_backend(args.backend, args.ray_address, workspace, args.sim_workers, native_workers)
     if args.backend != "local":
         raise UsageError(f"--require-quiet needs --backend local, not {args.backend}: points run at the same time on "
                          f"one machine make each other noisy")
@@ -346,7 +349,9 @@ def _run_points(figures: list[ResolvedFigure], workspace: Workspace, args) -> in
         raise UsageError("--until-decided cannot be combined with --dry-run: the repetitions it adds depend on "
                          "the results of the runs")
     _check_simulated(figures, args)
-    sweep = functools.partial(run_sweep, figures, workspace, _backend(args, workspace), retry_failed=args.retry_failed,
+    sweep = functools.partial(run_sweep, figures, workspace, _backend(args, workspace, figures),
+                              retry_failed=args.retry_failed,
+
                               progress=not args.quiet, quiet_threshold_cores=args.quiet_threshold,
                               quiet_wait_s=args.quiet_wait)
     summary = sweep(dry_run=args.dry_run)

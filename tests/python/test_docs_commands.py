@@ -34,6 +34,10 @@ from ccbench.cli import main
 from ccbench.fileio import REPOSITORY_ROOT
 from ccbench.run.engine import build_binaries
 
+# The README's commands build binaries in the repository's build directories (make): one xdist
+# worker runs every test that does (a build directory takes one build at a time).
+pytestmark = pytest.mark.xdist_group("repository-build")
+
 DOCS = [REPOSITORY_ROOT / "README.md", *sorted((REPOSITORY_ROOT / "docs").glob("*.md"))]
 COMMAND_START = re.compile(r"^(make |bin/|PYTHONPATH=|bash |\.venv/|ray |python)")
 CCBENCH = [".venv/bin/ccbench"]

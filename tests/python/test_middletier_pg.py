@@ -25,6 +25,10 @@ from ccbench.run.engine import build_binaries
 from ccbench.run.pgserver import PostgresUnavailable, find_bindir, private_server, remove_stale, server_user
 from ccbench.specification.result_fields import schema_problem
 
+# bin/middletier is built in the repository's build directory (make): one xdist worker runs every
+# test that builds there (a build directory takes one build at a time).
+pytestmark = pytest.mark.xdist_group("repository-build")
+
 MIDDLETIER = REPOSITORY_ROOT / "bin" / "middletier"
 # Under the repository, not pytest's tmp_path: as root the server runs as another
 # user, who must be able to reach its data directory (/tmp/pytest-of-root is 0700).

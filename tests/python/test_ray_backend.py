@@ -35,6 +35,9 @@ ray = pytest.importorskip("ray")
 cluster_utils = pytest.importorskip("ray.cluster_utils")
 from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy  # noqa: E402  (after the skip)
 
+# One local Ray cluster per module (the fixture): its tests run on one xdist worker.
+pytestmark = pytest.mark.xdist_group("ray")
+
 WRAPPER = "ccbench-fake-engine"      # found on PATH by the driver and by every machine
 ENGINE = f"{WRAPPER} --cc={{cc}}"
 SMALL_NODE = dict(num_cpus=2, resources={MACHINE_RESOURCE: 1}, object_store_memory=80 * 1024 * 1024)

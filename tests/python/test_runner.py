@@ -16,6 +16,7 @@ from ccbench.cli import main
 from ccbench.errors import ConfigError
 from ccbench.fileio import SCRIPTS_DIR
 from ccbench.run.backends import LocalBackend
+from ccbench.run.engine import build_together
 from ccbench.run.runner import run_sweep
 from ccbench.run.workspace import Workspace
 from ccbench.specification.config import FigureConfig, load_profiles
@@ -164,14 +165,16 @@ def test_dry_run_passes_parameters_as_flags_and_selects_the_binary_by_protocol(t
 
 
 def test_runner_builds_binaries_with_make_and_a_failed_build_skips_only_its_runs(sandbox, tmp_path, capsys):
-    # A repository whose Makefile builds bin/rundb-silo (a wrapper of the fake engine) and fails for occ.
+    # A repository whose Makefile builds bin/rundb-<cc> (a wrapper of the fake engine) for each protocol of CC
+    # and fails for occ: the runner's one `make CC="occ silo"` fails, then each is built alone.
     (sandbox.root / "Makefile").write_text(
         "all:\n"
-        "\t@if [ \"$(CC)\" = occ ]; then echo 'occ.cpp:1: error: boom' >&2; exit 1; fi\n"
+        "\t@if echo ' $(CC) ' | grep -q ' occ '; then echo 'occ.cpp:1: error: boom' >&2; exit 1; fi\n"
         "\t@mkdir -p bin\n"
-        f"\t@printf '#!/bin/sh\\nexec {sys.executable} {FAKE_ENGINE} --cc=$(CC) \"$$@\"\\n' > bin/rundb-$(CC)\n"
-        "\t@chmod +x bin/rundb-$(CC)\n"
+        f"\t@for cc in $(CC); do printf '#!/bin/sh\\nexec {sys.executable} {FAKE_ENGINE} --cc='$$cc' \"$$@\"\\n' "
+        "> bin/rundb-$$cc; chmod +x bin/rundb-$$cc; done\n"
         "protocols:\n\t@echo silo occ\n")
+
     sandbox.add_figure()
     workspace = Workspace.create(root=sandbox.root)
     assert workspace.builds_engine
@@ -279,3 +282,22 @@ def test_a_metric_no_run_reports_is_a_config_error_not_an_empty_figure(sandbox, 
     err = capsys.readouterr().err
     assert "plot.y: no run of the engine reports metric 'memory_bound.latency_ns'" in err
     assert not list(sandbox.workspace.images_dir("quick").glob("test-fig.*"))   # no empty figure drawn
+
+def test_the_protocols_of_a_variant_are_built_by_one_make_and_a_broken_one_alone(tmp_path):
+    # A Makefile that makes bin/rundb-<cc> for each word of CC (VARIANT=sim: bin/sim/), fails on `bad`, and
+    # logs each call: the protocols of one variant are built together; a failing build is retried one by one.
+    (tmp_path / "Makefile").write_text(
+        "VARIANT ?= release\nDIR := $(if $(filter sim,$(VARIANT)),bin/sim,bin)\n"
+        "all:\n\t@echo '$(CC) $(VARIANT)' >> calls.txt\n\t@mkdir -p $(DIR)\n"
+        "\t@if echo ' $(CC) ' | grep -q ' bad '; then exit 1; fi\n"
+        "\t@for cc in $(CC); do touch $(DIR)/rundb-$$cc; done\n")
+    plan = {("CC=silo",): ["bin/rundb-silo"], ("CC=tictoc",): ["bin/rundb-tictoc"],
+            ("CC=silo", "VARIANT=sim"): ["bin/sim/rundb-silo"], ("CC=bad", "VARIANT=sim"): ["bin/sim/rundb-bad"],
+            ("CC=occ", "VARIANT=sim"): ["bin/sim/rundb-occ"]}
+    problems = build_together(tmp_path, plan)
+    assert {arguments for arguments, problem in problems.items() if problem} == {("CC=bad", "VARIANT=sim")}
+    assert set(problems) == set(plan)
+    calls = (tmp_path / "calls.txt").read_text().splitlines()
+    assert calls[0] == "silo tictoc release"                       # one make for the release protocols
+    assert calls[1] == "bad occ silo sim"                          # one for the sim ones: it fails,
+    assert sorted(calls[2:]) == ["bad sim", "occ sim", "silo sim"]  # so each is built alone

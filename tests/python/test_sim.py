@@ -215,7 +215,21 @@ def test_simulated_points_run_sim_workers_at_a_time(sim_sandbox, workers, parall
     assert overlapping(intervals(sim_sandbox)) is parallel
 
 
+@pytest.mark.parametrize("native_workers, parallel", [(2, True), (None, False)])
+def test_native_points_run_side_by_side_only_where_the_profile_says(sim_sandbox, native_workers, parallel):
+    # The smoke profile's native_workers: 2 (nothing reads its numbers); a profile without it measures
+    # each native point alone.
+    profile = {"description": "tests", "base": {"duration": 0.3, "warmup": 0.0}, "repetitions": 1,
+               "timeout_s": 20, **({"native_workers": native_workers} if native_workers else {})}
+    sim_sandbox.write(sim_sandbox.workspace.profiles_dir / "sidebyside.yaml", profile)
+    sim_sandbox.add_figure("test-fig", figure_document(axes={"theta": [0.0, 0.5, 0.9]}, claims=None))
+    assert main(sim_sandbox.cli_arguments("run", "test-fig", "--profile", "sidebyside", "--quiet")) == 0
+    assert len(sim_sandbox.records()) == 6
+    assert overlapping(intervals(sim_sandbox)) is parallel
+
+
 def test_native_points_never_overlap_simulated_ones(sim_sandbox):
+
     document = figure_document(axes={"theta": [0.0, 0.9]}, series=native_and_sim_series(), claims=None,
                                profiles={"simulated": {"base": {"duration": 0.3}}})
     sim_sandbox.add_figure("test-fig", document)

@@ -45,7 +45,7 @@ def run(monkeypatch, tasks, workers, budget, peaks) -> tuple[FakeRuns, list[str]
     fake = FakeRuns(peaks)
     monkeypatch.setattr(backends, "execute_task", fake)
     order: list[str] = []
-    backends.run_simulated(tasks, workers, lambda task, record: order.append(task.key), memory_budget_bytes=budget)
+    backends.run_in_parallel(tasks, workers, lambda task, record: order.append(task.key), memory_budget_bytes=budget)
     return fake, order
 
 

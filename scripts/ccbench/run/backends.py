@@ -85,16 +85,18 @@ class MemoryGate:
             self.peak[key] = max(peak, self.peak.get(key, 0))
 
 
-def run_simulated(tasks: Sequence[Task], workers: int, on_record: OnRecord,
-                  memory_budget_bytes: float | None = None) -> None:
-    """Simulated points, at most `workers` at a time and as many as fit in memory together (MemoryGate; the
-    budget: MEMORY_BUDGET_SHARE of the memory available now, unless given), in the given order: a
-    simulation's result depends on its flags, seed and cost table, not on what else the machine runs
-    (sim.py). Records reach on_record on this thread, one at a time, as the runs end; Ctrl-C kills the runs
-    in flight (they are not stored) and starts no others."""
+def run_in_parallel(tasks: Sequence[Task], workers: int, on_record: OnRecord,
+                  memory_budget_bytes: float | None = None, gate_memory: bool = True) -> None:
+    """Points side by side (the simulated ones; native ones only at a profile that measures nothing,
+    LocalBackend), at most `workers` at a time and as many as fit in memory together (MemoryGate; the
+    budget: MEMORY_BUDGET_SHARE of the memory available now, unless given; none with gate_memory=False),
+    in the given order: a simulation's result depends on its flags, seed and cost table, not on what else
+    the machine runs (sim.py). Records reach on_record on this thread, one at a time, as the runs end;
+    Ctrl-C kills the runs in flight (they are not stored) and starts no others."""
+
     if not tasks:
         return
-    if memory_budget_bytes is None:
+    if memory_budget_bytes is None and gate_memory:
         available = available_memory_bytes()
         memory_budget_bytes = available * MEMORY_BUDGET_SHARE if available else None
     gate = MemoryGate(memory_budget_bytes)
@@ -122,17 +124,23 @@ def run_simulated(tasks: Sequence[Task], workers: int, on_record: OnRecord,
 
 class LocalBackend:
     """Runs native points sequentially (measurements do not compete for cores), then the simulated ones
-    in parallel, `sim_workers` at a time."""
+    in parallel, `sim_workers` at a time. `native_workers` > 1 runs native points side by side too, that
+    many at a time and with no memory gate: for a profile whose numbers nothing reads (the smoke
+    profile's tiny tables: it checks the pipeline; its runs' load records say they were noisy)."""
     name = "local"
 
-    def __init__(self, sim_workers: int | None = None):
+    def __init__(self, sim_workers: int | None = None, native_workers: int = 1):
         self.sim_workers = sim_workers or default_sim_workers()
+        self.native_workers = native_workers
 
     def run(self, tasks: Sequence[Task], on_record: OnRecord, on_skip: OnSkip) -> None:
-        for task in tasks:
-            if not task.simulated:
+        native = [task for task in tasks if not task.simulated]
+        if self.native_workers > 1:
+            run_in_parallel(native, self.native_workers, on_record, gate_memory=False)
+        else:
+            for task in native:
                 on_record(task, execute_task(task))
-        run_simulated([task for task in tasks if task.simulated], self.sim_workers, on_record)
+        run_in_parallel([task for task in tasks if task.simulated], self.sim_workers, on_record)
 
 
 class QuietBackend:
@@ -162,13 +170,14 @@ class QuietBackend:
             if record["status"] != STATUS_ERROR:
                 record["quiet_attempts"] = attempt
             on_record(task, record)
-        run_simulated([task for task in tasks if task.simulated], self.sim_workers, on_record)
+        run_in_parallel([task for task in tasks if task.simulated], self.sim_workers, on_record)
 
 
 def make_backend(name: str, ray_address: str | None = None, workspace: Workspace | None = None,
-                 sim_workers: int | None = None):
+                 sim_workers: int | None = None, native_workers: int = 1):
     if name == "local":
-        return LocalBackend(sim_workers)
+        return LocalBackend(sim_workers, native_workers)
+
     if name == "ray":
         return RayBackend(ray_address, workspace)
     raise ValueError(f"unknown backend {name!r}")

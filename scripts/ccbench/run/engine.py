@@ -145,7 +145,39 @@ def build_plan(tasks: Sequence[Task], workspace: "Workspace") -> dict[tuple[str,
     return plan
 
 
+def build_together(root: Path, plan: dict[tuple[str, ...], list[str]],
+                   log=lambda message: None) -> dict[tuple[str, ...], str | None]:
+    """Build every entry of a build_plan; return each entry's problem (None: built). The protocols' binaries
+    of one variant (entries `CC=<cc> [VARIANT=v]`) are built by one `make CC="<cc> <cc> ..."`, so that the
+    build tool compiles them side by side (each binary is one translation unit: one `make` per binary keeps
+    all but one core idle). If that `make` fails, each of its protocols is built alone, so that only the
+    broken ones are reported and the others still run."""
+    groups: dict[tuple[str, ...], list[tuple[str, ...]]] = {}
+    problems: dict[tuple[str, ...], str | None] = {}
+    for arguments in sorted(plan):
+        if arguments and arguments[0].startswith("CC="):
+            groups.setdefault(arguments[1:], []).append(arguments)
+        else:
+            log(f"ccbench: make {' '.join(arguments)}")
+            problems[arguments] = build_binaries(root, list(arguments), plan[arguments])
+    for rest, members in sorted(groups.items()):
+        if len(members) > 1:
+            together = (f"CC={' '.join(arguments[0].removeprefix('CC=') for arguments in members)}", *rest)
+            log(f"ccbench: make {' '.join(together)}")
+            if build_binaries(root, list(together), [binary for arguments in members for binary in plan[arguments]]) \
+                    is None:
+                problems.update((arguments, None) for arguments in members)
+                continue
+            log("ccbench: that build failed; building each protocol alone to find which")
+        for arguments in members:
+            if len(members) == 1:
+                log(f"ccbench: make {' '.join(arguments)}")
+            problems[arguments] = build_binaries(root, list(arguments), plan[arguments])
+    return problems
+
+
 def build_binaries(root: Path, make_arguments: list[str], binaries: list[str]) -> str | None:
+
     """Run `make <arguments>` in root; return None once the binaries (paths under
     root) exist, else why not, with the tail of make's output."""
     command = " ".join(["make", *make_arguments])

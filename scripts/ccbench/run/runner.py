@@ -12,7 +12,7 @@ from tqdm import tqdm
 from ccbench.load import DEFAULT_QUIET_WAIT_S, DEFAULT_THRESHOLD_CORES
 from ccbench.run.backends import LocalBackend
 from ccbench.run.engine import (STATUS_ERROR, STATUS_FAILED, STATUS_OK, Task, build_arguments, build_binaries,
-                            build_plan, command_files, program_digest)
+                               build_plan, build_together, command_files, program_digest)
 from ccbench.run.interface import check_flags, check_protocols, refusal
 from ccbench.run.pgserver import PostgresUnavailable, private_server
 from ccbench.run.store import ResultStore
@@ -284,12 +284,11 @@ def _build_what_is_needed(tasks: list[Task], workspace: Workspace, summary: Swee
     """Build (or bring up to date) the binaries of the runs (engine.build_plan); drop the runs whose
     build failed."""
     failed_builds = {}
-    for arguments, binaries in sorted(build_plan(tasks, workspace).items()):
-        log(f"ccbench: make {' '.join(arguments)}")
-        problem = build_binaries(workspace.root, list(arguments), binaries)
+    for arguments, problem in build_together(workspace.root, build_plan(tasks, workspace), log).items():
         if problem:
             log(f"ccbench: {problem}")
             failed_builds[arguments] = problem.splitlines()[0]
+
     runnable = []
     for task in tasks:
         problem = failed_builds.get(build_arguments(task, workspace))

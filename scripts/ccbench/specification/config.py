@@ -48,6 +48,7 @@ class Profile:
     sim_cost_table: str = schema.DEFAULT_COST_TABLE   # the simulated points' cost table, under the results directory
     sim_work_scale: str = schema.WORK_SCALE_NONE      # fit: fit each simulated configuration's work scale (workscale.py)
     sim_machine: str = modelled.CALIBRATING          # the modelled machine of figures that name none (machines.py)
+    native_workers: int = 1      # native points at a time on the local backend (1: each measured alone)
 
     @property
     def simulates(self) -> bool:
@@ -96,7 +97,9 @@ def load_profiles(profiles_dir: Path) -> dict[str, Profile]:
                                       document["repetitions"], float(document["timeout_s"]), path, cap,
                                       document.get("variant", schema.VARIANT_NATIVE),
                                       document.get("sim_cost_table", schema.DEFAULT_COST_TABLE),
-                                      document.get("sim_work_scale", schema.WORK_SCALE_NONE), machine)
+                                      document.get("sim_work_scale", schema.WORK_SCALE_NONE), machine,
+                                      document.get("native_workers", 1))
+
     return profiles
 
 

@@ -425,6 +425,10 @@ PROFILE = {
         # --until-decided adds repetitions to the points of undecided claims up to this many
         "max_repetitions": POSITIVE_INT,
         "timeout_s": POSITIVE_NUMBER,
+        # native points run at most this many at a time on the local backend (default 1: a measurement runs
+        # alone); more only for a profile whose numbers nothing reads (smoke: it checks the pipeline)
+        "native_workers": POSITIVE_INT,
+
         # sim: every engine point is simulated (docs/sim.md), unless its series says native
         "variant": {"enum": VARIANTS},
         # the simulated points' cost table, relative to the results directory (calibrated if missing)

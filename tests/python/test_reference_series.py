@@ -355,3 +355,55 @@ def test_a_claim_at_a_point_the_data_does_not_cover_is_not_decided(sandbox, caps
         assert verdicts[claim]["outcome"] == NO_DATA, verdicts[claim]["detail"]
         assert "at threads=4" in verdicts[claim]["detail"]
     capsys.readouterr()
+
+
+def test_repeated_runs_at_a_point_are_read_as_their_mean_only_when_asked(sandbox):
+    """Two rows of SILO at 4 threads (repeated runs, no column tells them apart): a problem naming
+    repeated_rows, and with repeated_rows: mean the mean of each field."""
+    data = DATA + "SILO;4;4;15;False;450.0;4500;500\n"
+    found = problems(sandbox, reference_figure(), data)
+    assert "2 rows of reference/data.csv" in found["series[1].reference.rows"]
+    assert "repeated_rows: mean" in found["series[1].reference.rows"]
+    document = reference_figure()
+    document["reference_data"]["dbx"]["repeated_rows"] = "mean"
+    points = load(sandbox, document, data).resolve("quick").reference_points()
+    by_point = {(point.series, dict(point.coords)["threads"]): point.document for point in points}
+    assert by_point["real-silo", 4] == {"throughput": 400000.0, "commits": 4000.0, "aborts": 1000.0}
+    assert by_point["real-silo", 2] == {"throughput": 180000.0, "commits": 1800.0, "aborts": 200.0}
+
+
+FULL_MIX_FIGURE = "sim-reference-tpcc-full"
+
+
+def test_the_full_mix_figure_reads_the_mean_of_the_two_real_runs_and_states_the_real_order():
+    folder = REPOSITORY_ROOT / "configs" / "reference" / "1000-cores"
+    digest = hashlib.sha256((folder / "tpcc-4wh-full-mix-hpe.csv").read_bytes()).hexdigest()
+    assert digest in (folder / "README.md").read_text()
+    config = load_catalog(Workspace.create()).figures[FULL_MIX_FIGURE]
+    real = {(point.series, dict(point.coords)["threads"]): point.document
+            for point in config.resolve("sim").reference_points()}
+    assert len(real) == 7 * 6
+    silo_28, silo_1 = real["real-silo", 28], real["real-silo", 1]
+    assert silo_28["throughput"] == pytest.approx((2389.113186 + 2392.185772) / 2 * 1e3)
+    assert silo_28["throughput"] / silo_1["throughput"] == pytest.approx(18.1, abs=0.05)      # issue 61's table
+    assert silo_28["aborts"] / (silo_28["aborts"] + silo_28["commits"]) == pytest.approx(0.28, abs=0.005)
+    for series in ("real-partcc", "real-dldetect"):   # they wait: at most 0.2 % of attempts abort up to 28
+        assert all(real[series, threads]["aborts"] <= 0.002 * (real[series, threads]["aborts"] +
+                                                               real[series, threads]["commits"])
+                   for threads in (1, 2, 4, 8, 16, 28))
+
+    protocols = ("nowait", "waitdie", "dldetect", "occ", "silo", "tictoc", "partcc")
+    for metric, bound in (("speedup", ("tolerance", 0.25)), ("abort_rate", ("abs_tolerance", 0.1))):
+        claims = [claim for claim in config.claims if claim["kind"] == "agrees" and claim["metric"] == metric]
+        assert sorted(claim["series"] for claim in claims) == sorted(f"sim-{cc}" for cc in protocols)
+        assert all(claim["reference"] == claim["series"].replace("sim-", "real-") and claim[bound[0]] == bound[1]
+                   and claim["at"] == {"threads": [8, 16, 28]} for claim in claims)
+    order = next(claim for claim in config.claims if claim["id"] == "real-order-at-28")
+    values = [real[name, 28]["throughput"] for name in order["series"]]
+    assert np.all(np.diff(values) < 0)
+    sim_order = next(claim for claim in config.claims if claim["id"] == "sim-order-at-28")
+    assert [name.replace("sim-", "real-") for name in sim_order["series"]] == order["series"]
+    for claim_id, series, peak in (("dldetect-peaks-at-16", "real-dldetect", 16), ("partcc-peaks-at-4", "real-partcc", 4)):
+        claim = next(claim for claim in config.claims if claim["id"] == claim_id)
+        curve = {threads: real[series, threads]["throughput"] for threads in (1, 2, 4, 8, 16, 28)}
+        assert claim["peak_at"] == peak == max(curve, key=curve.get)

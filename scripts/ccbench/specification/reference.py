@@ -10,7 +10,9 @@ measured at where it covers only part of the sweep (`covers`: threads -> [1, ...
 throughput <- KTPS x 1000, commits <- txn_cnt, aborts <- abort_cnt). A series
 with `variant: reference` picks its rows with `reference: {data, rows}` (e.g.
 CC: SILO). Each of its points is the one row whose axis columns hold the
-point's axis values; its metrics are read from the document those fields make,
+point's axis values (or, with `repeated_rows: mean`, the mean of each field over
+the repeated runs there); its metrics
+ are read from the document those fields make,
 by the same code as a run's (metrics.metric_value), so a derived metric such
 as abort_rate = aborts / (commits + aborts) means the same for both.
 
@@ -189,10 +191,11 @@ def _curve_points(index: int, series: dict, spec: dict, table: DataTable, axes: 
             continue   # outside what the data measured (reference_data.<name>.covers): no point, not a problem
         rows = [row for row in selected if all(cell_matches(row[spec["axes"][axis]], value) for axis, value in coords)]
         at = ", ".join(f"{axis}={value}" for axis, value in coords)
-        if len(rows) != 1:
+        if len(rows) != 1 and not (rows and spec.get("repeated_rows") == "mean"):
             if rows:
                 message = (f"{len(rows)} rows of {spec['file']} with {_describe(filters)} are at {at}: add a column "
-                           f"to rows (here or in reference_data.{data}.rows) that tells them apart")
+                           f"to rows (here or in reference_data.{data}.rows) that tells them apart, or, if they "
+                           f"are repeated runs, set reference_data.{data}.repeated_rows: mean")
             else:
                 message = (f"no row of {spec['file']} with {_describe(filters)} is at {at} (swept under profile "
                            f"{profile}); those rows have " + "; ".join(
@@ -201,13 +204,15 @@ def _curve_points(index: int, series: dict, spec: dict, table: DataTable, axes: 
             continue
         fields = {}
         for field, mapping in spec["fields"].items():
-            number = cell_number(rows[0][mapping["column"]])
-            if number is None:
+            numbers = [cell_number(row[mapping["column"]]) for row in rows]
+            bad = next((row[mapping["column"]] for row, number in zip(rows, numbers) if number is None), None)
+            if bad is not None:
                 problems.append((f"reference_data.{data}.fields.{field}.column",
-                                 f"{rows[0][mapping['column']]!r} in column {mapping['column']} (the row with "
+                                 f"{bad!r} in column {mapping['column']} (a row with "
                                  f"{_describe(filters)} at {at}) is not a number"))
                 continue
-            fields[field] = number * mapping.get("scale", 1)
+            fields[field] = sum(numbers) / len(numbers) * mapping.get("scale", 1)   # repeated_rows: mean
+
         points.append(ReferencePoint(series["name"], coords, _nested(fields), spec["file"]))
     return points
 

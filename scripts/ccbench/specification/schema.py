@@ -109,7 +109,11 @@ REFERENCE_DATA = {
             # the axis values the data was measured at, where it covers only part of the figure's sweep (a
             # 16-core machine's runs in a figure swept to 28 threads): a point outside them is not read
             "covers": AXES,
+            # several rows at one point (repeated runs the file does not tell apart): "mean" reads the
+            # mean of each field over them; absent, such a point is an error
+            "repeated_rows": {"enum": ["mean"]},
             "fields": {
+
                 "type": "object",
                 "minProperties": 1,
                 "propertyNames": {"pattern": METRIC_NAME},

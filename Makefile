@@ -118,7 +118,7 @@ all: build
 deps:
 	@scripts/install-deps.sh
 
-# Protocol code (engine/cc/) uses the core's primitives only: no raw
+# Protocol code (engine/cc/, engine/cc_helpers/, engine/txn/) uses the core's primitives only: no raw
 # std::atomic, no sim:: call (CONTRIBUTING.md, "How to add a protocol").
 check-cc:
 	@bash scripts/check-cc-primitives.sh

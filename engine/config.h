@@ -46,7 +46,7 @@ struct EngineConfig {
   bool pin = false;
   bool timeline = false;
   bool memory_bound = false;  // measure the memory-latency bound before loading (engine/stats/memory_bound.h)
-  bool prefetch = true;  // Txn::prefetch of the declared accesses (engine/cc/txn.h)
+  bool prefetch = true;  // Txn::prefetch of the declared accesses (engine/txn/txn.h)
   bool profile = false;  // --profile: the execution profile (engine/stats/exec_profile.h)
   uint32_t txn_buffer = 0;       // pre-generated requests per worker
   uint32_t backoff_max_us = 0;   // cap of randomized exponential backoff after an abort

@@ -1,5 +1,5 @@
 // The workload concept: what the executors need from a workload. The engine
-// defines it, as engine/cc/protocol.h defines the protocol concept; the
+// defines it, as engine/txn/protocol.h defines the protocol concept; the
 // workloads under workloads/ implement it and are listed in
 // workloads/workloads.txt.
 //
@@ -43,7 +43,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/cc/txn.h"
+#include "engine/txn/txn.h"
 #include "engine/core/random.h"
 #include "engine/core/txn_desc.h"
 #include "engine/verify/invariant.h"
@@ -80,7 +80,7 @@ concept Workload = requires(W w, const W cw, Random& rng, typename W::Request& r
 // ---- Optional workload capabilities -----------------------------------------
 
 // Partition-level locking (PartCC, Dora's and Orthrus's lock owners;
-// engine/cc/workload_partitioning.h): partition_count(threads) partitions, and
+// engine/cc_helpers/workload_partitioning.h): partition_count(threads) partitions, and
 // partition_of(key, n) a key's partition in [0, n), or ~0u for a table that
 // needs no lock (TPC-C, YCSB, HOT).
 template <class W>

@@ -22,7 +22,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/cc/protocol.h"
+#include "engine/txn/protocol.h"
 #include "engine/config.h"
 #include "engine/sim/sim.h"
 #if CCB_SIM_BUILD

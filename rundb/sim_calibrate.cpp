@@ -52,7 +52,7 @@
 #include <unistd.h>
 
 #include "engine/cc/nocc/nocc.h"
-#include "engine/cc/txn.h"
+#include "engine/txn/txn.h"
 #include "engine/core/json.h"
 #include "engine/core/random.h"
 #include "engine/sim/sim.h"

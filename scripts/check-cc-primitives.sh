@@ -8,7 +8,9 @@
 # simulation silently does not charge (docs/sim.md, "Limits").
 #
 # check-cc-primitives.sh [dir ...]: every C++ file under the dirs (default:
-# engine/cc; a protocol's tests, *_test.cpp in its folder, are not protocol
+# engine/cc, the protocols, engine/cc_helpers, the building blocks they share,
+# and engine/txn, the transaction engine that calls them; a protocol's tests,
+# *_test.cpp in its folder, are not protocol
 # code: their threads are the test's own) is checked for a raw std::atomic type, a call into the
 # simulator (sim::) or an include of engine/sim/; each one found is printed as
 # file:line: text, and the exit status is 1. std::atomic_thread_fence and
@@ -16,7 +18,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 dirs=("$@")
-[[ ${#dirs[@]} -gt 0 ]] || dirs=(engine/cc)
+[[ ${#dirs[@]} -gt 0 ]] || dirs=(engine/cc engine/cc_helpers engine/txn)
+
 pattern='std::atomic<|std::atomic_ref|std::atomic_flag|\bsim::|#include[[:space:]]*"engine/sim/'
 found=$(grep -rnE --include='*.h' --include='*.hpp' --include='*.cc' --include='*.cpp' --exclude='*_test.cpp' "$pattern" "${dirs[@]}" |
   grep -vE '^[^:]+:[0-9]+:[[:space:]]*//' || true)

@@ -1,7 +1,7 @@
 // The local work of a transaction attempt, as the cost model charges it:
 // an attempt's begin, commit and abort, each index probe, row read, row
-// write, install and insert (Txn, engine/cc/txn.h; a message-passing owner's
-// lock-table probe, engine/cc/message_locks.h). Natively charge_local_work is
+// write, install and insert (Txn, engine/txn/txn.h; a message-passing owner's
+// lock-table probe, engine/cc_helpers/message_locks.h). Natively charge_local_work is
 // an empty inline function; under the simulation (engine/core/sim_hooks.h) it
 // advances the virtual core's clock by the cost table's entry, scaled by the
 // transaction type's --sim_work_scale, and an index probe may hand the OS

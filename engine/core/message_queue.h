@@ -1,5 +1,5 @@
 // The waits and hand-offs of message queues between threads (the queues of
-// the message-passing protocols, engine/cc/message_locks.h: oneTBB
+// the message-passing protocols, engine/cc_helpers/message_locks.h: oneTBB
 // concurrent_bounded_queue objects). QueueWaits holds how the threads of a
 // set of queues wait for a message (ThreadWait) and does each queue's
 // push, pop and inbox check, so that the queue's owner names no simulator:

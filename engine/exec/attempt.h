@@ -28,7 +28,7 @@
 
 #include <cstdint>
 
-#include "engine/cc/protocol.h"
+#include "engine/txn/protocol.h"
 #include "engine/core/clock.h"
 #include "engine/core/rc.h"
 #include "engine/sim/sim.h"

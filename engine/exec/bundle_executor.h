@@ -62,8 +62,8 @@
 #include <utility>
 #include <vector>
 
-#include "engine/cc/protocol.h"
-#include "engine/cc/txn.h"
+#include "engine/txn/protocol.h"
+#include "engine/txn/txn.h"
 #include "engine/config.h"
 #include "engine/sim/sim.h"
 #include "engine/exec/bundle_coordinator.h"

@@ -40,8 +40,8 @@
 #include <optional>
 #include <vector>
 
-#include "engine/cc/protocol.h"
-#include "engine/cc/txn.h"
+#include "engine/txn/protocol.h"
+#include "engine/txn/txn.h"
 #include "engine/config.h"
 #include "engine/core/clock.h"
 #include "engine/core/random.h"

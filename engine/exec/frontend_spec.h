@@ -44,7 +44,7 @@ struct FrontendSpec {
   uint32_t batch_size = 0;                 // with kBundle: transactions per batch (--batch_size)
   PartitionTime partition_time = PartitionTime::kOutside;  // with kBundle
   // The registry's owner-threads field: whether a protocol that keeps owner
-  // threads in the online executor (HasLockService, engine/cc/protocol.h)
+  // threads in the online executor (HasLockService, engine/txn/protocol.h)
   // runs with this front-end (the program refuses the pair otherwise).
   bool owner_threads = true;
 };

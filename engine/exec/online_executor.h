@@ -10,7 +10,7 @@
 // -> stop. Statistics count the measured interval only; workload counters for
 // invariants (ThreadState) and the recorded history cover the whole run.
 //
-// Optional protocol hooks (engine/cc/protocol.h) are used where present: the
+// Optional protocol hooks (engine/txn/protocol.h) are used where present: the
 // epoch ticker, the thread limit, the lock service (Dora, Orthrus: lock
 // servers among --threads, opened before and closed after the workers),
 // acquire_all() with the predicted access set of each buffered request
@@ -74,9 +74,9 @@
 #include <utility>
 #include <vector>
 
-#include "engine/cc/attempt_outcome.h"
-#include "engine/cc/protocol.h"
-#include "engine/cc/txn.h"
+#include "engine/txn/attempt_outcome.h"
+#include "engine/txn/protocol.h"
+#include "engine/txn/txn.h"
 #include "engine/config.h"
 #include "engine/core/clock.h"
 #include "engine/core/random.h"

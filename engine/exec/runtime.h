@@ -42,7 +42,7 @@
 
 #include <sched.h>
 
-#include "engine/cc/protocol.h"
+#include "engine/txn/protocol.h"
 #include "engine/config.h"
 #include "engine/core/clock.h"
 #include "engine/core/latch_contention.h"

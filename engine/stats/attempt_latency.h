@@ -12,7 +12,7 @@
 // compete, and are not recorded.
 //
 // Which outcome an attempt had is the protocol's to say:
-// classify_attempt (engine/cc/attempt_outcome.h).
+// classify_attempt (engine/txn/attempt_outcome.h).
 //
 // Thread safety: one instance per worker, merged after the run.
 #pragma once

@@ -15,7 +15,7 @@
 // paper's Abort is "time spent in aborted execution".
 //
 // Two halves, both chosen at compile time (a template parameter, no runtime
-// check): Txn<CC, true> (engine/cc/txn.h) times its index and protocol calls
+// check): Txn<CC, true> (engine/txn/txn.h) times its index and protocol calls
 // into its own AttemptTimes, and the executor's AttemptProfiler<true> times
 // each attempt and sorts its time into an ExecProfile. The executors select
 // the worker loop with Txn<CC, true> and AttemptProfiler<true> once, when
@@ -168,7 +168,7 @@ class AttemptProfiler<true> {
     start_ = profile_ticks();
   }
   // acquire_all(): locking the predicted access set counts as lock. It
-  // accesses rows through the transaction (engine/cc/common.h,
+  // accesses rows through the transaction (engine/cc_helpers/common.h,
   // access_predicted), which times their index and protocol calls itself, so
   // only the rest of its time is added here (else it would count twice).
   template <class F>

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/cc/txn.h"
+#include "engine/txn/txn.h"
 #include "engine/exec/online_executor.h"
 #include "engine/core/json.h"
 #include "engine/verify/checker.h"

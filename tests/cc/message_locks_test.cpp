@@ -1,5 +1,5 @@
 // The message-passing lock owners of the Dora and Orthrus substitutes
-// (engine/cc/message_locks.h) and their defining behaviour: a
+// (engine/cc_helpers/message_locks.h) and their defining behaviour: a
 // cross-partition transaction proceeds only after every owner granted; and
 // the routing of keys to owners by the workload's partitioning (one owner for
 // a single-partition transaction) with its owners_per_txn counter.
@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "engine/cc/dora/dora.h"
-#include "engine/cc/message_locks.h"
+#include "engine/cc_helpers/message_locks.h"
 #include "engine/cc/orthrus/orthrus.h"
 #include "engine/core/json.h"
 #include "engine/core/message_queue.h"

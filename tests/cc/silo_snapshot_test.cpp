@@ -1,5 +1,5 @@
 // Silo's read-only snapshot transactions (Silo section 4.9; engine/cc/silo/silo.h
-// and engine/cc/snapshots.h), driven step by step from one thread with the
+// and engine/cc_helpers/snapshots.h), driven step by step from one thread with the
 // epoch advanced by hand (tick()): what a snapshot sees, when versions are
 // saved, and that a running snapshot keeps its versions while writers churn.
 #include <gtest/gtest.h>

@@ -10,7 +10,7 @@
 #include <type_traits>
 
 #include "engine/cc/nowait/nowait.h"
-#include "engine/cc/txn.h"
+#include "engine/txn/txn.h"
 #include "engine/core/clock.h"
 #include "engine/stats/exec_profile.h"
 #include "engine/core/json.h"

@@ -12,7 +12,7 @@
 
 #include <cstring>
 
-#include "engine/cc/txn.h"
+#include "engine/txn/txn.h"
 #include "tests/support/counters.h"
 #include "tests/support/protocols.h"
 #include "tests/support/schedule.h"

@@ -23,7 +23,7 @@
 #include <thread>
 #include <vector>
 
-#include "engine/cc/txn.h"
+#include "engine/txn/txn.h"
 #include "engine/core/random.h"
 #include "engine/core/table.h"
 #include "engine/core/txn_desc.h"

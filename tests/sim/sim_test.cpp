@@ -15,7 +15,7 @@
 #include <utility>
 #include <vector>
 
-#include "engine/cc/protocol.h"  // cpu_relax
+#include "engine/txn/protocol.h"  // cpu_relax
 #include "engine/core/cli.h"      // ConfigError
 #include "engine/core/latch.h"    // lock_bit
 #include "engine/core/phase_team.h"

@@ -27,7 +27,7 @@
 
 #include <gtest/gtest.h>
 
-#include "engine/cc/protocol.h"
+#include "engine/txn/protocol.h"
 #include "engine/config.h"
 #include "engine/core/rc.h"
 #include "engine/core/txn_desc.h"

@@ -37,7 +37,7 @@
 
 #include <gtest/gtest.h>
 
-#include "engine/cc/txn.h"
+#include "engine/txn/txn.h"
 #include "engine/core/thread_group.h"
 #include "tests/support/counters.h"
 #include "tests/support/protocols.h"

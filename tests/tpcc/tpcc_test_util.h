@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/cc/txn.h"
+#include "engine/txn/txn.h"
 #include "engine/verify/recorder.h"
 #include "tests/support/invariants.h"
 #include "workloads/tpcc/tpcc.h"

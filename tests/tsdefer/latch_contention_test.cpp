@@ -9,7 +9,7 @@
 #include <chrono>
 #include <thread>
 
-#include "engine/cc/common.h"
+#include "engine/cc_helpers/common.h"
 #include "engine/core/latch.h"
 #include "engine/cc/occ/occ.h"
 #include "engine/cc/silo/silo.h"

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/cc/txn.h"
+#include "engine/txn/txn.h"
 #include "engine/config.h"
 #include "engine/exec/online_executor.h"
 #include "engine/verify/checker.h"

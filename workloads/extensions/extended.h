@@ -43,7 +43,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/cc/txn.h"
+#include "engine/txn/txn.h"
 #include "engine/core/cli.h"
 #include "engine/core/random.h"
 #include "engine/core/json.h"

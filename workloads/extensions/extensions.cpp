@@ -1,6 +1,6 @@
 #include "workloads/extensions/extensions.h"
 
-#include "engine/cc/protocol.h"
+#include "engine/txn/protocol.h"
 
 namespace ccb {
 OptionsTable<ExtensionOptions> ExtensionOptions::flags{"extension_flags"};

@@ -75,7 +75,7 @@
 #include <utility>
 #include <vector>
 
-#include "engine/cc/txn.h"
+#include "engine/txn/txn.h"
 #include "engine/core/random.h"
 #include "engine/core/json.h"
 #include "engine/core/clock.h"
@@ -164,7 +164,7 @@ class HotWorkload {
     w.end_array();
   }
   size_t memory_bytes() const { return table_ ? table_->memory_bytes() : 0; }
-  // For protocols that lock the predicted access set (engine/cc/protocol.h).
+  // For protocols that lock the predicted access set (engine/txn/protocol.h).
   Table<CC>* table_by_id(uint32_t id) const { return id == kTableId ? table_.get() : nullptr; }
   // Partitioning for partition-level locking (engine/cc/partcc/partcc.h): HOT's own
   // key mod P (see header), P = --partitions, or the thread count when that

@@ -24,7 +24,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/cc/txn.h"
+#include "engine/txn/txn.h"
 #include "engine/core/keep_alive.h"
 #include "engine/core/random.h"
 #include "engine/core/json.h"
@@ -90,7 +90,7 @@ class MicroWorkload {
 
   void options_json(JsonWriter& w) const { opt_.to_json(w); }
   size_t memory_bytes() const { return table_ ? table_->memory_bytes() : 0; }
-  // For protocols that lock the predicted access set (engine/cc/protocol.h).
+  // For protocols that lock the predicted access set (engine/txn/protocol.h).
   Table<CC>* table_by_id(uint32_t id) const { return id == kTableId ? table_.get() : nullptr; }
   Table<CC>& table() { return *table_; }
   const MicroGenerator& generator() const { return generator_; }

@@ -45,7 +45,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/cc/txn.h"
+#include "engine/txn/txn.h"
 #include "engine/core/keep_alive.h"
 #include "engine/core/random.h"
 #include "engine/core/json.h"
@@ -193,7 +193,7 @@ class SmallBankWorkload {
 
   // Balance only reads (BCC runs such requests as snapshot transactions).
   bool read_only(const Request& r) const { return r.txn() == SmallBankTxn::kBalance; }
-  // For protocols that lock the predicted access set (engine/cc/protocol.h).
+  // For protocols that lock the predicted access set (engine/txn/protocol.h).
   Table<CC>* table_by_id(uint32_t id) const {
     switch (id) {
       case kAccountsId: return accounts_.get();

@@ -99,7 +99,7 @@ class TpccWorkload {
   void accept_binding(const Request& r) { recon_.accept_binding(r); }
 
   // OrderStatus and StockLevel never write (protocols may run them as
-  // snapshot transactions; engine/cc/protocol.h, txn.read_only()).
+  // snapshot transactions; engine/txn/protocol.h, txn.read_only()).
   bool read_only(const Request& r) const { return r.type == tpcc::kOrderStatus || r.type == tpcc::kStockLevel; }
 
   // The table with global-key id `id` (tpcc_schema.h TableId), or nullptr:

@@ -11,7 +11,7 @@
 // per-warehouse slot offsets.
 //
 // Thread safety: load() is called once, before any transaction; afterwards the
-// tables are accessed through transactions (engine/cc/txn.h) or, when no
+// tables are accessed through transactions (engine/txn/txn.h) or, when no
 // transaction runs, through row() (checks and tests).
 #pragma once
 

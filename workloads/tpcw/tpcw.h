@@ -49,7 +49,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/cc/txn.h"
+#include "engine/txn/txn.h"
 #include "engine/core/random.h"
 #include "engine/core/json.h"
 #include "workloads/common/table_util.h"
@@ -139,7 +139,7 @@ class TpcwWorkload {
     };
   }
 
-  // For protocols that lock the predicted access set (engine/cc/protocol.h).
+  // For protocols that lock the predicted access set (engine/txn/protocol.h).
   Table<CC>* table_by_id(uint32_t id) const {
     return id == kItemId ? items_.get() : id == kCartId ? carts_.get() : nullptr;
   }

@@ -13,7 +13,7 @@
 #include <thread>
 #include <vector>
 
-#include "engine/cc/txn.h"
+#include "engine/txn/txn.h"
 #include "engine/core/keep_alive.h"
 #include "engine/core/json.h"
 #include "engine/workload.h"

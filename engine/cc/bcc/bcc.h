@@ -93,7 +93,7 @@
 // and its retry starts with a table of the grown size.
 //
 // Validation (Algorithms 1 and 3, section 4.3), after Silo locks the write set
-// (Silo's commit phases are shared: engine/cc/silo_commit.h):
+// (Silo's commit phases are shared: engine/cc_helpers/silo_commit.h):
 //   right_conflict = OCC's criterion (a read row changed or is locked);
 //   if set, left_conflict = T read a row committed after Start (wr), or a row
 //   it writes carries such a TID (ww), or the read-set table of a transaction
@@ -109,7 +109,7 @@
 // for kSnapshotEpochMillis, Silo's snapshot epoch (the epoch-based snapshots
 // of section 5.1). Writers that overwrite a version older than the floor their
 // transaction began under save it; the versions and snapshot reads are the
-// ones Silo uses (engine/cc/snapshots.h).
+// ones Silo uses (engine/cc_helpers/snapshots.h).
 //
 // Phantoms (section 4.4) are not handled: no workload here scans (as Silo).
 // Counters (stats_json, "cc_stats"): commits OCC's criterion would have
@@ -145,10 +145,10 @@
 #include "engine/cc/bcc/options.h"
 #include "engine/cc/bcc/read_set.h"
 #include "engine/cc/bcc/stats.h"
-#include "engine/cc/common.h"
+#include "engine/cc_helpers/common.h"
 #include "engine/cc/silo/silo.h"
-#include "engine/cc/silo_commit.h"
-#include "engine/cc/snapshots.h"
+#include "engine/cc_helpers/silo_commit.h"
+#include "engine/cc_helpers/snapshots.h"
 #include "engine/config.h"
 #include "engine/core/clock.h"
 #include "engine/core/json.h"

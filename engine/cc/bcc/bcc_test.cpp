@@ -14,7 +14,7 @@
 #include "engine/cc/bcc/bcc.h"
 #include "engine/cc/occ/occ.h"
 #include "engine/cc/silo/silo.h"
-#include "engine/cc/attempt_outcome.h"
+#include "engine/txn/attempt_outcome.h"
 #include "engine/core/json.h"
 #include "workloads/ycsb/ycsb.h"
 #include "tests/cc/cc_test_util.h"

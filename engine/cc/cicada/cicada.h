@@ -9,7 +9,7 @@
 // time the next peer). A transaction's timestamp is (clock << kThreadBits) |
 // thread id: unique, and growing per thread.
 // Read phase (section 3.3): every access reads the newest version whose wts is
-// below the timestamp (engine/cc/mv_common.h, read_visible), from the inline
+// below the timestamp (engine/cc_helpers/mv_common.h, read_visible), from the inline
 // version or the chain, into a private copy; writes are read-modify-writes on
 // that copy.
 // Validation (section 3.5), in order:
@@ -58,8 +58,8 @@
 #include <chrono>
 #include <cstdint>
 
-#include "engine/cc/common.h"
-#include "engine/cc/mv_common.h"
+#include "engine/cc_helpers/common.h"
+#include "engine/cc_helpers/mv_common.h"
 #include "engine/core/clock.h"
 #include "engine/core/random.h"
 

@@ -41,7 +41,7 @@
 //
 // Readers read the row in place under their shared lock; writers modify a
 // private copy installed at commit; locks are released when the attempt ends
-// (strict 2PL, engine/cc/two_phase_locking.h), granting waiting requests. At
+// (strict 2PL, engine/cc_helpers/two_phase_locking.h), granting waiting requests. At
 // most 63 worker threads.
 #pragma once
 
@@ -49,8 +49,8 @@
 #include <bit>
 #include <vector>
 
-#include "engine/cc/common.h"
-#include "engine/cc/two_phase_locking.h"
+#include "engine/cc_helpers/common.h"
+#include "engine/cc_helpers/two_phase_locking.h"
 #include "engine/core/clock.h"
 #include "engine/core/json.h"
 

@@ -5,7 +5,7 @@
 // executor ... the only one that can access" its dataset; local lock tables,
 // no centralized lock manager). A transaction's coordinator sends each owner
 // of its predicted keys a lock request, in ascending partition order
-// (engine/cc/message_locks.h), and runs the procedure once every owner
+// (engine/cc_helpers/message_locks.h), and runs the procedure once every owner
 // granted: the rendezvous of section 4.2.1 ("a transaction commits when all
 // its actions finished"). While it waits, the coordinator serves its own
 // partition's inbox, and it serves it again at every row access of its
@@ -16,8 +16,8 @@
 
 #include <atomic>
 
-#include "engine/cc/common.h"
-#include "engine/cc/message_locks.h"
+#include "engine/cc_helpers/common.h"
+#include "engine/cc_helpers/message_locks.h"
 #include "engine/core/topology.h"
 
 namespace ccb {

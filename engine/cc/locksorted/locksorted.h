@@ -17,7 +17,7 @@
 // RwLockWord.
 #pragma once
 
-#include "engine/cc/common.h"
+#include "engine/cc_helpers/common.h"
 #include "engine/cc/nowait/nowait.h"
 
 namespace ccb {

@@ -78,7 +78,7 @@
 #include <memory>
 #include <vector>
 
-#include "engine/cc/common.h"
+#include "engine/cc_helpers/common.h"
 #include "engine/cc/mocc/options.h"
 #include "engine/cc/silo/silo.h"
 #include "engine/core/json.h"

@@ -2,12 +2,12 @@
 // NO_WAIT). Readers take a shared lock and read the row in place; writers take
 // the exclusive lock (upgrading their own shared lock if they hold the only
 // one) and modify a private copy that commit installs. Locks are held until
-// commit or abort (strict 2PL, engine/cc/two_phase_locking.h), so the history
+// commit or abort (strict 2PL, engine/cc_helpers/two_phase_locking.h), so the history
 // is serializable in lock order. Never waits, so never deadlocks.
 #pragma once
 
-#include "engine/cc/common.h"
-#include "engine/cc/two_phase_locking.h"
+#include "engine/cc_helpers/common.h"
+#include "engine/cc_helpers/two_phase_locking.h"
 
 namespace ccb {
 

@@ -15,7 +15,7 @@
 
 #include <atomic>
 
-#include "engine/cc/common.h"
+#include "engine/cc_helpers/common.h"
 
 namespace ccb {
 

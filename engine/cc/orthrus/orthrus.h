@@ -8,7 +8,7 @@
 // ascending partition order, one CC thread after another (section 3.2: locks
 // are requested in a fixed global order, so the scheme is deadlock free), and
 // waits in its reply queue until each grant arrives; it runs the procedure
-// only when every grant arrived (engine/cc/message_locks.h). How the threads
+// only when every grant arrived (engine/cc_helpers/message_locks.h). How the threads
 // wait for a message is --orthrus_wait: they poll by default, as Orthrus's
 // threads, one per core, poll their message queues (section 3); `sleep`
 // blocks them in TBB's pop, the substitute's only mode before (every message
@@ -23,7 +23,7 @@
 
 #include <memory>
 
-#include "engine/cc/message_locks.h"
+#include "engine/cc_helpers/message_locks.h"
 #include "engine/cc/orthrus/options.h"
 
 namespace ccb {

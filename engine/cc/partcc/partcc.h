@@ -13,7 +13,7 @@
 // order, waiting for each: the only waits are in that one order, so no
 // deadlock. The procedure then runs without row-level concurrency control:
 // reads go to the row in place, writes to a private copy that commit installs
-// (NoCC's operations, engine/cc/nocc/nocc.h); commit installs, publishes inserts and
+// (the CC-free operations, engine/txn/cc_free.h); commit installs, publishes inserts and
 // releases the partitions.
 //
 // A request also names partitions of rows it cannot name (TxnDesc's
@@ -56,8 +56,8 @@
 #include <string>
 #include <vector>
 
-#include "engine/cc/common.h"
-#include "engine/cc/workload_partitioning.h"
+#include "engine/cc_helpers/common.h"
+#include "engine/cc_helpers/workload_partitioning.h"
 #include "engine/config.h"
 #include "engine/core/json.h"
 

@@ -14,7 +14,7 @@
 // NoWait's; locks are held until the attempt ends (strict 2PL).
 #pragma once
 
-#include "engine/cc/common.h"
+#include "engine/cc_helpers/common.h"
 #include "engine/cc/nowait/nowait.h"
 
 namespace ccb {

@@ -24,7 +24,7 @@
 // commit, and the serializability checker reports them as G2 cycles
 // (registry: serializable = no). It is the baseline ERMIA's SSN repairs.
 //
-// Thread safety: as engine/cc/mv_common.h; the counter is one atomic.
+// Thread safety: as engine/cc_helpers/mv_common.h; the counter is one atomic.
 #pragma once
 
 #include <algorithm>
@@ -32,8 +32,8 @@
 #include <cassert>
 #include <cstdint>
 
-#include "engine/cc/common.h"
-#include "engine/cc/mv_common.h"
+#include "engine/cc_helpers/common.h"
+#include "engine/cc_helpers/mv_common.h"
 
 namespace ccb {
 

@@ -4,7 +4,7 @@
 // Each row carries a TID word: bit 0 is the lock bit, the rest is the TID of
 // the last writer, (epoch << 32) | (sequence << 1). Reads copy the row between
 // two equal, unlocked loads of the TID word. Commit (section 4.4; the phases
-// are in engine/cc/silo_commit.h, shared with BCC):
+// are in engine/cc_helpers/silo_commit.h, shared with BCC):
 //   Phase 1: lock the write set in a global (address) order.
 //            Read the global epoch E: the serialization point.
 //   Phase 2: validate the read set: each row's TID must be unchanged and not
@@ -24,7 +24,7 @@
 // epochs (k = 25, 1 s, as in the paper). Serial order agrees with epochs (a
 // transaction depends only on transactions of its own or earlier epochs), so
 // such a state is a prefix of the serial order. A boundary B becomes the
-// snapshot floor (engine/cc/snapshots.h) once no commit of an epoch below B
+// snapshot floor (engine/cc_helpers/snapshots.h) once no commit of an epoch below B
 // can still be running: a committer publishes the epoch it has reached before
 // its serialization point, and the epoch thread takes the smallest published
 // one. A writer that overwrites a version of an earlier snapshot epoch than
@@ -41,9 +41,9 @@
 #include <cassert>
 #include <memory>
 
-#include "engine/cc/common.h"
-#include "engine/cc/silo_commit.h"
-#include "engine/cc/snapshots.h"
+#include "engine/cc_helpers/common.h"
+#include "engine/cc_helpers/silo_commit.h"
+#include "engine/cc_helpers/snapshots.h"
 
 namespace ccb {
 

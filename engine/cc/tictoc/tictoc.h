@@ -17,7 +17,7 @@
 #include <algorithm>
 #include <atomic>
 
-#include "engine/cc/common.h"
+#include "engine/cc_helpers/common.h"
 
 namespace ccb {
 

@@ -20,7 +20,7 @@
 //
 // Readers read the row in place under their shared lock; writers modify a
 // private copy installed at commit; all locks are released when the attempt
-// ends (strict 2PL, engine/cc/two_phase_locking.h). A reader upgrading to a
+// ends (strict 2PL, engine/cc_helpers/two_phase_locking.h). A reader upgrading to a
 // writer waits or dies like any exclusive request against the other shared
 // holders. At most 62 worker threads (one holder bit each; bit 62 is the
 // latch of --waitdie_latched_reads).
@@ -37,8 +37,8 @@
 #include <atomic>
 #include <bit>
 
-#include "engine/cc/common.h"
-#include "engine/cc/two_phase_locking.h"
+#include "engine/cc_helpers/common.h"
+#include "engine/cc_helpers/two_phase_locking.h"
 #include "engine/cc/waitdie/options.h"
 
 namespace ccb {

@@ -72,7 +72,7 @@
 //                                        protocols whose locks are managed
 //                                        by owner threads reached through
 //                                        message passing (Dora, Orthrus;
-//                                        engine/cc/message_locks.h). Of
+//                                        engine/cc_helpers/message_locks.h). Of
 //                                        --threads, lock_server_threads()
 //                                        serve locks only and the executor
 //                                        runs the rest as workers; open()
@@ -106,7 +106,7 @@
 //                                        before loading, the workload the
 //                                        run will run: PartCC, Dora and
 //                                        Orthrus take its partitioning
-//                                        (engine/cc/workload_partitioning.h).
+//                                        (engine/cc_helpers/workload_partitioning.h).
 //                                        BindsWorkload.
 //   static constexpr bool kOwnBackoff = true;
 //                                        the protocol waits after an abort
@@ -120,7 +120,7 @@
 //                                        transaction succeeded although OCC's
 //                                        criterion failed (BCC); used by
 //                                        --attempt_latency_type
-//                                        (engine/cc/attempt_outcome.h,
+//                                        (engine/txn/attempt_outcome.h,
 //                                        ReportsSavedCommits).
 // And facts of the attempt a protocol may read from the transaction:
 //   txn.restarts()   0 on a request's first attempt, n on its n-th retry
@@ -128,7 +128,7 @@
 //   txn.read_only()  the workload declared the request read-only before it
 //                    ran (workload member `bool read_only(const Request&)
 //                    const`; Silo and BCC run such requests as snapshot
-//                    transactions, with engine/cc/snapshots.h).
+//                    transactions, with engine/cc_helpers/snapshots.h).
 #pragma once
 
 #include <concepts>
@@ -148,7 +148,7 @@ struct EngineConfig;  // engine/config.h
 
 namespace ccb {
 
-// kProfiled: compiled with --profile's timing (engine/cc/txn.h).
+// kProfiled: compiled with --profile's timing (engine/txn/txn.h).
 template <class CC, bool kProfiled = false>
 class Txn;
 class JsonWriter;
@@ -235,7 +235,7 @@ concept ReportsSavedCommits = requires(const CC cc, Txn<CC>& txn) {
 
 // bind_workload(cfg, w): run_online (rundb/run.h) calls it before loading,
 // with the workload it will run (PartCC, Dora and Orthrus take the
-// workload's partitioning, engine/cc/workload_partitioning.h).
+// workload's partitioning, engine/cc_helpers/workload_partitioning.h).
 template <class CC, class W>
 concept BindsWorkload = requires(CC cc, const EngineConfig& cfg, const W& w) { cc.bind_workload(cfg, w); };
 

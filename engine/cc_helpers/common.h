@@ -13,7 +13,7 @@
 #include <thread>
 
 #include "engine/core/latch_contention.h"
-#include "engine/cc/txn.h"
+#include "engine/txn/txn.h"
 #include "engine/core/latch.h"
 #include "engine/core/shared.h"
 #include "engine/core/spin.h"

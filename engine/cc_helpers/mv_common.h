@@ -21,7 +21,7 @@
 #include <cstring>
 #include <memory>
 
-#include "engine/cc/common.h"
+#include "engine/cc_helpers/common.h"
 #include "engine/core/json.h"
 #include "engine/core/versions.h"
 

@@ -40,7 +40,8 @@
 #include <type_traits>
 #include <vector>
 
-#include "engine/cc/protocol.h"
+#include "engine/txn/cc_free.h"
+#include "engine/txn/protocol.h"
 #include "engine/core/local_work.h"
 #include "engine/core/memory.h"
 #include "engine/core/shared.h"
@@ -50,16 +51,11 @@
 
 namespace ccb {
 
-class NoCC;  // engine/cc/nocc/nocc.h
-template <class CC>
-struct CcFreeProtocol {
-  using type = NoCC;  // Txn::set_cc_free
-};
 
 // The empty stand-in for the profile of an unprofiled Txn.
 struct NoAttemptTimes {};
 
-// kProfiled defaults to false in the declaration in engine/cc/protocol.h.
+// kProfiled defaults to false in the declaration in engine/txn/protocol.h.
 template <class CC, bool kProfiled>
 class Txn {
  public:
@@ -113,8 +109,8 @@ class Txn {
     if (!cc_free_) cc_.abort(*this);
   }
   // Bundle executor (engine/exec/bundle_executor.h): the attempts that begin
-  // from now on run without concurrency control, with NoCC's operations
-  // (engine/cc/nocc/nocc.h) on the protocol's own tables, for transactions a
+  // from now on run without concurrency control, with the CC-free operations
+  // (engine/txn/cc_free.h) on the protocol's own tables, for transactions a
   // front-end proved conflict-free with everything running beside them
   // (Strife's CF clusters, §2). The protocol's row metadata is not touched.
   // Switch only between attempts. One predictable branch per operation.
@@ -364,9 +360,7 @@ class Txn {
     }
   }
 
-  // NoCC (engine/cc/nocc/nocc.h, included at the end of this file) as a type that
-  // depends on CC, so it needs to be complete only where Txn<CC> is instantiated.
-  static typename CcFreeProtocol<CC>::type free_cc() { return {}; }
+  static CcFree free_cc() { return {}; }  // the CC-free mode's operations (set_cc_free)
 
   CC& cc_;
   bool cc_free_ = false;
@@ -392,5 +386,3 @@ class Txn {
 
 }  // namespace ccb
 
-// The CC-free mode of Txn (set_cc_free) runs NoCC's operations.
-#include "engine/cc/nocc/nocc.h"  // NOLINT(build/include_order): needs Txn defined first

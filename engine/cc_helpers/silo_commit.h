@@ -31,7 +31,7 @@
 #include <atomic>
 #include <cstdint>
 
-#include "engine/cc/common.h"
+#include "engine/cc_helpers/common.h"
 
 namespace ccb::silo {
 

@@ -40,7 +40,7 @@
 #include <memory>
 #include <vector>
 
-#include "engine/cc/common.h"
+#include "engine/cc_helpers/common.h"
 #include "engine/core/memory.h"
 #include "engine/core/shared.h"
 #include "engine/core/json.h"

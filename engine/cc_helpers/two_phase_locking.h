@@ -31,7 +31,7 @@
 // transaction's own access set and the rows it holds locks on.
 #pragma once
 
-#include "engine/cc/common.h"
+#include "engine/cc_helpers/common.h"
 
 namespace ccb {
 

@@ -71,8 +71,8 @@
 #include <vector>
 
 #include "engine/cc/nowait/nowait.h"
-#include "engine/cc/protocol.h"
-#include "engine/cc/workload_partitioning.h"
+#include "engine/txn/protocol.h"
+#include "engine/cc_helpers/workload_partitioning.h"
 #include "engine/config.h"
 #include "engine/core/json.h"
 #include "engine/core/local_work.h"

@@ -8,14 +8,14 @@
 
 #include <concepts>
 
-#include "engine/cc/protocol.h"  // Txn's declaration
+#include "engine/txn/protocol.h"  // Txn's declaration
 #include "engine/core/rc.h"
 #include "engine/stats/attempt_latency.h"
 
 namespace ccb {
 
 // A protocol that tells whether its last commit was saved: ReportsSavedCommits
-// (engine/cc/protocol.h).
+// (engine/txn/protocol.h).
 // The outcome of an attempt that ended with `rc` (not kUser / kNotFound).
 template <class CC, bool kProfiled>
 AttemptOutcome classify_attempt(const CC& cc, Txn<CC, kProfiled>& txn, RC rc) {

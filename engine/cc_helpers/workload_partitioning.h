@@ -1,6 +1,6 @@
 // A workload's static partitioning as the protocols that exploit it see it:
 // PartCC's partition locks (engine/cc/partcc/partcc.h) and the lock owners of Dora
-// and Orthrus (engine/cc/message_locks.h). The workload's optional members
+// and Orthrus (engine/cc_helpers/message_locks.h). The workload's optional members
 // partition_count() and partition_of() (engine/workload.h) are captured once,
 // before loading, behind a plain function pointer, so a protocol class need
 // not be a template over the workload.

@@ -16,7 +16,6 @@
 #include "engine/cc/silo/silo.h"
 #include "engine/txn/attempt_outcome.h"
 #include "engine/core/json.h"
-#include "workloads/ycsb/ycsb.h"
 #include "tests/cc/cc_test_util.h"
 
 namespace ccb {
@@ -154,89 +153,6 @@ TEST(BccComponentTimer, ChargesOnlyWhenEnabled) {
   on.charge(total, start);
   EXPECT_GT(on.seconds(total), 1.5e-3);
   EXPECT_LT(on.seconds(total), 1.0);
-}
-
-// The executor's side of Figures 11-12 and of --retry_aborted, on YCSB whose
-// every first attempt fails (a validation abort before the procedure runs):
-// with retries each request commits on its second attempt, so every commit
-// and abort of the type is one timed attempt; without (Silo's benchmark
-// default) no request ever commits.
-template <class CC>
-struct FirstAttemptAborts {
-  static constexpr const char* kName = "ycsb";
-  using Request = YcsbRequest;
-  using ThreadState = typename YcsbWorkload<CC>::ThreadState;
-  YcsbWorkload<CC>& inner;
-  std::vector<std::string> txn_types() const { return inner.txn_types(); }
-  void load(int threads) { inner.load(threads); }
-  void generate(Random& rng, uint32_t thread, Request& r) const { inner.generate(rng, thread, r); }
-  RC run(Txn<CC>& txn, const Request& r) { return txn.restarts() == 0 ? RC::kValidation : inner.run(txn, r); }
-  TxnDesc describe(const Request& r) const { return inner.describe(r); }
-  void on_commit(ThreadState& s, const Request& r) const { inner.on_commit(s, r); }
-  std::vector<InvariantResult> check_invariants(const std::vector<ThreadState>& s) { return inner.check_invariants(s); }
-  void options_json(JsonWriter& w) const { inner.options_json(w); }
-  size_t memory_bytes() const { return inner.memory_bytes(); }
-  MemoryEstimate memory_estimate() const { return inner.memory_estimate(); }
-};
-
-RunOutcome<FirstAttemptAborts<Bcc>> run_first_attempt_aborts(bool retry_aborted) {
-  YcsbOptions opt = cc_test::contended_ycsb();
-  opt.key_skew.theta = 0;  // no real conflicts: every abort is the scripted one
-  YcsbWorkload<Bcc> ycsb(opt);
-  ycsb.load(1);
-  FirstAttemptAborts<Bcc> w{ycsb};
-  Bcc cc;
-  EngineConfig cfg;
-  cfg.threads = 1;
-  cfg.duration_s = 0.05;
-  cfg.txn_buffer = 16;
-  cfg.backoff_max_us = 0;
-  cfg.attempt_latency_type = "ycsb";
-  cfg.retry_aborted = retry_aborted;
-  OnlineExecutor<Bcc, FirstAttemptAborts<Bcc>> exec(cfg, cc, w);
-  return exec.run();
-}
-
-TEST(ExecutorAttempts, EveryAttemptOfTheTypeIsTimedByOutcome) {
-  const auto out = run_first_attempt_aborts(true);
-  const AttemptLatencies& a = out.stats.attempts;
-  EXPECT_GT(out.stats.commits, 0u);
-  EXPECT_EQ(a.of(AttemptOutcome::kCommitted).count() + a.of(AttemptOutcome::kSaved).count(), out.stats.commits);
-  EXPECT_EQ(a.of(AttemptOutcome::kAborted).count(), out.stats.aborts);
-  EXPECT_EQ(a.of(AttemptOutcome::kSaved).count(), 0u);  // one thread: nothing concurrent to save
-  // Each request aborts once, then commits; the interval's ends may cut one
-  // request each way (aborted before the measured interval and committed in
-  // it, or aborted at its end and never retried), so the counts differ by at
-  // most one (signed: unsigned, the first case wrapped around and failed).
-  const int64_t aborts = static_cast<int64_t>(out.stats.aborts), commits = static_cast<int64_t>(out.stats.commits);
-  EXPECT_LE(std::abs(aborts - commits), 1) << "aborts " << aborts << ", commits " << commits;
-}
-
-TEST(ExecutorAttempts, WithoutRetriesAnAbortedRequestIsDropped) {
-  const auto out = run_first_attempt_aborts(false);
-  EXPECT_EQ(out.stats.commits, 0u);
-  EXPECT_GT(out.stats.aborts, 0u);
-  EXPECT_EQ(out.stats.attempts.of(AttemptOutcome::kAborted).count(), out.stats.aborts);
-}
-
-TEST(ExecutorAttempts, AnUnknownTypeIsAConfigurationError) {
-  YcsbOptions opt = cc_test::contended_ycsb();
-  YcsbWorkload<Bcc> w(opt);
-  w.load(1);
-  Bcc cc;
-  EngineConfig cfg;
-  cfg.threads = 1;
-  cfg.duration_s = 0.01;
-  cfg.txn_buffer = 16;
-  cfg.attempt_latency_type = "NewOrder";
-  OnlineExecutor<Bcc, YcsbWorkload<Bcc>> exec(cfg, cc, w);
-  try {
-    exec.run();
-    FAIL() << "expected a configuration error";
-  } catch (const ConfigError& e) {
-    EXPECT_EQ(e.flag, "attempt_latency_type");
-    EXPECT_NE(std::string(e.what()).find("ycsb"), std::string::npos) << e.what();
-  }
 }
 
 // The T2 and T3 of Figure 2(c): T2 reads `x` and writes `y`; T3 overwrites

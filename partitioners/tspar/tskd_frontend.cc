@@ -38,6 +38,9 @@ TskdFrontend::TskdFrontend(const TskdOptions& options, std::unique_ptr<Partition
   if (options_.threads == 0) throw std::invalid_argument("TSKD needs at least one thread");
   if (!partitioner_ && options_.variant == Variant::kTsdeferOnly)
     throw std::invalid_argument("TsDEFER-only needs an input partition");
+  // TSgen looks conflicts up in the partitioner's graph where it builds one
+  // (Schism's records; TSKD §4 "TSgen re-uses their conflict graphs").
+  if (partitioner_ && options_.variant != Variant::kTsdeferOnly) partitioner_->hand_over_conflicts();
 }
 
 void TskdFrontend::plan(std::span<const TxnDesc> batch, BundlePlan& plan) {

@@ -71,8 +71,10 @@
 // time on the fiber that does it: one index_probe of the "analysis" work type
 // per hash probe of the index, per posting visited by lines 6-8, per
 // (key, queue) runtime list searched by ckRCF, per runtime recorded by a
-// placement, and per neighbour visited in the graph path; natively these
-// hooks compile to nothing.
+// placement, and per neighbour visited in the graph path (on the
+// partitioner's records no key is hashed, so their index charges no probe,
+// as the key index's counting sorts charge none); natively these hooks
+// compile to nothing.
 // Thread safety: a Tsgen is used by one caller at a time.
 #pragma once
 

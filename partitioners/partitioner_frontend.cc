@@ -1,6 +1,7 @@
 #include "partitioners/partitioner_frontend.h"
 
 #include <algorithm>
+#include <chrono>
 #include <stdexcept>
 #include <string>
 
@@ -13,8 +14,11 @@ void partition_input(Partitioner& partitioner, std::span<const TxnDesc> batch, u
                      BundlePlan& plan) {
   out.clear();
   const uint64_t start = now_ns();
+  const auto host_start = std::chrono::steady_clock::now();
   partitioner.partition(batch, parts, out);
   plan.input_partition_ns = now_ns() - start;
+  plan.input_partition_host_ns = static_cast<uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - host_start).count());
   if (out.partition_us <= 0) out.partition_us = static_cast<double>(plan.input_partition_ns) * 1e-3;
   if (out.parts.size() != parts)
     throw std::logic_error(std::string(partitioner.name()) + " returned " + std::to_string(out.parts.size()) +

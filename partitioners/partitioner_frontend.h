@@ -44,7 +44,8 @@ namespace ccb {
 // (cleared first) with k = `parts` partitions, and records its time on the
 // executor's clock (now_ns: virtual under sim) in plan.input_partition_ns
 // (TSKD §4: the partitioner's plan is TSKD's input; §6's overheadR divides by
-// it). Fills out.partition_us from that time where the partitioner left it 0.
+// it; plan.input_partition_host_ns: the same on the host's steady clock, for
+// overheadR). Fills out.partition_us from that time where the partitioner left it 0.
 // Throws std::logic_error if the partitioner returns another number of
 // partitions, or a residual although it gives none (gives_residual()).
 void partition_input(Partitioner& partitioner, std::span<const TxnDesc> batch, unsigned parts, Partitioning& out,

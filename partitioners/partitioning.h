@@ -42,12 +42,32 @@ namespace ccb {
 using ForChunks = std::function<void(size_t n, const std::function<void(size_t begin, size_t end)>& body)>;
 inline void serial_chunks(size_t n, const std::function<void(size_t, size_t)>& body) { body(0, n); }
 
+// One access of a transaction to a record that can conflict
+// (Partitioning::record_accesses).
+struct RecordAccess {
+  uint32_t record;  // below Partitioning::records
+  bool write;
+};
+
 struct Partitioning {
   std::vector<std::vector<uint32_t>> parts;  // parts.size() == k
   std::vector<uint32_t> residual;
   // Optional: conflicts[t] = the bundle indices that conflict with t (share a
   // key, at least one of the two writing it); sized to the bundle or empty.
   std::vector<std::vector<uint32_t>> conflicts;
+  // Optional, the variant of the conflict graph a partitioner built (TSKD
+  // §4: "variants of conflict graph have already been used in transaction
+  // partitioners ... TSgen re-uses their conflict graphs when looking up
+  // conflicts"): the graph of transactions and the records that can conflict
+  // (some transaction of the bundle writes the record and at least two access
+  // it: Schism's co-access vertices), as each transaction's accesses to them,
+  // dense record ids below `records`, in CSR form (record_offsets sized to the
+  // bundle + 1; empty when the partitioner handed none over). TSgen looks
+  // conflicts up by these ids instead of indexing the bundle's keys itself
+  // (tsgen.h).
+  std::vector<uint32_t> record_offsets;
+  std::vector<RecordAccess> record_accesses;
+  uint32_t records = 0;
   // Wall time of the partitioning step, microseconds (overheadR's denominator).
   double partition_us = 0;
 
@@ -55,6 +75,9 @@ struct Partitioning {
     parts.clear();
     residual.clear();
     conflicts.clear();
+    record_offsets.clear();
+    record_accesses.clear();
+    records = 0;
     partition_us = 0;
   }
 
@@ -74,6 +97,14 @@ struct Partitioning {
     for (size_t t = 0; t < bundle_size; ++t)
       if (!seen[t]) return "partitioning omits transaction " + std::to_string(t);
     if (!conflicts.empty() && conflicts.size() != bundle_size) return "conflicts is not sized to the bundle";
+    if (!record_offsets.empty()) {
+      if (record_offsets.size() != bundle_size + 1 || record_offsets.front() != 0 ||
+          record_offsets.back() != record_accesses.size())
+        return "record_offsets does not cover the bundle's record accesses";
+      for (const RecordAccess& a : record_accesses)
+        if (a.record >= records) return "a record access names record " + std::to_string(a.record) + " of " +
+                                        std::to_string(records);
+    }
     return {};
   }
 };
@@ -94,6 +125,10 @@ class Partitioner {
   // steps (BundleFrontend::use_team; Strife's clusterer); without it a
   // partitioner runs on the caller (and threads of its own, if it has any).
   virtual void use_team(PhaseTeam&) {}
+  // Asks the partitioner to hand its conflict graph over in each
+  // partitioning (Partitioning::record_* or conflicts) where it builds one
+  // (Schism); TSKD calls it for TSgen (TSKD §4). Default: none to hand over.
+  virtual void hand_over_conflicts() {}
 };
 
 }  // namespace ccb

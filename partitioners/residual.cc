@@ -20,6 +20,30 @@ std::vector<KeyAccess> accesses_by_key(std::span<const TxnDesc> bundle) {
   return acc;
 }
 
+void record_graph(std::span<const KeyAccess> acc, uint32_t bundle_size, Partitioning& out) {
+  out.records = 0;
+  out.record_offsets.assign(bundle_size + 1, 0);
+  auto for_conflict_records = [&](auto&& body) {  // body(access, record) per access of such a record
+    uint32_t record = 0;
+    for (size_t lo = 0; lo < acc.size();) {
+      size_t hi = lo;
+      bool written = false;
+      for (; hi < acc.size() && acc[hi].key == acc[lo].key; ++hi) written |= acc[hi].write;
+      if (written && hi - lo >= 2) {
+        for (size_t i = lo; i < hi; ++i) body(acc[i], record);
+        ++record;
+      }
+      lo = hi;
+    }
+    return record;
+  };
+  out.records = for_conflict_records([&](const KeyAccess& a, uint32_t) { ++out.record_offsets[a.txn + 1]; });
+  for (uint32_t t = 0; t < bundle_size; ++t) out.record_offsets[t + 1] += out.record_offsets[t];
+  out.record_accesses.resize(out.record_offsets.back());
+  std::vector<uint32_t> fill(out.record_offsets.begin(), out.record_offsets.end() - 1);
+  for_conflict_records([&](const KeyAccess& a, uint32_t r) { out.record_accesses[fill[a.txn]++] = {r, a.write}; });
+}
+
 namespace {
 
 // Up to two distinct partitions of a set of accesses: enough to answer "is

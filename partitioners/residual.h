@@ -36,6 +36,12 @@ struct KeyAccess {
 // Every access of `bundle`, sorted by key (a record's accesses are adjacent).
 std::vector<KeyAccess> accesses_by_key(std::span<const TxnDesc> bundle);
 
+// Fills out.record_offsets, out.record_accesses and out.records from
+// `accesses` (accesses_by_key() of a bundle of `bundle_size`): the records
+// some transaction writes and at least two access, numbered in key order,
+// each transaction's accesses to them in key order (Partitioning: the
+// conflict graph a partitioner hands over to TSgen). O(A).
+void record_graph(std::span<const KeyAccess> accesses, uint32_t bundle_size, Partitioning& out);
 // Fills out.parts (k lists, bundle order) and out.residual from the
 // assignment part_of[t] < k of every transaction t of the bundle whose
 // accesses_by_key() is `accesses`. Leaves out.conflicts and out.partition_us

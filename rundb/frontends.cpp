@@ -10,12 +10,13 @@
 #include "partitioners/schism/schism.h"
 #include "partitioners/strife/strife_frontend.h"  // strife::default_k, the paper's rule for --strife_k=0
 #include "partitioners/strife/strife_partitioner.h"
+#include "partitioners/tspar/tskd_frontend.h"  // tspar::make_tskd, the TSKD front-ends (is_tskd)
 
 namespace ccb {
 OptionsTable<BundleSettings> BundleSettings::flags{"bundle_flags"};
 
 const std::vector<std::string>& BundleSettings::partition_times() {
-  static const std::vector<std::string> names{"outside", "inside"};
+  static const std::vector<std::string> names{"outside", "schedule-inside", "inside"};
   return names;
 }
 }  // namespace ccb
@@ -33,9 +34,16 @@ CCB_OPTION(ccb::BundleSettings::flags, strife_alpha, double, strife_alpha, 0.2,
 // Echoed in "config" (ResolvedFrontend::options_json): what a throughput counts.
 CCB_OPTION(ccb::BundleSettings::flags, partition_time, string, partition_time, "outside",
            ccb::one_of(&ccb::BundleSettings::partition_times),
-           "a bundle front-end over an input partitioner (strife-static, schism, horticulture, tskd-s, tskd-c, tskd-h, tspar-*, "
-           "tsdefer-*): outside (its partitioning is an input computed outside the measured interval, as the TSKD "
-           "paper measures: TSKD §4, §6) or inside (serially inside it, as analysis)");
+           "a bundle front-end over an input partitioner or a TSKD front-end (strife-static, schism, horticulture, "
+           "tskd-*, tspar-*, tsdefer-*): outside (the partitioner's plan and TSKD's queues, i.e. its residual "
+           "extraction, cost estimates, TSgen and TsDEFER's lanes, are inputs computed outside the measured interval, "
+           "as the TSKD paper measures: TSKD §6.1, §6.2), schedule-inside (the partitioning outside, TSKD's schedule "
+           "inside, as analysis: TSKD's cost on top of a given partition; TSKD front-ends only) or inside (both "
+           "serially inside it, as analysis: the end-to-end cost)");
+CCB_OPTION(ccb::BundleSettings::flags, min_batches, uint32, min_batches, 1,
+           ccb::range(1, 1000000, "an integer").not_echoed(),
+           "bundle executor (a --frontend other than none, tsdefer, reorder): the measured interval holds at least "
+           "this many batches, whatever --duration says (--measure_txns may make it more)");
 
 namespace ccb {
 namespace {
@@ -114,10 +122,24 @@ bool has_input_partitioner(const generated::BundleFrontendEntry& e) {
   return std::string(e.partition) != "-" && e.make != &strife::make_frontend;
 }
 
-std::string frontends_with_input_partitioner() {
+// TSKD's front-ends (partitioners/tspar): their plan is a schedule that the
+// paper counts as an input (BundlePlan::input_schedule), over an input
+// partition or none (TSKD[O]).
+bool is_tskd(const generated::BundleFrontendEntry& e) {
+  return e.make == &tspar::make_tskd || e.make == &tspar::make_tspar || e.make == &tspar::make_tsdefer;
+}
+
+std::string frontends_with_timed_input() {
   std::string s;
   for (const generated::BundleFrontendEntry& e : generated::kBundleFrontends)
-    if (has_input_partitioner(e)) s += (s.empty() ? "" : ", ") + std::string(e.name);
+    if (has_input_partitioner(e) || is_tskd(e)) s += (s.empty() ? "" : ", ") + std::string(e.name);
+  return s;
+}
+
+std::string tskd_frontends() {
+  std::string s;
+  for (const generated::BundleFrontendEntry& e : generated::kBundleFrontends)
+    if (is_tskd(e)) s += (s.empty() ? "" : ", ") + std::string(e.name);
   return s;
 }
 
@@ -169,6 +191,7 @@ ResolvedFrontend::ResolvedFrontend(const EngineConfig& cfg, const BundleSettings
     if (entry_ == nullptr) throw std::logic_error("no bundle front-end named " + cfg.frontend);
     spec_.executor = FrontendSpec::Executor::kBundle;
     spec_.batch_size = settings.batch_size;
+    spec_.min_batches = settings.min_batches;
   } else {
     spec_.online_order = online_order(cfg.frontend);
     // The thread-aware policy is the reorder front-end's (partitioners/reorder).
@@ -200,16 +223,25 @@ ResolvedFrontend ResolvedFrontend::from_flags(const EngineConfig& cfg) {
   require(resolved.spec_.online_order != FrontendSpec::OnlineOrder::kThreadReorder || !cfg.abort_buffer(),
           "abort_policy", "backoff with --frontend=" + cfg.frontend + " (its workers run each batch in the plan's "
           "order; parking an aborted transaction would reorder the batch)");
-  require((resolved.bundle() && has_input_partitioner(*resolved.entry_)) || !flag_given("partition_time"),
-          "partition_time", "only with a front-end over an input partitioner: --frontend=" +
-                                frontends_with_input_partitioner());
+  const bool tskd = resolved.bundle() && is_tskd(*resolved.entry_);
+  require((resolved.bundle() && has_input_partitioner(*resolved.entry_)) || tskd || !flag_given("partition_time"),
+          "partition_time", "only with a front-end over an input partitioner or a TSKD front-end: --frontend=" +
+                                frontends_with_timed_input());
+  require(resolved.bundle() || !flag_given("min_batches"), "min_batches",
+          "only with a bundle front-end (--frontend other than none, tsdefer, reorder)");
   BundleSettings& s = resolved.settings_;
   BundleSettings::flags.read(s);
+  require(tskd || s.partition_time != "schedule-inside", "partition_time",
+          "outside|inside with --frontend=" + cfg.frontend + " (schedule-inside only with a TSKD front-end: --frontend=" +
+              tskd_frontends() + ")");
   if (s.strife_k == 0) s.strife_k = std::min(strife::kMaxK, strife::default_k(cfg.threads));
   if (resolved.bundle()) {
     resolved.spec_.batch_size = s.batch_size;
-    resolved.spec_.partition_time = s.partition_time == "inside" ? FrontendSpec::PartitionTime::kInside
-                                                                  : FrontendSpec::PartitionTime::kOutside;
+    resolved.spec_.min_batches = s.min_batches;
+    using PartitionTime = FrontendSpec::PartitionTime;
+    resolved.spec_.partition_time = s.partition_time == "inside"            ? PartitionTime::kInside
+                                    : s.partition_time == "schedule-inside" ? PartitionTime::kScheduleInside
+                                                                            : PartitionTime::kOutside;
   }
   return resolved;
 }

@@ -11,8 +11,10 @@
 // transactions. A partitioner's own flags (--strife_*) are refused unless
 // the registry line's partition (or Strife's own front-end) uses it, and
 // --batch_size with an online front-end (ConfigError, exit 2); so is
-// --partition_time with a front-end that has no input partitioner (the
-// online ones, Strife's own, TSKD[O]). The line's
+// --min_batches with an online front-end, --partition_time with a front-end
+// that has neither an input partitioner nor a TSKD schedule (the online ones,
+// Strife's own), and --partition_time=schedule-inside with one that is not
+// TSKD's (partitioners/tspar). The line's
 // partition field builds the factory's input partition: strife (Strife's,
 // --strife_k, --strife_alpha, --strife_spot; --strife_fallback only for
 // Strife's own front-end, whose execution falls back), schism, horticulture (refused for workloads
@@ -41,11 +43,14 @@ struct BundleSettings {
   double strife_alpha = 0.2;    // §3.1.4: "α = 0.2 to give the best results"
   std::string strife_spot = "sample";  // §3.1.2's k-sample, or "all" (the public STRIFE's spot, TSKD's baseline)
   double strife_fallback = 0;   // --frontend=strife's fallback bound; 0: strife::default_max_cluster_fraction
-  // Where an input partitioner's time counts (FrontendSpec::PartitionTime):
-  // "outside" the measured interval (the TSKD paper's measurement) or "inside".
+  // Where an input partitioner's time and TSKD's schedule count
+  // (FrontendSpec::PartitionTime): both "outside" the measured interval (the
+  // TSKD paper's measurement), "schedule-inside" (the partitioning outside,
+  // TSKD's schedule inside) or both "inside".
   std::string partition_time = "outside";
+  uint32_t min_batches = 1;  // the measured interval's fewest batches
 
-  static const std::vector<std::string>& partition_times();  // {"outside", "inside"}
+  static const std::vector<std::string>& partition_times();  // {"outside", "schedule-inside", "inside"}
 
   static OptionsTable<BundleSettings> flags;  // its rows: frontends.cpp
 };

@@ -2,8 +2,10 @@
 // (bundle_executor.h, the overview) and the result's "frontend" object built
 // from it (docs/results.md, docs/result.schema.json): the phases' times and
 // shares (of the measured interval: with --partition_time=outside the
-// analysis phase holds no input partitioning, bundle_coordinator.h), the
-// input partitioning's total time and where it counted, the analysis steps and counters the front-end reports per batch
+// analysis phase holds no input partitioning and no TSKD schedule,
+// bundle_coordinator.h), the input partitioning's and TSKD's schedule's
+// total times (TSgen's and overheadR too) and where they counted, the
+// analysis steps and counters the front-end reports per batch
 // (BundlePlan::step_us, counters; TsDEFER's lane set-up as the step
 // "tsdefer_setup"), the OLLP reconnaissance and queue binding per batch, the
 // retries per phase, TsDEFER's counters, the plans' queue estimates against
@@ -48,7 +50,12 @@ class BundleReport {
     QueueBindingStats bound;
     uint64_t deferred = 0;  // prediction mismatches moved to the next batch
     uint64_t partition_ns = 0;  // the input partitioner's (BundlePlan::input_partition_ns), in the analysis
-    uint64_t excluded_ns = 0;   // of it, kept out of the measured interval (--partition_time=outside)
+    uint64_t excluded_ns = 0;   // of it and of an input schedule, kept out of the measured interval
+                                // (--partition_time=outside, bundle_coordinator.h)
+    uint64_t excluded_setup_ns = 0;  // TsDEFER's lanes of an input schedule, kept out (of setup_ns)
+    uint64_t schedule_ns = 0;   // an input schedule's (BundlePlan::schedule_ns) with its TsDEFER lanes
+    uint64_t tsgen_ns = 0;      // of it, TSgen's (BundlePlan::tsgen_ns)
+    uint64_t tsgen_host_ns = 0, partition_host_ns = 0;  // overheadR's, on the host's clock (BundlePlan)
     uint64_t analysis_busy_ns = 0;  // the workers but the leader, inside the analysis's parallel loops
   };
   // The measured commits and conflict aborts (retries) of each phase, all workers.
@@ -66,7 +73,7 @@ class BundleReport {
     bind_ns_ += b.analysis_end_ns - b.bind_start_ns;
     bind_rebound_ += b.bound.rebound;
     bind_demoted_ += b.bound.demoted;
-    const uint64_t analysis = b.analysis_end_ns - b.start_ns + b.setup_ns - b.excluded_ns;
+    const uint64_t analysis = b.analysis_end_ns - b.start_ns + b.setup_ns - b.excluded_ns - b.excluded_setup_ns;
     analysis_ns_ += analysis;
     // The analysis's idle worker time: the leader is never idle (it runs the
     // serial steps and its share of the chunks); the others are, outside
@@ -75,9 +82,14 @@ class BundleReport {
     const uint64_t others = analysis * static_cast<uint64_t>(threads - 1);
     analysis_wait_ns_ += others > b.analysis_busy_ns ? others - b.analysis_busy_ns : 0;
     partition_ns_ += b.partition_ns;
+    schedule_ns_ += b.schedule_ns;
+    tsgen_ns_ += b.tsgen_ns;
+    tsgen_host_ns_ += b.tsgen_host_ns;
+    partition_host_ns_ += b.partition_host_ns;
+    input_schedule_ = input_schedule_ || plan.input_schedule;
     queues_ns_ += b.queues_end_ns - b.release_ns;
     residual_ns_ += b.residuals_end_ns - b.queues_end_ns;
-    batch_latency_.record(b.residuals_end_ns - b.start_ns - b.excluded_ns);
+    batch_latency_.record(b.residuals_end_ns - b.start_ns - b.excluded_ns - b.excluded_setup_ns);
     analysis_latency_.record(b.analysis_end_ns - b.start_ns - b.excluded_ns);
     add_sums(step_sums_, plan.step_us);
     add_sums(counter_sums_, plan.counters);
@@ -118,10 +130,23 @@ class BundleReport {
     w.key("batch_size").value(spec.batch_size);
     w.key("distinct_batches").value(static_cast<uint64_t>(distinct_batches));
     frontend.params_json(w);
-    w.key("partition_time").value(spec.partition_time == FrontendSpec::PartitionTime::kOutside ? "outside" : "inside");
+    w.key("partition_time").value(partition_time_name(spec.partition_time));
     // The input partitioning's total over the measured batches: inside
-    // phase_s.analysis with "inside", outside the measured interval with "outside".
+    // phase_s.analysis with "inside", outside the measured interval otherwise.
     w.key("partition_s").value(partition_ns_ * 1e-9);
+    // An input schedule's (TSKD's): its total, outside the measured interval
+    // with "outside", inside phase_s.analysis otherwise; of it TSgen's, and
+    // TSKD §6.2's overheadR = TSgen's runtime / the partitioning time, both
+    // on the host's clock (BundlePlan::tsgen_host_ns; natively tsgen_s /
+    // partition_s; null without a partitioner: TSKD[O]).
+    if (input_schedule_) {
+      w.key("schedule_s").value(schedule_ns_ * 1e-9);
+      w.key("tsgen_s").value(tsgen_ns_ * 1e-9);
+      if (partition_host_ns_ > 0)
+        w.key("overhead_r").value(static_cast<double>(tsgen_host_ns_) / static_cast<double>(partition_host_ns_));
+      else
+        w.key("overhead_r").value(nullptr);
+    }
     w.key("batches").value(measured_batches_);
     w.key("deferred_txns").value(deferred_total_);
     w.key("reconnaissance").begin_object();
@@ -197,10 +222,22 @@ class BundleReport {
     }
   }
 
+  static const char* partition_time_name(FrontendSpec::PartitionTime t) {
+    switch (t) {
+      case FrontendSpec::PartitionTime::kOutside: return "outside";
+      case FrontendSpec::PartitionTime::kScheduleInside: return "schedule-inside";
+      case FrontendSpec::PartitionTime::kInside: return "inside";
+    }
+    return "?";
+  }
+
   uint64_t measured_batches_ = 0;
   uint64_t analysis_ns_ = 0, queues_ns_ = 0, residual_ns_ = 0;  // the measured interval's phases
   uint64_t analysis_wait_ns_ = 0;  // the analysis's idle worker time (add_batch)
   uint64_t partition_ns_ = 0;  // the input partitioning, wherever it counts
+  uint64_t schedule_ns_ = 0, tsgen_ns_ = 0;  // an input schedule's (with its TsDEFER lanes), TSgen's
+  uint64_t tsgen_host_ns_ = 0, partition_host_ns_ = 0;  // overheadR's (host clock)
+  bool input_schedule_ = false;             // some measured plan had one (TSKD)
   uint64_t residual_txns_ = 0, worklist_queues_ = 0, deferred_total_ = 0;
   uint64_t recon_ns_ = 0, recon_redescribed_ = 0;
   uint64_t bind_ns_ = 0, bind_rebound_ = 0, bind_demoted_ = 0;  // queue binding (queue_binding.h)

@@ -99,6 +99,7 @@ void SchismPartitioner::partition(std::span<const TxnDesc> bundle, unsigned k, P
   }
   // The partitions, without a residual (Schism has none: TSKD §6.1).
   parts_of_assignment(part_of, k, out);
+  if (hand_over_) record_graph(acc, n, out);  // step 1's records, for TSgen
   out.partition_us = static_cast<double>(now_ns() - t0) / 1e3;
 }
 

@@ -57,10 +57,16 @@ class SchismPartitioner final : public Partitioner {
   const char* name() const override { return "schism"; }
   bool gives_residual() const override { return false; }
   const GraphStats& last_graph() const { return graph_; }
+  // TSKD's TSgen takes the conflicts from the records of step 1 (TSKD §4:
+  // "TSgen re-uses their conflict graphs"): each partitioning then carries
+  // them (Partitioning::record_*, record_graph in residual.h), inside
+  // partition_us.
+  void hand_over_conflicts() override { hand_over_ = true; }
 
  private:
   Options options_;
   GraphStats graph_;
+  bool hand_over_ = false;
 };
 
 inline std::unique_ptr<Partitioner> make_schism(const Options& options = {}) {

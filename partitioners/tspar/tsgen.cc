@@ -100,12 +100,34 @@ void Tsgen::index_keys(std::span<const TxnDesc> bundle, const ForChunks& for_chu
       for (GlobalKey key : bundle[t].write_set) accesses_[a++] = {find_key(key), true};
     }
   });
-  const size_t keys = bucket_begin_.back();  // the id space (ids of keys not in R are unused)
+  index_postings(bucket_begin_.back(), bundle.size());  // the id space (ids of keys not in R are unused)
+}
+
+void Tsgen::index_records(const Partitioning& p) {
+  // The partitioner's records (Partitioning::record_*; TSKD §4 "TSgen
+  // re-uses their conflict graphs when looking up conflicts"): each access
+  // of a record that can conflict already has its id, so no key is hashed
+  // and the accesses of the other records, which conflict with nothing,
+  // are not there at all.
+  access_offsets_.assign(p.record_offsets.begin(), p.record_offsets.end());
+  accesses_.resize(p.record_accesses.size());
+  for (size_t a = 0; a < accesses_.size(); ++a) accesses_[a] = {p.record_accesses[a].record, p.record_accesses[a].write};
+  // A record's last step in R⃗; 0 for one no T* touches (its runtimes are
+  // then recorded by the pulls of step 0 alone, and never searched).
+  last_step_.assign(p.records, 0);
+  for (uint32_t step = 0; step < order_buf_.size(); ++step) {
+    const uint32_t t = order_buf_[step];
+    for (uint32_t a = access_offsets_[t]; a < access_offsets_[t + 1]; ++a) last_step_[accesses_[a].id] = step;
+  }
+  index_postings(p.records, slots_.size());
+}
+
+void Tsgen::index_postings(size_t keys, size_t bundle_size) {
   // The postings of each key, in bundle order (a counting sort): the
   // P-transactions' accesses only, since only they can be pulled (lines 6-8
   // visit a key's postings, and R's own accesses there were wasted visits).
   auto for_p_accesses = [&](auto&& body) {
-    for (uint32_t t = 0; t < bundle.size(); ++t)
+    for (uint32_t t = 0; t < bundle_size; ++t)
       if (slots_[t].where == Where::kPart)
         for (uint32_t a = access_offsets_[t]; a < access_offsets_[t + 1]; ++a)
           if (accesses_[a].id != kEmpty) body(t, accesses_[a]);
@@ -262,7 +284,8 @@ void Tsgen::schedule(std::span<const TxnDesc> bundle, const Partitioning& p, std
   if (order_ == ResidualOrder::kRandom)
     for (size_t i = order_buf_.size(); i > 1; --i) std::swap(order_buf_[i - 1], order_buf_[rng_.below(i)]);
   by_keys_ = p.conflicts.empty() && !p.residual.empty();
-  if (by_keys_) index_keys(bundle, for_chunks);
+  if (by_keys_ && !p.record_offsets.empty()) index_records(p);  // the partitioner's records
+  else if (by_keys_) index_keys(bundle, for_chunks);
 
   for (uint32_t step = 0; step < order_buf_.size(); ++step) {  // lines 3-4
     const uint32_t t_star = order_buf_[step];

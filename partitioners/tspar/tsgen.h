@@ -26,10 +26,15 @@
 //
 // Conflicts (serializability, §2.2: a common key, at least one of the two
 // writing it) come from the partitioner's conflict graph when it handed one
-// over (Partitioning::conflicts, §4 "TSgen re-uses their conflict graphs"):
-// then lines 6-8 and ckRCF visit T*'s neighbours, O(deg(T*)). Without a graph
-// (Strife builds none; TSKD[O] has no partitioner) TSgen indexes the keys of
-// R once (O(total accesses) hash probes; a P-transaction matters only through
+// over (§4 "TSgen re-uses their conflict graphs"): a transaction graph
+// (Partitioning::conflicts), whose neighbours lines 6-8 and ckRCF visit,
+// O(deg(T*)); or the graph of transactions and records that can conflict
+// (Partitioning::record_*: Schism's co-access records), which replaces the
+// key index below (the same per-key algorithm, on the partitioner's record
+// ids: no key is hashed, the accesses of records that conflict with nothing
+// are not visited). Without either (Strife's clusters do not say which
+// transactions share a record; Horticulture builds no graph; TSKD[O] has no
+// partitioner) TSgen indexes the keys of R once (O(total accesses) hash probes; a P-transaction matters only through
 // a key it shares with R) and works per key instead of per neighbour,
 // because a hot key makes deg(T*) O(|W|) [INF: the paper's
 // O(|W| + (k-1)|R|) leaves ckRCF's data structure out]:
@@ -66,8 +71,10 @@
 // time on the fiber that does it: one index_probe of the "analysis" work type
 // per hash probe of the index, per posting visited by lines 6-8, per
 // (key, queue) runtime list searched by ckRCF, per runtime recorded by a
-// placement, and per neighbour visited in the graph path; natively these
-// hooks compile to nothing.
+// placement, and per neighbour visited in the graph path (on the
+// partitioner's records no key is hashed, so their index charges no probe,
+// as the key index's counting sorts charge none); natively these hooks
+// compile to nothing.
 // Thread safety: a Tsgen is used by one caller at a time.
 #pragma once
 
@@ -120,6 +127,8 @@ class Tsgen {
   };
 
   void index_keys(std::span<const TxnDesc> bundle, const ForChunks& for_chunks);  // R⃗ = order_buf_
+  void index_records(const Partitioning& p);  // the same from the partitioner's records (R⃗ = order_buf_)
+  void index_postings(size_t keys, size_t bundle_size);  // both: the postings, the per-bundle resets
   void place(uint32_t t, uint32_t q, std::span<const double> time, Schedule& out);
   // Lines 6-8 and ckRCF, with the partitioner's graph or with the key index.
   void pull_graph(const Partitioning& p, uint32_t t_star, std::span<const double> time, Schedule& out);

@@ -71,6 +71,22 @@ refused abort_policy "$tmp/r.json" --workload=ycsb --table_size=100 --abort_poli
 refused abort_policy "$tmp/r.json" --workload=ycsb --table_size=100 --abort_policy=lifo --out="$tmp/r.json"
 refused abort_buffer_size "$tmp/r.json" --workload=ycsb --table_size=100 --abort_buffer_size=0 --out="$tmp/r.json"
 
+# Where the partitioning and TSKD's schedule count (--partition_time) and the
+# measured interval's fewest batches (--min_batches) are the bundle
+# front-ends' (rundb/frontends.cpp): schedule-inside is TSKD's alone, neither
+# flag is an online front-end's or Strife's own, and a bad value is refused.
+refused min_batches "$tmp/r.json" --workload=ycsb --table_size=100 --min_batches=20 --out="$tmp/r.json"
+if $bundle; then
+  refused partition_time "$tmp/r.json" --workload=ycsb --table_size=100 --frontend=schism \
+    --partition_time=schedule-inside --out="$tmp/r.json"
+  refused partition_time "$tmp/r.json" --workload=ycsb --table_size=100 --frontend=tskd-c --partition_time=later \
+    --out="$tmp/r.json"
+  refused partition_time "$tmp/r.json" --workload=ycsb --table_size=100 --frontend=strife --partition_time=inside \
+    --out="$tmp/r.json"
+  refused min_batches "$tmp/r.json" --workload=ycsb --table_size=100 --frontend=tskd-o --min_batches=0 \
+    --out="$tmp/r.json"
+fi
+
 # The schema's optional sections: one short run per workload, each adding some
 # (--profile in profile_test.sh, --timeline, --verify and the front-ends get more runs below, and
 # every document is checked at the end). A protocol registered as not
@@ -179,6 +195,20 @@ assert 0 <= b["part_min"] <= b["part_max"] and b["worklist_queues"] == 0 and b["
 assert abs(b["part_min"] + b["part_max"] - 500) < 1e-6, b  # 2 parts = the batch' \
     "$tmp/$fe.json" $fe || fail "$fe run: wrong result"
 done
+
+# TSKD over Schism's partition (partitioners/tspar): with --partition_time=outside
+# (the default) TSKD's schedule is an input as the partition is (TSKD §6.1),
+# left out of the analysis phase and reported as schedule_s, of it TSgen's
+# time and overheadR (§6.2); --min_batches is the measured batches' floor.
+$bundle && {
+  "$bin" --workload=ycsb --frontend=tskd-c --threads=2 --warmup=0 --duration=0.001 --table_size=1000 --theta=0.9 \
+    --batch_size=200 --min_batches=5 --out="$tmp/tskd-c.json" 2>/dev/null || fail "tskd-c run exited $?"
+  python3 -c 'import json, sys
+d = json.load(open(sys.argv[1])); f = d["frontend"]
+assert d["config"]["partition_time"] == f["partition_time"] == "outside" and f["batches"] >= 5, f
+assert f["partition_s"] > 0 and 0 < f["tsgen_s"] <= f["schedule_s"] and f["overhead_r"] > 0, f
+assert f["phase_s"]["analysis"] < f["schedule_s"], f' "$tmp/tskd-c.json" || fail "tskd-c run: wrong result"
+}
 
 # A saved history is read back by the offline checker.
 "$bin" --workload=ycsb --threads=2 --warmup=0 --duration=0.2 --table_size=100 --verify \

@@ -421,6 +421,20 @@ def test_sim_validation_compares_each_protocol_natively_and_simulated(figure_id)
 FIT_PROFILE = {**SIM_PROFILE, "sim_work_scale": "fit"}
 
 
+def test_the_analysis_fit_counts_a_tskd_schedule_kept_out_of_the_interval():
+    """A TSKD front-end's schedule (frontend.schedule_s) is analysis work that --partition_time=outside keeps
+    out of phase_s.analysis (issue 60 item 1): the analysis factor is fitted to both, as when it was inside;
+    with schedule-inside it is in phase_s.analysis already and not counted twice."""
+    from ccbench.sim import workscale
+    outside = {"frontend": {"batches": 4, "partition_time": "outside", "schedule_s": 0.6,
+                            "phase_s": {"analysis": 0.2}}}
+    inside = {"frontend": {"batches": 4, "partition_time": "schedule-inside", "schedule_s": 0.6,
+                           "phase_s": {"analysis": 0.8}}}
+    assert workscale.analysis_seconds_per_batch(outside) == pytest.approx(0.2)
+    assert workscale.analysis_seconds_per_batch(inside) == pytest.approx(0.2)
+    assert workscale.analysis_seconds_per_batch({"frontend": {"batches": 4, "phase_s": {"analysis": 0}}}) is None
+
+
 def test_a_fitting_profile_gives_each_configuration_the_factor_that_matches_one_native_thread(sim_sandbox, tmp_path,
                                                                                                monkeypatch):
     sim_sandbox.write(sim_sandbox.workspace.profiles_dir / "fitted.yaml", FIT_PROFILE)

@@ -20,7 +20,7 @@
 #       the bundle executor under sim (workers, coordinator, Strife's analysis
 #       team as fibers): --verify passes, the CC-free queues did not
 #       conflict, the result carries the "sim" object and the analysis took
-#       virtual time;
+#       virtual time (a TSKD front-end's: its schedule, schedule_s);
 #   sim_run_test.sh bundle_determinism <rundb-cc> <frontend>
 #       as determinism, through the bundle executor and the front-end;
 #   sim_run_test.sh reorder_plans <rundb-cc>
@@ -40,6 +40,10 @@
 #       threads on 32 warehouses (the issue's command) and 4 threads on 4:
 #       each commits (a Payment of a remote customer by last name missed its
 #       partition, and its retries took the predicted one again forever);
+#   sim_run_test.sh tskd_partition_time <rundb-cc>
+#       TSKD[C]'s schedule is outside the analysis phase (and the measured
+#       interval) with --partition_time=outside and inside it with
+#       schedule-inside (issue 60 item 1);
 #   sim_run_test.sh refusals <rundb-cc>
 #       configurations whose threads the sim build does not simulate, and bad
 #       --sim_* values, are refused with exit 2 naming the flag; a
@@ -144,7 +148,9 @@ EOF
     [[ $(field "$tmp/r.json" "d['sim']['virtual_cores']") == 32 ]] || fail "sim.virtual_cores is not 32"
     [[ $(field "$tmp/r.json" "d['commits'] > 0 and d['frontend']['batches'] >= 1") == True ]] ||
       fail "no commits or no measured batch"
-    [[ $(field "$tmp/r.json" "d['frontend']['phase_s']['analysis'] > 0") == True ]] ||
+    # A TSKD front-end's schedule is an input, outside the analysis phase (--partition_time=outside, issue 60
+    # item 1): its virtual time is the result's schedule_s.
+    [[ $(field "$tmp/r.json" "d['frontend'].get('schedule_s', d['frontend']['phase_s']['analysis']) > 0") == True ]] ||
       fail "the analysis took no virtual time: $(field "$tmp/r.json" "d['frontend']['phase_s']")"
     match_schema "$tmp/r.json"
     ;;
@@ -227,6 +233,27 @@ EOF
       [[ ${commits[buffer]} -gt ${commits[backoff]} ]] ||
         fail "the buffer committed ${commits[buffer]}, the backoff ${commits[backoff]}"
     fi
+    ;;
+  tskd_partition_time)
+    # --partition_time (engine/exec/bundle_coordinator.h, issue 60 item 1): TSKD[C] at 16 virtual cores.
+    # outside: the partitioner's plan and TSKD's queues are inputs (TSKD §6.1), so the analysis phase holds
+    # neither the model's charge nor TSKD's own probes (estimates, TSgen, TsDEFER's lanes), which the result
+    # reports as schedule_s; schedule-inside (the measurement before the issue): they are analysis.
+    declare -A analysis schedule
+    for where in outside schedule-inside; do
+      "$bin" --workload=ycsb $(sizes bundle-ycsb) --frontend=tskd-c --threads=16 --warmup=0.0002 --duration=0.0005 \
+        --txn_buffer=64 --batch_size=1000 --min_batches=3 --load_threads=1 --seed=3 --partition_time=$where \
+        --out="$tmp/$where.json" || fail "--partition_time=$where: exited $?"
+      [[ $(field "$tmp/$where.json" "d['frontend']['partition_time']") == "$where" ]] || fail "$where not reported"
+      [[ $(field "$tmp/$where.json" "d['frontend']['batches'] >= 3") == True ]] || fail "$where: fewer than 3 batches"
+      analysis[$where]=$(field "$tmp/$where.json" "d['frontend']['phase_s']['analysis']")
+      schedule[$where]=$(field "$tmp/$where.json" "d['frontend']['schedule_s']")
+      echo "--partition_time=$where: analysis ${analysis[$where]} s, schedule ${schedule[$where]} s"
+    done
+    "$py" -c 'import sys; a, s = map(float, sys.argv[1:3]); sys.exit(not (s > 0 and a < s / 10))' \
+      "${analysis[outside]}" "${schedule[outside]}" || fail "outside: the analysis holds TSKD's schedule"
+    "$py" -c 'import sys; a, s = map(float, sys.argv[1:3]); sys.exit(not (s > 0 and a >= s))' \
+      "${analysis[schedule-inside]}" "${schedule[schedule-inside]}" || fail "schedule-inside: the schedule is not analysis"
     ;;
   partcc_livelock)
     echo '{"txn_begin": 2.76, "index_probe": 13.67, "row_read": 36.72, "row_write": 53.56, "row_install": 16.14,

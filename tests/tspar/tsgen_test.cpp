@@ -19,6 +19,8 @@
 
 #include "engine/core/random.h"
 #include "engine/exec/tsdefer.h"
+#include "partitioners/residual.h"  // record_graph, accesses_by_key
+#include "partitioners/schism/schism.h"
 #include "partitioners/strife/strife_partitioner.h"
 #include "partitioners/tspar/cost_model.h"
 #include "partitioners/tspar/tskd_frontend.h"
@@ -354,7 +356,7 @@ Schedule algorithm1_by_brute_force(const std::vector<TxnDesc>& w, const Partitio
 // runtime lists may leak into the next.
 TEST(TsgenProperty, ReusedTsgenMatchesAlgorithm1ByBruteForce) {
   Random rng(23);
-  Tsgen by_keys(1, ResidualOrder::kGiven), by_graph(1, ResidualOrder::kGiven);
+  Tsgen by_keys(1, ResidualOrder::kGiven), by_graph(1, ResidualOrder::kGiven), by_records(1, ResidualOrder::kGiven);
   for (int round = 0; round < 300; ++round) {
     const uint32_t n = 1 + static_cast<uint32_t>(rng.below(120));
     const uint32_t k = 1 + static_cast<uint32_t>(rng.below(32));
@@ -383,6 +385,73 @@ TEST(TsgenProperty, ReusedTsgenMatchesAlgorithm1ByBruteForce) {
     by_graph.schedule(w, pg, time, got);
     EXPECT_EQ(got.queues, want.queues) << "round " << round << " (graph)";
     EXPECT_EQ(got.rs, want.rs) << "round " << round << " (graph)";
+    // The partitioner's records (Schism's co-access vertices) instead of TSgen's own key index.
+    Partitioning pr = p;
+    record_graph(accesses_by_key(w), n, pr);
+    ASSERT_EQ(pr.validate(n), "");
+    by_records.schedule(w, pr, time, got);
+    EXPECT_EQ(got.queues, want.queues) << "round " << round << " (records)";
+    EXPECT_EQ(got.rs, want.rs) << "round " << round << " (records)";
+    EXPECT_EQ(got.load, want.load) << "round " << round << " (records)";
+  }
+}
+
+// record_graph: the records some transaction writes and at least two access,
+// each transaction's accesses to them (Partitioning::record_*).
+TEST(RecordGraph, ConflictRecordsOnlyWithTheirAccesses) {
+  // T0 writes 7 and reads 3; T1 reads 7 and 3; T2 writes 9 (alone); T3 reads 3.
+  std::vector<TxnDesc> w(4);
+  w[0].write_set = {7}, w[0].read_set = {3};
+  w[1].read_set = {3, 7};
+  w[2].write_set = {9};
+  w[3].read_set = {3};
+  for (uint32_t i = 0; i < 4; ++i) w[i].id = i;
+  Partitioning p;
+  p.parts = {{0, 1, 2, 3}};
+  record_graph(accesses_by_key(w), 4, p);
+  ASSERT_EQ(p.validate(4), "");
+  EXPECT_EQ(p.records, 1u);  // 7 only: 3 is read-only, 9 has one accessor
+  EXPECT_EQ(p.record_offsets, (std::vector<uint32_t>{0, 1, 2, 2, 2}));
+  ASSERT_EQ(p.record_accesses.size(), 2u);
+  EXPECT_TRUE(p.record_accesses[0].record == 0 && p.record_accesses[0].write);
+  EXPECT_TRUE(p.record_accesses[1].record == 0 && !p.record_accesses[1].write);
+}
+
+// TSKD[C] with TSgen on Schism's records (hand_over_conflicts) plans exactly
+// what it plans with TSgen's own key index (a Schism that hands nothing over).
+TEST(TskdFrontend, SchismsRecordsGiveTheScheduleOfTheKeyIndex) {
+  class Withheld final : public Partitioner {  // Schism, its records not handed over
+   public:
+    void partition(std::span<const TxnDesc> b, unsigned k, Partitioning& out) override {
+      schism_.partition(b, k, out);
+    }
+    const char* name() const override { return "schism"; }
+    bool gives_residual() const override { return false; }
+
+   private:
+    schism::SchismPartitioner schism_{schism::Options{}};
+  };
+  Random rng(41);
+  for (int round = 0; round < 20; ++round) {
+    const uint32_t n = 50 + static_cast<uint32_t>(rng.below(400));
+    std::vector<TxnDesc> w;
+    std::vector<double> time;
+    random_bundle(rng, n, 0, 20 + rng.below(2000), 8, 0.5, w, time);
+    TskdOptions o;
+    o.threads = 2 + static_cast<unsigned>(rng.below(6));
+    o.seed = static_cast<uint64_t>(round) + 1;
+    TskdFrontend by_records(o, schism::make_schism()), by_keys(o, std::make_unique<Withheld>());
+    BundlePlan a, b;
+    a.per_thread.resize(o.threads), b.per_thread.resize(o.threads);
+    by_records.plan(w, a);
+    by_keys.plan(w, b);
+    ASSERT_EQ(a.per_thread.size(), b.per_thread.size());
+    for (size_t t = 0; t < a.per_thread.size(); ++t) {
+      ASSERT_EQ(a.per_thread[t].size(), b.per_thread[t].size()) << "round " << round;
+      for (size_t q = 0; q < a.per_thread[t].size(); ++q)
+        EXPECT_EQ(a.per_thread[t][q].txns, b.per_thread[t][q].txns) << "round " << round;
+    }
+    EXPECT_EQ(a.residuals, b.residuals) << "round " << round;
   }
 }
 

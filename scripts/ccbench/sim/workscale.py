@@ -71,11 +71,12 @@ MIN_SCALE, MAX_SCALE = 0.02, 50.0
 # delay beside a runtime bound that hides most of the work, and tskd-fig4k's fits moved with theta_IO from
 # 1.9 down to a multiplier of -1.1 (clamped): the work's share of the time per commit was too small to fit.
 IO_LATENCY_FLAGS = ("io_latency_l", "io_latency_theta", "io_latency_min_cycles")
-# Flags a fit does not key on: the run's thread count, seed and lengths (the fit sets its own), the I/O latency, and
+# Flags a fit does not key on: the run's thread count, seed and lengths (the fit sets its own; min_batches
+# too), the I/O latency, and
 # every flag of the simulation itself (sim_*): its cost table (the store is per table), the factor,
 # and the modelled machine (physical cores, SMT factor, line transfer), which leaves a one-core run's
 # local work as it is. The fit's runs (native and simulated) get none of them.
-UNKEYED_FLAGS = ("threads", "seed", "warmup", "duration", "measure_txns", *IO_LATENCY_FLAGS)
+UNKEYED_FLAGS = ("threads", "seed", "warmup", "duration", "measure_txns", "min_batches", *IO_LATENCY_FLAGS)
 SIM_FLAG_PREFIX = "sim_"
 NATIVE_LENGTH = ("--warmup=0.3", "--duration=1.5")   # real seconds: a native run's measured interval
 NATIVE_RUNS = 3   # seeds 1..3; the fit takes the run of median throughput
@@ -160,9 +161,13 @@ ANALYSIS = "analysis"   # the work type of a bundle executor's analysis (engine/
 
 def analysis_seconds_per_batch(result: dict) -> float | None:
     """A bundle executor's analysis time per batch (its front-end's phase_s.analysis over its batches), or None
-    for a run without one."""
+    for a run without one. A TSKD front-end's schedule (frontend.schedule_s: its estimates, TSgen, TsDEFER's
+    lanes, charged as analysis under sim) counts too where partition_time outside kept it out of the phase
+    (issue 60 item 1), so that the factor matches the same work as when it was inside."""
     frontend = result.get("frontend") or {}
     seconds, batches = (frontend.get("phase_s") or {}).get("analysis"), frontend.get("batches")
+    if seconds is not None and frontend.get("partition_time") == "outside":
+        seconds += frontend.get("schedule_s") or 0.0
     return seconds / batches if seconds and batches else None
 
 

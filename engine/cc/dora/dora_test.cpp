@@ -115,10 +115,10 @@ TEST_F(DoraTest, UnpredictedAccessAsksTheOwnerAndTheRetryLocksItUpFront) {
   EXPECT_EQ(row_lock_word(c_, a_), 0u);
 }
 
-// Worker 0 never waits (its plans are its own partition's) and polls its
-// inbox only at the start of each attempt: worker 1's request for a, sent
-// while worker 0 ran a transaction, is granted when worker 0 begins its next
-// one, not by any row access of the running one.
+// Worker 0 never waits (its plans are its own partition's) and serves its
+// inbox at the start of each attempt and at every Dora::kServeEvery-th row
+// access, not at each: worker 1's request for a, sent while worker 0 ran a
+// transaction of one access, is granted when worker 0 begins its next one.
 TEST_F(DoraTest, BusyOwnerAnswersAtItsNextAttempt) {
   t0_.begin();
   ASSERT_EQ(cc_.acquire_all(t0_, predict({}, {a2_})), RC::kOk);
@@ -142,6 +142,35 @@ TEST_F(DoraTest, BusyOwnerAnswersAtItsNextAttempt) {
   EXPECT_EQ(t0_.commit(), RC::kOk);
   cc_.serve_pending(0);  // worker 1's release
   EXPECT_EQ(c_.value(a_), 1u);
+  EXPECT_EQ(cc_.table_of(0).locked_keys(), 0u);
+}
+
+// Between actions: worker 1's request is granted at worker 0's
+// kServeEvery-th row access, while worker 0's transaction still runs.
+TEST_F(DoraTest, BusyOwnerAnswersBetweenActions) {
+  static_assert(Dora::kServeEvery == 4, "the schedule below counts four accesses");
+  const uint64_t a4 = key_in(0, 2, a3_ + 1), a5 = key_in(0, 2, a4 + 1);
+  Counters<Dora> c(a5 + 1);
+  t0_.begin();
+  ASSERT_EQ(cc_.acquire_all(t0_, predict({a2_, a3_, a4}, {a5})), RC::kOk);
+  std::atomic<bool> granted{false};
+  Async worker1([&] {
+    t1_.begin();
+    ASSERT_EQ(cc_.acquire_all(t1_, predict({}, {a_})), RC::kOk);
+    granted = true;
+    EXPECT_EQ(t1_.commit(), RC::kOk);
+  });
+  std::this_thread::sleep_for(kPause);
+  ASSERT_TRUE(read(t0_, c.table, a2_));
+  ASSERT_TRUE(read(t0_, c.table, a3_));
+  ASSERT_TRUE(read(t0_, c.table, a4));
+  std::this_thread::sleep_for(kPause);
+  EXPECT_FALSE(granted.load());  // three accesses: not served yet
+  ASSERT_TRUE(increment(t0_, c.table, a5));  // the fourth serves the request
+  worker1.join();
+  EXPECT_TRUE(granted.load());
+  EXPECT_EQ(t0_.commit(), RC::kOk);
+  cc_.serve_pending(0);  // worker 1's release
   EXPECT_EQ(cc_.table_of(0).locked_keys(), 0u);
 }
 

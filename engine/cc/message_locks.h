@@ -61,8 +61,10 @@
 // between two builds of the same code (docs/sim.md, "Determinism").
 //
 // Thread safety: OwnerLockTable belongs to one owner thread. MessageLocks:
-// serve()/serve_pending() for partition p only on p's owner; acquire() and
-// release() for coordinator c only on c's thread.
+// serve()/serve_pending() for partition p only on p's owner; acquire(),
+// try_lock() and release() for coordinator c only on c's thread (with
+// own_partitions_directly, c's thread is partition c's owner, so its direct
+// use of c's table keeps the table to one thread).
 #pragma once
 
 #include <tbb/concurrent_queue.h>

@@ -40,8 +40,15 @@
 // DORA's routing rules over key ranges intend (section 4.1). Keys of tables
 // the workload leaves unpartitioned (TPC-C's read-only ITEM, its insert-only
 // HISTORY) are not locked at the owners: the procedure's NoWait row locks
-// cover them, as for any key the prediction missed. A workload without a
+// cover them (Orthrus's row locks also cover any key the prediction missed;
+// Dora locks such a key at its owner, try_lock). A workload without a
 // partitioning maps keys by a hash of the global key.
+//
+// Dora's owners are its coordinators (own_partitions_directly): a request or
+// release at the coordinator's own partition goes to its table directly, no
+// message, and a queued request of its own is granted by a release it serves
+// itself. try_lock() adds one key to a granted attempt at any owner, never
+// queued (granted or refused at once), so it cannot deadlock either.
 //
 // Under sim (engine/core/sim_hooks.h) the queues' pushes, pops and waits are the
 // cost model's as engine/core/message_queue.h (QueueWaits) says, and an
@@ -54,8 +61,10 @@
 // between two builds of the same code (docs/sim.md, "Determinism").
 //
 // Thread safety: OwnerLockTable belongs to one owner thread. MessageLocks:
-// serve()/serve_pending() for partition p only on p's owner; acquire() and
-// release() for coordinator c only on c's thread.
+// serve()/serve_pending() for partition p only on p's owner; acquire(),
+// try_lock() and release() for coordinator c only on c's thread (with
+// own_partitions_directly, c's thread is partition c's owner, so its direct
+// use of c's table keeps the table to one thread).
 #pragma once
 
 #include <tbb/concurrent_queue.h>
@@ -67,7 +76,6 @@
 #include <optional>
 #include <span>
 #include <stdexcept>
-#include <unordered_map>
 #include <vector>
 
 #include "engine/cc/nowait/nowait.h"
@@ -140,10 +148,10 @@ class OwnerLockTable {
   // coordinators whose queued requests this granted.
   void release(uint32_t coord, std::vector<uint32_t>& granted) {
     for (const KeyLock& k : held_[coord]) {
-      auto it = locks_.find(k.key);
-      if (k.exclusive) it->second.writer = false;
-      else --it->second.readers;
-      if (!it->second.writer && it->second.readers == 0) locks_.erase(it);
+      LockState* s = locks_.find(k.key);
+      if (k.exclusive) s->writer = false;
+      else --s->readers;
+      if (!s->writer && s->readers == 0) locks_.erase(k.key);
     }
     held_[coord].clear();
     for (auto it = waiting_.begin(); it != waiting_.end();) {
@@ -157,6 +165,29 @@ class OwnerLockTable {
     }
   }
 
+  // Coordinator `coord`, whose request here (if any) is granted, asks for one
+  // more key now (an access its plan missed, or a read of its plan upgraded
+  // to a write): true when granted (added to what it holds here, released
+  // with it), false when it conflicts; never queued, so a coordinator that
+  // holds locks elsewhere never waits on it (no deadlock).
+  bool try_add(uint32_t coord, KeyLock k) {
+    std::vector<KeyLock>& held = held_[coord];
+    for (KeyLock& h : held) {
+      if (h.key != k.key) continue;
+      if (h.exclusive || !k.exclusive) return true;
+      LockState& s = *locks_.find(k.key);  // held shared by coord
+      if (s.readers != 1) return false;    // another reader shares it
+      s.readers = 0;
+      s.writer = true;
+      h.exclusive = true;
+      return true;
+    }
+    if (const LockState* s = locks_.find(k.key); s != nullptr && (s->writer || k.exclusive)) return false;
+    held.push_back(k);
+    take({held.end() - 1, held.end()});
+    return true;
+  }
+
   size_t waiting() const { return waiting_.size(); }
   size_t locked_keys() const { return locks_.size(); }
 
@@ -166,15 +197,80 @@ class OwnerLockTable {
     bool writer = false;
   };
 
+  // The held locks by key: open addressing with linear probing and
+  // backward-shift deletion, so a lock taken and released allocates nothing
+  // (a node-based map allocated and freed one node per key and lock, the
+  // largest native cost of Dora's own-partition grants). At most half full.
+  class LockMap {
+   public:
+    LockMap() : slots_(64) {}
+    LockState* find(GlobalKey key) {
+      for (size_t i = home(key);; i = next(i)) {
+        if (!slots_[i].used) return nullptr;
+        if (slots_[i].key == key) return &slots_[i].state;
+      }
+    }
+    const LockState* find(GlobalKey key) const { return const_cast<LockMap*>(this)->find(key); }
+    LockState& operator[](GlobalKey key) {
+      if (2 * (size_ + 1) > slots_.size()) grow();
+      size_t i = home(key);
+      for (; slots_[i].used; i = next(i))
+        if (slots_[i].key == key) return slots_[i].state;
+      slots_[i] = {key, {}, true};
+      ++size_;
+      return slots_[i].state;
+    }
+    // REQUIRES: key present.
+    void erase(GlobalKey key) {
+      size_t i = home(key);
+      while (slots_[i].key != key || !slots_[i].used) i = next(i);
+      for (size_t j = i;;) {  // shift back each later entry of the run that may sit at i
+        slots_[i].used = false;
+        for (;;) {
+          j = next(j);
+          if (!slots_[j].used) {
+            --size_;
+            return;
+          }
+          const size_t h = home(slots_[j].key);
+          // Entry j stays unless its home is cyclically outside (i, j].
+          const bool stays = i <= j ? (i < h && h <= j) : (i < h || h <= j);
+          if (!stays) break;
+        }
+        slots_[i] = slots_[j];
+        i = j;
+      }
+    }
+    size_t size() const { return size_; }
+
+   private:
+    struct Slot {
+      GlobalKey key = 0;
+      LockState state;
+      bool used = false;
+    };
+    size_t home(GlobalKey key) const { return (key * 0x9E3779B97F4A7C15ull) >> 32 & (slots_.size() - 1); }
+    size_t next(size_t i) const { return (i + 1) & (slots_.size() - 1); }
+    void grow() {
+      std::vector<Slot> old(slots_.size() * 2);
+      old.swap(slots_);
+      size_ = 0;
+      for (const Slot& s : old)
+        if (s.used) (*this)[s.key] = s.state;
+    }
+    std::vector<Slot> slots_;  // a power of two
+    size_t size_ = 0;
+  };
+
   bool fits(const std::vector<KeyLock>& keys) const {
     for (const KeyLock& k : keys) {
-      auto it = locks_.find(k.key);
-      if (it == locks_.end()) continue;
-      if (it->second.writer || k.exclusive) return false;  // readers only share with readers
+      const LockState* s = locks_.find(k.key);
+      if (s == nullptr) continue;
+      if (s->writer || k.exclusive) return false;  // readers only share with readers
     }
     return true;
   }
-  void take(const std::vector<KeyLock>& keys) {
+  void take(std::span<const KeyLock> keys) {
     for (const KeyLock& k : keys) {
       LockState& s = locks_[k.key];
       if (k.exclusive) s.writer = true;
@@ -182,7 +278,7 @@ class OwnerLockTable {
     }
   }
 
-  std::unordered_map<GlobalKey, LockState> locks_;
+  LockMap locks_;
   std::vector<std::vector<KeyLock>> held_;  // per coordinator: its request here (held or waiting)
   std::deque<uint32_t> waiting_;            // coordinators with queued requests, arrival order
 };
@@ -196,7 +292,10 @@ struct LockPlan {
   std::vector<uint32_t> parts;  // ascending
   std::vector<uint32_t> begin;  // parts.size() + 1 offsets into keys
 
-  void build(const TxnDesc& d, uint32_t partitions, const LockRouting& routing = {}) {
+  // `also`: keys to lock besides the prediction's (Dora: the keys the
+  // request's earlier attempts missed).
+  void build(const TxnDesc& d, uint32_t partitions, const LockRouting& routing = {},
+             std::span<const KeyLock> also = {}) {
     sorted.clear();
     auto add = [&](GlobalKey k, bool exclusive) {
       if (const uint32_t p = routing.owner(k, partitions); p != LockRouting::kNotLocked)
@@ -204,6 +303,7 @@ struct LockPlan {
     };
     for (GlobalKey k : d.read_set) add(k, false);
     for (GlobalKey k : d.write_set) add(k, true);
+    for (const KeyLock& k : also) add(k.key, k.exclusive);
     std::sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) {
       return a.first != b.first ? a.first < b.first : a.second.key < b.second.key;
     });
@@ -225,6 +325,18 @@ struct LockPlan {
   }
   std::span<const KeyLock> keys_of(size_t i) const {
     return {keys.data() + begin[i], keys.data() + begin[i + 1]};
+  }
+  // Whether the plan locks `key` (of owner p) in a mode that covers an
+  // access (`exclusive`: a write).
+  bool covers(uint32_t p, GlobalKey key, bool exclusive) const {
+    for (size_t i = 0; i < parts.size(); ++i) {
+      if (parts[i] != p) continue;
+      const auto run = keys_of(i);
+      const auto it = std::lower_bound(run.begin(), run.end(), key,
+                                       [](const KeyLock& a, GlobalKey k) { return a.key < k; });
+      return it != run.end() && it->key == key && (it->exclusive || !exclusive);
+    }
+    return false;
   }
 };
 
@@ -255,6 +367,16 @@ class MessageLocks {
       throw std::logic_error("MessageLocks::ring_doorbells: owners and coordinators differ");
     doorbells_ = std::make_unique<Doorbell[]>(owners_.size());
   }
+  // Thread t is both owner t and coordinator t (Dora): a coordinator's lock
+  // requests and releases at its own partition go to its table directly, no
+  // message and no reply (it is the table's owner thread), and a queued
+  // request of its own is granted by a release it serves itself.
+  // REQUIRES: partitions == coordinators; called before the threads start.
+  void own_partitions_directly() {
+    if (owners_.size() != replies_.size())
+      throw std::logic_error("MessageLocks::own_partitions_directly: owners and coordinators differ");
+    self_owned_ = true;
+  }
   Doorbell& doorbell(uint32_t t) { return doorbells_[t]; }
   bool has_mail(uint32_t t) const { return !owners_[t]->inbox.empty() || !replies_[t]->empty(); }
   uint64_t doorbell_sleeps() const {
@@ -273,6 +395,15 @@ class MessageLocks {
     auto& replies = *replies_[coord];
     for (size_t i = 0; i < plan.parts.size(); ++i) {
       const std::span<const KeyLock> keys = plan.keys_of(i);
+      if (own(coord, plan.parts[i])) {  // Dora's own partition: the table itself
+        Owner& o = *owners_[coord];
+        charge_probes(keys.size());
+        if (o.table.request(coord, keys)) continue;
+        while (!o.self_granted) wait();  // granted by a release that `wait` serves
+        o.self_granted = false;
+        continue;
+      }
+      ++replies.sent;
       send(plan.parts[i], {Msg::kLock, coord, keys.data(), static_cast<uint32_t>(keys.size())});
       uint32_t granted;
       if (block) {
@@ -282,10 +413,36 @@ class MessageLocks {
       }
     }
   }
-  // Releases what `acquire` locked (no reply).
-  void release(uint32_t coord, const LockPlan& plan) {
-    for (uint32_t p : plan.parts) send(p, {Msg::kRelease, coord, nullptr, 0});
+  // Releases what `acquire` locked, and what try_lock() added at the
+  // partitions `extra` (not in the plan) (no reply).
+  void release(uint32_t coord, const LockPlan& plan, std::span<const uint32_t> extra = {}) {
+    for (uint32_t p : plan.parts) release_at(coord, p);
+    for (uint32_t p : extra) release_at(coord, p);
   }
+
+  // Coordinator `coord`, its plan granted, asks owner p for one more key now
+  // (OwnerLockTable::try_add: never queued); true when granted. At its own
+  // partition (own_partitions_directly) the table answers at once; another
+  // owner answers by message, `wait` called until the answer arrives.
+  // REQUIRES: a polling coordinator (acquire with block = false).
+  template <class Wait>
+  bool try_lock(uint32_t coord, uint32_t p, KeyLock k, Wait&& wait) {
+    if (own(coord, p)) {
+      charge_probes(1);
+      return owners_[p]->table.try_add(coord, k);
+    }
+    auto& replies = *replies_[coord];
+    ++replies.sent;
+    send(p, {Msg::kTryLock, coord, &k, 1});  // k lives until the answer
+    uint32_t answer;
+    while (!replies.try_pop(answer)) wait();
+    return (answer & kRefused) == 0;
+  }
+
+  // Messages coordinator `coord` sent to owners (lock requests, tries,
+  // releases); its own partition's requests are none of them. For tests.
+  // REQUIRES: called on coord's thread, or after it stopped.
+  uint64_t messages_sent(uint32_t coord) const { return replies_[coord]->sent; }
 
   // Owner of partition p: handles the messages already in its inbox; returns
   // how many.
@@ -311,32 +468,56 @@ class MessageLocks {
   void stop(uint32_t p) { send(p, {Msg::kStop, 0, nullptr, 0}); }
 
  private:
+  static constexpr uint32_t kRefused = 1u << 31;  // a kTryLock's answer: p | kRefused
+
   struct Msg {
-    enum Kind : uint8_t { kLock, kRelease, kStop } kind = kStop;
+    enum Kind : uint8_t { kLock, kTryLock, kRelease, kStop } kind = kStop;
     uint32_t coord = 0;
     const KeyLock* keys = nullptr;  // kLock: the coordinator's plan, unchanged until the grant
     uint32_t n = 0;
   };
   // Each queue on its own line under sim (engine/core/message_queue.h).
   struct alignas(kQueueAlign<tbb::concurrent_bounded_queue<uint32_t>>) ReplyQueue
-      : tbb::concurrent_bounded_queue<uint32_t> {};
+      : tbb::concurrent_bounded_queue<uint32_t> {
+    uint64_t sent = 0;  // the coordinator's thread only (messages_sent)
+  };
   struct alignas(kQueueAlign<tbb::concurrent_bounded_queue<Msg>>) Owner {
     explicit Owner(uint32_t coordinators) : table(coordinators) {}
     tbb::concurrent_bounded_queue<Msg> inbox;
     OwnerLockTable table;            // owner thread only
     std::vector<uint32_t> granted;   // owner thread only: scratch of release()
+    bool self_granted = false;       // owner thread only: its own queued request granted (self_owned_)
   };
+
+  bool own(uint32_t coord, uint32_t p) const { return self_owned_ && coord == p; }
+  // The owner's lock-table lookups: one index probe per key.
+  static void charge_probes(size_t keys) {
+    for (size_t k = 0; k < keys; ++k) charge_local_work(Work::kIndexProbe);
+  }
+  void release_at(uint32_t coord, uint32_t p) {
+    if (own(coord, p)) return handle(p, {Msg::kRelease, coord, nullptr, 0});
+    ++replies_[coord]->sent;
+    send(p, {Msg::kRelease, coord, nullptr, 0});
+  }
 
   void handle(uint32_t p, const Msg& m) {
     Owner& o = *owners_[p];
     if (m.kind == Msg::kLock) {
-      for (uint32_t k = 0; k < m.n; ++k) charge_local_work(Work::kIndexProbe);
+      charge_probes(m.n);
       if (o.table.request(m.coord, {m.keys, m.n})) reply(m.coord, p);
+      return;
+    }
+    if (m.kind == Msg::kTryLock) {
+      charge_probes(1);
+      reply(m.coord, o.table.try_add(m.coord, *m.keys) ? p : p | kRefused);
       return;
     }
     o.granted.clear();
     o.table.release(m.coord, o.granted);
-    for (uint32_t c : o.granted) reply(c, p);
+    for (uint32_t c : o.granted) {
+      if (own(c, p)) o.self_granted = true;  // the owner's own request, waiting in acquire()
+      else reply(c, p);
+    }
   }
   // The pushes (each succeeds at once: the capacities above).
   void send(uint32_t p, const Msg& m) {
@@ -349,6 +530,7 @@ class MessageLocks {
   }
 
   ThreadWait wait_;
+  bool self_owned_ = false;  // own_partitions_directly()
   std::vector<std::unique_ptr<Owner>> owners_;
   std::vector<std::unique_ptr<ReplyQueue>> replies_;
   QueueWaits inbox_waits_, reply_waits_;  // per owner, per coordinator
@@ -365,6 +547,9 @@ class MessageLocks {
 // whose row locks are uncontended for predicted keys and catch the accesses
 // the prediction missed (RC::kLockConflict, retried); commit and abort are
 // NoWait's, followed by the releases to the owners (strict 2PL on both).
+// Orthrus runs so; Dora (engine/cc/dora/dora.h) replaces the row operations
+// and commit: its owners' locks cover every routed key, so it takes row locks
+// only for keys no owner locks.
 class MessageLockProtocol : public NoWait {
  public:
   static constexpr int kMaxThreads = 1024;  // per-thread counters
@@ -372,6 +557,11 @@ class MessageLockProtocol : public NoWait {
   struct TxnMeta {
     LockPlan plan;        // this attempt's locks, by partition
     bool locked = false;  // the owners granted plan (release owed)
+    // Dora: keys locked at access beyond the plan (MessageLocks::try_lock),
+    // and their partitions that the plan has not (released with it).
+    std::vector<KeyLock> added;
+    std::vector<uint32_t> extra_parts;
+    uint64_t wait_start = 0;  // Dora: when this attempt's first request to another owner went (0: none, or not timed)
   };
 
   // Routes the lock owners by the workload's partitioning, where it has one
@@ -412,9 +602,18 @@ class MessageLockProtocol : public NoWait {
  protected:
   // Builds the attempt's plan from the prediction and locks it, calling
   // `wait` while a grant is outstanding (block: sleep in the reply queue).
-  RC lock_predicted(auto& txn, const TxnDesc& d, bool block, auto&& wait) {
+  // `also`: keys to lock besides the prediction's; `started(plan)` is called
+  // once the plan is built, before any request, and its value kept in
+  // TxnMeta::wait_start (Dora's clock).
+  struct NoClock {
+    uint64_t operator()(const LockPlan&) const { return 0; }
+  };
+  template <class TxnT, class Wait, class Started = NoClock>
+  RC lock_predicted(TxnT& txn, const TxnDesc& d, bool block, Wait&& wait, std::span<const KeyLock> also = {},
+                    Started&& started = {}) {
     auto& m = txn.meta();
-    m.plan.build(d, locks_->partitions(), routing_);
+    m.plan.build(d, locks_->partitions(), routing_, also);
+    m.wait_start = started(m.plan);
     Counters& c = counters_[txn.thread_id()];
     ++c.attempts;
     c.owners += m.plan.parts.size();
@@ -426,9 +625,13 @@ class MessageLockProtocol : public NoWait {
   void release_owner_locks(auto& txn) {
     auto& m = txn.meta();
     if (!m.locked) return;
-    locks_->release(txn.thread_id(), m.plan);
+    locks_->release(txn.thread_id(), m.plan, m.extra_parts);
     m.locked = false;
+    m.added.clear();
+    m.extra_parts.clear();
   }
+  // The owner of `key`'s lock, or LockRouting::kNotLocked. REQUIRES: open().
+  uint32_t owner_of(GlobalKey key) const { return routing_.owner(key, locks_->partitions()); }
 
   std::unique_ptr<MessageLocks> locks_;  // from open() on
 

@@ -78,7 +78,6 @@
 #include <stdexcept>
 #include <vector>
 
-#include "engine/cc/nowait/nowait.h"
 #include "engine/txn/protocol.h"
 #include "engine/cc_helpers/workload_partitioning.h"
 #include "engine/config.h"
@@ -541,16 +540,18 @@ class MessageLocks {
   const OwnerLockTable& table(uint32_t p) const { return owners_[p]->table; }
 };
 
-// The protocol half both substitutes share. acquire_all() locks the
-// predicted access set through the owners (the derived class says how a
-// coordinator waits); the procedure then runs with NoWait's row operations,
-// whose row locks are uncontended for predicted keys and catch the accesses
-// the prediction missed (RC::kLockConflict, retried); commit and abort are
-// NoWait's, followed by the releases to the owners (strict 2PL on both).
-// Orthrus runs so; Dora (engine/cc/dora/dora.h) replaces the row operations
-// and commit: its owners' locks cover every routed key, so it takes row locks
-// only for keys no owner locks.
-class MessageLockProtocol : public NoWait {
+// The protocol half both substitutes share, over a row-locking protocol
+// `RowLocks` (both pass NoWait: a helper names no protocol itself).
+// acquire_all() locks the predicted access set through the owners (the
+// derived class says how a coordinator waits); the procedure then runs with
+// RowLocks' row operations, whose row locks are uncontended for predicted
+// keys and catch the accesses the prediction missed (RC::kLockConflict,
+// retried); commit and abort are RowLocks', followed by the releases to the
+// owners (strict 2PL on both). Orthrus runs so; Dora (engine/cc/dora/dora.h)
+// replaces the row operations and commit: its owners' locks cover every
+// routed key, so it takes row locks only for keys no owner locks.
+template <class RowLocks>
+class MessageLockProtocol : public RowLocks {
  public:
   static constexpr int kMaxThreads = 1024;  // per-thread counters
 
@@ -590,12 +591,12 @@ class MessageLockProtocol : public NoWait {
   }
 
   RC commit(auto& txn) {
-    const RC rc = NoWait::commit(txn);
+    const RC rc = RowLocks::commit(txn);
     release_owner_locks(txn);
     return rc;
   }
   void abort(auto& txn) {
-    NoWait::abort(txn);
+    RowLocks::abort(txn);
     release_owner_locks(txn);
   }
 

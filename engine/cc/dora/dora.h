@@ -29,13 +29,14 @@
 #include <atomic>
 
 #include "engine/cc_helpers/common.h"
+#include "engine/cc/nowait/nowait.h"
 #include "engine/cc_helpers/message_locks.h"
 #include "engine/core/clock.h"
 #include "engine/core/topology.h"
 
 namespace ccb {
 
-class Dora : public MessageLockProtocol {
+class Dora : public MessageLockProtocol<NoWait> {
  public:
   static constexpr const char* kName = "dora";
 

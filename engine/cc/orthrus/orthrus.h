@@ -23,12 +23,13 @@
 
 #include <memory>
 
+#include "engine/cc/nowait/nowait.h"
 #include "engine/cc_helpers/message_locks.h"
 #include "engine/cc/orthrus/options.h"
 
 namespace ccb {
 
-class Orthrus : public MessageLockProtocol {
+class Orthrus : public MessageLockProtocol<NoWait> {
  public:
   static constexpr const char* kName = "orthrus";
   using Options = OrthrusOptions;

@@ -19,7 +19,10 @@
 // transaction aborts (no order, so a wait could deadlock); each row is
 // validated as soon as it is latched and the first stale row aborts. Which
 // latches a committer holds and when it takes its commit timestamp are as
-// under wait, so the serial order is the same.
+// under wait, so the serial order is the same. --occ_read_abort aborts at a
+// read (or a first write) that copies a row written after the start, as
+// DBx1000's Row_occ::access does under the row latch: such a transaction
+// would fail its validation anyway.
 #pragma once
 
 #include <atomic>
@@ -28,7 +31,6 @@
 
 #include "engine/cc/common.h"
 #include "engine/cc/occ/options.h"
-#include "engine/core/latch_contention.h"
 
 namespace ccb {
 
@@ -40,7 +42,10 @@ class Occ {
   // back-off's pause rounds double plus one up to it (1, 3, 7, 15).
   static constexpr uint32_t kBoundedSpinCycles = 15;
   using Options = OccOptions;
-  void configure(const OccOptions& o) { bounded_ = o.bounded(); }
+  void configure(const OccOptions& o) {
+    bounded_ = o.bounded();
+    read_abort_ = o.read_abort;
+  }
   struct RowMeta {
     Shared<uint64_t> word{0};  // latch bit | wts (commit ts of the last writer)
   };
@@ -55,12 +60,13 @@ class Occ {
   }
 
   RC read(auto& txn, auto& a) {
-    stable_copy<kLatch>(txn, a, a.row->meta.word);
+    const uint64_t observed = stable_copy<kLatch>(txn, a, a.row->meta.word);
     a.data = a.local;
-    return RC::kOk;
+    return stale_at_access(txn, observed) ? RC::kValidation : RC::kOk;
   }
   RC write(auto& txn, auto& a) {
-    if (a.local == nullptr) stable_copy<kLatch>(txn, a, a.row->meta.word);
+    if (a.local == nullptr && stale_at_access(txn, stable_copy<kLatch>(txn, a, a.row->meta.word)))
+      return RC::kValidation;
     return RC::kOk;
   }
   RC insert(auto&, auto&) { return RC::kOk; }
@@ -80,6 +86,11 @@ class Occ {
   void abort(auto&) {}  // nothing is held during execution
 
  protected:
+  // --occ_read_abort: the row copied was written after this transaction
+  // started, so its validation would fail (a row's wts only grows).
+  bool stale_at_access(auto& txn, uint64_t observed) const {
+    return read_abort_ && (observed & ~kLatch) > txn.meta().start_ts;
+  }
   // --occ_validation=bounded: latch and validate each row in access order,
   // aborting at a latch still held after the back-off or at a stale row.
   RC commit_bounded(auto& txn) {
@@ -94,7 +105,7 @@ class Occ {
     bool ok = true;
     for (; ok && latched < n; ++latched) {
       Shared<uint64_t>& word = items[latched]->row->meta.word;
-      if (!try_latch_bounded(word)) break;
+      if (!try_lock_bit_bounded<kLatch>(word, kBoundedSpinCycles)) break;  // Row_occ::try_latch
       ok = (word.reread() & ~kLatch) <= txn.meta().start_ts;
     }
     if (!ok || latched < n) {
@@ -111,29 +122,6 @@ class Occ {
     P* begin() const { return items; }
     P* end() const { return items + n; }
   };
-  // DBx1000's Row_occ::try_latch with bounded_backoff_function: up to 5 tries
-  // of the latch bit, 1, 3, 7 and 15 pause rounds (cpu_relax) between them;
-  // false if it is still held. Modelled as lock_bit: a try that finds the bit
-  // clear is one read-modify-write, a try that finds it set a read.
-  static bool try_latch_bounded(Shared<uint64_t>& word) {
-    std::atomic<uint64_t>& w = word.unmodelled();
-    word.charge_rmw();  // the first try: its load and CAS
-    uint64_t v = w.load(std::memory_order_relaxed);
-    LatchAcquisition contention;
-    for (uint32_t backoff = 0;;) {
-      if (!(v & kLatch) && w.compare_exchange_strong(v, v | kLatch, std::memory_order_acquire,
-                                                     std::memory_order_relaxed))
-        return true;
-      contention.note();
-      if (backoff >= kBoundedSpinCycles) return false;
-      backoff = ((backoff << 1) | 1) & kBoundedSpinCycles;
-      for (uint32_t i = backoff; i > 0; --i) cpu_relax();
-      word.charge_read();
-      v = w.load(std::memory_order_relaxed);
-      if (!(v & kLatch)) word.charge_rmw();  // the next CAS
-    }
-  }
-
   // Takes the commit timestamp, installs the writes stamped with it, unlatches.
   void install_and_unlatch(auto& txn, const auto& rows) {
     const uint64_t commit_ts = clock_.fetch_add(1, std::memory_order_acq_rel);
@@ -155,7 +143,8 @@ class Occ {
   }
 
   alignas(64) Shared<uint64_t> clock_{1};
-  bool bounded_ = false;  // --occ_validation=bounded
+  bool bounded_ = false;     // --occ_validation=bounded
+  bool read_abort_ = false;  // --occ_read_abort
 };
 
 }  // namespace ccb

@@ -27,7 +27,6 @@
 
 #include <atomic>
 #include <cstddef>
-#include <type_traits>
 
 #include "engine/cc/common.h"
 #include "engine/cc/occ/options.h"
@@ -94,13 +93,9 @@ class Occ {
   // --occ_validation=bounded: latch and validate each row in access order,
   // aborting at a latch still held after the back-off or at a stale row.
   RC commit_bounded(auto& txn) {
-    auto& all = txn.accesses();
-    using AccessPtr = std::remove_reference_t<decltype(all[0])>*;
-    auto** items = reinterpret_cast<AccessPtr*>(txn.scratch(sizeof(AccessPtr) * (all.size() + 1)));
-    size_t n = 0;
-    for (auto& a : all)
-      if (a.type != AccessType::kInsert) items[n++] = &a;
-    const Span<AccessPtr> rows{items, n};
+    const auto rows = accesses_in_order(txn, [](const auto& a) { return a.type != AccessType::kInsert; });
+    auto** items = rows.items;
+    const size_t n = rows.size();
     size_t latched = 0;
     bool ok = true;
     for (; ok && latched < n; ++latched) {
@@ -115,13 +110,6 @@ class Occ {
     install_and_unlatch(txn, rows);
     return RC::kOk;
   }
-  template <class P>
-  struct Span {  // accesses in access order (sorted_accesses sorts them)
-    P* items;
-    size_t n;
-    P* begin() const { return items; }
-    P* end() const { return items + n; }
-  };
   // Takes the commit timestamp, installs the writes stamped with it, unlatches.
   void install_and_unlatch(auto& txn, const auto& rows) {
     const uint64_t commit_ts = clock_.fetch_add(1, std::memory_order_acq_rel);

@@ -45,6 +45,20 @@ AccessList<CC> sorted_accesses(Txn<CC, kProfiled>& txn, Pred pred) {
   return {out, n};
 }
 
+// The accesses selected by `pred`, in access order (unsorted): the commit-time
+// latching of DBx1000's BOUNDED_SPINNING variants (OCC's and Silo's
+// --*_validation=bounded), which abort instead of waiting and so need no
+// global order. Same lifetime as sorted_accesses.
+template <class CC, bool kProfiled, class Pred>
+AccessList<CC> accesses_in_order(Txn<CC, kProfiled>& txn, Pred pred) {
+  auto& all = txn.accesses();
+  auto** out = reinterpret_cast<Access<CC>**>(txn.scratch(sizeof(Access<CC>*) * (all.size() + 1)));
+  size_t n = 0;
+  for (auto& a : all)
+    if (pred(a)) out[n++] = &a;
+  return {out, n};
+}
+
 // Copies a row image into a.local while the row's metadata word `meta` stays
 // unchanged and without `kLockBit` (the protocol's lock or latch bit, as in
 // lock_bit); returns the observed word. The seqlock read of the optimistic

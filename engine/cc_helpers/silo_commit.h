@@ -4,7 +4,8 @@
 // through Silo) and BCC (engine/cc/bcc/bcc.h). Each of them chooses the commit
 // TID and what happens between the phases (Silo: the epoch; BCC: its
 // left-conflict check when phase 2 fails):
-//   phase 1  lock_writes     lock the write set in one global (address) order;
+//   phase 1  lock_writes     lock the write set in one global (address) order
+//            (or lock_writes_bounded: DBx1000's no-wait locking, unsorted);
 //   phase 2  validate_reads  every row read still carries the TID observed at
 //                            read time and is not locked by another transaction;
 //   phase 3  install_writes  install the writes, publish the inserts and
@@ -48,6 +49,53 @@ inline auto lock_writes(auto& txn) {
     a->meta.locked = true;
   }
   return writes;
+}
+
+// Whether the row of access `a` still carries the TID the access observed
+// (its lock bit aside). Not charged, as in validate_reads.
+inline bool unchanged_since_access(const auto& a) {
+  return (a.row->meta.tid.unmodelled().load(std::memory_order_acquire) & ~kLockBit) == a.meta.observed_tid;
+}
+// DBx1000's PRE_ABORT: every row read or written still carries the TID its
+// access observed.
+inline bool pre_abort_check(auto& txn) {
+  for (auto& a : txn.accesses())
+    if (a.type != AccessType::kInsert && !unchanged_since_access(a)) return false;
+  return true;
+}
+
+// Phase 1 as DBx1000's validate_silo with VALIDATION_LOCK "no-wait", PRE_ABORT
+// "true" and BOUNDED_SPINNING (--silo_validation=bounded): the pre-abort
+// check; then the write set `writes`, in access order, is locked with one try
+// per row, each locked row checked unchanged; a held lock releases the locks
+// taken, repeats the pre-abort check and, after a back-off of 1, 3, 7, 15
+// pause rounds (`bound` 15), retries the whole set. Returns whether every
+// write is locked (each with meta.locked set); false: the transaction aborts,
+// nothing is locked.
+inline bool lock_writes_bounded(auto& txn, const auto& writes, uint32_t bound) {
+  if (!pre_abort_check(txn)) return false;
+  for (uint32_t backoff = 0;;) {
+    size_t locked = 0;
+    bool stale = false;
+    for (auto* a : writes) {
+      if (!try_lock_bit_bounded<kLockBit>(a->row->meta.tid, 0)) break;  // one try
+      a->meta.locked = true;
+      ++locked;
+      if (!unchanged_since_access(*a)) {
+        stale = true;
+        break;
+      }
+    }
+    if (!stale && locked == writes.size()) return true;
+    for (auto* a : writes) {
+      if (locked-- == 0) break;
+      unlock_bit<kLockBit>(a->row->meta.tid);
+      a->meta.locked = false;
+    }
+    if (stale || !pre_abort_check(txn) || backoff >= bound) return false;
+    backoff = ((backoff << 1) | 1) & bound;
+    for (uint32_t i = backoff; i > 0; --i) cpu_relax();
+  }
 }
 
 // Phase 2: every row read (read-modify-writes included) still carries the

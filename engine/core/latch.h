@@ -109,6 +109,35 @@ inline uint64_t lock_bit(Shared<uint64_t>& word) {
     word.charge_rmw();  // the next CAS
   }
 }
+// Tries to set `kBit` with a bounded exponential back-off between tries, as
+// DBx1000's try_latch under BOUNDED_SPINNING (system/helper.h,
+// bounded_backoff_function): after a failed try it pauses 1, 3, 7, ... rounds
+// (cpu_relax; each count doubled plus one, masked by `bound`) and gives up
+// once the count has reached `bound` (15: five tries, 26 rounds). Returns
+// whether it set the bit. Modelled as lock_bit: the first try is one
+// read-modify-write, each later one a read of the line and, if the bit looked
+// clear, the CAS's read-modify-write. A failed acquisition counts as
+// contended (latch_contention.h).
+// REQUIRES: `bound` is 2^k - 1.
+template <uint64_t kBit>
+inline bool try_lock_bit_bounded(Shared<uint64_t>& word, uint32_t bound) {
+  std::atomic<uint64_t>& w = word.unmodelled();
+  word.charge_rmw();  // the first try: its load and CAS
+  uint64_t v = w.load(std::memory_order_relaxed);
+  LatchAcquisition contention;
+  for (uint32_t backoff = 0;;) {
+    if (!(v & kBit) && w.compare_exchange_strong(v, v | kBit, std::memory_order_acquire, std::memory_order_relaxed))
+      return true;
+    contention.note();
+    if (backoff >= bound) return false;
+    backoff = ((backoff << 1) | 1) & bound;
+    for (uint32_t i = backoff; i > 0; --i) cpu_relax();
+    word.charge_read();
+    v = w.load(std::memory_order_relaxed);
+    if (!(v & kBit)) word.charge_rmw();  // the next CAS
+  }
+}
+
 // Clears `kBit`, keeping the rest of the word (the holder wrote nothing).
 // REQUIRES: the caller holds the bit (lock_bit).
 template <uint64_t kBit>

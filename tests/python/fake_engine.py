@@ -113,10 +113,13 @@ def misbehaviour(args: argparse.Namespace) -> str:
 
 
 # The protocols' own flags, echoed by their binaries only (engine/cc/bcc/options.cpp, engine/cc/mocc/options.cpp,
-# engine/cc/orthrus/options.cpp).
+# engine/cc/occ/options.cpp, engine/cc/orthrus/options.cpp, engine/cc/silo/options.cpp, engine/cc/tictoc/options.cpp).
 PROTOCOL_OPTIONS = {"bcc": {"bcc_breakdown": False, "bcc_fence": "per_read"},
                     "mocc": {"mocc_temperature_threshold": 10, "mocc_decay_ms": 1000},
-                    "orthrus": {"orthrus_wait": "poll"}}
+                    "occ": {"occ_validation": "wait", "occ_read_abort": False},
+                    "orthrus": {"orthrus_wait": "poll"},
+                    "silo": {"silo_validation": "wait"},
+                    "tictoc": {"tictoc_validation": "wait"}}
 
 
 def config(args: argparse.Namespace) -> dict:

@@ -301,10 +301,13 @@ def test_the_reference_figures_claims_cover_every_protocol_at_8_16_and_28():
     against_real = [claim for claim in agrees if claim["reference"].startswith("real-")]
     against_native = [claim for claim in agrees if claim["reference"].startswith("native-")]
     assert len(against_real) + len(against_native) == len(agrees)
-    for claims, threads in ((against_real, [8, 16, 28]), (against_native, [4, 8, 16])):
-        assert sorted(claim["series"] for claim in claims) == sorted(f"sim-{cc}" for cc in protocols)
-        assert all(claim["reference"] == claim["series"].replace("sim-", claim["reference"].split("-")[0] + "-")
-                   for claim in claims)
+    # The native OCC, Silo and TicToc runs used their default validation (wait); the figure's sim-occ, sim-silo
+    # and sim-tictoc run DBx1000's (bounded), so the claims against them read the -wait series, simulated with wait.
+    waiting = {cc: f"sim-{cc}-wait" for cc in ("occ", "silo", "tictoc")}
+    for claims, threads, series_of in ((against_real, [8, 16, 28], {}), (against_native, [4, 8, 16], waiting)):
+        assert sorted(claim["series"] for claim in claims) == sorted(series_of.get(cc, f"sim-{cc}") for cc in protocols)
+        assert all(claim["reference"] == claim["series"].removesuffix("-wait").replace(
+                   "sim-", claim["reference"].split("-")[0] + "-") for claim in claims)
         assert all(claim["metric"] == "speedup" and claim["tolerance"] == 0.25
                    and claim["at"] == {"threads": threads} for claim in claims)
     # Every order claim's real counterpart holds on the data itself: the order stated is the file's.

@@ -42,6 +42,7 @@
 #include <memory>
 
 #include "engine/cc_helpers/common.h"
+#include "engine/cc/silo/options.h"
 #include "engine/cc_helpers/silo_commit.h"
 #include "engine/cc_helpers/snapshots.h"
 
@@ -72,6 +73,10 @@ class Silo {
 
   // `snapshot_epochs`: k, the epochs per snapshot epoch (the tests use 1).
   explicit Silo(uint32_t snapshot_epochs = kSnapshotEpochs) : k_(snapshot_epochs) { assert(snapshot_epochs >= 1); }
+  // DBx1000's BOUNDED_SPINNING_CYCLES (the optimised configurations' 15).
+  static constexpr uint32_t kBoundedSpinCycles = 15;
+  using Options = SiloOptions;
+  void configure(const SiloOptions& o) { bounded_ = o.bounded(); }
 
   void tick() {
     const uint64_t e = epoch_.fetch_add(1, std::memory_order_seq_cst) + 1;
@@ -109,6 +114,11 @@ class Silo {
     if (txn.meta().snapshot) {
       snapshots_.end_read(txn.thread_id());
       return RC::kOk;
+    }
+    if (bounded_) [[unlikely]] {  // --silo_validation=bounded
+      const auto writes = accesses_in_order(txn, [](const auto& a) { return a.type == AccessType::kWrite; });
+      if (!silo::lock_writes_bounded(txn, writes, kBoundedSpinCycles)) return RC::kValidation;
+      return validate_and_install(txn, writes, [](const auto&) { return false; });
     }
     const auto writes = silo::lock_writes(txn);  // phase 1
     return validate_and_install(txn, writes, [](const auto&) { return false; });
@@ -233,6 +243,7 @@ class Silo {
 
   std::unique_ptr<Committing[]> committing_{new Committing[snapshot::Snapshots::kMaxThreads]};
   snapshot::Snapshots snapshots_;
+  bool bounded_ = false;  // --silo_validation=bounded
 };
 
 }  // namespace ccb

@@ -309,42 +309,32 @@ TEST(BccStress, EveryFenceIsSerializableOnTpccWithOneWarehouse) {
 // (--occ_validation=bounded with and without --occ_read_abort,
 // --silo_validation=bounded, --tictoc_validation=bounded): they abort where the defaults wait; under
 // contention nothing is lost and the history is serializable.
+// One protocol configured with `options`, at high contention.
+template <class CC, class Options>
+void expect_bounded_validation_serializable(const Options& options, const std::string& what) {
+  CC cc;
+  cc.configure(options);
+  YcsbWorkload<CC> w(cc_test::contended_ycsb());
+  w.load(2);
+  const cc_test::RunResult r = cc_test::run(cc, w, 0.4, 9);
+  EXPECT_GT(r.commits, 100u) << what;
+  EXPECT_TRUE(r.invariants_ok) << what << ": " << r.invariant_detail;
+  EXPECT_TRUE(r.check.serializable) << what << ": " << r.check.violation.message;
+  test_support::expect_only_conflict_aborts<CC>(r.aborts_by_reason);
+}
+
 TEST(OccStress, BoundedValidationIsSerializable) {
-  for (bool read_abort : {false, true}) {
-    Occ cc;
-    cc.configure(OccOptions{.validation = "bounded", .read_abort = read_abort});
-    YcsbWorkload<Occ> w(cc_test::contended_ycsb());
-    w.load(2);
-    const cc_test::RunResult r = cc_test::run(cc, w, 0.4, 9);
-    EXPECT_GT(r.commits, 100u) << read_abort;
-    EXPECT_TRUE(r.invariants_ok) << r.invariant_detail;
-    EXPECT_TRUE(r.check.serializable) << r.check.violation.message;
-    test_support::expect_only_conflict_aborts<Occ>(r.aborts_by_reason);
-  }
+  for (bool read_abort : {false, true})
+    expect_bounded_validation_serializable<Occ>(OccOptions{.validation = "bounded", .read_abort = read_abort},
+                                                read_abort ? "with read abort" : "without read abort");
 }
 
 TEST(SiloStress, BoundedValidationIsSerializable) {
-  Silo cc;
-  cc.configure(SiloOptions{.validation = "bounded"});
-  YcsbWorkload<Silo> w(cc_test::contended_ycsb());
-  w.load(2);
-  const cc_test::RunResult r = cc_test::run(cc, w, 0.4, 9);
-  EXPECT_GT(r.commits, 100u);
-  EXPECT_TRUE(r.invariants_ok) << r.invariant_detail;
-  EXPECT_TRUE(r.check.serializable) << r.check.violation.message;
-  test_support::expect_only_conflict_aborts<Silo>(r.aborts_by_reason);
+  expect_bounded_validation_serializable<Silo>(SiloOptions{.validation = "bounded"}, "silo");
 }
 
 TEST(TicTocStress, BoundedValidationIsSerializable) {
-  TicToc cc;
-  cc.configure(TicTocOptions{.validation = "bounded"});
-  YcsbWorkload<TicToc> w(cc_test::contended_ycsb());
-  w.load(2);
-  const cc_test::RunResult r = cc_test::run(cc, w, 0.4, 9);
-  EXPECT_GT(r.commits, 100u);
-  EXPECT_TRUE(r.invariants_ok) << r.invariant_detail;
-  EXPECT_TRUE(r.check.serializable) << r.check.violation.message;
-  test_support::expect_only_conflict_aborts<TicToc>(r.aborts_by_reason);
+  expect_bounded_validation_serializable<TicToc>(TicTocOptions{.validation = "bounded"}, "tictoc");
 }
 
 }  // namespace

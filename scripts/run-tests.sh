@@ -98,7 +98,11 @@ fi
 stage deps bash scripts/install-deps.sh
 stage check-cc bash scripts/check-cc-primitives.sh
 stage build-release make --no-print-directory $release_build
-start_beside pytest make --no-print-directory test-python
+# One pytest process beside ctest (PYTEST_WORKERS=0): with 3 xdist workers the
+# two stages overloaded the 2 cores and timing-bound tests failed (an Orthrus
+# stress test under its commit floor, Ray's packing test).
+start_beside pytest make --no-print-directory test-python PYTEST_WORKERS=0
+
 stage ctest-release make --no-print-directory $release_tests
 finish_beside ctest-release
 # The harness end to end on the real engine: every figure at the smoke profile

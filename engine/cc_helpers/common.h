@@ -1,6 +1,7 @@
 // Building blocks shared by several protocols: the write-set ordering used by
 // commit-time locking, the seqlock row copy of the optimistic protocols, and
-// the predicted-access-set acquisition of LockSorted and PreNoWait. The
+// the predicted-access-set acquisition of LockSorted and PreNoWait, the
+// bounded no-wait locking of Silo's and TicToc's write sets. The
 // latches (reader-writer lock words, the optimistic protocols' lock bit) are
 // engine/core/latch.h.
 #pragma once
@@ -120,6 +121,42 @@ RC access_predicted(TxnT& txn, const TxnDesc& d) {
     if (rc != RC::kOk) return rc;
   }
   return RC::kOk;
+}
+
+// The write set's no-wait locking of DBx1000's validate_silo and
+// validate_tictoc under VALIDATION_LOCK "no-wait", PRE_ABORT "true" and
+// BOUNDED_SPINNING (Silo's and TicToc's --*_validation=bounded): the
+// pre-abort check `pre_abort()`; then `writes`, in access order, locked with
+// one try per row (the bit kBit of `word(a)`), each locked row checked with
+// `changed(a)`; a held lock releases the locks taken, repeats the pre-abort
+// check and, after a back-off of 1, 3, 7, ... pause rounds up to `bound`
+// (2^k - 1), retries the whole set. Returns whether every write is locked
+// (each with meta.locked set); false: the transaction aborts, nothing locked.
+template <uint64_t kBit>
+bool lock_writes_no_wait_bounded(const auto& writes, uint32_t bound, auto&& word, auto&& changed, auto&& pre_abort) {
+  if (!pre_abort()) return false;
+  for (uint32_t backoff = 0;;) {
+    size_t locked = 0;
+    bool stale = false;
+    for (auto* a : writes) {
+      if (!try_lock_bit_bounded<kBit>(word(*a), 0)) break;  // one try
+      a->meta.locked = true;
+      ++locked;
+      if (changed(*a)) {
+        stale = true;
+        break;
+      }
+    }
+    if (!stale && locked == writes.size()) return true;
+    for (auto* a : writes) {
+      if (locked-- == 0) break;
+      unlock_bit<kBit>(word(*a));
+      a->meta.locked = false;
+    }
+    if (stale || !pre_abort() || backoff >= bound) return false;
+    backoff = ((backoff << 1) | 1) & bound;
+    for (uint32_t i = backoff; i > 0; --i) cpu_relax();
+  }
 }
 
 }  // namespace ccb

@@ -73,29 +73,9 @@ inline bool pre_abort_check(auto& txn) {
 // write is locked (each with meta.locked set); false: the transaction aborts,
 // nothing is locked.
 inline bool lock_writes_bounded(auto& txn, const auto& writes, uint32_t bound) {
-  if (!pre_abort_check(txn)) return false;
-  for (uint32_t backoff = 0;;) {
-    size_t locked = 0;
-    bool stale = false;
-    for (auto* a : writes) {
-      if (!try_lock_bit_bounded<kLockBit>(a->row->meta.tid, 0)) break;  // one try
-      a->meta.locked = true;
-      ++locked;
-      if (!unchanged_since_access(*a)) {
-        stale = true;
-        break;
-      }
-    }
-    if (!stale && locked == writes.size()) return true;
-    for (auto* a : writes) {
-      if (locked-- == 0) break;
-      unlock_bit<kLockBit>(a->row->meta.tid);
-      a->meta.locked = false;
-    }
-    if (stale || !pre_abort_check(txn) || backoff >= bound) return false;
-    backoff = ((backoff << 1) | 1) & bound;
-    for (uint32_t i = backoff; i > 0; --i) cpu_relax();
-  }
+  return lock_writes_no_wait_bounded<kLockBit>(
+      writes, bound, [](auto& a) -> Shared<uint64_t>& { return a.row->meta.tid; },
+      [](auto& a) { return !unchanged_since_access(a); }, [&] { return pre_abort_check(txn); });
 }
 
 // Phase 2: every row read (read-modify-writes included) still carries the

@@ -121,29 +121,11 @@ class TicToc {
     for (auto& a : txn.accesses())
       if (a.type != AccessType::kInsert)
         estimate = std::max(estimate, a.type == AccessType::kWrite ? a.meta.rts + 1 : a.meta.wts);
-    if (!pre_abort_check(txn, estimate)) return RC::kValidation;
-    for (uint32_t backoff = 0;;) {
-      size_t locked = 0;
-      bool stale = false;
-      for (auto* a : writes) {
-        if (!try_lock_bit_bounded<kLockBit>(a->row->meta.word, 0)) break;  // one try
-        a->meta.locked = true;
-        ++locked;
-        if (wts_of(a->row->meta.word.reread()) != a->meta.wts) {
-          stale = true;
-          break;
-        }
-      }
-      if (!stale && locked == writes.size()) break;
-      for (auto* a : writes) {
-        if (locked-- == 0) break;
-        unlock_bit<kLockBit>(a->row->meta.word);
-        a->meta.locked = false;
-      }
-      if (stale || !pre_abort_check(txn, estimate) || backoff >= kBoundedSpinCycles) return RC::kValidation;
-      backoff = ((backoff << 1) | 1) & kBoundedSpinCycles;
-      for (uint32_t i = backoff; i > 0; --i) cpu_relax();
-    }
+    const bool locked = lock_writes_no_wait_bounded<kLockBit>(
+        writes, kBoundedSpinCycles, [](auto& a) -> Shared<uint64_t>& { return a.row->meta.word; },
+        [](auto& a) { return wts_of(a.row->meta.word.reread()) != a.meta.wts; },
+        [&] { return pre_abort_check(txn, estimate); });
+    if (!locked) return RC::kValidation;
     uint64_t commit_ts = 0;
     for (auto* a : writes) commit_ts = std::max(commit_ts, rts_of(a->row->meta.word.reread()) + 1);
     return validate_and_install(txn, writes, commit_ts);

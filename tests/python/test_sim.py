@@ -18,8 +18,9 @@ from ccbench.errors import ConfigError
 from ccbench.report.pipeline import load_catalog
 from ccbench.report.plots import suptitle
 from ccbench.run import budget
+from ccbench.run.backends import LocalBackend, QuietBackend
 from ccbench.run.engine import build_plan
-from ccbench.run.runner import tasks_for
+from ccbench.run.runner import one_at_a_time, tasks_for
 from ccbench.run.workspace import Workspace
 from ccbench.specification.config import FigureConfig, load_profiles
 from conftest import FIGURE, Sandbox, figure_document
@@ -226,6 +227,15 @@ def test_native_points_run_side_by_side_only_where_the_profile_says(sim_sandbox,
     assert main(sim_sandbox.cli_arguments("run", "test-fig", "--profile", "sidebyside", "--quiet")) == 0
     assert len(sim_sandbox.records()) == 6
     assert overlapping(intervals(sim_sandbox)) is parallel
+
+
+def test_the_middle_tiers_points_run_one_at_a_time_whatever_the_profile_says():
+    # They share one PostgreSQL database: two side by side would load and check each other's accounts.
+    side_by_side = LocalBackend(sim_workers=3, native_workers=2)
+    alone = one_at_a_time(side_by_side)
+    assert (alone.native_workers, alone.sim_workers) == (1, 3)
+    quiet = QuietBackend()
+    assert one_at_a_time(quiet) is quiet
 
 
 def test_native_points_never_overlap_simulated_ones(sim_sandbox):

@@ -173,12 +173,21 @@ def run_tasks(tasks: Sequence[Task], workspace: Workspace, backend, *, descripti
     try:
         backend.run([task for task in pending if not PROGRAMS[task.program].needs_postgres], on_record, on_skip)
         _run_with_postgres([task for task in pending if PROGRAMS[task.program].needs_postgres], workspace,
-                           backend if backend.name == "local" else LocalBackend(), on_record, on_skip, log)
+                           one_at_a_time(backend), on_record, on_skip, log)
     finally:
         bar.close()
     for reason in sorted(set(summary.skipped.values())):
         log(f"ccbench: not run: {reason}")
     return summary
+
+
+def one_at_a_time(backend):
+    """The backend for the middle tier's points: they share one server and one database (each loads the
+    same tables), so they never run side by side, whatever the profile's native_workers; the quiet
+    backend as it is, any other (Ray) replaced by a local one (the server lives on this machine)."""
+    if isinstance(backend, LocalBackend):
+        return LocalBackend(backend.sim_workers)
+    return backend if backend.name == "local" else LocalBackend()
 
 
 def _run_with_postgres(tasks: list[Task], workspace: Workspace, local_backend, on_record, on_skip,

@@ -273,7 +273,8 @@ def test_the_repository_grids_load_with_the_documented_points():
     sizes = {name: len(bench.Grid.load(workspace, name).points(workspace, protocols))
              for name in ("bench", "demo", "quick", "cost")}
     # bench: YCSB 2 sizes x 5 skews x 2 thread counts + 3 DBx1000 points + TPC-C 2 mixes x 3 warehouse counts
-    assert sizes == {"bench": 2 * (20 + 3 + 6), "demo": 2, "quick": 2 * 4, "cost": 2 * 2 * 3}
+    # quick: YCSB 3 skews + TPC-C 1, 2 and 4 warehouses
+    assert sizes == {"bench": 2 * (20 + 3 + 6), "demo": 2, "quick": 2 * 6, "cost": 2 * 2 * 3}
     assert bench.Grid.load(workspace, "bench").tools == ("bench_fvs", "bench_strife")
     cost = bench.Grid.load(workspace, "cost")
     assert cost.protocols(workspace)[0] == "nocc"             # the floor first, on one worker

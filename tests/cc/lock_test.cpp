@@ -9,6 +9,7 @@
 
 #include "engine/cc/bcc/bcc.h"
 #include "tests/cc/cc_test_util.h"
+#include "tests/support/forwarded_ycsb.h"
 #include "tests/support/protocols.h"
 
 namespace ccb {
@@ -73,22 +74,7 @@ EngineConfig small_config(int threads) {
 // YCSB with everything but table_by_id: a workload whose keys a protocol that
 // locks the predicted access set could not resolve.
 template <class CC>
-struct YcsbWithoutTableRegistry {
-  static constexpr const char* kName = "ycsb";
-  using Request = YcsbRequest;
-  using ThreadState = typename YcsbWorkload<CC>::ThreadState;
-  YcsbWorkload<CC>& inner;
-  std::vector<std::string> txn_types() const { return inner.txn_types(); }
-  void load(int threads) { inner.load(threads); }
-  void generate(Random& rng, uint32_t thread, Request& r) const { inner.generate(rng, thread, r); }
-  RC run(Txn<CC>& txn, const Request& r) { return inner.run(txn, r); }
-  TxnDesc describe(const Request& r) const { return inner.describe(r); }
-  void on_commit(ThreadState& s, const Request& r) const { inner.on_commit(s, r); }
-  std::vector<InvariantResult> check_invariants(const std::vector<ThreadState>& s) { return inner.check_invariants(s); }
-  void options_json(JsonWriter& w) const { inner.options_json(w); }
-  size_t memory_bytes() const { return inner.memory_bytes(); }
-  MemoryEstimate memory_estimate() const { return inner.memory_estimate(); }
-};
+using YcsbWithoutTableRegistry = test_support::ForwardedYcsb<CC>;
 
 TEST(ExecutorHooks, PredictedLockingNeedsTheWorkloadTables) {
   YcsbOptions opt = cc_test::contended_ycsb();

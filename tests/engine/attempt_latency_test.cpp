@@ -11,6 +11,7 @@
 #include "engine/exec/online_executor.h"
 #include "engine/txn/attempt_outcome.h"
 #include "tests/cc/cc_test_util.h"
+#include "tests/support/forwarded_ycsb.h"
 #include "workloads/ycsb/ycsb.h"
 
 namespace ccb {
@@ -22,21 +23,10 @@ namespace {
 // and abort of the type is one timed attempt; without (Silo's benchmark
 // default) no request ever commits.
 template <class CC>
-struct FirstAttemptAborts {
-  static constexpr const char* kName = "ycsb";
-  using Request = YcsbRequest;
-  using ThreadState = typename YcsbWorkload<CC>::ThreadState;
-  YcsbWorkload<CC>& inner;
-  std::vector<std::string> txn_types() const { return inner.txn_types(); }
-  void load(int threads) { inner.load(threads); }
-  void generate(Random& rng, uint32_t thread, Request& r) const { inner.generate(rng, thread, r); }
-  RC run(Txn<CC>& txn, const Request& r) { return txn.restarts() == 0 ? RC::kValidation : inner.run(txn, r); }
-  TxnDesc describe(const Request& r) const { return inner.describe(r); }
-  void on_commit(ThreadState& s, const Request& r) const { inner.on_commit(s, r); }
-  std::vector<InvariantResult> check_invariants(const std::vector<ThreadState>& s) { return inner.check_invariants(s); }
-  void options_json(JsonWriter& w) const { inner.options_json(w); }
-  size_t memory_bytes() const { return inner.memory_bytes(); }
-  MemoryEstimate memory_estimate() const { return inner.memory_estimate(); }
+struct FirstAttemptAborts : test_support::ForwardedYcsb<CC> {
+  RC run(Txn<CC>& txn, const YcsbRequest& r) {
+    return txn.restarts() == 0 ? RC::kValidation : this->inner.run(txn, r);
+  }
 };
 
 RunOutcome<FirstAttemptAborts<Bcc>> run_first_attempt_aborts(bool retry_aborted) {
@@ -44,7 +34,7 @@ RunOutcome<FirstAttemptAborts<Bcc>> run_first_attempt_aborts(bool retry_aborted)
   opt.key_skew.theta = 0;  // no real conflicts: every abort is the scripted one
   YcsbWorkload<Bcc> ycsb(opt);
   ycsb.load(1);
-  FirstAttemptAborts<Bcc> w{ycsb};
+  FirstAttemptAborts<Bcc> w{{ycsb}};
   Bcc cc;
   EngineConfig cfg;
   cfg.threads = 1;

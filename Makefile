@@ -23,6 +23,7 @@
 #   make bench                engine benchmark (throughput, ns per transaction)
 #   make bench-compare BEFORE=dir  the same points, before/after a change, interleaved
 #   make bench-cost           ns per access per protocol, prefetch on/off, profile split
+#   make bench-account        where a committed transaction's time goes at high contention
 #   make fuzz                 flag fuzzer, long form: every value of every flag, many combinations (minutes; not in CI)
 #   make soak                 verified soak: 10M checked transactions per protocol x workload (hours; not in CI)
 #   make figures [PROFILE=smoke|small|paper|sim] [FIGS=id1,id2]  (default small, as ccbench's)
@@ -112,7 +113,7 @@ empty :=
 space := $(empty) $(empty)
 CMAKE_PROTOCOLS := $(subst $(space),;,$(strip $(PROTOCOLS)))
 
-.PHONY: all deps check-cc configure build tools pipeline middletier build-all build-ci test test-cpp test-cpp-ci test-python test-profile test-sim test-sanitizers test-tsan test-asan build-tests-tsan build-tests-asan run demo bench bench-compare bench-cost fuzz soak protocols figures clean
+.PHONY: all deps check-cc configure build tools pipeline middletier build-all build-ci test test-cpp test-cpp-ci test-python test-profile test-sim test-sanitizers test-tsan test-asan build-tests-tsan build-tests-asan run demo bench bench-compare bench-cost bench-account fuzz soak protocols figures clean
 all: build
 
 deps:
@@ -252,6 +253,12 @@ bench: deps build tools
 bench-cost: deps build
 	@$(MAKE) --no-print-directory build VARIANT=profile
 	@$(CCBENCH) cost $(COST_ARGS)
+
+# Where a committed transaction's worker time goes where the protocols work
+# hardest (configs/bench/account.yaml; ACCOUNT_ARGS="--protocols silo,tictoc --rerun").
+# (The harness builds the release and profile binaries the grid's protocols need.)
+bench-account: deps
+	@$(CCBENCH) account $(ACCOUNT_ARGS)
 
 # Before/after a change, interleaved: make bench-compare BEFORE=<dir> [AFTER=bin] [GRID=quick|bench]
 # (BEFORE: a copy of bin/ taken before the change; the grids: configs/bench/).

@@ -32,6 +32,7 @@
 // ExecProfile::merge after the workers joined.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -80,6 +81,10 @@ struct ExecProfile {
   enum Category : size_t { kAbort, kLock, kExecute, kIndex, kValidation, kAnalysis, kCount };
   static constexpr const char* kNames[kCount] = {"abort", "lock", "execute", "index", "validation", "analysis"};
   std::array<uint64_t, kCount> ticks{};
+  // The part of kAbort spent waiting after an abort (the backoff, the abort
+  // buffer's idle wait) rather than in the aborted attempts themselves: the
+  // account of an aborted attempt (`ccbench account`, docs/benchmarks.md).
+  uint64_t backoff_ticks = 0;
 
   uint64_t total_ticks() const {
     uint64_t t = 0;
@@ -88,6 +93,7 @@ struct ExecProfile {
   }
   void merge(const ExecProfile& o) {
     for (size_t i = 0; i < kCount; ++i) ticks[i] += o.ticks[i];
+    backoff_ticks += o.backoff_ticks;
   }
   // Adds wall time measured with now_ns() (the bundle executor's analysis).
   void add_ns(Category c, uint64_t ns) { ticks[c] += static_cast<uint64_t>(static_cast<double>(ns) / profile_ns_per_tick()); }
@@ -100,14 +106,20 @@ struct ExecProfile {
     return out;
   }
 
-  // The result's "profile" object: the six shares and "seconds", the same six
-  // in worker-seconds.
+  // The result's "profile" object: the six shares, "seconds", the same six
+  // in worker-seconds, and "abort_seconds", abort's worker-seconds split into
+  // the aborted attempts and the waits after them.
   void to_json(JsonWriter& w) const {
     const auto share = shares();
     w.key("profile").begin_object();
     for (size_t i = 0; i < kCount; ++i) w.key(kNames[i]).value(share[i]);
     w.key("seconds").begin_object();
     for (size_t i = 0; i < kCount; ++i) w.key(kNames[i]).value(seconds(static_cast<Category>(i)));
+    w.end_object();
+    const double backoff = static_cast<double>(backoff_ticks) * profile_ns_per_tick() * 1e-9;
+    w.key("abort_seconds").begin_object();
+    w.key("attempts").value(std::max(0.0, seconds(kAbort) - backoff));
+    w.key("backoff").value(backoff);
     w.end_object();
     w.end_object();
   }
@@ -198,7 +210,9 @@ class AttemptProfiler<true> {
   void backoff(F&& f) {
     const uint64_t t = profile_ticks();
     f();
-    total_.ticks[ExecProfile::kAbort] += profile_ticks() - t;
+    const uint64_t waited = profile_ticks() - t;
+    total_.ticks[ExecProfile::kAbort] += waited;
+    total_.backoff_ticks += waited;
   }
 
  private:

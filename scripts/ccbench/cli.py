@@ -171,10 +171,11 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _add_benchmark_parsers(commands, common: argparse.ArgumentParser, places: argparse.ArgumentParser) -> None:
-    """bench, compare, versus, cost and soak: the engine benchmarks and the verified soak (bench.py, soak.py)."""
+    """bench, compare, versus, cost, account and soak: the engine benchmarks and the verified soak (bench.py, soak.py)."""
     measuring = argparse.ArgumentParser(add_help=False)
     measuring.add_argument("--protocols", type=_names, default=[], metavar="CC,...",
-                           help="comma-separated (default: every protocol of the registry the grid admits)")
+                           help="comma-separated (default: the grid's `protocols:`, else every protocol of the "
+                           "registry the grid admits)")
     measuring.add_argument("--quiet", action="store_true", help="no progress bar")
     stored = argparse.ArgumentParser(add_help=False)
     stored.add_argument("--rerun", action="store_true",
@@ -210,6 +211,15 @@ def _add_benchmark_parsers(commands, common: argparse.ArgumentParser, places: ar
     cost.add_argument("--theta", type=_number(float, 0, below=1), help="Zipf skew in [0, 1) (default 0)")
     cost.add_argument("--repeats", type=_number(int, 1), help="round-robin rounds (default 3)")
     cost.add_argument("--duration", type=_number(float, above=0), help="measured seconds per run (default 2)")
+    accounting = commands.add_parser(
+        "account", parents=[common, measuring, stored],
+        help="where a committed transaction's worker time goes at high contention (make bench-account)",
+        description="Worker ns per committed transaction at each point of a grid (median of its round-robin "
+        "runs) split, in the shares of one --profile run (the profile build), into the committed attempt's "
+        "index, lock, execute and validation, the aborted attempts before it, the waits after them (backoff) "
+        "and the time outside attempts (the next request, the statistics, the loop); docs/benchmarks.md.")
+    accounting.add_argument("grid", nargs="?", default="account",
+                            help="configs/bench/<grid>.yaml (default account)")
     soaking = commands.add_parser("soak", parents=[common, measuring], help="the verified soak (make soak)",
                                   description=soak.__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     soaking.add_argument("--txns", type=_number(int, 1), default=10_000_000,
@@ -491,6 +501,12 @@ def _flags_doc_command(workspace: Workspace, args) -> int:
     return EXIT_OK
 
 
+def _account_command(workspace: Workspace, args) -> int:
+    grid = bench.Grid.load(workspace, args.grid)
+    return bench.account(workspace, grid, grid.protocols(workspace, args.protocols), rerun=args.rerun,
+                         progress=not args.quiet)
+
+
 def _cost_command(workspace: Workspace, args) -> int:
     flags = {}   # the values' ranges are the parser's (_number)
     if args.rows is not None:
@@ -566,7 +582,8 @@ ENGINE_FLAG_COMMANDS = ("versus", "simulate")
 COMMANDS = {"list": _list_command, "run": _run_command, "plot": _plot_command, "report": _report_command,
             "reproduction": _reproduction_command,
             "figures": _figures_command, "fidelity": _fidelity_command, "bench": _bench_command,
-            "compare": _compare_command, "versus": _versus_command, "cost": _cost_command, "soak": _soak_command,
+            "compare": _compare_command, "versus": _versus_command, "cost": _cost_command,
+            "account": _account_command, "soak": _soak_command,
             "calibrate": _calibrate_command, "simulate": _simulate_command, "flags-doc": _flags_doc_command}
 
 

@@ -108,6 +108,9 @@ TEST_F(ExecProfileTest, AbortedAttemptAndBackoffLandInAbort) {
   p.backoff([] { spin_ns(kMs); });
   EXPECT_GE(ns(prof, C::kAbort), at_least(4 * kMs));  // read (1) + work (2) + backoff (1)
   EXPECT_EQ(prof.total_ticks(), prof.ticks[C::kAbort]);
+  // The backoff is abort's part waited after the attempt (profile.abort_seconds.backoff), not the attempt's.
+  EXPECT_GE(static_cast<double>(prof.backoff_ticks) * profile_ns_per_tick(), at_least(1 * kMs));
+  EXPECT_LT(prof.backoff_ticks, prof.ticks[C::kAbort]);  // the attempt (3 ms) is the rest
   const uint64_t aborted = prof.ticks[C::kAbort];
 
   ASSERT_EQ(other_.commit(), RC::kOk);
@@ -155,7 +158,7 @@ TEST_F(ExecProfileTest, SharesSumToOneAndSecondsAreReported) {
   w.end_object();
   const std::string json = w.str();
   for (const char* key : {"\"abort\"", "\"lock\"", "\"execute\"", "\"index\"", "\"validation\"", "\"analysis\"",
-                          "\"seconds\""})
+                          "\"seconds\"", "\"abort_seconds\"", "\"attempts\"", "\"backoff\""})
     EXPECT_NE(json.find(key), std::string::npos) << key << " in " << json;
 }
 

@@ -15,7 +15,9 @@ grep -q -- "--profile:" "$tmp/err" || fail "--profile=false: error does not name
 # executor no analysis, under the bundle executor (Strife) the analysis phase.
 profile_fields='import json, sys
 r = json.load(open(sys.argv[1])); p = r["profile"]; cats = ["abort", "lock", "execute", "index", "validation", "analysis"]
-assert r["config"]["profile"] is True and set(p) == set(cats) | {"seconds"} and set(p["seconds"]) == set(cats), p
+assert r["config"]["profile"] is True and set(p) == set(cats) | {"seconds", "abort_seconds"}, p
+assert set(p["seconds"]) == set(cats) and set(p["abort_seconds"]) == {"attempts", "backoff"}, p
+assert abs(sum(p["abort_seconds"].values()) - p["seconds"]["abort"]) <= 1e-9 + 1e-6 * p["seconds"]["abort"], p
 assert abs(sum(p[c] for c in cats) - 1) < 1e-9 and all(p[c] >= 0 and p["seconds"][c] >= 0 for c in cats), p
 assert p["execute"] > 0 and p["index"] > 0 and p["lock"] > 0 and p["validation"] > 0, p
 assert (p["analysis"] > 0) == (sys.argv[2] == "bundle"), p'

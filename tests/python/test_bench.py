@@ -1,4 +1,4 @@
-"""ccbench bench, compare and cost (make bench, demo, bench-compare, bench-cost) against the fake engine:
+"""ccbench bench, compare, cost and account (make bench, demo, bench-compare, bench-cost, bench-account) against the fake engine:
 the engine table with its memory bound, runs stored and reused, the interleaved before/after comparison with
 per-point thread counts, the cost table with its profile split, the repository's grids, and bad input."""
 from __future__ import annotations
@@ -236,16 +236,39 @@ def test_cost_splits_the_prefetching_median_by_the_profile_run(sandbox, logged, 
     assert all("--threads=2" in call and "--warmup=0.02" in call for call in calls if "--cc=silo" in call)
 
 
+def test_account_splits_the_median_ns_per_commit_by_the_profile_run(sandbox, logged, capsys):
+    write_grid(sandbox, "acct", {**TINY, "repetitions": 2, "protocols": ["silo"],
+                                 "grid": [{"base": {"workload": "ycsb", "table_size": 1000, "threads": 2},
+                                           "axes": {"theta": [0.0, 0.8]}}]})
+    assert main(sandbox.cli_arguments("account", "acct", "--quiet")) == 0
+    rows = {row["point"]: row for row in csv.DictReader(
+        (sandbox.workspace.results_dir / "tables" / "bench" / "acct.csv").open())}
+    calls = log_lines(logged)
+    assert len(calls) == 2 * 2 + 2 and sum("--profile=true" in call for call in calls) == 2   # the grid's protocol
+    assert all("--cc=silo" in call for call in calls)
+    skewed, uniform = rows["ycsb rows=1,000 B=100 theta=0.8"], rows["ycsb rows=1,000 B=100 theta=0.0"]
+    ns = float(skewed["ns_per_commit"])
+    # the fake's profile at theta 0.8: abort 40 % of the timed 80 % (half attempts, half backoff), outside 20 %
+    for part, share in {"aborted": 0.16, "backoff": 0.16, "outside": 0.2, "index": 0.24, "lock": 0.12,
+                        "validation": 0.0}.items():
+        assert float(skewed[part]) == pytest.approx(share * ns, rel=1e-6), part
+    assert float(uniform["aborted"]) == float(uniform["backoff"]) == 0.0
+    assert float(skewed["attempts_per_commit"]) > 1.0 == float(uniform["attempts_per_commit"])
+    assert sum(float(skewed[part]) for part in bench.ACCOUNT_PARTS) == pytest.approx(ns)
+
+
 @pytest.mark.parametrize("arguments, message", [
-    (["bench", "nosuch"], "unknown grid 'nosuch'; grids (configs/bench/): tiny"),
+    (["bench", "nosuch"], "unknown grid 'nosuch'; grids (configs/bench/): mine, tiny"),
     (["bench", "tiny", "--protocols=silo,nosuch"], "--protocols: 'nosuch' cannot run grid 'tiny'"),
     (["bench", "tiny", "--protocols=nocc"], "--protocols: 'nocc' cannot run grid 'tiny'"),
+    (["bench", "mine"], "mine.yaml: protocols: 'sillo' cannot run grid 'mine'; did you mean silo?"),
     (["cost", "--theta", "1"], "argument --theta: 1 is too large; it must be less than 1"),
     (["cost", "--repeats", "0"], "argument --repeats: 0 is too small; it must be at least 1"),
     (["cost", "--rows", "8"], "argument --rows: 8 is too small; it must be at least 16 (a transaction makes 16"),
 ])
 def test_bad_arguments_exit_2_with_one_message(sandbox, capsys, arguments, message):
     write_grid(sandbox, "tiny", TINY)
+    write_grid(sandbox, "mine", {**TINY, "protocols": ["sillo"]})
     try:
         status = main(sandbox.cli_arguments(*arguments))
     except SystemExit as exited:     # the parser's own checks
@@ -260,6 +283,7 @@ def test_bad_arguments_exit_2_with_one_message(sandbox, capsys, arguments, messa
     ({"grid": [{"base": {"duration": 1}}]}, "grid[0]: 'duration' is also set in run"),
     ({"unserializable": "sometimes"}, "unserializable: 'sometimes' is not allowed"),
     ({"tools": ["bench_nothing"]}, "tools[0]: 'bench_nothing' is not allowed"),
+    ({"protocols": []}, "protocols: "),
 ])
 def test_a_bad_grid_field_is_named_and_nothing_runs(sandbox, logged, capsys, change, field):
     write_grid(sandbox, "tiny", {**TINY, **change})
@@ -271,10 +295,14 @@ def test_the_repository_grids_load_with_the_documented_points():
     workspace = Workspace.create()
     protocols = ["silo", "nowait"]
     sizes = {name: len(bench.Grid.load(workspace, name).points(workspace, protocols))
-             for name in ("bench", "demo", "quick", "cost")}
+             for name in ("bench", "demo", "quick", "cost", "account")}
     # bench: YCSB 2 sizes x 5 skews x 2 thread counts + 3 DBx1000 points + TPC-C 2 mixes x 3 warehouse counts
     # quick: YCSB 3 skews + TPC-C 1, 2 and 4 warehouses
-    assert sizes == {"bench": 2 * (20 + 3 + 6), "demo": 2, "quick": 2 * 6, "cost": 2 * 2 * 3}
+    # account: 3 rounds of YCSB 2 skews + TPC-C 1 and 2 warehouses
+    assert sizes == {"bench": 2 * (20 + 3 + 6), "demo": 2, "quick": 2 * 6, "cost": 2 * 2 * 3, "account": 3 * 2 * 4}
+    account = bench.Grid.load(workspace, "account")
+    assert account.protocols(workspace) == ["nowait", "silo", "tictoc", "occ"]   # its own protocols: list
+    assert account.protocols(workspace, ["silo"]) == ["silo"]                   # --protocols overrides it
     assert bench.Grid.load(workspace, "bench").tools == ("bench_fvs", "bench_strife")
     cost = bench.Grid.load(workspace, "cost")
     assert cost.protocols(workspace)[0] == "nocc"             # the floor first, on one worker

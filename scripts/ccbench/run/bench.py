@@ -68,6 +68,7 @@ GRID_SCHEMA = {
             "properties": {"note": schema.TEXT, "base": schema.PARAMETERS, "axes": schema.AXES},
         }},
         "tools": {"type": "array", "items": {"enum": sorted(name for name in PROGRAMS if name != ENGINE)}},
+        "protocols": {"type": "array", "minItems": 1, "items": schema.TEXT},   # the default --protocols
     },
 }
 
@@ -89,6 +90,7 @@ class Grid:
     unserializable: str
     blocks: tuple[Block, ...]
     tools: tuple[str, ...]
+    default_protocols: tuple[str, ...] = ()   # `protocols:`, what runs when --protocols names none
 
     @classmethod
     def load(cls, workspace: Workspace, name: str) -> "Grid":
@@ -109,7 +111,7 @@ class Grid:
         return cls(name, path, document["description"], dict(document["run"]), float(document["timeout_s"]),
                    document.get("repetitions", 1), document.get("unserializable", UNSERIALIZABLE_EXCLUDE),
                    tuple(Block(dict(b["base"]), dict(b.get("axes", {}))) for b in document["grid"]),
-                   tuple(document.get("tools", [])))
+                   tuple(document.get("tools", [])), tuple(document.get("protocols", [])))
 
     def with_overrides(self, flags: dict | None = None, run: dict | None = None,
                        repetitions: int | None = None) -> "Grid":
@@ -122,16 +124,18 @@ class Grid:
                                    repetitions=repetitions or self.repetitions)
 
     def protocols(self, workspace: Workspace, requested: Sequence[str] = ()) -> list[str]:
-        """The protocols that run the grid: `requested` (checked against the registry), or every one the
-        grid admits (the unserializable ones first, the floor); with a custom engine command, only those
-        whose command names an existing file."""
+        """The protocols that run the grid: `requested` (checked against the registry), else the grid's own
+        `protocols:`, else every one the grid admits (the unserializable ones first, the floor); with a custom
+        engine command, only those whose command names an existing file."""
         known = registry.protocols()
         admitted = [name for name, p in known.items()
                     if p.serializable or self.unserializable == UNSERIALIZABLE_ONE_WORKER]
         admitted.sort(key=lambda name: (known[name].serializable, name))
+        field = "--protocols" if requested else f"{self.path}: protocols"
+        requested = requested or self.default_protocols
         for name in requested:
             if name not in admitted:
-                raise UsageError(f"--protocols: '{name}' cannot run grid '{self.name}'{did_you_mean(name, admitted)}; "
+                raise UsageError(f"{field}: '{name}' cannot run grid '{self.name}'{did_you_mean(name, admitted)}; "
                                  f"allowed: {','.join(admitted)}"
                                  + ("" if name in known else " (engine/cc/protocols.txt)"))
         if requested:
@@ -551,4 +555,68 @@ def cost(workspace: Workspace, grid: Grid, protocols: Sequence[str], *, rerun: b
               + " | ".join(f"{parts[part]:.0f}" for part in COST_PARTS)
               + f" | {100 * record['result']['abort_rate']:.2f} % |")
     print(f"\ntable: {_write_table(workspace, 'cost', rows)}")
+    return EXIT_RUNS_FAILED if summary.problems or failures else EXIT_OK
+
+
+# -------------------------------------------------------------------------------------------- ccbench account
+
+# Where a worker's time per committed transaction goes: the committed attempt's four parts (the execution
+# profile's), the aborted attempts before it, the waits after them, and the worker's time between attempts.
+ACCOUNT_PARTS = ("index", "lock", "execute", "validation", "aborted", "backoff", "outside")
+
+
+def profile_parts(result: dict) -> dict[str, float]:
+    """A --profile result's worker-seconds in ACCOUNT_PARTS: `outside` is the measured worker time no attempt
+    and no wait after an abort holds (the next request: its generation and key draws, the statistics, the loop)."""
+    seconds, abort = result["profile"]["seconds"], result["profile"]["abort_seconds"]
+    worker_s = result["config"]["threads"] * result["phases"]["measured_s"]
+    return {"index": seconds["index"], "lock": seconds["lock"], "execute": seconds["execute"],
+            "validation": seconds["validation"], "aborted": abort["attempts"], "backoff": abort["backoff"],
+            "outside": max(0.0, worker_s - sum(seconds.values()))}
+
+
+def account(workspace: Workspace, grid: Grid, protocols: Sequence[str], *, rerun: bool, progress: bool) -> int:
+    """The account of a committed transaction at each point of the grid (`make bench-account`, issue 62): the
+    median worker ns per commit of the grid's round-robin repetitions (release build) split in the shares of
+    one --profile run of the point (profile build) into ACCOUNT_PARTS, with the attempts per commit."""
+    points = grid.points(workspace, protocols)
+    profiled = [dataclasses.replace(p, flags=tuple(sorted({**dict(p.flags), "profile": True}.items())))
+                for p in points if p.repetition == 0]
+    summary, records = _run(_tasks(points + profiled, workspace), workspace, f"account {grid.name}", rerun=rerun,
+                            progress=progress, check=lambda: grid.check_flags(workspace, points + profiled))
+    template = workspace.command_template(ENGINE)
+    per_commit: dict[tuple, list[float]] = {}
+    failures: dict[tuple, str] = {}
+    for point in points:
+        record, where = records.get(point.key(template)), (point.cc, point.coords)
+        if _ok(record):
+            per_commit.setdefault(where, []).append(ns_per_txn(record["result"]))
+        else:
+            failures.setdefault(where, failure_text(record, summary.skipped.get(point.key(template))))
+    print(f"{grid.description.strip()}\nworker ns per committed transaction (median of {grid.repetitions} "
+          f"round-robin runs), split in the shares of one --profile run\n")
+    print("| protocol | point | txn/s | attempts/commit | ns/commit | " + " | ".join(ACCOUNT_PARTS) + " |")
+    print("|---|---|---:|---:|---:|" + "---:|" * len(ACCOUNT_PARTS))
+    rows = []
+    for point in profiled:
+        where, record = (point.cc, point.coords), records.get(point.key(template))
+        label = describe(dict(point.flags))
+        failure = failures.get(where) or (None if _ok(record) else
+                                          f"profile run {failure_text(record, summary.skipped.get(point.key(template)))}")
+        if failure:
+            rows.append({"protocol": point.cc, "point": label, "failure": failure})
+            print(f"| {point.cc} | {label} | {failure} |" + "|" * (len(ACCOUNT_PARTS) + 2))
+            continue
+        result, ns = record["result"], statistics.median(per_commit[where])
+        seconds = profile_parts(result)
+        total = sum(seconds.values()) or 1.0
+        parts = {part: seconds[part] / total * ns for part in ACCOUNT_PARTS}
+        attempts = (result["commits"] + result["aborts"]) / max(result["commits"], 1)
+        throughput = statistics.median(records[p.key(template)]["result"]["throughput"] for p in points
+                                       if (p.cc, p.coords) == where)
+        rows.append({"protocol": point.cc, "point": label, "throughput": throughput, "attempts_per_commit": attempts,
+                     "ns_per_commit": ns, **parts})
+        print(f"| {point.cc} | {label} | {throughput:,.0f} | {attempts:.2f} | {ns:,.0f} | "
+              + " | ".join(f"{parts[part]:,.0f}" for part in ACCOUNT_PARTS) + " |")
+    print(f"\ntable: {_write_table(workspace, grid.name, rows)}")
     return EXIT_RUNS_FAILED if summary.problems or failures else EXIT_OK

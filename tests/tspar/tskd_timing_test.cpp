@@ -176,7 +176,10 @@ TEST(TskdMeasuredInterval, ScheduleInsideKeepsOnlyThePartitionOut) {
   ASSERT_EQ(r.plans, r.batches) << r.json;
   EXPECT_NE(r.json.find("\"partition_time\": \"schedule-inside\""), std::string::npos) << r.json;
   EXPECT_GE(r.analysis_s, r.plans_s - r.partition_s) << r.json;
-  EXPECT_LT(r.analysis_s, r.plans_s) << r.json;  // the 4 ms partitionings are not in it
+  // The analysis phase is the schedule (with its TsDEFER lanes, set up outside plan()) and a little
+  // reconnaissance and binding: the partitionings are not in it. (Not "analysis < plans": the lanes'
+  // setup is outside plan() and, under ASan, outweighed the 8 partitionings.)
+  EXPECT_LT(r.analysis_s, r.schedule_s + r.partition_s / 2) << r.json;
   EXPECT_GE(r.measured_s, r.analysis_s) << r.json;
 }
 

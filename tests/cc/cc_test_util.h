@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/cc_helpers/message_locks.h"
 #include "engine/txn/txn.h"
 #include "engine/exec/online_executor.h"
 #include "engine/core/json.h"
@@ -170,5 +171,13 @@ RunResult run(CC& cc, W& workload, double seconds, uint64_t seed) {
 }
 
 using test_support::contended_ycsb;
+
+// The first local key >= `from` of table 0 whose lock lives in partition `p`
+// of `partitions` (message_locks.h's lock_partition: how an unbound
+// lock-service protocol routes a key).
+inline uint64_t key_in_partition(uint32_t p, uint32_t partitions, uint64_t from = 0) {
+  for (uint64_t k = from;; ++k)
+    if (lock_partition(make_global_key(0, k), partitions) == p) return k;
+}
 
 }  // namespace ccb::cc_test

@@ -40,11 +40,7 @@ using cc_test::read;
 
 constexpr auto kPause = std::chrono::milliseconds(50);
 
-// The first local key >= `from` of table 0 whose lock lives in partition `p`.
-uint64_t key_in_partition(uint32_t p, uint32_t partitions, uint64_t from = 0) {
-  for (uint64_t k = from;; ++k)
-    if (lock_partition(make_global_key(0, k), partitions) == p) return k;
-}
+using cc_test::key_in_partition;
 
 TxnDesc writes(std::vector<uint64_t> keys) {
   TxnDesc d;

@@ -24,12 +24,7 @@ using cc_test::read;
 
 constexpr auto kPause = std::chrono::milliseconds(50);
 
-// The first local key >= `from` of table 0 whose lock lives in partition `p`
-// (an unbound Dora routes keys by hash).
-uint64_t key_in(uint32_t p, uint32_t partitions, uint64_t from = 0) {
-  for (uint64_t k = from;; ++k)
-    if (lock_partition(make_global_key(0, k), partitions) == p) return k;
-}
+using cc_test::key_in_partition;  // an unbound Dora routes keys by hash
 
 TxnDesc predict(std::vector<uint64_t> reads, std::vector<uint64_t> writes) {
   TxnDesc d;
@@ -49,8 +44,9 @@ class DoraTest : public ::testing::Test {
  protected:
   void SetUp() override { cc_.open(0, 2); }
   Dora cc_;
-  const uint64_t a_ = key_in(0, 2), a2_ = key_in(0, 2, a_ + 1), a3_ = key_in(0, 2, a2_ + 1);
-  const uint64_t b_ = key_in(1, 2);
+  const uint64_t a_ = key_in_partition(0, 2), a2_ = key_in_partition(0, 2, a_ + 1),
+                 a3_ = key_in_partition(0, 2, a2_ + 1);
+  const uint64_t b_ = key_in_partition(1, 2);
   Counters<Dora> c_{std::max({a_, a2_, a3_, b_}) + 1};
   Txn<Dora> t0_{cc_, 0, nullptr}, t1_{cc_, 1, nullptr};
 };
@@ -149,7 +145,7 @@ TEST_F(DoraTest, BusyOwnerAnswersAtItsNextAttempt) {
 // kServeEvery-th row access, while worker 0's transaction still runs.
 TEST_F(DoraTest, BusyOwnerAnswersBetweenActions) {
   static_assert(Dora::kServeEvery == 4, "the schedule below counts four accesses");
-  const uint64_t a4 = key_in(0, 2, a3_ + 1), a5 = key_in(0, 2, a4 + 1);
+  const uint64_t a4 = key_in_partition(0, 2, a3_ + 1), a5 = key_in_partition(0, 2, a4 + 1);
   Counters<Dora> c(a5 + 1);
   t0_.begin();
   ASSERT_EQ(cc_.acquire_all(t0_, predict({a2_, a3_, a4}, {a5})), RC::kOk);

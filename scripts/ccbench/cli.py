@@ -171,7 +171,8 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _add_benchmark_parsers(commands, common: argparse.ArgumentParser, places: argparse.ArgumentParser) -> None:
-    """bench, compare, versus, cost, account and soak: the engine benchmarks and the verified soak (bench.py, soak.py)."""
+    """bench, compare, versus, cost, account and soak: the engine benchmarks and the verified soak
+    (bench.py, soak.py)."""
     measuring = argparse.ArgumentParser(add_help=False)
     measuring.add_argument("--protocols", type=_names, default=[], metavar="CC,...",
                            help="comma-separated (default: the grid's `protocols:`, else every protocol of the "

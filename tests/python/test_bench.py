@@ -1,6 +1,7 @@
-"""ccbench bench, compare, cost and account (make bench, demo, bench-compare, bench-cost, bench-account) against the fake engine:
-the engine table with its memory bound, runs stored and reused, the interleaved before/after comparison with
-per-point thread counts, the cost table with its profile split, the repository's grids, and bad input."""
+"""ccbench bench, compare, cost and account (make bench, demo, bench-compare, bench-cost, bench-account) against
+the fake engine: the engine table with its memory bound, runs stored and reused, the interleaved before/after
+comparison with per-point thread counts, the cost table and the account with their profile split, the repository's
+grids, and bad input."""
 from __future__ import annotations
 
 import csv

@@ -246,6 +246,11 @@ def with_memory_bound(points: list[Point]) -> list[Point]:
     return marked
 
 
+def with_profile(point: Point) -> Point:
+    """The point run with --profile (by the profile build): its time shares for `cost` and `account`."""
+    return dataclasses.replace(point, flags=tuple(sorted({**dict(point.flags), "profile": True}.items())))
+
+
 def bench(workspace: Workspace, grid: Grid, protocols: Sequence[str], *, rerun: bool, progress: bool) -> int:
     """The engine table of a grid (`make bench`, `make demo`), then its tools' own output."""
     points = with_memory_bound(grid.points(workspace, protocols))
@@ -516,8 +521,7 @@ def cost(workspace: Workspace, grid: Grid, protocols: Sequence[str], *, rerun: b
         raise ConfigError(grid.path, "grid", "the cost table needs one block with req_per_txn in its base and "
                           "the one axis prefetch: [true, false]")
     points = grid.points(workspace, protocols)
-    profiled = [dataclasses.replace(p, flags=tuple(sorted({**dict(p.flags), "profile": True}.items())))
-                for p in points if p.repetition == 0 and dict(p.flags)["prefetch"] is True]
+    profiled = [with_profile(p) for p in points if p.repetition == 0 and dict(p.flags)["prefetch"] is True]
     summary, records = _run(_tasks(points + profiled, workspace), workspace, "cost", rerun=rerun,
                             progress=progress, check=lambda: grid.check_flags(workspace, points + profiled))
     template = workspace.command_template(ENGINE)
@@ -580,17 +584,18 @@ def account(workspace: Workspace, grid: Grid, protocols: Sequence[str], *, rerun
     median worker ns per commit of the grid's round-robin repetitions (release build) split in the shares of
     one --profile run of the point (profile build) into ACCOUNT_PARTS, with the attempts per commit."""
     points = grid.points(workspace, protocols)
-    profiled = [dataclasses.replace(p, flags=tuple(sorted({**dict(p.flags), "profile": True}.items())))
-                for p in points if p.repetition == 0]
+    profiled = [with_profile(p) for p in points if p.repetition == 0]
     summary, records = _run(_tasks(points + profiled, workspace), workspace, f"account {grid.name}", rerun=rerun,
                             progress=progress, check=lambda: grid.check_flags(workspace, points + profiled))
     template = workspace.command_template(ENGINE)
-    per_commit: dict[tuple, list[float]] = {}
+    per_commit: dict[tuple, list[float]] = {}   # (cc, coords) -> each repetition's ns per commit
+    throughputs: dict[tuple, list[float]] = {}  # and its throughput
     failures: dict[tuple, str] = {}
     for point in points:
         record, where = records.get(point.key(template)), (point.cc, point.coords)
         if _ok(record):
             per_commit.setdefault(where, []).append(ns_per_txn(record["result"]))
+            throughputs.setdefault(where, []).append(record["result"]["throughput"])
         else:
             failures.setdefault(where, failure_text(record, summary.skipped.get(point.key(template))))
     print(f"{grid.description.strip()}\nworker ns per committed transaction (median of {grid.repetitions} "
@@ -601,8 +606,8 @@ def account(workspace: Workspace, grid: Grid, protocols: Sequence[str], *, rerun
     for point in profiled:
         where, record = (point.cc, point.coords), records.get(point.key(template))
         label = describe(dict(point.flags))
-        failure = failures.get(where) or (None if _ok(record) else
-                                          f"profile run {failure_text(record, summary.skipped.get(point.key(template)))}")
+        skipped = summary.skipped.get(point.key(template))
+        failure = failures.get(where) or (None if _ok(record) else f"profile run {failure_text(record, skipped)}")
         if failure:
             rows.append({"protocol": point.cc, "point": label, "failure": failure})
             print(f"| {point.cc} | {label} | {failure} |" + "|" * (len(ACCOUNT_PARTS) + 2))
@@ -612,8 +617,7 @@ def account(workspace: Workspace, grid: Grid, protocols: Sequence[str], *, rerun
         total = sum(seconds.values()) or 1.0
         parts = {part: seconds[part] / total * ns for part in ACCOUNT_PARTS}
         attempts = (result["commits"] + result["aborts"]) / max(result["commits"], 1)
-        throughput = statistics.median(records[p.key(template)]["result"]["throughput"] for p in points
-                                       if (p.cc, p.coords) == where)
+        throughput = statistics.median(throughputs[where])
         rows.append({"protocol": point.cc, "point": label, "throughput": throughput, "attempts_per_commit": attempts,
                      "ns_per_commit": ns, **parts})
         print(f"| {point.cc} | {label} | {throughput:,.0f} | {attempts:.2f} | {ns:,.0f} | "
